@@ -1,0 +1,92 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { FailureType } from '../common/errors';
+
+interface StatusRule {
+  type: FailureType;
+  retryable: boolean;
+  hint: string;
+}
+
+/** How each HTTP status of the model endpoint is treated. */
+const STATUS_RULES: Record<number, StatusRule> = {
+  400: { type: FailureType.ModelBadRequest, retryable: false, hint: 'the endpoint refused the request' },
+  401: {
+    type: FailureType.ModelAuthentication,
+    retryable: false,
+    hint: 'the endpoint rejected the API key; check OPENAI_API_KEY (and OPENAI_BASE_URL)',
+  },
+  403: {
+    type: FailureType.ModelPermissionDenied,
+    retryable: false,
+    hint: 'the API key may not use this model or endpoint',
+  },
+  404: {
+    type: FailureType.ModelNotFound,
+    retryable: false,
+    hint: 'the model or endpoint does not exist; check WAVELOOP_MODEL and OPENAI_BASE_URL',
+  },
+  408: { type: FailureType.ModelTimeout, retryable: true, hint: 'the endpoint timed out' },
+  409: { type: FailureType.ModelServerError, retryable: true, hint: 'the endpoint reported a conflict' },
+  422: { type: FailureType.ModelBadRequest, retryable: false, hint: 'the endpoint could not process the request' },
+  429: { type: FailureType.ModelRateLimit, retryable: true, hint: 'rate limited' },
+};
+
+const SERVER_ERROR: StatusRule = { type: FailureType.ModelServerError, retryable: true, hint: 'the endpoint failed' };
+
+/**
+ * Maps an error of the `openai` client to the `ApplicationFailure` Temporal acts on:
+ * 400/401/403/404/422 are non-retryable; 408/409/429/5xx and network errors are retried, and a
+ * `retry-after` (or `retry-after-ms`) header becomes the next retry's delay. The cause is kept.
+ */
+export function toModelFailure(err: unknown): ApplicationFailure {
+  if (err instanceof ApplicationFailure) return err;
+  if (err instanceof APIUserAbortError) {
+    return ApplicationFailure.create({ type: FailureType.ModelTimeout, message: 'The model call was cancelled.', cause: err });
+  }
+  if (err instanceof APIConnectionTimeoutError) {
+    return failure(FailureType.ModelTimeout, true, `The model endpoint did not answer in time: ${err.message}`, err);
+  }
+  if (err instanceof APIConnectionError) {
+    return failure(FailureType.ModelConnection, true, `The model endpoint could not be reached: ${describeCause(err)}`, err);
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const rule = STATUS_RULES[err.status] ?? (err.status >= 500 ? SERVER_ERROR : undefined);
+    if (rule) {
+      const message = `Model endpoint answered ${err.status}: ${rule.hint}. ${err.message}`;
+      return failure(rule.type, rule.retryable, message, err, rule.retryable ? retryAfterMs(err.headers) : undefined);
+    }
+    return failure(FailureType.ModelBadRequest, false, `Model endpoint answered ${err.status}: ${err.message}`, err);
+  }
+  const error = err instanceof Error ? err : new Error(String(err));
+  return failure(FailureType.ModelConnection, true, `The model call failed: ${error.message}`, error);
+}
+
+function failure(type: FailureType, retryable: boolean, message: string, cause: Error, nextRetryDelayMs?: number) {
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable: !retryable,
+    cause,
+    nextRetryDelay: nextRetryDelayMs,
+  });
+}
+
+/** The delay the endpoint asked for, in milliseconds: `retry-after-ms`, else `retry-after` (seconds or an HTTP date). */
+export function retryAfterMs(headers: Headers | undefined, now: () => number = Date.now): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number(headers.get('retry-after-ms'));
+  if (headers.get('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  if (Number.isFinite(date)) return Math.max(0, date - now());
+  return undefined;
+}
+
+function describeCause(err: Error): string {
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
+}

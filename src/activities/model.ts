@@ -1,0 +1,99 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type OpenAI from 'openai';
+import { z } from 'zod';
+import type { ModelCallInput, ModelCallOutput } from '../common/activity-io';
+import type { AssistantMessage, ChatMessage } from '../common/contract';
+import { FailureType } from '../common/errors';
+import type { AnyTool } from '../tools/define';
+import { withHeartbeats } from './heartbeat';
+import { toModelFailure } from './model-errors';
+import type { Registry } from './registry';
+
+export interface ModelDeps {
+  registry: Registry;
+  /** The OpenAI-compatible client; built once by the worker. */
+  openai: OpenAI;
+  /** Reads the first `count` messages of a run's transcript (through the workflow's query). */
+  readTranscript(workflowId: string, runId: string, count: number): Promise<ChatMessage[]>;
+}
+
+/**
+ * One model call: Chat Completions with the run's tools, parallel tool calls allowed. The
+ * transcript is read from the workflow rather than carried in the input (see `ModelCallInput`).
+ */
+export function createCallModel({ registry, openai, readTranscript }: ModelDeps) {
+  const schemas = new Map<string, OpenAI.Chat.Completions.ChatCompletionTool>();
+  const toolSchema = (tool: AnyTool) => {
+    let schema = schemas.get(tool.name);
+    if (!schema) {
+      schema = {
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: toJsonSchema(tool) },
+      };
+      schemas.set(tool.name, schema);
+    }
+    return schema;
+  };
+
+  return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
+    const messages = await readTranscript(input.workflowId, input.runId, input.messageCount);
+    const tools = input.tools.map((name) => {
+      const tool = registry.tools.get(name);
+      if (!tool) {
+        throw ApplicationFailure.create({
+          type: FailureType.InvalidInput,
+          message: `Tool "${name}" is not registered on this worker.`,
+          nonRetryable: true,
+        });
+      }
+      return toolSchema(tool);
+    });
+
+    const completion = await withHeartbeats(async () => {
+      try {
+        return await openai.chat.completions.create(
+          {
+            model: input.model,
+            messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+            ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
+          },
+          { signal: Context.current().cancellationSignal },
+        );
+      } catch (err) {
+        throw toModelFailure(err);
+      }
+    });
+
+    const choice = completion.choices?.[0];
+    if (!choice) {
+      throw ApplicationFailure.create({
+        type: FailureType.ModelServerError,
+        message: 'The model endpoint answered without any choice.',
+      });
+    }
+    return {
+      message: toAssistantMessage(choice.message),
+      finishReason: choice.finish_reason ?? 'unknown',
+      usage: {
+        promptTokens: completion.usage?.prompt_tokens ?? 0,
+        completionTokens: completion.usage?.completion_tokens ?? 0,
+        totalTokens: completion.usage?.total_tokens ?? 0,
+      },
+    };
+  };
+}
+
+function toAssistantMessage(message: OpenAI.Chat.Completions.ChatCompletionMessage): AssistantMessage {
+  const calls = (message.tool_calls ?? []).flatMap((call) =>
+    call.type === 'function'
+      ? [{ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments ?? '' } }]
+      : [],
+  );
+  return { role: 'assistant', content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+}
+
+function toJsonSchema(tool: AnyTool): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
+  return schema;
+}

@@ -1,0 +1,60 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
+import type { ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
+import { FailureType } from '../common/errors';
+import type { AnyTool } from '../tools/define';
+import type { Registry } from './registry';
+
+export interface ResolveRunDeps {
+  registry: Registry;
+  defaultModel: string;
+  now: () => Date;
+}
+
+/**
+ * Merges the run's input with its agent profile: the system prompt (with today's date, which the
+ * date tools need the model to know), the model, the tool allowlist and the iteration limit.
+ * An unknown agent or tool fails with a non-retryable `InvalidInput`.
+ */
+export function createResolveRun({ registry, defaultModel, now }: ResolveRunDeps) {
+  return async function resolveRun(input: ResolveRunInput): Promise<ResolvedRun> {
+    const agentName = input.agent ?? 'default';
+    const agent = registry.agents.get(agentName);
+    if (!agent) {
+      throw invalidInput(`Unknown agent "${agentName}". Known agents: ${[...registry.agents.keys()].join(', ')}.`);
+    }
+    const toolNames = input.tools ?? agent.tools ?? [...registry.tools.keys()];
+    const unknown = toolNames.filter((name) => !registry.tools.has(name));
+    if (unknown.length > 0) {
+      throw invalidInput(
+        `Unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}. ` +
+          `Registered tools: ${[...registry.tools.keys()].join(', ')}.`,
+      );
+    }
+    const today = now().toISOString().slice(0, 10);
+    const weekday = now().toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
+    return {
+      agent: agent.name,
+      system: `${input.system ?? agent.system}\n\nToday is ${today} (${weekday}).`,
+      model: input.model ?? agent.model ?? defaultModel,
+      maxIterations: input.maxIterations ?? agent.limits?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      tools: [...new Set(toolNames)].map((name) => toolInfo(registry.tools.get(name)!)),
+    };
+  };
+}
+
+function toolInfo(tool: AnyTool): ToolInfo {
+  return {
+    name: tool.name,
+    timeoutMs: tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_TOOL_RETRY.maximumAttempts,
+    initialIntervalMs: tool.retry?.initialIntervalMs ?? DEFAULT_TOOL_RETRY.initialIntervalMs,
+    backoffCoefficient: tool.retry?.backoffCoefficient ?? DEFAULT_TOOL_RETRY.backoffCoefficient,
+    maximumIntervalMs: tool.retry?.maximumIntervalMs ?? DEFAULT_TOOL_RETRY.maximumIntervalMs,
+    loopBreaking: tool.loopBreaking ?? false,
+  };
+}
+
+function invalidInput(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: FailureType.InvalidInput, message, nonRetryable: true });
+}

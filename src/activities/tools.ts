@@ -1,0 +1,57 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ToolCallInput, ToolCallOutput } from '../common/activity-io';
+import { FailureType } from '../common/errors';
+import { ToolError } from '../tools/define';
+import { withHeartbeats } from './heartbeat';
+import type { Registry } from './registry';
+
+/**
+ * One tool call of a wave. Arguments are validated against the tool's zod schema first (a
+ * mismatch is a non-retryable `InvalidToolArguments` the model gets to read); a `ToolError` is
+ * non-retryable too; any other error is retried per the tool's retry policy.
+ */
+export function createRunTool({ registry }: { registry: Registry }) {
+  return async function runTool(input: ToolCallInput): Promise<ToolCallOutput> {
+    const tool = registry.tools.get(input.name);
+    if (!tool) {
+      throw ApplicationFailure.create({
+        type: FailureType.ToolError,
+        message: `Tool "${input.name}" is not registered on this worker.`,
+        nonRetryable: true,
+      });
+    }
+    const parsed = tool.parameters.safeParse(input.args);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`);
+      throw ApplicationFailure.create({
+        type: FailureType.InvalidToolArguments,
+        message: `Invalid arguments for ${tool.name}: ${problems.join('; ')}`,
+        nonRetryable: true,
+      });
+    }
+
+    const context = Context.current();
+    const value = await withHeartbeats(async () => {
+      try {
+        return await tool.execute(parsed.data, {
+          signal: context.cancellationSignal,
+          heartbeat: (details) => context.heartbeat(details),
+          idempotencyKey: `${input.workflowId}/${input.toolCallId}`,
+          workflowId: input.workflowId,
+          toolCallId: input.toolCallId,
+        });
+      } catch (err) {
+        if (err instanceof ApplicationFailure) throw err;
+        const error = err instanceof Error ? err : new Error(String(err));
+        throw ApplicationFailure.create({
+          type: err instanceof ToolError ? FailureType.ToolError : 'ToolFailed',
+          message: error.message,
+          nonRetryable: err instanceof ToolError,
+          cause: error,
+        });
+      }
+    });
+    return { content: typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null') };
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * A named agent profile (seed 001's per-agent policies): its instructions, model, tools and limits.
+ * A run picks one with `agent`; fields given in the run's input override the profile's.
+ */
+export interface AgentDefinition {
+  name: string;
+  /** The system prompt. */
+  system: string;
+  /** Model name; default: the worker's `WAVELOOP_MODEL`, else gpt-4o-mini. */
+  model?: string;
+  /** Names of the tools the agent may use; default: every registered tool. */
+  tools?: string[];
+  limits?: {
+    /** Iterations of the model loop before the run ends with `max_iterations` (default 20). */
+    maxIterations?: number;
+  };
+}
+
+export function defineAgent(definition: AgentDefinition): AgentDefinition {
+  if (definition.name.trim() === '') throw new TypeError('An agent needs a name.');
+  return definition;
+}

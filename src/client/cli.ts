@@ -1,0 +1,345 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Worker } from '@temporalio/worker';
+import { ZodError } from 'zod';
+import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
+import { createStandardWorker } from '../worker';
+import { WaveloopClient } from './api';
+import { renderProgress, renderResult, renderTranscript, renderWave } from './render';
+import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
+
+/** Exit status for mistakes in the command line or the configuration (runs that fail exit with 1). */
+const USAGE_ERROR = 2;
+
+class UsageError extends Error {}
+
+const print = (line = '') => process.stdout.write(`${line}\n`);
+const note = (line: string) => process.stderr.write(`${line}\n`);
+
+function parseDuration(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('use a duration like 90s, 10m, 2h or 3d');
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's']!;
+  return Math.round(Number(match[1]) * unit);
+}
+
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive whole number');
+  return n;
+}
+
+/** Starts the embedded dev server unless `TEMPORAL_ADDRESS` points elsewhere; returns the Web UI address, if known. */
+async function ensureServer(config: WaveloopConfig): Promise<string | undefined> {
+  if (config.temporalAddress) return process.env.WAVELOOP_UI_URL;
+  const server = await ensureEmbeddedServer({ dataDir: config.dataDir, address: EMBEDDED_ADDRESS, uiPort: EMBEDDED_UI_PORT });
+  if (server.started) note(`Started the embedded Temporal server on ${server.address} (data in ${config.dataDir}).`);
+  return server.uiUrl;
+}
+
+function runUrl(uiUrl: string | undefined, config: WaveloopConfig, workflowId: string): string | undefined {
+  return uiUrl ? `${uiUrl}/namespaces/${config.namespace}/workflows/${encodeURIComponent(workflowId)}` : undefined;
+}
+
+async function withClient<T>(config: WaveloopConfig, work: (client: WaveloopClient) => Promise<T>): Promise<T> {
+  const client = await WaveloopClient.connect(config);
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+interface RunOptions {
+  agent?: string;
+  model?: string;
+  system?: string;
+  tools?: string;
+  maxIterations?: number;
+  timeout?: number;
+  id?: string;
+  detach?: boolean;
+  json?: boolean;
+}
+
+async function runCommand(goalWords: string[], options: RunOptions): Promise<number> {
+  const config = loadConfig();
+  const input: AgentLoopInput = AgentLoopInputSchema.parse({
+    goal: goalWords.join(' '),
+    agent: options.agent,
+    model: options.model,
+    system: options.system,
+    tools: options.tools?.split(',').map((t) => t.trim()).filter(Boolean),
+    maxIterations: options.maxIterations,
+  });
+  // Runs on the embedded server are served by a worker of this machine, so it needs a model now.
+  // A remote cluster's workers carry their own model configuration.
+  const problem = config.temporalAddress ? undefined : modelConfigProblem(config.model);
+  if (problem) throw new UsageError(problem);
+
+  const uiUrl = await ensureServer(config);
+  return withClient(config, async (client) => {
+    let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
+    const startWorker = async () => {
+      if (inProcess) return;
+      const { worker, close } = await createStandardWorker(config);
+      inProcess = { worker, close, running: worker.run() };
+      note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the run.`);
+    };
+    if (!options.detach && !(await client.hasLiveWorker())) await startWorker();
+
+    try {
+      const handle = await client.start(input, { workflowId: options.id, timeout: options.timeout });
+      const url = runUrl(uiUrl, config, handle.workflowId);
+      if (options.detach) {
+        if (options.json) print(JSON.stringify({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }));
+        else print(`Started run ${handle.workflowId}${url ? ` · ${url}` : ''}`);
+        return 0;
+      }
+      if (!options.json) print(`Run ${handle.workflowId} started${url ? ` · Web UI: ${url}` : ''}`);
+
+      const follow = followWaves(client, handle.workflowId, options.json ? () => undefined : print, async () => {
+        if (!inProcess && (await client.waitingForWorker(handle.workflowId))) await startWorker();
+      });
+      try {
+        const result = (await handle.result()) as AgentLoopResult;
+        await follow.stop(result);
+        print(options.json ? JSON.stringify(result, null, 2) : `\n${renderResult(result)}`);
+        return result.status === 'completed' ? 0 : 1;
+      } catch (err) {
+        await follow.stop();
+        throw err;
+      }
+    } finally {
+      if (inProcess) {
+        inProcess.worker.shutdown();
+        await inProcess.running;
+        await inProcess.close();
+      }
+    }
+  });
+}
+
+/**
+ * Prints each wave as soon as the workflow reports it (through the `status` query). `onIdle` runs
+ * every few polls while nothing has been printed, to notice a run that no worker picked up.
+ */
+function followWaves(client: WaveloopClient, workflowId: string, out: (line: string) => void, onIdle: () => Promise<void>) {
+  let printed = 0;
+  let stopped = false;
+  let polls = 0;
+  const show = (waves: AgentLoopResult['waves']) => {
+    for (const wave of waves.slice(printed)) renderWave(wave).forEach((line) => out(line));
+    printed = Math.max(printed, waves.length);
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      polls += 1;
+      if (stopped) break;
+      try {
+        if (polls % 12 === 0 && printed === 0) await onIdle();
+        show((await client.progress(workflowId)).waves);
+      } catch {
+        // No worker has answered yet, or the run just ended: the next poll or the result tells.
+      }
+    }
+  })();
+  return {
+    async stop(result?: AgentLoopResult) {
+      stopped = true;
+      await loop;
+      if (result) show(result.waves);
+    },
+  };
+}
+
+async function workerCommand(withServer: boolean): Promise<number> {
+  const config = loadConfig();
+  const problem = modelConfigProblem(config.model);
+  if (problem) throw new UsageError(problem);
+  const uiUrl = withServer ? await ensureServer(config) : undefined;
+  const { worker, close } = await createStandardWorker(config);
+  const target = config.temporalAddress ?? EMBEDDED_ADDRESS;
+  note(`Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}). Ctrl-C stops it.`);
+  if (uiUrl) note(`Temporal Web UI: ${uiUrl}`);
+  try {
+    await worker.run();
+  } finally {
+    await close();
+  }
+  return 0;
+}
+
+async function statusCommand(workflowId: string, options: { json?: boolean }): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    const report = await client.status(workflowId);
+    if (options.json) {
+      print(JSON.stringify(report, null, 2));
+      return 0;
+    }
+    print(`Run:        ${report.workflowId} (${report.execution})`);
+    print(`Started:    ${report.startTime.toISOString()}${report.closeTime ? `, closed ${report.closeTime.toISOString()}` : ''}`);
+    if (report.progress) renderProgress(report.progress).forEach((line) => print(line));
+    else print('Progress:   unavailable (no worker answered the status query)');
+    return 0;
+  });
+}
+
+async function showCommand(workflowId: string): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    const [progress, transcript] = await Promise.all([client.progress(workflowId), client.transcript(workflowId)]);
+    renderProgress(progress).forEach((line) => print(line));
+    print('\nWaves:');
+    if (progress.waves.length === 0) print('  (none)');
+    progress.waves.forEach((wave) => renderWave(wave).forEach((line) => print(`  ${line}`)));
+    print('\nTranscript:');
+    renderTranscript(transcript).forEach((line) => print(`  ${line}`));
+    return 0;
+  });
+}
+
+async function listCommand(options: { limit: number; json?: boolean }): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    const runs = await client.list(options.limit);
+    if (options.json) print(JSON.stringify(runs, null, 2));
+    else if (runs.length === 0) print('No runs yet.');
+    else runs.forEach((run) => print(`${run.workflowId.padEnd(40)} ${run.execution.padEnd(11)} ${run.startTime.toISOString()}`));
+    return 0;
+  });
+}
+
+async function cancelCommand(workflowId: string): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    await client.cancel(workflowId);
+    print(`Cancellation of ${workflowId} requested.`);
+    return 0;
+  });
+}
+
+function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command('waveloop')
+    .description('Durable LLM agent runs on Temporal: every model call and tool call is an activity.')
+    .showHelpAfterError();
+  const action =
+    <A extends unknown[]>(fn: (...args: A) => Promise<number>) =>
+    async (...args: A) =>
+      setExit(await fn(...args));
+
+  program
+    .command('run')
+    .description('start an agent run and follow it wave by wave until its answer')
+    .argument('<goal...>', 'what the agent should do')
+    .option('--agent <name>', 'agent profile (default, back-office, …)')
+    .option('--model <name>', 'model name (overrides the agent and WAVELOOP_MODEL)')
+    .option('--system <prompt>', 'system prompt (overrides the agent)')
+    .option('--tools <a,b>', 'tool allowlist, comma-separated')
+    .option('--max-iterations <n>', 'iteration limit (default 20)', parsePositiveInt)
+    .option('--timeout <duration>', 'hard wall-clock limit of the run, e.g. 10m', parseDuration)
+    .option('--id <workflowId>', 'workflow id of the run')
+    .option('--detach', 'start the run and exit')
+    .option('--json', 'print the result object as JSON')
+    .action(action((goal: string[], options: RunOptions) => runCommand(goal, options)));
+
+  program
+    .command('dev')
+    .description('start the embedded Temporal server if needed and run a worker')
+    .action(action(() => workerCommand(true)));
+  program
+    .command('worker')
+    .description('run a worker against TEMPORAL_ADDRESS (default: the embedded server)')
+    .action(action(() => workerCommand(false)));
+  program
+    .command('status')
+    .argument('<id>', 'workflow id')
+    .option('--json', 'print JSON')
+    .description("show a run's state, iteration, waves and token usage")
+    .action(action((id: string, options: { json?: boolean }) => statusCommand(id, options)));
+  program
+    .command('show')
+    .argument('<id>', 'workflow id')
+    .description("show a run's waves and transcript")
+    .action(action((id: string) => showCommand(id)));
+  program
+    .command('list')
+    .description('list recent runs')
+    .addOption(new Option('--limit <n>', 'how many').argParser(parsePositiveInt).default(20))
+    .option('--json', 'print JSON')
+    .action(action((options: { limit: number; json?: boolean }) => listCommand(options)));
+  program
+    .command('cancel')
+    .argument('<id>', 'workflow id')
+    .description('cancel a run')
+    .action(action((id: string) => cancelCommand(id)));
+
+  const server = program.command('server').description('the embedded Temporal dev server');
+  server
+    .command('start')
+    .description('start it in the background (if nothing answers on 127.0.0.1:7233)')
+    .action(
+      action(async () => {
+        const config = loadConfig();
+        const status = await ensureEmbeddedServer({ dataDir: config.dataDir });
+        print(`${status.started ? 'Started' : 'Already running:'} Temporal on ${status.address} · Web UI ${status.uiUrl}`);
+        return 0;
+      }),
+    );
+  server
+    .command('stop')
+    .description('stop the embedded server started by waveloop')
+    .action(
+      action(async () => {
+        const result = await stopEmbeddedServer(loadConfig().dataDir);
+        print(result.stopped ? `Stopped the embedded Temporal server (pid ${result.pid}).` : 'The embedded Temporal server was not running.');
+        return 0;
+      }),
+    );
+  server
+    .command('status')
+    .description('is the embedded server running?')
+    .action(
+      action(async () => {
+        const status = await embeddedServerStatus(loadConfig().dataDir);
+        print(status.running ? `Running (pid ${status.pid}) on ${status.address} · Web UI ${status.uiUrl}` : 'Not running.');
+        return 0;
+      }),
+    );
+  return program;
+}
+
+function describeError(err: unknown): string {
+  if (err instanceof UsageError) return err.message;
+  if (err instanceof ZodError) {
+    return `Invalid input: ${err.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`;
+  }
+  if (err instanceof WorkflowFailedError) {
+    const cause = err.cause;
+    if (cause instanceof ApplicationFailure) return `Run failed (${cause.type}): ${cause.message}`;
+    return `Run failed: ${cause?.message ?? err.message}`;
+  }
+  if (err instanceof WorkflowNotFoundError) return `No such run: ${err.workflowId}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export async function main(argv: string[] = process.argv): Promise<number> {
+  let code = 0;
+  try {
+    await buildProgram((c) => (code = c)).parseAsync(argv);
+  } catch (err) {
+    note(describeError(err));
+    return err instanceof UsageError || err instanceof ZodError ? USAGE_ERROR : 1;
+  }
+  return code;
+}
+
+if (require.main === module || process.argv[1]?.endsWith('waveloop.js')) {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,32 @@
+import * as fs from 'node:fs';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
+import { EMBEDDED_ADDRESS, type WaveloopConfig } from '../common/config';
+
+/**
+ * Connection settings shared by clients and workers: the embedded server by default, or any
+ * cluster or Temporal Cloud through `TEMPORAL_ADDRESS`, `TEMPORAL_API_KEY` and the TLS variables.
+ */
+export interface TemporalConnectionSettings {
+  address: string;
+  tls?: TLSConfig | boolean;
+  apiKey?: string;
+}
+
+export function connectionSettings(config: WaveloopConfig): TemporalConnectionSettings {
+  const address = config.temporalAddress ?? EMBEDDED_ADDRESS;
+  if (config.tlsCertPath && config.tlsKeyPath) {
+    return {
+      address,
+      apiKey: config.apiKey,
+      tls: { clientCertPair: { crt: fs.readFileSync(config.tlsCertPath), key: fs.readFileSync(config.tlsKeyPath) } },
+    };
+  }
+  if (config.apiKey) return { address, apiKey: config.apiKey, tls: true };
+  return { address, tls: config.tls || undefined };
+}
+
+/** A Temporal client for the configured cluster and namespace. Close `client.connection` when done. */
+export async function connectClient(config: WaveloopConfig): Promise<Client> {
+  const connection = await Connection.connect(connectionSettings(config));
+  return new Client({ connection, namespace: config.namespace });
+}

@@ -1,0 +1,53 @@
+import type { AgentLoopResult, ChatMessage, RunProgress, ToolCallRecord, WaveRecord } from '../common/contract';
+import { toolSummary } from '../workflows/summaries';
+
+/** Plain-text rendering of runs for the terminal: one line a tool call, then the answer. */
+
+const RESULT_CHARS = 160;
+
+export function renderCall(iteration: number, call: ToolCallRecord): string {
+  const outcome = call.ok ? `→ ${oneLine(call.result ?? '', RESULT_CHARS)}` : `✗ ${oneLine(call.error ?? '', RESULT_CHARS)}`;
+  return `${toolSummary(iteration, call.tool, call.args)} ${outcome}`;
+}
+
+export function renderWave(wave: WaveRecord): string[] {
+  return wave.calls.map((call) => renderCall(wave.iteration, call));
+}
+
+export function renderResult(result: AgentLoopResult): string {
+  const heading =
+    result.status === 'completed'
+      ? `Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${result.usage.totalTokens} tokens):`
+      : `Stopped: ${result.status} after ${result.iterations} iterations (${result.usage.totalTokens} tokens). Last answer:`;
+  return `${heading}\n${result.answer || '(no answer)'}`;
+}
+
+export function renderProgress(progress: RunProgress): string[] {
+  return [
+    `Status:     ${progress.status}`,
+    `Agent:      ${progress.agent} (model ${progress.model})`,
+    `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
+    `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
+    `Tokens:     ${progress.usage.totalTokens} (prompt ${progress.usage.promptTokens}, completion ${progress.usage.completionTokens})`,
+  ];
+}
+
+export function renderTranscript(messages: ChatMessage[]): string[] {
+  return messages.map((message) => {
+    switch (message.role) {
+      case 'assistant': {
+        const calls = (message.tool_calls ?? []).map((c) => `${c.function.name}(${c.function.arguments})`).join(', ');
+        return `[assistant] ${message.content ?? ''}${calls ? `${message.content ? ' ' : ''}→ ${calls}` : ''}`;
+      }
+      case 'tool':
+        return `[tool ${message.tool_call_id}] ${oneLine(message.content, 400)}`;
+      default:
+        return `[${message.role}] ${message.content}`;
+    }
+  });
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

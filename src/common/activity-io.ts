@@ -1,0 +1,56 @@
+import type { AgentLoopInput, AssistantMessage, Usage } from './contract';
+
+/** What the workflow needs to know about a tool to schedule its calls (no code, no schema). */
+export interface ToolInfo {
+  name: string;
+  timeoutMs: number;
+  maximumAttempts: number;
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maximumIntervalMs: number;
+  loopBreaking: boolean;
+}
+
+/** `resolveRun`: the agent profile merged with the run's input. */
+export interface ResolvedRun {
+  agent: string;
+  system: string;
+  model: string;
+  maxIterations: number;
+  tools: ToolInfo[];
+}
+
+export type ResolveRunInput = AgentLoopInput;
+
+/**
+ * `callModel`. The transcript is deliberately not part of the input: the activity reads the first
+ * `messageCount` messages from the workflow through its `transcript` query, so history records each
+ * message once (where it was produced) and grows linearly with the run, not with its square.
+ */
+export interface ModelCallInput {
+  workflowId: string;
+  runId: string;
+  messageCount: number;
+  model: string;
+  tools: string[];
+  iteration: number;
+}
+
+export interface ModelCallOutput {
+  message: AssistantMessage;
+  usage: Usage;
+  finishReason: string;
+}
+
+/** `runTool`: one call of a wave. */
+export interface ToolCallInput {
+  workflowId: string;
+  toolCallId: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** The tool's return value, as the model will see it (JSON, or the string itself). */
+export interface ToolCallOutput {
+  content: string;
+}

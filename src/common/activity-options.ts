@@ -1,0 +1,42 @@
+import type { ActivityOptions } from '@temporalio/common';
+
+/**
+ * Behaviour-altering defaults, in one place.
+ */
+
+/** Iterations of the model loop when neither the input nor the agent says otherwise. */
+export const DEFAULT_MAX_ITERATIONS = 20;
+
+/**
+ * One model call. The activity heartbeats while it waits for the endpoint, so a worker that dies
+ * mid-call is noticed within `heartbeatTimeout` and the call is retried on another worker at once.
+ * Non-retryable model failures (400/401/403/404/422) stop the retries; 429 waits for `retry-after`.
+ */
+export const DEFAULT_MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 8,
+  },
+};
+
+/** Resolving the agent profile and the tool list at the start of a run: local, fast, and pure. */
+export const RESOLVE_RUN_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 5 },
+};
+
+/** Tool defaults; each tool may override them (`timeoutMs`, `retry`). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+export const DEFAULT_TOOL_RETRY = {
+  maximumAttempts: 3,
+  initialIntervalMs: 500,
+  backoffCoefficient: 2,
+  maximumIntervalMs: 10_000,
+} as const;
+
+/** Tool activities heartbeat at least this often while they run (see the runTool activity). */
+export const TOOL_HEARTBEAT_TIMEOUT_MS = 30_000;

@@ -1,0 +1,68 @@
+import * as path from 'node:path';
+
+/**
+ * Everything waveloop reads from the environment, in one place. Worker, client and CLI call
+ * `loadConfig()`; workflow code never does (it gets what it needs through its input and activities).
+ */
+export interface WaveloopConfig {
+  /** Where the embedded server's SQLite file, the demo database and logs live (`WAVELOOP_DATA_DIR`). */
+  dataDir: string;
+  /** Task queue of workers and runs (`WAVELOOP_TASK_QUEUE`, default `waveloop`). */
+  taskQueue: string;
+  /** `TEMPORAL_ADDRESS`; unset means the embedded dev server on 127.0.0.1:7233. */
+  temporalAddress: string | undefined;
+  /** `TEMPORAL_NAMESPACE`, default `default`. */
+  namespace: string;
+  /** `TEMPORAL_API_KEY` (Temporal Cloud); implies TLS. */
+  apiKey: string | undefined;
+  /** `TEMPORAL_TLS_CERT` / `TEMPORAL_TLS_KEY`: paths of a client certificate for mTLS. */
+  tlsCertPath: string | undefined;
+  tlsKeyPath: string | undefined;
+  /** `TEMPORAL_TLS=true` forces TLS without a client certificate. */
+  tls: boolean;
+  /** The model endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `WAVELOOP_MODEL`. */
+  model: ModelConfig;
+}
+
+export interface ModelConfig {
+  baseURL: string | undefined;
+  apiKey: string | undefined;
+  model: string | undefined;
+}
+
+export const DEFAULT_TASK_QUEUE = 'waveloop';
+export const EMBEDDED_ADDRESS = '127.0.0.1:7233';
+export const EMBEDDED_UI_PORT = 8233;
+export const DEFAULT_MODEL = 'gpt-4o-mini';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig {
+  const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+  return {
+    dataDir: path.resolve(blank(env.WAVELOOP_DATA_DIR) ?? '.waveloop'),
+    taskQueue: blank(env.WAVELOOP_TASK_QUEUE) ?? DEFAULT_TASK_QUEUE,
+    temporalAddress: blank(env.TEMPORAL_ADDRESS),
+    namespace: blank(env.TEMPORAL_NAMESPACE) ?? 'default',
+    apiKey: blank(env.TEMPORAL_API_KEY),
+    tlsCertPath: blank(env.TEMPORAL_TLS_CERT),
+    tlsKeyPath: blank(env.TEMPORAL_TLS_KEY),
+    tls: blank(env.TEMPORAL_TLS) === 'true',
+    model: {
+      baseURL: blank(env.OPENAI_BASE_URL),
+      apiKey: blank(env.OPENAI_API_KEY),
+      model: blank(env.WAVELOOP_MODEL),
+    },
+  };
+}
+
+/**
+ * Why the model endpoint cannot be used, or undefined when it can. A run needs an API key or a
+ * base URL (local servers such as Ollama take any key); the model name defaults to gpt-4o-mini.
+ */
+export function modelConfigProblem(model: ModelConfig): string | undefined {
+  if (model.apiKey || model.baseURL) return undefined;
+  return [
+    'No model endpoint is configured. Set one of:',
+    '  OPENAI_API_KEY=sk-...                                  (OpenAI; optionally WAVELOOP_MODEL=gpt-4o-mini)',
+    '  OPENAI_BASE_URL=http://localhost:11434/v1 WAVELOOP_MODEL=llama3.1   (Ollama, vLLM, LM Studio, llama.cpp, Azure OpenAI: any OpenAI-compatible endpoint)',
+  ].join('\n');
+}

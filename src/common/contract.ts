@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/**
+ * The public contract of the `agentLoop` workflow: what any Temporal client sends and gets back.
+ * JSON-safe, shared by workflow, activities, client and tests.
+ */
+
+export const AGENT_LOOP_WORKFLOW = 'agentLoop';
+
+export const AgentLoopInputSchema = z.strictObject({
+  goal: z.string().trim().min(1, 'goal must be a non-empty string'),
+  agent: z.string().trim().min(1).optional(),
+  system: z.string().optional(),
+  model: z.string().trim().min(1).optional(),
+  tools: z.array(z.string().trim().min(1)).optional(),
+  maxIterations: z.number().int().min(1).max(10_000).optional(),
+});
+export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
+
+/** How a run ended. Every status but `failed` comes with an answer (possibly partial). */
+export type RunStatus = 'completed' | 'max_iterations';
+
+export interface ToolCallRecord {
+  /** The model's tool call id. */
+  id: string;
+  tool: string;
+  args: Record<string, unknown>;
+  ok: boolean;
+  /** What the model saw when the call succeeded. */
+  result?: string;
+  /** What went wrong, when it did not (the model saw `Error: <error>`). */
+  error?: string;
+}
+
+export interface WaveRecord {
+  iteration: number;
+  calls: ToolCallRecord[];
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+export interface AgentLoopResult {
+  status: RunStatus;
+  answer: string;
+  iterations: number;
+  waves: WaveRecord[];
+  usage: Usage;
+}
+
+/** What the `status` query returns while a run is going and after it ended. */
+export interface RunProgress {
+  /** `running` until the loop ends, then the result's status, or `failed` if the run failed. */
+  status: 'running' | RunStatus | 'failed';
+  iteration: number;
+  maxIterations: number;
+  phase: 'starting' | 'model' | 'tools' | 'done';
+  agent: string;
+  model: string;
+  waves: WaveRecord[];
+  usage: Usage;
+}
+
+// Chat messages as the OpenAI Chat Completions API takes them, kept JSON-safe in workflow state.
+
+export interface ToolCallMessagePart {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCallMessagePart[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;

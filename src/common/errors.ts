@@ -1,0 +1,42 @@
+/**
+ * Failure types, as `ApplicationFailure.type` strings: what a client sees when a run or an activity
+ * fails. Three families, after openai-agents-js: the user's mistake, the model's, the system's.
+ */
+export const FailureType = {
+  /** The run's input (or an update's) is invalid: fix it and start again. Never retried. */
+  InvalidInput: 'InvalidInput',
+
+  /** The model endpoint rejected the credentials (401). Never retried. */
+  ModelAuthentication: 'ModelAuthentication',
+  /** The credentials may not use this model or endpoint (403). Never retried. */
+  ModelPermissionDenied: 'ModelPermissionDenied',
+  /** The model or endpoint does not exist (404). Never retried. */
+  ModelNotFound: 'ModelNotFound',
+  /** The endpoint refused the request as malformed (400, 422). Never retried. */
+  ModelBadRequest: 'ModelBadRequest',
+  /** Too many requests (429); retried after the endpoint's `retry-after`. */
+  ModelRateLimit: 'ModelRateLimit',
+  /** The endpoint failed (5xx) or reported a conflict (409); retried. */
+  ModelServerError: 'ModelServerError',
+  /** The request timed out (408 or no answer in time); retried. */
+  ModelTimeout: 'ModelTimeout',
+  /** The endpoint could not be reached; retried. */
+  ModelConnection: 'ModelConnection',
+  /** The model call kept failing until its retries ran out; the run fails with this. */
+  ModelUnavailable: 'ModelUnavailable',
+
+  /** A tool's arguments failed its schema; goes back to the model, never retried. */
+  InvalidToolArguments: 'InvalidToolArguments',
+  /** A tool reported an error that retrying cannot fix; goes back to the model. */
+  ToolError: 'ToolError',
+} as const;
+
+export type FailureType = (typeof FailureType)[keyof typeof FailureType];
+
+/** Model failures a retry cannot fix. */
+export const NON_RETRYABLE_MODEL_FAILURES: readonly FailureType[] = [
+  FailureType.ModelAuthentication,
+  FailureType.ModelPermissionDenied,
+  FailureType.ModelNotFound,
+  FailureType.ModelBadRequest,
+];

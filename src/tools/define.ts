@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  /** Aborted when the run is cancelled or the activity times out; long work should stop when it fires. */
+  signal: AbortSignal;
+  /** Records liveness (and optional progress details) with Temporal; call it from long-running tools. */
+  heartbeat(details?: unknown): void;
+  /**
+   * `<workflowId>/<toolCallId>`: the same for every attempt of one tool call and different for every
+   * other call. Side-effecting tools store it with their effect so a retried call takes effect once.
+   */
+  idempotencyKey: string;
+  /** The workflow id of the run that made the call. */
+  workflowId: string;
+  /** The model's id for this tool call. */
+  toolCallId: string;
+}
+
+/** Retry settings for a tool's activity (Temporal's retry policy; durations like '1s' or milliseconds). */
+export interface ToolRetry {
+  maximumAttempts?: number;
+  initialIntervalMs?: number;
+  backoffCoefficient?: number;
+  maximumIntervalMs?: number;
+}
+
+export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown> {
+  /** The name the model calls the tool by: `^[a-zA-Z0-9_-]{1,64}$`. */
+  name: string;
+  /** Tells the model what the tool does and when to use it. */
+  description: string;
+  /** Arguments, validated before `execute` runs; the model sees the JSON Schema made from it. */
+  parameters: P;
+  /** Does the work. The return value reaches the model as JSON (a string is passed as is). */
+  execute(args: z.infer<P>, context: ToolContext): Promise<R> | R;
+  /** Start-to-close timeout of one attempt, in milliseconds (default 60 s). */
+  timeoutMs?: number;
+  /** Retries of failed attempts (default: 3 attempts); validation errors are never retried. */
+  retry?: ToolRetry;
+  /** A call to this tool waits for a person's approval before it runs. */
+  requiresApproval?: boolean;
+  /** A successful call ends the model loop, and its result becomes the run's answer. */
+  loopBreaking?: boolean;
+}
+
+/** A tool with its types erased, as the registry and the activities hold it. */
+export type AnyTool = ToolDefinition<z.ZodObject, unknown>;
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Declares a tool. The argument type of `execute` is inferred from `parameters`; a name the
+ * OpenAI API would reject throws here, at definition time, rather than at the first model call.
+ */
+export function defineTool<P extends z.ZodObject, R>(definition: ToolDefinition<P, R>): ToolDefinition<P, R> {
+  if (!TOOL_NAME.test(definition.name)) {
+    throw new TypeError(`Tool name "${definition.name}" must match ${TOOL_NAME} (letters, digits, _ and -).`);
+  }
+  return definition;
+}
+
+/**
+ * A tool failure that retrying cannot fix (a missing record, a refused operation): the model sees
+ * the message at once. Any other error thrown by `execute` is retried per the tool's `retry` first.
+ */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}

@@ -1,0 +1,104 @@
+import * as path from 'node:path';
+import { Client } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { createActivities, Registry } from '../activities';
+import type { AgentDefinition } from '../agents/define';
+import { demoAgents } from '../agents/demo';
+import { connectionSettings } from '../client/connection';
+import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import { transcriptQuery } from '../workflows/messages';
+import type { AnyTool } from '../tools/define';
+import { createDemoTools, openDemoDatabase } from '../tools';
+
+export interface WaveloopWorkerOptions {
+  /** Connection used for polling. */
+  connection: NativeConnection;
+  /** Client used by the model activity to read transcripts; defaults to one over `connection`. */
+  client?: Client;
+  namespace: string;
+  taskQueue: string;
+  tools: readonly AnyTool[];
+  agents: readonly AgentDefinition[];
+  openai: OpenAI;
+  defaultModel?: string;
+  /** A pre-built workflow bundle (tests build it once); default: bundle `src/workflows` now. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  now?: () => Date;
+  /** Extra worker options (slots, pollers, cache): passed through to `Worker.create`. */
+  tuning?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions'>>;
+}
+
+/** Builds a worker for the `agentLoop` workflow and its activities over the given tools and agents. */
+export async function createWorker(options: WaveloopWorkerOptions): Promise<Worker> {
+  const client = options.client ?? new Client({ connection: options.connection, namespace: options.namespace });
+  const registry = new Registry(options.tools, options.agents);
+  const activities = createActivities({
+    registry,
+    openai: options.openai,
+    defaultModel: options.defaultModel ?? DEFAULT_MODEL,
+    now: options.now,
+    readTranscript: async (workflowId, runId, count) => {
+      const messages = await client.workflow.getHandle(workflowId, runId).query(transcriptQuery);
+      if (messages.length < count) {
+        throw new Error(`The transcript of ${workflowId} has ${messages.length} messages; the model call needs ${count}.`);
+      }
+      return messages.slice(0, count);
+    },
+  });
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    activities,
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: require.resolve('../workflows') }),
+    ...options.tuning,
+  });
+}
+
+/** The `openai` client for an OpenAI-compatible endpoint; retries are Temporal's, so the client makes none. */
+export function createModelClient(model: ModelConfig): OpenAI {
+  return new OpenAI({
+    apiKey: model.apiKey ?? 'not-needed',
+    baseURL: model.baseURL,
+    maxRetries: 0,
+    timeout: 4 * 60_000,
+  });
+}
+
+/**
+ * The standard worker: demo tools over the SQLite database in the data directory, the demo
+ * agents, and the model endpoint of the environment. Used by `waveloop worker`, `waveloop dev`
+ * and the in-process worker of `waveloop run`. Throws when no model endpoint is configured.
+ */
+export async function createStandardWorker(config: WaveloopConfig): Promise<{ worker: Worker; close: () => Promise<void> }> {
+  const problem = modelConfigProblem(config.model);
+  if (problem) throw new Error(problem);
+  const db = openDemoDatabase(path.join(config.dataDir, 'demo.db'));
+  const now = () => new Date();
+  const connection = await NativeConnection.connect(connectionSettings(config));
+  try {
+    const worker = await createWorker({
+      connection,
+      namespace: config.namespace,
+      taskQueue: config.taskQueue,
+      tools: createDemoTools({ db, now }),
+      agents: demoAgents,
+      openai: createModelClient(config.model),
+      defaultModel: config.model.model,
+    });
+    return {
+      worker,
+      close: async () => {
+        await connection.close();
+        db.close();
+      },
+    };
+  } catch (err) {
+    await connection.close();
+    db.close();
+    throw err;
+  }
+}

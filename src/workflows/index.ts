@@ -1,0 +1,1 @@
+export { agentLoop } from './agent-loop';

@@ -1,0 +1,119 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A fake OpenAI-compatible model: an HTTP server that answers `POST /v1/chat/completions` with
+ * scripted replies, in order, through the real `openai` client. It is the only fake in the tests.
+ * When the script runs out it answers 400 (a non-retryable error, so the run fails loudly) and
+ * records the overrun; `assertDone()` fails a test that used more or fewer replies than scripted.
+ */
+
+export interface ScriptedToolCall {
+  name: string;
+  /** An object is sent as JSON; a string is sent verbatim (to script malformed arguments). */
+  args: Record<string, unknown> | string;
+  id?: string;
+}
+
+export type ScriptedReply =
+  | { content: string; toolCalls?: undefined }
+  | { toolCalls: ScriptedToolCall[]; content?: string }
+  | { status: number; message?: string; headers?: Record<string, string> };
+
+export type ScriptStep = ScriptedReply | ((request: ChatRequest) => ScriptedReply);
+
+/** The parts of a Chat Completions request the tests look at. */
+export interface ChatRequest {
+  model: string;
+  messages: Array<{ role: string; content?: string | null; tool_call_id?: string; tool_calls?: unknown[] }>;
+  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
+  parallel_tool_calls?: boolean;
+  authorization?: string;
+}
+
+export const FAKE_USAGE = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
+
+export class FakeModel {
+  readonly requests: ChatRequest[] = [];
+  private steps: ScriptStep[] = [];
+  private overruns = 0;
+  private callCounter = 0;
+  private server: http.Server | undefined;
+
+  /** `http://127.0.0.1:<port>/v1`, for `OPENAI_BASE_URL`. */
+  baseURL = '';
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.baseURL = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Replaces the script and forgets earlier requests. */
+  script(...steps: ScriptStep[]): this {
+    this.steps = [...steps];
+    this.requests.length = 0;
+    this.overruns = 0;
+    return this;
+  }
+
+  /** Throws unless every scripted reply was used and nothing more was asked. */
+  assertDone(): void {
+    if (this.overruns > 0) throw new Error(`The fake model was called ${this.overruns} time(s) more than scripted.`);
+    if (this.steps.length > 0) throw new Error(`${this.steps.length} scripted model repl(ies) were never requested.`);
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      return send(res, 404, { error: { message: `fake model: no route ${req.method} ${req.url}` } });
+    }
+    const request = { ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest), authorization: req.headers.authorization };
+    this.requests.push(request);
+    const step = this.steps.shift();
+    if (!step) {
+      this.overruns += 1;
+      return send(res, 400, { error: { message: 'fake model: the script is exhausted (unexpected model call)' } });
+    }
+    const reply = typeof step === 'function' ? step(request) : step;
+    if ('status' in reply) {
+      return send(res, reply.status, { error: { message: reply.message ?? `fake model: scripted ${reply.status}` } }, reply.headers);
+    }
+    const toolCalls = (reply.toolCalls ?? []).map((call) => ({
+      id: call.id ?? `call_${++this.callCounter}`,
+      type: 'function',
+      function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args) },
+    }));
+    send(res, 200, {
+      id: `chatcmpl-${this.requests.length}`,
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: request.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+          finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+        },
+      ],
+      usage: FAKE_USAGE,
+    });
+  }
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** The tool messages of a request, as the model saw them. */
+export function toolMessages(request: ChatRequest): string[] {
+  return request.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+}

@@ -1,0 +1,58 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+
+const EventType = temporal.api.enums.v1.EventType;
+
+/** Committed histories that the replay test replays; refreshed by `npm run test:record`. */
+export const HISTORIES_DIR = path.join(__dirname, '..', 'replay', 'histories');
+
+/** Saves the run's history under `name` when recording is switched on (WAVELOOP_RECORD_HISTORIES=1). */
+export async function recordHistory(name: string, handle: WorkflowHandle): Promise<void> {
+  if (process.env.WAVELOOP_RECORD_HISTORIES !== '1') return;
+  fs.mkdirSync(HISTORIES_DIR, { recursive: true });
+  fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), historyToJSON(await handle.fetchHistory()));
+}
+
+/** An activity as the history tells it: when it was scheduled, started and completed. */
+export interface ActivityStory {
+  type: string;
+  summary: string;
+  scheduledEventId: number;
+  input: unknown;
+  inputBytes: number;
+  attempts: number;
+  completedEventId?: number;
+  failedEventId?: number;
+}
+
+/** Reads the activities of a history in the order they were scheduled. */
+export function activities(history: History): ActivityStory[] {
+  const byScheduled = new Map<number, ActivityStory>();
+  for (const event of history.events ?? []) {
+    const id = Number(event.eventId);
+    if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+      const attrs = event.activityTaskScheduledEventAttributes!;
+      const payload = attrs.input?.payloads?.[0];
+      byScheduled.set(id, {
+        type: attrs.activityType?.name ?? '',
+        summary: event.userMetadata?.summary ? String(defaultPayloadConverter.fromPayload(event.userMetadata.summary)) : '',
+        scheduledEventId: id,
+        input: payload ? defaultPayloadConverter.fromPayload(payload) : undefined,
+        inputBytes: payload?.data?.length ?? 0,
+        attempts: 0,
+      });
+    } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
+      const attrs = event.activityTaskStartedEventAttributes!;
+      byScheduled.get(Number(attrs.scheduledEventId))!.attempts = attrs.attempt ?? 1;
+    } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
+      byScheduled.get(Number(event.activityTaskCompletedEventAttributes!.scheduledEventId))!.completedEventId = id;
+    } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED) {
+      byScheduled.get(Number(event.activityTaskFailedEventAttributes!.scheduledEventId))!.failedEventId = id;
+    }
+  }
+  return [...byScheduled.values()];
+}
