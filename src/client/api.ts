@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { loadConfig, type WaveloopConfig } from '../common/config';
 import {
@@ -12,6 +13,7 @@ import {
 } from '../common/contract';
 import { statusQuery, transcriptQuery } from '../workflows/messages';
 import { connectClient } from './connection';
+import { queryWithRetry } from './query';
 
 export interface StartOptions {
   /** Workflow id; default `waveloop-<random>`. Starting a second run with a running id fails. */
@@ -29,9 +31,15 @@ export interface RunSummary {
   closeTime?: Date;
 }
 
-/** A run as `waveloop status` shows it: Temporal's view plus the workflow's own progress. */
+/**
+ * A run as `waveloop status` shows it: Temporal's view plus the workflow's own progress (from the
+ * `status` query while it runs; from its result once it completed, so no worker is needed then).
+ */
 export interface RunStatusReport extends RunSummary {
   progress?: RunProgress;
+  result?: AgentLoopResult;
+  /** Why the run failed, when it did. */
+  failure?: string;
 }
 
 /**
@@ -74,31 +82,39 @@ export class WaveloopClient {
     return (await this.handle(workflowId).result()) as AgentLoopResult;
   }
 
-  async progress(workflowId: string): Promise<RunProgress> {
-    return this.handle(workflowId).query(statusQuery);
+  /** The `status` query; `quick` asks once with a 2 s deadline (for polling loops). */
+  async progress(workflowId: string, { quick = false } = {}): Promise<RunProgress> {
+    return queryWithRetry(this.client, this.handle(workflowId), statusQuery, quick ? { attempts: 1, deadlineMs: 2_000 } : {});
   }
 
-  async transcript(workflowId: string): Promise<ChatMessage[]> {
-    return this.handle(workflowId).query(transcriptQuery);
+  /** The run's messages; `quick` gives up after two short attempts (for runs that may have no worker). */
+  async transcript(workflowId: string, { quick = false } = {}): Promise<ChatMessage[]> {
+    return queryWithRetry(this.client, this.handle(workflowId), transcriptQuery, quick ? { attempts: 2, deadlineMs: 3_000 } : {});
   }
 
   /** Temporal's description of the run plus its progress (absent if no worker could answer the query). */
   async status(workflowId: string): Promise<RunStatusReport> {
     const description = await this.handle(workflowId).describe();
-    let progress: RunProgress | undefined;
-    try {
-      progress = await this.progress(workflowId);
-    } catch {
-      progress = undefined;
-    }
-    return {
+    const report: RunStatusReport = {
       workflowId: description.workflowId,
       runId: description.runId,
       execution: description.status.name,
       startTime: description.startTime,
       closeTime: description.closeTime,
-      progress,
     };
+    if (description.status.name === 'RUNNING') {
+      report.progress = await queryWithRetry(this.client, this.handle(workflowId), statusQuery, { attempts: 2, deadlineMs: 3_000 }).catch(
+        () => undefined,
+      );
+      return report;
+    }
+    try {
+      report.result = await this.result(workflowId);
+    } catch (err) {
+      const cause = err instanceof WorkflowFailedError ? err.cause : err;
+      report.failure = cause instanceof ApplicationFailure && cause.type ? `${cause.type}: ${cause.message}` : String((cause as Error)?.message ?? cause);
+    }
+    return report;
   }
 
   /** Requests cancellation of the run. */
@@ -136,9 +152,20 @@ export class WaveloopClient {
     });
   }
 
-  /** Whether the run's first workflow task is still waiting for a worker to pick it up. */
+  /**
+   * Whether no worker has completed a workflow task of the run yet: its first task is still
+   * scheduled, or was handed to a poll of a worker that has since gone (and will time out).
+   */
   async waitingForWorker(workflowId: string): Promise<boolean> {
-    const { raw } = await this.handle(workflowId).describe();
-    return raw.pendingWorkflowTask?.state === temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED;
+    const history = await this.handle(workflowId).fetchHistory();
+    const completed = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED;
+    const closed = [
+      temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+      temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+      temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+      temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+      temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+    ];
+    return !(history.events ?? []).some((event) => event.eventType === completed || closed.includes(event.eventType!));
   }
 }

@@ -1,13 +1,13 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Worker } from '@temporalio/worker';
+import { DefaultLogger, type LogLevel, Runtime, type Worker } from '@temporalio/worker';
 import { ZodError } from 'zod';
 import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
 import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
 import { createStandardWorker } from '../worker';
 import { WaveloopClient } from './api';
-import { renderProgress, renderResult, renderTranscript, renderWave } from './render';
+import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
 
 /** Exit status for mistakes in the command line or the configuration (runs that fail exit with 1). */
@@ -80,6 +80,11 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
   if (problem) throw new UsageError(problem);
 
   const uiUrl = await ensureServer(config);
+  // Ctrl-C (or SIGTERM) stops the in-process worker and this command, never the run itself.
+  const stopRequested = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   return withClient(config, async (client) => {
     let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
     const startWorker = async () => {
@@ -104,7 +109,16 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
         if (!inProcess && (await client.waitingForWorker(handle.workflowId))) await startWorker();
       });
       try {
-        const result = (await handle.result()) as AgentLoopResult;
+        const ended = await Promise.race([
+          handle.result().then((result) => ({ result: result as AgentLoopResult })),
+          stopRequested.then(() => ({ result: undefined })),
+        ]);
+        const result = ended.result;
+        if (!result) {
+          await follow.stop();
+          note(`Stopped following ${handle.workflowId}; the run goes on in Temporal. A worker (\`waveloop worker\`) carries it on; \`waveloop status ${handle.workflowId}\` shows it.`);
+          return 130;
+        }
         await follow.stop(result);
         print(options.json ? JSON.stringify(result, null, 2) : `\n${renderResult(result)}`);
         return result.status === 'completed' ? 0 : 1;
@@ -123,13 +137,14 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
 }
 
 /**
- * Prints each wave as soon as the workflow reports it (through the `status` query). `onIdle` runs
- * every few polls while nothing has been printed, to notice a run that no worker picked up.
+ * Prints each wave as soon as the workflow reports it (through the `status` query). While nothing
+ * has been printed, `onIdle` runs every few seconds, to notice a run that no worker picked up.
  */
 function followWaves(client: WaveloopClient, workflowId: string, out: (line: string) => void, onIdle: () => Promise<void>) {
+  const IDLE_CHECK_MS = 3_000;
   let printed = 0;
   let stopped = false;
-  let polls = 0;
+  let lastIdleCheck = Date.now();
   const show = (waves: AgentLoopResult['waves']) => {
     for (const wave of waves.slice(printed)) renderWave(wave).forEach((line) => out(line));
     printed = Math.max(printed, waves.length);
@@ -137,11 +152,13 @@ function followWaves(client: WaveloopClient, workflowId: string, out: (line: str
   const loop = (async () => {
     while (!stopped) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      polls += 1;
       if (stopped) break;
       try {
-        if (polls % 12 === 0 && printed === 0) await onIdle();
-        show((await client.progress(workflowId)).waves);
+        if (printed === 0 && Date.now() - lastIdleCheck >= IDLE_CHECK_MS) {
+          lastIdleCheck = Date.now();
+          await onIdle();
+        }
+        show((await client.progress(workflowId, { quick: true })).waves);
       } catch {
         // No worker has answered yet, or the run just ended: the next poll or the result tells.
       }
@@ -183,20 +200,29 @@ async function statusCommand(workflowId: string, options: { json?: boolean }): P
     print(`Run:        ${report.workflowId} (${report.execution})`);
     print(`Started:    ${report.startTime.toISOString()}${report.closeTime ? `, closed ${report.closeTime.toISOString()}` : ''}`);
     if (report.progress) renderProgress(report.progress).forEach((line) => print(line));
-    else print('Progress:   unavailable (no worker answered the status query)');
+    else if (report.result) renderResultSummary(report.result).forEach((line) => print(line));
+    else if (report.failure) print(`Failure:    ${report.failure}`);
+    else print('Progress:   unavailable (no worker answered the status query; start one with `waveloop worker`)');
     return 0;
   });
 }
 
 async function showCommand(workflowId: string): Promise<number> {
   return withClient(loadConfig(), async (client) => {
-    const [progress, transcript] = await Promise.all([client.progress(workflowId), client.transcript(workflowId)]);
-    renderProgress(progress).forEach((line) => print(line));
+    const report = await client.status(workflowId);
+    const waves = report.progress?.waves ?? report.result?.waves ?? [];
+    print(`Run ${report.workflowId} (${report.execution})`);
+    if (report.failure) print(`Failure: ${report.failure}`);
     print('\nWaves:');
-    if (progress.waves.length === 0) print('  (none)');
-    progress.waves.forEach((wave) => renderWave(wave).forEach((line) => print(`  ${line}`)));
+    if (waves.length === 0) print('  (none)');
+    waves.forEach((wave) => renderWave(wave).forEach((line) => print(`  ${line}`)));
     print('\nTranscript:');
-    renderTranscript(transcript).forEach((line) => print(`  ${line}`));
+    try {
+      renderTranscript(await client.transcript(workflowId, { quick: true })).forEach((line) => print(`  ${line}`));
+    } catch (err) {
+      print(`  (unavailable: ${err instanceof Error ? err.message : String(err)}; the transcript query needs a running worker)`);
+    }
+    if (report.result) print(`\n${renderResult(report.result)}`);
     return 0;
   });
 }
@@ -335,6 +361,12 @@ export async function main(argv: string[] = process.argv): Promise<number> {
 }
 
 if (require.main === module || process.argv[1]?.endsWith('waveloop.js')) {
+  // The worker's log goes to stderr, and only warnings unless WAVELOOP_LOG_LEVEL says otherwise,
+  // so stdout carries just what the command prints (and stays parseable with --json).
+  const level = (process.env.WAVELOOP_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
+  Runtime.install({
+    logger: new DefaultLogger(level, (entry) => process.stderr.write(`${new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString()} [${entry.level}] ${entry.message}\n`)),
+  });
   main().then(
     (code) => process.exit(code),
     (err) => {

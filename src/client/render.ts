@@ -32,6 +32,15 @@ export function renderProgress(progress: RunProgress): string[] {
   ];
 }
 
+export function renderResultSummary(result: AgentLoopResult): string[] {
+  return [
+    `Status:     ${result.status}`,
+    `Iterations: ${result.iterations}`,
+    `Waves:      ${result.waves.length}, ${result.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
+    `Tokens:     ${result.usage.totalTokens} (prompt ${result.usage.promptTokens}, completion ${result.usage.completionTokens})`,
+  ];
+}
+
 export function renderTranscript(messages: ChatMessage[]): string[] {
   return messages.map((message) => {
     switch (message.role) {

@@ -6,6 +6,7 @@ import { createActivities, Registry } from '../activities';
 import type { AgentDefinition } from '../agents/define';
 import { demoAgents } from '../agents/demo';
 import { connectionSettings } from '../client/connection';
+import { queryWithRetry } from '../client/query';
 import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
 import { transcriptQuery } from '../workflows/messages';
 import type { AnyTool } from '../tools/define';
@@ -39,7 +40,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     now: options.now,
     readTranscript: async (workflowId, runId, count) => {
-      const messages = await client.workflow.getHandle(workflowId, runId).query(transcriptQuery);
+      const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
       if (messages.length < count) {
         throw new Error(`The transcript of ${workflowId} has ${messages.length} messages; the model call needs ${count}.`);
       }
@@ -73,7 +74,10 @@ export function createModelClient(model: ModelConfig): OpenAI {
  * agents, and the model endpoint of the environment. Used by `waveloop worker`, `waveloop dev`
  * and the in-process worker of `waveloop run`. Throws when no model endpoint is configured.
  */
-export async function createStandardWorker(config: WaveloopConfig): Promise<{ worker: Worker; close: () => Promise<void> }> {
+export async function createStandardWorker(
+  config: WaveloopConfig,
+  tuning: WaveloopWorkerOptions['tuning'] = {},
+): Promise<{ worker: Worker; close: () => Promise<void> }> {
   const problem = modelConfigProblem(config.model);
   if (problem) throw new Error(problem);
   const db = openDemoDatabase(path.join(config.dataDir, 'demo.db'));
@@ -88,6 +92,7 @@ export async function createStandardWorker(config: WaveloopConfig): Promise<{ wo
       agents: demoAgents,
       openai: createModelClient(config.model),
       defaultModel: config.model.model,
+      tuning,
     });
     return {
       worker,

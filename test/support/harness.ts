@@ -12,6 +12,7 @@ import type { AnyTool } from '../../src/tools/define';
 import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/tools';
 import { createModelClient, createWorker } from '../../src/worker';
 import { FakeModel } from './fake-model';
+import { queryWithRetry } from '../../src/client/query';
 import { statusQuery, transcriptQuery } from '../../src/workflows/messages';
 import type { ChatMessage, RunProgress } from '../../src/common/contract';
 
@@ -121,7 +122,10 @@ export class Harness {
         outcome = { error };
       }
       // Queries need a worker, so they are asked while this one still runs.
-      const [progress, transcript] = await Promise.all([handle.query(statusQuery), handle.query(transcriptQuery)]);
+      const [progress, transcript] = await Promise.all([
+        queryWithRetry(this.client, handle, statusQuery),
+        queryWithRetry(this.client, handle, transcriptQuery),
+      ]);
       return { handle, ...outcome, progress, transcript };
     });
   }

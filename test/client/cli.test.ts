@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { FakeModel, toolMessages } from '../support/fake-model';
+
+const ROOT = path.join(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'bin', 'waveloop.js');
+
+interface Exec {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI (`npm test` builds it first) as a user would, with its own environment. */
+function waveloop(args: string[], env: Record<string, string | undefined>, script?: string): Promise<Exec> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script ?? CLI, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('waveloop CLI', () => {
+  const fake = new FakeModel();
+  let dataDir: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    await fake.start();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-cli-'));
+    env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      WAVELOOP_TASK_QUEUE: `cli-${randomUUID()}`,
+      WAVELOOP_DATA_DIR: dataDir,
+      OPENAI_BASE_URL: fake.baseURL,
+      OPENAI_API_KEY: 'test-key',
+      WAVELOOP_MODEL: 'fake-model',
+    };
+  });
+  afterAll(async () => {
+    await fake.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('waveloop run: prints each wave live and the answer, runs a worker in-process, changes the database', async () => {
+    fake.script(
+      { toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }] },
+      (req) => ({ toolCalls: [{ name: 'get_user', args: { id: JSON.parse(toolMessages(req)[0])[0].id } }] }),
+      (req) => ({ toolCalls: [{ name: 'update_user', args: { id: JSON.parse(toolMessages(req)[1]).id, company: 'EPAM' } }] }),
+      { content: 'Bob Martin now works at EPAM.' },
+    );
+    const out = await waveloop(['run', '--agent', 'back-office', '--id', 'cli-find-bob', 'Find Bob and update his company to EPAM'], env);
+
+    expect(out.stderr).toContain('running one in this process');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('Run cli-find-bob started');
+    expect(out.stdout).toMatch(/wave 1 · search_users\(name=Bob\) → \[\{"id":\d+,"name":"Bob Martin"/);
+    expect(out.stdout).toMatch(/wave 2 · get_user\(id=\d+\) → /);
+    expect(out.stdout).toMatch(/wave 3 · update_user\(id=\d+, company=EPAM\) → .*"company":"EPAM"/);
+    expect(out.stdout).toContain('Answer (4 iterations, 440 tokens):\nBob Martin now works at EPAM.');
+    fake.assertDone();
+    // The model was the one configured in the environment, with its key.
+    expect(fake.requests[0].model).toBe('fake-model');
+    expect(fake.requests[0].authorization).toBe('Bearer test-key');
+
+    const db = new Database(path.join(dataDir, 'demo.db'), { readonly: true });
+    const bob = db.prepare("SELECT company FROM users WHERE name = 'Bob Martin'").get() as { company: string };
+    db.close();
+    expect(bob.company).toBe('EPAM');
+  });
+
+  it('waveloop status and show: read a finished run without any worker running', async () => {
+    const status = await waveloop(['status', 'cli-find-bob'], env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('Run:        cli-find-bob (COMPLETED)');
+    expect(status.stdout).toContain('Status:     completed');
+    expect(status.stdout).toContain('Waves:      3, 3 tool calls');
+
+    const show = await waveloop(['show', 'cli-find-bob'], env);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/Waves:\n  wave 1 · search_users\(name=Bob\)/);
+    expect(show.stdout).toContain('Bob Martin now works at EPAM.');
+
+    const list = await waveloop(['list'], env);
+    expect(list.stdout).toMatch(/cli-find-bob\s+COMPLETED/);
+  });
+
+  it('waveloop run --json: prints the result object; a run that hits its limit exits non-zero', async () => {
+    fake.script({ content: 'Working on it', toolCalls: [{ name: 'calculator', args: { expression: '2+2' } }] });
+    const out = await waveloop(['run', '--json', '--max-iterations', '1', 'Add two and two forever'], env);
+
+    expect(out.code).toBe(1);
+    const result = JSON.parse(out.stdout);
+    expect(result).toMatchObject({ status: 'max_iterations', iterations: 1, answer: 'Working on it' });
+    expect(result.waves[0].calls[0]).toMatchObject({ tool: 'calculator', ok: true, result: '4' });
+  });
+
+  it('waveloop run: a run that fails prints its typed reason and exits 1', async () => {
+    fake.script({ status: 401, message: 'Incorrect API key provided' });
+    const out = await waveloop(['run', 'Say hello'], env);
+
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/Run failed \(ModelAuthentication\): Model endpoint answered 401.*OPENAI_API_KEY/);
+  });
+
+  it('waveloop run: without a model endpoint it says what to set and starts nothing', async () => {
+    const bareDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-cli-bare-'));
+    const out = await waveloop(['run', 'Find Bob'], { WAVELOOP_DATA_DIR: bareDir });
+
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('No model endpoint is configured');
+    expect(out.stderr).toContain('OPENAI_API_KEY');
+    expect(out.stderr).toContain('OPENAI_BASE_URL');
+    expect(fs.readdirSync(bareDir)).toEqual([]);
+    fs.rmSync(bareDir, { recursive: true, force: true });
+  });
+
+  it('waveloop run: bad options are refused before anything starts', async () => {
+    const empty = await waveloop(['run', '   '], env);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('Invalid input: goal: goal must be a non-empty string');
+
+    const limit = await waveloop(['run', '--max-iterations', '-3', 'x'], env);
+    expect(limit.code).not.toBe(0);
+    expect(limit.stderr).toContain('must be a positive whole number');
+  });
+
+  it('examples/start-run: a script starts a run with the client API and prints the result', async () => {
+    fake.script({ content: 'Hello from the example.' });
+    const worker = spawn(process.execPath, [CLI, 'worker'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+    try {
+      const out = await waveloop(['Say hello'], env, path.join(ROOT, 'dist', 'examples', 'start-run.js'));
+      expect(out.code).toBe(0);
+      expect(out.stdout).toMatch(/^Started waveloop-/);
+      expect(out.stdout).toContain('completed: Hello from the example.');
+    } finally {
+      worker.kill('SIGINT');
+      await new Promise((resolve) => worker.on('close', resolve));
+    }
+  });
+});
