@@ -128,7 +128,8 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
       }
     } finally {
       if (inProcess) {
-        inProcess.worker.shutdown();
+        // Ctrl-C has already asked the worker to stop (Temporal's runtime listens for it).
+        if (inProcess.worker.getState() === 'RUNNING') inProcess.worker.shutdown();
         await inProcess.running;
         await inProcess.close();
       }

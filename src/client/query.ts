@@ -3,7 +3,8 @@ import type { QueryDefinition } from '@temporalio/common';
 
 const ATTEMPT_DEADLINE_MS = 5_000;
 const ATTEMPTS = 4;
-/** gRPC status code DEADLINE_EXCEEDED. */
+/** gRPC status codes of a query that ran out of time (client-side expiry shows as CANCELLED). */
+const CANCELLED = 1;
 const DEADLINE_EXCEEDED = 4;
 
 /**
@@ -22,12 +23,12 @@ export async function queryWithRetry<T>(
     try {
       return await client.withDeadline(Date.now() + deadlineMs, () => handle.query(query));
     } catch (err) {
-      if (attempt >= attempts || !isDeadlineExceeded(err)) throw err;
+      if (attempt >= attempts || !isTimeout(err)) throw err;
     }
   }
 }
 
-function isDeadlineExceeded(err: unknown): boolean {
+function isTimeout(err: unknown): boolean {
   const cause = err instanceof ServiceError ? err.cause : err;
-  return isGrpcServiceError(cause) && cause.code === DEADLINE_EXCEEDED;
+  return isGrpcServiceError(cause) && (cause.code === DEADLINE_EXCEEDED || cause.code === CANCELLED);
 }

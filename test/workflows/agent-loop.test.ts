@@ -138,7 +138,8 @@ describe('agentLoop', () => {
   it('maxIterations: ends with max_iterations, the transcript and the last assistant text', async () => {
     const step = (n: number) => ({ content: `Thinking, step ${n}`, toolCalls: [{ name: 'calculator', args: { expression: `${n} * 2` } }] });
     h.fake.script(step(1), step(2));
-    const { result, transcript, progress } = await h.run({ goal: 'Count forever', maxIterations: 2 });
+    const { handle, result, transcript, progress } = await h.run({ goal: 'Count forever', maxIterations: 2 });
+    await recordHistory('max-iterations', handle);
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'max_iterations', iterations: 2, answer: 'Thinking, step 2' });
@@ -178,7 +179,8 @@ describe('agentLoop', () => {
 
   it('model 401: the run fails at once with ModelAuthentication and says what to check', async () => {
     h.fake.script({ status: 401, message: 'Incorrect API key provided' });
-    const { error } = await h.run({ goal: 'Say hello' });
+    const { handle, error } = await h.run({ goal: 'Say hello' });
+    await recordHistory('model-401', handle);
 
     h.fake.assertDone();
     expect(error).toBeInstanceOf(WorkflowFailedError);
