@@ -1,7 +1,9 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { DefaultLogger, type LogLevel, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, type LogEntry, type LogLevel, Runtime, type Worker } from '@temporalio/worker';
 import { ZodError } from 'zod';
 import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
 import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
@@ -9,11 +11,18 @@ import { createStandardWorker } from '../worker';
 import { WaveloopClient } from './api';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
+import { packageRoot } from './temporal-cli';
 
 /** Exit status for mistakes in the command line or the configuration (runs that fail exit with 1). */
 const USAGE_ERROR = 2;
 
 class UsageError extends Error {}
+
+function packageVersion(): string {
+  const root = packageRoot();
+  if (!root) return 'unknown';
+  return (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+}
 
 const print = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`${line}\n`);
@@ -249,6 +258,7 @@ async function cancelCommand(workflowId: string): Promise<number> {
 function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('waveloop')
     .description('Durable LLM agent runs on Temporal: every model call and tool call is an activity.')
+    .version(packageVersion())
     .showHelpAfterError();
   const action =
     <A extends unknown[]>(fn: (...args: A) => Promise<number>) =>
@@ -361,12 +371,22 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   return code;
 }
 
-if (require.main === module || process.argv[1]?.endsWith('waveloop.js')) {
+/** `<time> [LEVEL] <message> (<workflow or activity>): <error>`, one line a log entry. */
+function formatLogEntry(entry: LogEntry): string {
+  const meta = (entry.meta ?? {}) as Record<string, unknown>;
+  const where = [meta.workflowId, meta.activityType].filter(Boolean).join(' ');
+  const error = meta.error instanceof Error ? meta.error.message : meta.failure ? String(meta.failure) : '';
+  const time = new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString();
+  return `${time} [${entry.level}] ${entry.message}${where ? ` (${where})` : ''}${error ? `: ${error}` : ''}`;
+}
+
+/** The `waveloop` executable: runs the command line and exits with its status. */
+export function runCli(): void {
   // The worker's log goes to stderr, and only warnings unless WAVELOOP_LOG_LEVEL says otherwise,
   // so stdout carries just what the command prints (and stays parseable with --json).
   const level = (process.env.WAVELOOP_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
   Runtime.install({
-    logger: new DefaultLogger(level, (entry) => process.stderr.write(`${new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString()} [${entry.level}] ${entry.message}\n`)),
+    logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)),
   });
   main().then(
     (code) => process.exit(code),
@@ -376,3 +396,5 @@ if (require.main === module || process.argv[1]?.endsWith('waveloop.js')) {
     },
   );
 }
+
+if (require.main === module) runCli();
