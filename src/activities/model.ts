@@ -1,12 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
-import { z } from 'zod';
 import type { ModelCallInput, ModelCallOutput } from '../common/activity-io';
 import type { AssistantMessage, ChatMessage } from '../common/contract';
 import { FailureType } from '../common/errors';
 import type { AnyTool } from '../tools/define';
+import { WAVE_PLAN_SCHEMA_NAME, WavePlanSchema } from '../common/plan';
 import { withHeartbeats } from './heartbeat';
+import { jsonSchemaOf, toolParametersSchema } from './tool-schema';
 import { toModelFailure } from './model-errors';
 import type { Registry } from './registry';
 
@@ -29,7 +30,7 @@ export function createCallModel({ registry, openai, readTranscript }: ModelDeps)
     if (!schema) {
       schema = {
         type: 'function',
-        function: { name: tool.name, description: tool.description, parameters: toJsonSchema(tool) },
+        function: { name: tool.name, description: tool.description, parameters: toolParametersSchema(tool) },
       };
       schemas.set(tool.name, schema);
     }
@@ -56,7 +57,12 @@ export function createCallModel({ registry, openai, readTranscript }: ModelDeps)
           {
             model: input.model,
             messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-            ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
+            // The JSON planner describes the tools in the system prompt and asks for a wave plan.
+            ...(input.planner === 'json'
+              ? { response_format: WAVE_PLAN_FORMAT }
+              : tools.length > 0
+                ? { tools, parallel_tool_calls: true }
+                : {}),
           },
           { signal: Context.current().cancellationSignal },
         );
@@ -93,7 +99,7 @@ function toAssistantMessage(message: OpenAI.Chat.Completions.ChatCompletionMessa
   return { role: 'assistant', content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
 }
 
-function toJsonSchema(tool: AnyTool): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
-  return schema;
-}
+const WAVE_PLAN_FORMAT = {
+  type: 'json_schema',
+  json_schema: { name: WAVE_PLAN_SCHEMA_NAME, schema: jsonSchemaOf(WavePlanSchema), strict: false },
+} as const;

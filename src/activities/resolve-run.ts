@@ -2,7 +2,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
 import type { ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
 import { FailureType } from '../common/errors';
+import { jsonPlannerInstructions } from '../common/plan';
 import type { AnyTool } from '../tools/define';
+import { toolParametersSchema } from './tool-schema';
 import type { Registry } from './registry';
 
 export interface ResolveRunDeps {
@@ -31,14 +33,21 @@ export function createResolveRun({ registry, defaultModel, now }: ResolveRunDeps
           `Registered tools: ${[...registry.tools.keys()].join(', ')}.`,
       );
     }
+    const planner = input.planner ?? 'native';
+    const uniqueNames = [...new Set(toolNames)];
+    const instructions =
+      planner === 'json'
+        ? `\n\n${jsonPlannerInstructions(uniqueNames.map((name) => ({ ...registry.tools.get(name)!, parameters: toolParametersSchema(registry.tools.get(name)!) })))}`
+        : '';
     const today = now().toISOString().slice(0, 10);
     const weekday = now().toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
     return {
       agent: agent.name,
-      system: `${input.system ?? agent.system}\n\nToday is ${today} (${weekday}).`,
+      system: `${input.system ?? agent.system}${instructions}\n\nToday is ${today} (${weekday}).`,
       model: input.model ?? agent.model ?? defaultModel,
       maxIterations: input.maxIterations ?? agent.limits?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
-      tools: [...new Set(toolNames)].map((name) => toolInfo(registry.tools.get(name)!)),
+      planner,
+      tools: uniqueNames.map((name) => toolInfo(registry.tools.get(name)!)),
     };
   };
 }

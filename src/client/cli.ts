@@ -67,6 +67,7 @@ interface RunOptions {
   system?: string;
   tools?: string;
   maxIterations?: number;
+  planner?: 'native' | 'json';
   timeout?: number;
   id?: string;
   detach?: boolean;
@@ -82,6 +83,7 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
     system: options.system,
     tools: options.tools?.split(',').map((t) => t.trim()).filter(Boolean),
     maxIterations: options.maxIterations,
+    planner: options.planner,
   });
   // Runs on the embedded server are served by a worker of this machine, so it needs a model now.
   // A remote cluster's workers carry their own model configuration.
@@ -274,6 +276,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--system <prompt>', 'system prompt (overrides the agent)')
     .option('--tools <a,b>', 'tool allowlist, comma-separated')
     .option('--max-iterations <n>', 'iteration limit (default 20)', parsePositiveInt)
+    .addOption(new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']))
     .option('--timeout <duration>', 'hard wall-clock limit of the run, e.g. 10m', parseDuration)
     .option('--id <workflowId>', 'workflow id of the run')
     .option('--detach', 'start the run and exit')

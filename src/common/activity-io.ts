@@ -1,4 +1,5 @@
 import type { AgentLoopInput, AssistantMessage, Usage } from './contract';
+import type { Planner } from './plan';
 
 /** What the workflow needs to know about a tool to schedule its calls (no code, no schema). */
 export interface ToolInfo {
@@ -17,6 +18,7 @@ export interface ResolvedRun {
   system: string;
   model: string;
   maxIterations: number;
+  planner: Planner;
   tools: ToolInfo[];
 }
 
@@ -33,6 +35,8 @@ export interface ModelCallInput {
   messageCount: number;
   model: string;
   tools: string[];
+  /** `json` asks for a `wave_plan` object instead of offering the tools natively. */
+  planner: Planner;
   iteration: number;
 }
 

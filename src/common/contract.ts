@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PlannerSchema } from './plan';
 
 /**
  * The public contract of the `agentLoop` workflow: what any Temporal client sends and gets back.
@@ -14,6 +15,8 @@ export const AgentLoopInputSchema = z.strictObject({
   model: z.string().trim().min(1).optional(),
   tools: z.array(z.string().trim().min(1)).optional(),
   maxIterations: z.number().int().min(1).max(10_000).optional(),
+  /** `native` (default): the model's own tool calls. `json`: one JSON wave plan per turn (seed 003). */
+  planner: PlannerSchema.optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 

@@ -27,6 +27,7 @@ import {
 } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { statusQuery, transcriptQuery } from './messages';
+import { plannerFor } from './planners';
 import { modelSummary, toolSummary } from './summaries';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -41,6 +42,7 @@ const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute
  * activities, and their results go back to the model in call order. The loop ends when the model
  * answers without tool calls, when a loop-breaking tool (`task_complete`) succeeds, or when the
  * iteration limit is reached (status `max_iterations`, with the last thing the model said).
+ * How replies become waves is the run's planner's business: native tool calls, or JSON wave plans.
  */
 export async function agentLoop(rawInput: unknown): Promise<AgentLoopResult> {
   const messages: ChatMessage[] = [];
@@ -80,6 +82,7 @@ async function loop(rawInput: unknown, progress: RunProgress, messages: ChatMess
     return { status, answer, iterations: progress.iteration, waves, usage: progress.usage };
   };
 
+  const planner = plannerFor(run.planner);
   let lastText = '';
   while (progress.iteration < run.maxIterations) {
     progress.iteration += 1;
@@ -92,21 +95,24 @@ async function loop(rawInput: unknown, progress: RunProgress, messages: ChatMess
       messageCount: messages.length,
       model: run.model,
       tools: run.tools.map((tool) => tool.name),
+      planner: run.planner,
       iteration,
     });
     progress.usage = addUsage(progress.usage, reply.usage);
     messages.push(reply.message);
-    if (reply.message.content) lastText = reply.message.content;
 
-    const calls = reply.message.tool_calls ?? [];
-    if (calls.length === 0) return finish('completed', reply.message.content ?? '');
+    const step = planner.read(reply.message, iteration);
+    if (step.kind === 'answer') return finish('completed', step.answer);
+    if (step.text) lastText = step.text;
+    if (step.kind === 'retry') {
+      messages.push({ role: 'user', content: `Your reply could not be used: ${step.feedback}` });
+      continue;
+    }
 
     progress.phase = 'tools';
-    const wave: WaveRecord = { iteration, calls: await runWave(iteration, calls, tools, workflowId) };
+    const wave: WaveRecord = { iteration, calls: await runWave(iteration, step.calls, tools, workflowId) };
     waves.push(wave);
-    for (const record of wave.calls) {
-      messages.push({ role: 'tool', tool_call_id: record.id, content: record.ok ? record.result ?? '' : `Error: ${record.error}` });
-    }
+    messages.push(...planner.report(wave));
 
     const completion = wave.calls.find((record) => record.ok && tools.get(record.tool)?.loopBreaking);
     if (completion) return finish('completed', completion.result ?? '');

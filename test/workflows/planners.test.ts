@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { parsePlan, plannerFor } from '../../src/workflows/planners';
+
+describe('parsePlan', () => {
+  it('parsePlan: reads a plan inside a ```json fence', () => {
+    const plan = parsePlan('Here:\n```json\n{"status":"done","action":"a","tools":[],"reasoning":"r","answer":"42"}\n```');
+    expect(plan).toEqual({ ok: true, value: { status: 'done', action: 'a', tools: [], reasoning: 'r', answer: '42' } });
+  });
+
+  it('parsePlan: a <tool> block with broken JSON is an error that names the block', () => {
+    const plan = parsePlan('<tool>{"tool_name": "a", "arguments": {}}</tool><tool>{"tool_name": </tool>');
+    expect(plan.ok).toBe(false);
+    expect(!plan.ok && plan.error).toMatch(/^<tool> block 2 is not valid JSON/);
+  });
+
+  it('parsePlan: a <tool> block without tool_name is refused', () => {
+    const plan = parsePlan('<tool>{"name": "calculator"}</tool>');
+    expect(!plan.ok && plan.error).toBe('<tool> block 1 needs {"tool_name": string, "arguments": object}.');
+  });
+});
+
+describe('json planner', () => {
+  const planner = plannerFor('json');
+
+  it('json planner: missing and repeated call ids become unique ids', () => {
+    const content = JSON.stringify({
+      status: 'continue',
+      action: 'x',
+      reasoning: '',
+      tools: [
+        { id: 'a', tool: 't', args: {} },
+        { id: 'a', tool: 't', args: { n: 1 } },
+        { id: ' ', tool: 't', args: {} },
+      ],
+    });
+    const step = planner.read({ role: 'assistant', content }, 4);
+    expect(step.kind === 'wave' && step.calls.map((c) => c.id)).toEqual(['a', 'a-2', 'w4-3']);
+  });
+
+  it('json planner: "done" with tools runs them (the model answers after their results)', () => {
+    const content = JSON.stringify({ status: 'done', action: 'x', reasoning: '', tools: [{ id: 'a', tool: 't', args: {} }] });
+    expect(planner.read({ role: 'assistant', content }, 1).kind).toBe('wave');
+  });
+});
