@@ -1,6 +1,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  isCancellation,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -155,7 +156,8 @@ async function askModel(request: Parameters<Activities['callModel']>[0]) {
  * message (say `ModelAuthentication`); retries that ran out become `fallbackType`.
  */
 function asRunFailure(err: unknown, context: string, fallbackType?: string): unknown {
-  if (!(err instanceof ActivityFailure)) return err;
+  // A cancelled run ends as cancelled, not as failed.
+  if (!(err instanceof ActivityFailure) || isCancellation(err)) return err;
   const cause = err.cause;
   if (cause instanceof ApplicationFailure && cause.nonRetryable) {
     return ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, nonRetryable: true, cause });

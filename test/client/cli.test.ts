@@ -137,6 +137,32 @@ describe('waveloop CLI', () => {
     expect(limit.stderr).toContain('must be a positive whole number');
   });
 
+  it('waveloop cancel: a detached run waiting on a slow model is cancelled and says so', async () => {
+    fake.script({ content: 'too late', delayMs: 20_000 });
+    const worker = spawn(process.execPath, [CLI, 'worker'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+    try {
+      const started = await waveloop(['run', '--detach', '--json', '--id', 'cli-cancel-me', 'Take your time'], env);
+      expect(started.code).toBe(0);
+      expect(JSON.parse(started.stdout)).toMatchObject({ workflowId: 'cli-cancel-me' });
+      // Wait until the model call is in flight, then cancel.
+      for (let i = 0; i < 100 && fake.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(fake.requests).toHaveLength(1);
+
+      const cancel = await waveloop(['cancel', 'cli-cancel-me'], env);
+      expect(cancel.code).toBe(0);
+      expect(cancel.stdout).toContain('Cancellation of cli-cancel-me requested.');
+
+      let status = '';
+      for (let i = 0; i < 50 && !status.includes('CANCELLED'); i++) {
+        status = (await waveloop(['status', 'cli-cancel-me'], env)).stdout;
+      }
+      expect(status).toContain('Run:        cli-cancel-me (CANCELLED)');
+    } finally {
+      worker.kill('SIGINT');
+      await new Promise((resolve) => worker.on('close', resolve));
+    }
+  });
+
   it('examples/start-run: a script starts a run with the client API and prints the result', async () => {
     fake.script({ content: 'Hello from the example.' });
     const worker = spawn(process.execPath, [CLI, 'worker'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });

@@ -15,12 +15,17 @@ export interface ScriptedToolCall {
   id?: string;
 }
 
-export type ScriptedReply =
+export type ScriptedReply = (
   | { content: string; toolCalls?: undefined }
   | { toolCalls: ScriptedToolCall[]; content?: string }
-  | { status: number; message?: string; headers?: Record<string, string> };
+  | { status: number; message?: string; headers?: Record<string, string> }
+) & {
+  /** Answer only after this many milliseconds (a slow model). */
+  delayMs?: number;
+};
 
-export type ScriptStep = ScriptedReply | ((request: ChatRequest) => ScriptedReply);
+/** A step may be a function of the request (route by what was asked), and may answer late (a slow model). */
+export type ScriptStep = ScriptedReply | ((request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>);
 
 /** The parts of a Chat Completions request the tests look at. */
 export interface ChatRequest {
@@ -28,7 +33,10 @@ export interface ChatRequest {
   messages: Array<{ role: string; content?: string | null; tool_call_id?: string; tool_calls?: unknown[] }>;
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   parallel_tool_calls?: boolean;
+  response_format?: { type: string; json_schema?: { name: string; schema?: unknown; strict?: boolean } };
   authorization?: string;
+  /** When the fake received the request (ms since the epoch). */
+  receivedAt?: number;
 }
 
 export const FAKE_USAGE = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
@@ -75,14 +83,15 @@ export class FakeModel {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       return send(res, 404, { error: { message: `fake model: no route ${req.method} ${req.url}` } });
     }
-    const request = { ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest), authorization: req.headers.authorization };
+    const request = { ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest), authorization: req.headers.authorization, receivedAt: Date.now() };
     this.requests.push(request);
     const step = this.steps.shift();
     if (!step) {
       this.overruns += 1;
       return send(res, 400, { error: { message: 'fake model: the script is exhausted (unexpected model call)' } });
     }
-    const reply = typeof step === 'function' ? step(request) : step;
+    const reply = typeof step === 'function' ? await step(request) : step;
+    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if ('status' in reply) {
       return send(res, reply.status, { error: { message: reply.message ?? `fake model: scripted ${reply.status}` } }, reply.headers);
     }

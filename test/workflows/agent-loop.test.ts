@@ -177,6 +177,19 @@ describe('agentLoop', () => {
     expect(model.map((a) => a.attempts)).toEqual([2]);
   });
 
+  it('model 429 with retry-after: the call is retried after the delay the endpoint asked for', async () => {
+    h.fake.script({ status: 429, message: 'slow down', headers: { 'retry-after': '2' } }, { content: 'Hello, patiently.' });
+    const { handle, result } = await h.run({ goal: 'Say hello' });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: 'Hello, patiently.' });
+    const model = activities(await handle.fetchHistory()).filter((a) => a.type === 'callModel');
+    expect(model.map((a) => a.attempts)).toEqual([2]);
+    // The default first retry would come after 1 s; the endpoint asked for 2 s.
+    const [first, second] = h.fake.requests.map((r) => r.receivedAt!);
+    expect(second - first).toBeGreaterThanOrEqual(1_900);
+  });
+
   it('model 401: the run fails at once with ModelAuthentication and says what to check', async () => {
     h.fake.script({ status: 401, message: 'Incorrect API key provided' });
     const { handle, error } = await h.run({ goal: 'Say hello' });

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ApplicationFailure } from '@temporalio/common';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { retryAfterMs, toModelFailure } from '../../src/activities/model-errors';
+
+function apiError(status: number, headers: Record<string, string> = {}): APIError {
+  return APIError.generate(status, { message: `status ${status}` }, undefined, new Headers(headers));
+}
+
+describe('toModelFailure', () => {
+  it.each([
+    [400, 'ModelBadRequest'],
+    [401, 'ModelAuthentication'],
+    [403, 'ModelPermissionDenied'],
+    [404, 'ModelNotFound'],
+    [422, 'ModelBadRequest'],
+  ])('toModelFailure: %i is a non-retryable %s', (status, type) => {
+    const failure = toModelFailure(apiError(status));
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure.type).toBe(type);
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.cause).toBeInstanceOf(APIError);
+  });
+
+  it.each([
+    [408, 'ModelTimeout'],
+    [409, 'ModelServerError'],
+    [429, 'ModelRateLimit'],
+    [500, 'ModelServerError'],
+    [502, 'ModelServerError'],
+    [503, 'ModelServerError'],
+  ])('toModelFailure: %i is a retryable %s', (status, type) => {
+    const failure = toModelFailure(apiError(status));
+    expect(failure.type).toBe(type);
+    expect(failure.nonRetryable).toBe(false);
+  });
+
+  it('toModelFailure: 429 with retry-after sets the next retry delay', () => {
+    expect(toModelFailure(apiError(429, { 'retry-after': '7' })).nextRetryDelay).toBe(7_000);
+    expect(toModelFailure(apiError(429, { 'retry-after-ms': '1500' })).nextRetryDelay).toBe(1_500);
+    expect(toModelFailure(apiError(429)).nextRetryDelay).toBeUndefined();
+  });
+
+  it('toModelFailure: a non-retryable status ignores retry-after', () => {
+    expect(toModelFailure(apiError(401, { 'retry-after': '7' })).nextRetryDelay).toBeUndefined();
+  });
+
+  it('toModelFailure: network errors are retryable', () => {
+    expect(toModelFailure(new APIConnectionError({ message: 'ECONNREFUSED' }))).toMatchObject({ type: 'ModelConnection', nonRetryable: false });
+    expect(toModelFailure(new APIConnectionTimeoutError())).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });
+  });
+
+  it('toModelFailure: the 401 message says which variable to check', () => {
+    expect(toModelFailure(apiError(401)).message).toMatch(/^Model endpoint answered 401: .*OPENAI_API_KEY/);
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('retryAfterMs: reads an HTTP date relative to now', () => {
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Sun, 22 Nov 2026 10:00:30 GMT' }), () => now)).toBe(30_000);
+  });
+
+  it('retryAfterMs: ignores garbage', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after': 'soon' }))).toBeUndefined();
+  });
+});
