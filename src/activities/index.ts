@@ -1,5 +1,7 @@
 import type OpenAI from 'openai';
 import type { ChatMessage } from '../common/contract';
+import type { ModelPrice } from '../common/pricing';
+import { createGoalActivities } from './goal-components';
 import { createCallModel } from './model';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';
@@ -11,6 +13,8 @@ export interface ActivityDeps {
   defaultModel: string;
   readTranscript(workflowId: string, runId: string, count: number): Promise<ChatMessage[]>;
   now?: () => Date;
+  /** Model prices (USD per 1M tokens) that override `DEFAULT_MODEL_PRICES` for cost limits. */
+  modelPrices?: Readonly<Record<string, ModelPrice>>;
 }
 
 /**
@@ -19,9 +23,15 @@ export interface ActivityDeps {
  */
 export function createActivities(deps: ActivityDeps) {
   return {
-    resolveRun: createResolveRun({ registry: deps.registry, defaultModel: deps.defaultModel, now: deps.now ?? (() => new Date()) }),
+    resolveRun: createResolveRun({
+      registry: deps.registry,
+      defaultModel: deps.defaultModel,
+      now: deps.now ?? (() => new Date()),
+      modelPrices: deps.modelPrices,
+    }),
     callModel: createCallModel(deps),
     runTool: createRunTool(deps),
+    ...createGoalActivities(deps),
   };
 }
 

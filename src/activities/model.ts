@@ -38,7 +38,8 @@ export function createCallModel({ registry, openai, readTranscript }: ModelDeps)
   };
 
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
-    const messages = await readTranscript(input.workflowId, input.runId, input.messageCount);
+    const transcript = await readTranscript(input.workflowId, input.runId, input.messageCount);
+    const messages = input.systemNote ? withSystemNote(transcript, input.systemNote) : transcript;
     const tools = input.tools.map((name) => {
       const tool = registry.tools.get(name);
       if (!tool) {
@@ -103,3 +104,10 @@ const WAVE_PLAN_FORMAT = {
   type: 'json_schema',
   json_schema: { name: WAVE_PLAN_SCHEMA_NAME, schema: jsonSchemaOf(WavePlanSchema), strict: false },
 } as const;
+
+/** The transcript with `note` appended to its system prompt, for one call (the transcript keeps its own). */
+function withSystemNote(messages: ChatMessage[], note: string): ChatMessage[] {
+  return messages.map((message, index) =>
+    index === 0 && message.role === 'system' ? { ...message, content: `${message.content}\n\n${note}` } : message,
+  );
+}

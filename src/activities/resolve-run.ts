@@ -1,8 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
+import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
 import type { ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
 import { FailureType } from '../common/errors';
 import { jsonPlannerInstructions } from '../common/plan';
+import { priceOf, type ModelPrice } from '../common/pricing';
 import type { AnyTool } from '../tools/define';
 import { toolParametersSchema } from './tool-schema';
 import type { Registry } from './registry';
@@ -11,6 +12,8 @@ export interface ResolveRunDeps {
   registry: Registry;
   defaultModel: string;
   now: () => Date;
+  /** Prices overriding the default table, for `maxCostUsd`. */
+  modelPrices?: Readonly<Record<string, ModelPrice>>;
 }
 
 /**
@@ -18,7 +21,7 @@ export interface ResolveRunDeps {
  * date tools need the model to know), the model, the tool allowlist and the iteration limit.
  * An unknown agent or tool fails with a non-retryable `InvalidInput`.
  */
-export function createResolveRun({ registry, defaultModel, now }: ResolveRunDeps) {
+export function createResolveRun({ registry, defaultModel, now, modelPrices }: ResolveRunDeps) {
   return async function resolveRun(input: ResolveRunInput): Promise<ResolvedRun> {
     const agentName = input.agent ?? 'default';
     const agent = registry.agents.get(agentName);
@@ -39,15 +42,19 @@ export function createResolveRun({ registry, defaultModel, now }: ResolveRunDeps
       planner === 'json'
         ? `\n\n${jsonPlannerInstructions(uniqueNames.map((name) => ({ ...registry.tools.get(name)!, parameters: toolParametersSchema(registry.tools.get(name)!) })))}`
         : '';
+    const model = input.model ?? agent.model ?? defaultModel;
     const today = now().toISOString().slice(0, 10);
     const weekday = now().toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
     return {
       agent: agent.name,
       system: `${input.system ?? agent.system}${instructions}\n\nToday is ${today} (${weekday}).`,
-      model: input.model ?? agent.model ?? defaultModel,
+      model,
       maxIterations: input.maxIterations ?? agent.limits?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       planner,
       tools: uniqueNames.map((name) => toolInfo(registry.tools.get(name)!)),
+      budget: { maxTokens: input.maxTokens ?? agent.limits?.maxTokens, maxCostUsd: input.maxCostUsd ?? agent.limits?.maxCostUsd, price: priceOf(model, modelPrices) ?? null },
+      circuitBreaker: input.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER,
+      answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
     };
   };
 }
@@ -61,6 +68,7 @@ function toolInfo(tool: AnyTool): ToolInfo {
     backoffCoefficient: tool.retry?.backoffCoefficient ?? DEFAULT_TOOL_RETRY.backoffCoefficient,
     maximumIntervalMs: tool.retry?.maximumIntervalMs ?? DEFAULT_TOOL_RETRY.maximumIntervalMs,
     loopBreaking: tool.loopBreaking ?? false,
+    ...(tool.interaction ? { interaction: tool.interaction } : {}),
   };
 }
 

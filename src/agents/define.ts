@@ -13,6 +13,10 @@ export interface AgentDefinition {
   limits?: {
     /** Iterations of the model loop before the run ends with `max_iterations` (default 20). */
     maxIterations?: number;
+    /** Token budget of a run (default: none). */
+    maxTokens?: number;
+    /** Cost budget of a run in USD (default: none). */
+    maxCostUsd?: number;
   };
 }
 

@@ -31,6 +31,7 @@ export const backOfficeAgent = defineAgent({
     'get_availability',
     'calculator',
     'task_complete',
+    'ask_question',
   ],
   limits: { maxIterations: 20 },
 });

@@ -11,8 +11,11 @@ import {
   type ChatMessage,
   type RunProgress,
 } from '../common/contract';
-import { statusQuery, transcriptQuery } from '../workflows/messages';
+import type { GoalResult, GoalTreeInput } from '../common/goal-contract';
+import { answerUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
 import { connectClient } from './connection';
+import { startGoalTree, type GoalStartOptions } from './goal-api';
+import { readGoalTree, type GoalTreeNode } from './goal-tree';
 import { queryWithRetry } from './query';
 
 export interface StartOptions {
@@ -115,6 +118,26 @@ export class WaveloopClient {
       report.failure = cause instanceof ApplicationFailure && cause.type ? `${cause.type}: ${cause.message}` : String((cause as Error)?.message ?? cause);
     }
     return report;
+  }
+
+  /** Validates the input and starts a goal tree (`pursueGoal`); see `startGoalTree`. */
+  async startGoal(input: GoalTreeInput, options: GoalStartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
+    return startGoalTree(this.client, this.taskQueue, input, options);
+  }
+
+  /** Waits for a goal tree's end and returns the root's result. */
+  async goalResult(workflowId: string): Promise<GoalResult> {
+    return (await this.handle(workflowId).result()) as GoalResult;
+  }
+
+  /** The goal tree rooted at `workflowId`, read from the workflow histories (`goalEvents(tree)` gives its log). */
+  async goalTree(workflowId: string, cache?: Parameters<typeof readGoalTree>[2]): Promise<GoalTreeNode> {
+    return readGoalTree(this.client, workflowId, cache);
+  }
+
+  /** Answers the question the run waits on; rejected (WorkflowUpdateFailedError) unless it waits. */
+  async answer(workflowId: string, text: string): Promise<{ callId: string; question: string }> {
+    return this.handle(workflowId).executeUpdate(answerUpdate, { args: [text] });
   }
 
   /** Requests cancellation of the run. */

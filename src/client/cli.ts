@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, type LogEntry, type LogLevel, Runtime, type Worker } from '@temporalio/worker';
 import { ZodError } from 'zod';
@@ -9,6 +9,7 @@ import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, typ
 import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
 import { createStandardWorker } from '../worker';
 import { WaveloopClient } from './api';
+import { registerGoalCommands } from './goal-commands';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
 import { packageRoot } from './temporal-cli';
@@ -157,6 +158,7 @@ function followWaves(client: WaveloopClient, workflowId: string, out: (line: str
   let printed = 0;
   let stopped = false;
   let lastIdleCheck = Date.now();
+  const asked = new Set<string>();
   const show = (waves: AgentLoopResult['waves']) => {
     for (const wave of waves.slice(printed)) renderWave(wave).forEach((line) => out(line));
     printed = Math.max(printed, waves.length);
@@ -170,7 +172,13 @@ function followWaves(client: WaveloopClient, workflowId: string, out: (line: str
           lastIdleCheck = Date.now();
           await onIdle();
         }
-        show((await client.progress(workflowId, { quick: true })).waves);
+        const progress = await client.progress(workflowId, { quick: true });
+        show(progress.waves);
+        for (const q of progress.pendingQuestions ?? []) {
+          if (asked.has(q.callId)) continue;
+          asked.add(q.callId);
+          out(`Question: ${q.question}\n  answer with: waveloop answer ${workflowId} "<your answer>"`);
+        }
       } catch {
         // No worker has answered yet, or the run just ended: the next poll or the result tells.
       }
@@ -249,6 +257,14 @@ async function listCommand(options: { limit: number; json?: boolean }): Promise<
   });
 }
 
+async function answerCommand(workflowId: string, words: string[]): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    const answered = await client.answer(workflowId, words.join(' '));
+    print(`Answered "${answered.question}".`);
+    return 0;
+  });
+}
+
 async function cancelCommand(workflowId: string): Promise<number> {
   return withClient(loadConfig(), async (client) => {
     await client.cancel(workflowId);
@@ -309,10 +325,28 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--json', 'print JSON')
     .action(action((options: { limit: number; json?: boolean }) => listCommand(options)));
   program
+    .command('answer')
+    .argument('<id>', 'workflow id')
+    .argument('<text...>', 'the answer')
+    .description('answer the question a run is waiting on (ask_question)')
+    .action(action((id: string, text: string[]) => answerCommand(id, text)));
+  program
     .command('cancel')
     .argument('<id>', 'workflow id')
     .description('cancel a run')
     .action(action((id: string) => cancelCommand(id)));
+
+  registerGoalCommands(program, {
+    print,
+    note,
+    action,
+    parseDuration,
+    parsePositiveInt,
+    ensureServer,
+    runUrl,
+    withClient,
+    usageError: (message) => new UsageError(message),
+  });
 
   const server = program.command('server').description('the embedded Temporal dev server');
   server
@@ -360,6 +394,7 @@ function describeError(err: unknown): string {
     return `Run failed: ${cause?.message ?? err.message}`;
   }
   if (err instanceof WorkflowNotFoundError) return `No such run: ${err.workflowId}`;
+  if (err instanceof WorkflowUpdateFailedError) return `Refused: ${err.cause?.message ?? err.message}`;
   return err instanceof Error ? err.message : String(err);
 }
 

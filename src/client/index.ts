@@ -5,3 +5,6 @@ export { loadConfig, type WaveloopConfig } from '../common/config';
 export { FailureType } from '../common/errors';
 export { defineTool, ToolError, type ToolDefinition, type ToolContext } from '../tools/define';
 export { defineAgent, type AgentDefinition } from '../agents/define';
+export * from '../common/goal-contract';
+export { startGoalTree, type GoalStartOptions } from './goal-api';
+export { goalEvents, readGoalTree, type GoalEvent, type GoalEventType, type GoalTreeNode } from './goal-tree';

@@ -29,6 +29,7 @@ export function renderProgress(progress: RunProgress): string[] {
     `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
     `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
     `Tokens:     ${progress.usage.totalTokens} (prompt ${progress.usage.promptTokens}, completion ${progress.usage.completionTokens})`,
+    ...(progress.pendingQuestions ?? []).map((q) => `Question:   ${q.question} (call ${q.callId})`),
   ];
 }
 

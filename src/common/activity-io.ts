@@ -1,5 +1,6 @@
 import type { AgentLoopInput, AssistantMessage, Usage } from './contract';
 import type { Planner } from './plan';
+import type { ModelPrice } from './pricing';
 
 /** What the workflow needs to know about a tool to schedule its calls (no code, no schema). */
 export interface ToolInfo {
@@ -10,6 +11,8 @@ export interface ToolInfo {
   backoffCoefficient: number;
   maximumIntervalMs: number;
   loopBreaking: boolean;
+  /** Handled by the workflow itself: `question` waits for a person's answer. */
+  interaction?: 'question';
 }
 
 /** `resolveRun`: the agent profile merged with the run's input. */
@@ -20,6 +23,9 @@ export interface ResolvedRun {
   maxIterations: number;
   planner: Planner;
   tools: ToolInfo[];
+  budget: { maxTokens?: number; maxCostUsd?: number; price: ModelPrice | null };
+  circuitBreaker: number;
+  answerTimeoutMs?: number;
 }
 
 export type ResolveRunInput = AgentLoopInput;
@@ -38,6 +44,8 @@ export interface ModelCallInput {
   /** `json` asks for a `wave_plan` object instead of offering the tools natively. */
   planner: Planner;
   iteration: number;
+  /** Appended to the system prompt for this call only (iteration warnings). */
+  systemNote?: string;
 }
 
 export interface ModelCallOutput {

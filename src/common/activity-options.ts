@@ -7,6 +7,9 @@ import type { ActivityOptions } from '@temporalio/common';
 /** Iterations of the model loop when neither the input nor the agent says otherwise. */
 export const DEFAULT_MAX_ITERATIONS = 20;
 
+/** Failures in a row (same tool, same error) that open the circuit breaker. */
+export const DEFAULT_CIRCUIT_BREAKER = 3;
+
 /**
  * One model call. The activity heartbeats while it waits for the endpoint, so a worker that dies
  * mid-call is noticed within `heartbeatTimeout` and the call is retried on another worker at once.

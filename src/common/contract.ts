@@ -17,11 +17,19 @@ export const AgentLoopInputSchema = z.strictObject({
   maxIterations: z.number().int().min(1).max(10_000).optional(),
   /** `native` (default): the model's own tool calls. `json`: one JSON wave plan per turn (seed 003). */
   planner: PlannerSchema.optional(),
+  /** Token budget of the run (prompt + completion, all model calls). */
+  maxTokens: z.number().int().positive().optional(),
+  /** Cost budget in USD, from the model's price (unknown models cost 0). */
+  maxCostUsd: z.number().positive().optional(),
+  /** The same tool failing with the same error this many times in a row ends the run (default 3; 0: never). */
+  circuitBreaker: z.number().int().min(0).max(100).optional(),
+  /** How long `ask_question` waits for an answer before telling the model nobody answered (default: forever). */
+  answerTimeoutSeconds: z.number().positive().optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 
 /** How a run ended. Every status but `failed` comes with an answer (possibly partial). */
-export type RunStatus = 'completed' | 'max_iterations';
+export type RunStatus = 'completed' | 'max_iterations' | 'budget_exhausted' | 'deadline' | 'circuit_open' | 'cancelled';
 
 export interface ToolCallRecord {
   /** The model's tool call id. */
@@ -66,8 +74,8 @@ export interface AgentLoopResult {
 
 /** What the `status` query returns while a run is going and after it ended. */
 export interface RunProgress {
-  /** `running` until the loop ends, then the result's status, or `failed` if the run failed. */
-  status: 'running' | RunStatus | 'failed';
+  /** `running` (or `waiting_for_input`) until the loop ends, then the result's status, or `failed`. */
+  status: 'running' | 'waiting_for_input' | RunStatus | 'failed';
   iteration: number;
   maxIterations: number;
   phase: 'starting' | 'model' | 'tools' | 'done';
@@ -75,6 +83,8 @@ export interface RunProgress {
   model: string;
   waves: WaveRecord[];
   usage: Usage;
+  /** Questions (`ask_question`) waiting for the `answer` update, oldest first. */
+  pendingQuestions: Array<{ callId: string; question: string }>;
 }
 
 // Chat messages as the OpenAI Chat Completions API takes them, kept JSON-safe in workflow state.

@@ -42,6 +42,8 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
   requiresApproval?: boolean;
   /** A successful call ends the model loop, and its result becomes the run's answer. */
   loopBreaking?: boolean;
+  /** The workflow handles the call itself instead of running `execute`: `question` waits for a person. */
+  interaction?: 'question';
 }
 
 /** A tool with its types erased, as the registry and the activities hold it. */

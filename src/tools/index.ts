@@ -7,6 +7,7 @@ import { resolveDateHintTool } from './resolve-date-hint';
 import { resolveHolidayTool } from './resolve-holiday';
 import { searchUsersTool } from './search-users';
 import { taskCompleteTool } from './task-complete';
+import { askQuestionTool } from './ask-question';
 import { updateUserTool } from './update-user';
 
 export { defineTool } from './define';
@@ -25,5 +26,6 @@ export function createDemoTools(deps: DemoDeps): AnyTool[] {
     getAvailabilityTool(deps),
     calculatorTool(),
     taskCompleteTool(),
+    askQuestionTool(),
   ];
 }

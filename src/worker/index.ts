@@ -8,6 +8,7 @@ import { demoAgents } from '../agents/demo';
 import { connectionSettings } from '../client/connection';
 import { queryWithRetry } from '../client/query';
 import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import type { ModelPrice } from '../common/pricing';
 import { transcriptQuery } from '../workflows/messages';
 import type { AnyTool } from '../tools/define';
 import { createDemoTools, openDemoDatabase } from '../tools';
@@ -26,11 +27,13 @@ export interface WaveloopWorkerOptions {
   /** A pre-built workflow bundle (tests build it once); default: bundle `src/workflows` now. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   now?: () => Date;
+  /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
+  modelPrices?: Readonly<Record<string, ModelPrice>>;
   /** Extra worker options (slots, pollers, cache): passed through to `Worker.create`. */
   tuning?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions'>>;
 }
 
-/** Builds a worker for the `agentLoop` workflow and its activities over the given tools and agents. */
+/** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
 export async function createWorker(options: WaveloopWorkerOptions): Promise<Worker> {
   const client = options.client ?? new Client({ connection: options.connection, namespace: options.namespace });
   const registry = new Registry(options.tools, options.agents);
@@ -39,6 +42,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     openai: options.openai,
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     now: options.now,
+    modelPrices: options.modelPrices,
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
       if (messages.length < count) {

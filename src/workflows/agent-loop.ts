@@ -1,6 +1,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  condition,
   isCancellation,
   proxyActivities,
   setHandler,
@@ -8,11 +9,12 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import {
+  DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_MODEL_ACTIVITY_OPTIONS,
   RESOLVE_RUN_ACTIVITY_OPTIONS,
   TOOL_HEARTBEAT_TIMEOUT_MS,
 } from '../common/activity-options';
-import type { ResolvedRun, ToolInfo } from '../common/activity-io';
+import type { ModelCallInput, ResolvedRun, ToolInfo } from '../common/activity-io';
 import {
   addUsage,
   AgentLoopInputSchema,
@@ -24,10 +26,12 @@ import {
   type RunStatus,
   type ToolCallMessagePart,
   type ToolCallRecord,
+  type Usage,
   type WaveRecord,
 } from '../common/contract';
 import { FailureType } from '../common/errors';
-import { statusQuery, transcriptQuery } from './messages';
+import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from './limits';
+import { answerUpdate, statusQuery, transcriptQuery } from './messages';
 import { plannerFor } from './planners';
 import { modelSummary, toolSummary } from './summaries';
 
@@ -41,13 +45,27 @@ const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute
  * The agent loop (seeds 000, 001, 003, 004). The workflow owns the loop; activities only execute.
  * Each iteration is one model call; the tool calls of its reply run as one wave of parallel
  * activities, and their results go back to the model in call order. The loop ends when the model
- * answers without tool calls, when a loop-breaking tool (`task_complete`) succeeds, or when the
- * iteration limit is reached (status `max_iterations`, with the last thing the model said).
- * How replies become waves is the run's planner's business: native tool calls, or JSON wave plans.
+ * answers without tool calls, when a loop-breaking tool (`task_complete`) succeeds, or when a limit
+ * is reached: the iteration limit (`max_iterations`, with the last thing the model said), a token or
+ * cost budget (`budget_exhausted`), the soft deadline before the execution timeout (`deadline`), the
+ * circuit breaker (`circuit_open`), or cancellation (`cancelled`). Budgets and the deadline give the
+ * model one last call to answer from what it has. How replies become waves is the run's planner's
+ * business: native tool calls, or JSON wave plans.
  */
 export async function agentLoop(rawInput: unknown): Promise<AgentLoopResult> {
-  const messages: ChatMessage[] = [];
-  const progress: RunProgress = {
+  const run = new AgentRun();
+  try {
+    return await run.loop(rawInput);
+  } catch (err) {
+    if (isCancellation(err) && run.started) return run.finish('cancelled', run.lastText);
+    Object.assign(run.progress, { status: 'failed', phase: 'done' });
+    throw err;
+  }
+}
+
+class AgentRun {
+  readonly messages: ChatMessage[] = [];
+  readonly progress: RunProgress = {
     status: 'running',
     iteration: 0,
     maxIterations: 0,
@@ -56,41 +74,53 @@ export async function agentLoop(rawInput: unknown): Promise<AgentLoopResult> {
     model: '',
     waves: [],
     usage: ZERO_USAGE,
+    pendingQuestions: [],
   };
-  // Registered first, so even a run that fails on its input answers its queries.
-  setHandler(statusQuery, () => progress);
-  setHandler(transcriptQuery, () => messages);
+  lastText = '';
+  started = false;
+  private readonly answers = new Map<string, string>();
 
-  try {
-    return await loop(rawInput, progress, messages);
-  } catch (err) {
-    Object.assign(progress, { status: 'failed', phase: 'done' });
-    throw err;
+  constructor() {
+    // Registered first, so even a run that fails on its input answers its queries.
+    setHandler(statusQuery, () => this.progress);
+    setHandler(transcriptQuery, () => this.messages);
+    setHandler(
+      answerUpdate,
+      (text) => {
+        const question = this.progress.pendingQuestions.find((q) => !this.answers.has(q.callId))!;
+        this.answers.set(question.callId, text.trim());
+        return { callId: question.callId, question: question.question };
+      },
+      {
+        validator: (text) => {
+          if (typeof text !== 'string' || text.trim() === '') throw new Error('The answer must be a non-empty string.');
+          if (!this.progress.pendingQuestions.some((q) => !this.answers.has(q.callId))) {
+            throw new Error('This run is not waiting for an answer.');
+          }
+        },
+      },
+    );
   }
-}
 
-async function loop(rawInput: unknown, progress: RunProgress, messages: ChatMessage[]): Promise<AgentLoopResult> {
-  const { workflowId, runId } = workflowInfo();
-  const waves = progress.waves;
-  const input = parseInput(rawInput);
-  const run = await resolve(input);
-  Object.assign(progress, { agent: run.agent, model: run.model, maxIterations: run.maxIterations });
-  messages.push({ role: 'system', content: run.system }, { role: 'user', content: input.goal });
-  const tools = new Map(run.tools.map((tool) => [tool.name, tool]));
+  finish(status: RunStatus, answer: string): AgentLoopResult {
+    Object.assign(this.progress, { status, phase: 'done', pendingQuestions: [] });
+    const { iteration, waves, usage } = this.progress;
+    return { status, answer, iterations: iteration, waves, usage };
+  }
 
-  const finish = (status: RunStatus, answer: string): AgentLoopResult => {
-    Object.assign(progress, { status, phase: 'done' });
-    return { status, answer, iterations: progress.iteration, waves, usage: progress.usage };
-  };
-
-  const planner = plannerFor(run.planner);
-  let lastText = '';
-  while (progress.iteration < run.maxIterations) {
-    progress.iteration += 1;
-    const iteration = progress.iteration;
-
-    progress.phase = 'model';
-    const reply = await askModel({
+  async loop(rawInput: unknown): Promise<AgentLoopResult> {
+    const { workflowId, runId, executionExpirationTime, executionTimeoutMs } = workflowInfo();
+    const { progress, messages } = this;
+    const input = parseInput(rawInput);
+    const run = withDefaults(await resolve(input));
+    this.started = true;
+    Object.assign(progress, { agent: run.agent, model: run.model, maxIterations: run.maxIterations });
+    messages.push({ role: 'system', content: run.system }, { role: 'user', content: input.goal });
+    const tools = new Map(run.tools.map((tool) => [tool.name, tool]));
+    const planner = plannerFor(run.planner);
+    const breaker = new CircuitBreaker(run.circuitBreaker);
+    const deadline = softDeadline(executionExpirationTime, executionTimeoutMs);
+    const request = (iteration: number, overrides: Partial<ModelCallInput> = {}): ModelCallInput => ({
       workflowId,
       runId,
       messageCount: messages.length,
@@ -98,27 +128,140 @@ async function loop(rawInput: unknown, progress: RunProgress, messages: ChatMess
       tools: run.tools.map((tool) => tool.name),
       planner: run.planner,
       iteration,
+      ...overrides,
     });
-    progress.usage = addUsage(progress.usage, reply.usage);
-    messages.push(reply.message);
 
-    const step = planner.read(reply.message, iteration);
-    if (step.kind === 'answer') return finish('completed', step.answer);
-    if (step.text) lastText = step.text;
-    if (step.kind === 'retry') {
-      messages.push({ role: 'user', content: `Your reply could not be used: ${step.feedback}` });
-      continue;
+    /** One last model call without tools, so a run stopped by a limit still answers with what it has. */
+    const wrapUp = async (status: RunStatus, reason: string): Promise<AgentLoopResult> => {
+      messages.push({ role: 'user', content: `Stop here: ${reason}. Give your final answer now from what you have found so far, without calling tools.` });
+      progress.phase = 'model';
+      const reply = await askModel(request(progress.iteration + 1, { tools: [], planner: 'native' }));
+      progress.usage = addUsage(progress.usage, reply.usage);
+      messages.push(reply.message);
+      return this.finish(status, reply.message.content || this.lastText);
+    };
+
+    let lastCall: Usage | undefined;
+    while (progress.iteration < run.maxIterations) {
+      const overBudget = budgetProblem(run.budget, progress.usage, lastCall);
+      if (overBudget) return wrapUp('budget_exhausted', overBudget);
+      if (deadline !== undefined && Date.now() >= deadline) return wrapUp('deadline', 'the time limit of this run is close');
+
+      progress.iteration += 1;
+      const iteration = progress.iteration;
+      progress.phase = 'model';
+      const reply = await askModel(request(iteration, { systemNote: iterationWarning(iteration, run.maxIterations) }));
+      lastCall = reply.usage;
+      progress.usage = addUsage(progress.usage, reply.usage);
+      messages.push(reply.message);
+
+      const step = planner.read(reply.message, iteration);
+      if (step.kind === 'answer') return this.finish('completed', step.answer);
+      if (step.text) this.lastText = step.text;
+      if (step.kind === 'retry') {
+        messages.push({ role: 'user', content: `Your reply could not be used: ${step.feedback}` });
+        const opened = breaker.record('(planner)', false, step.feedback);
+        if (opened) return this.finish('circuit_open', `Circuit open: ${opened}`);
+        continue;
+      }
+
+      progress.phase = 'tools';
+      const wave: WaveRecord = { iteration, calls: await this.runWave(iteration, step.calls, tools, workflowId, run.answerTimeoutMs) };
+      progress.waves.push(wave);
+      messages.push(...planner.report(wave));
+
+      const completion = wave.calls.find((record) => record.ok && tools.get(record.tool)?.loopBreaking && !tools.get(record.tool)?.interaction);
+      if (completion) return this.finish('completed', completion.result ?? '');
+      for (const record of wave.calls) {
+        const opened = breaker.record(record.tool, record.ok, record.error);
+        if (opened) return this.finish('circuit_open', `Circuit open: ${opened}`);
+      }
     }
-
-    progress.phase = 'tools';
-    const wave: WaveRecord = { iteration, calls: await runWave(iteration, step.calls, tools, workflowId) };
-    waves.push(wave);
-    messages.push(...planner.report(wave));
-
-    const completion = wave.calls.find((record) => record.ok && tools.get(record.tool)?.loopBreaking);
-    if (completion) return finish('completed', completion.result ?? '');
+    return this.finish('max_iterations', this.lastText);
   }
-  return finish('max_iterations', lastText);
+
+  /**
+   * Runs the tool calls of one model reply as one wave: every call is scheduled in the same workflow
+   * task, so all of them start before any completes. A call the model got wrong (unknown tool,
+   * arguments that are not a JSON object) is answered here without an activity; a failing tool
+   * becomes an error the model sees. `ask_question` waits for a person meanwhile. Nothing here
+   * fails the run.
+   */
+  private runWave(
+    iteration: number,
+    calls: ToolCallMessagePart[],
+    tools: Map<string, ToolInfo>,
+    workflowId: string,
+    answerTimeoutMs: number | undefined,
+  ): Promise<ToolCallRecord[]> {
+    return Promise.all(
+      calls.map(async (call): Promise<ToolCallRecord> => {
+        const name = call.function.name;
+        const args = parseArguments(call.function.arguments);
+        const record = { id: call.id, tool: name, args: args.ok ? args.value : {} };
+        const tool = tools.get(name);
+        if (!tool) {
+          const available = [...tools.keys()].join(', ');
+          return { ...record, ok: false, error: `Unknown tool "${name}". Available tools: ${available}.` };
+        }
+        if (!args.ok) return { ...record, ok: false, error: args.error };
+        if (tool.interaction === 'question') return { ...record, ...(await this.ask(call.id, args.value, answerTimeoutMs)) };
+        try {
+          const output = await runTool.executeWithOptions(
+            {
+              summary: toolSummary(iteration, name, args.value),
+              startToCloseTimeout: tool.timeoutMs,
+              heartbeatTimeout: Math.max(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS),
+              retry: {
+                maximumAttempts: tool.maximumAttempts,
+                initialInterval: tool.initialIntervalMs,
+                backoffCoefficient: tool.backoffCoefficient,
+                maximumInterval: tool.maximumIntervalMs,
+                nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
+              },
+            },
+            [{ workflowId, toolCallId: call.id, name, args: args.value }],
+          );
+          return { ...record, ok: true, result: output.content };
+        } catch (err) {
+          if (isCancellation(err)) throw err;
+          return { ...record, ok: false, error: describeToolFailure(err) };
+        }
+      }),
+    );
+  }
+
+  /**
+   * `ask_question` (seed 004): the run waits, durably and for as long as it takes (or until the
+   * answer timeout), for the `answer` update; the answer is the call's result.
+   */
+  private async ask(callId: string, args: Record<string, unknown>, timeoutMs: number | undefined): Promise<Pick<ToolCallRecord, 'ok' | 'result' | 'error'>> {
+    const question = typeof args.question === 'string' ? args.question.trim() : '';
+    if (!question) return { ok: false, error: 'ask_question needs a non-empty "question" string.' };
+    this.progress.pendingQuestions.push({ callId, question });
+    this.progress.status = 'waiting_for_input';
+    try {
+      const answered = timeoutMs === undefined ? (await condition(() => this.answers.has(callId)), true) : await condition(() => this.answers.has(callId), timeoutMs);
+      if (!answered) return { ok: true, result: `Nobody answered within ${Math.round(timeoutMs! / 1000)} seconds.` };
+      return { ok: true, result: this.answers.get(callId)! };
+    } finally {
+      this.progress.pendingQuestions = this.progress.pendingQuestions.filter((q) => q.callId !== callId);
+      if (this.progress.pendingQuestions.length === 0 && this.progress.status === 'waiting_for_input') this.progress.status = 'running';
+    }
+  }
+}
+
+/**
+ * Fills what a `resolveRun` result recorded by an older worker lacks, so runs that started before
+ * an upgrade replay and carry on (the replay tests hold such histories).
+ */
+function withDefaults(run: ResolvedRun): ResolvedRun {
+  return {
+    ...run,
+    planner: run.planner ?? 'native',
+    budget: run.budget ?? { price: null },
+    circuitBreaker: run.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER,
+  };
 }
 
 function parseInput(rawInput: unknown): AgentLoopInput {
@@ -168,53 +311,6 @@ function asRunFailure(err: unknown, context: string, fallbackType?: string): unk
     nonRetryable: true,
     cause: err,
   });
-}
-
-/**
- * Runs the tool calls of one model reply as one wave: every call is scheduled in the same workflow
- * task, so all of them start before any completes. A call the model got wrong (unknown tool,
- * arguments that are not a JSON object) is answered here without an activity; a failing tool
- * becomes an error the model sees. Nothing here fails the run.
- */
-async function runWave(
-  iteration: number,
-  calls: ToolCallMessagePart[],
-  tools: Map<string, ToolInfo>,
-  workflowId: string,
-): Promise<ToolCallRecord[]> {
-  return Promise.all(
-    calls.map(async (call): Promise<ToolCallRecord> => {
-      const name = call.function.name;
-      const args = parseArguments(call.function.arguments);
-      const record = { id: call.id, tool: name, args: args.ok ? args.value : {} };
-      const tool = tools.get(name);
-      if (!tool) {
-        const available = [...tools.keys()].join(', ');
-        return { ...record, ok: false, error: `Unknown tool "${name}". Available tools: ${available}.` };
-      }
-      if (!args.ok) return { ...record, ok: false, error: args.error };
-      try {
-        const output = await runTool.executeWithOptions(
-          {
-            summary: toolSummary(iteration, name, args.value),
-            startToCloseTimeout: tool.timeoutMs,
-            heartbeatTimeout: Math.max(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS),
-            retry: {
-              maximumAttempts: tool.maximumAttempts,
-              initialInterval: tool.initialIntervalMs,
-              backoffCoefficient: tool.backoffCoefficient,
-              maximumInterval: tool.maximumIntervalMs,
-              nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
-            },
-          },
-          [{ workflowId, toolCallId: call.id, name, args: args.value }],
-        );
-        return { ...record, ok: true, result: output.content };
-      } catch (err) {
-        return { ...record, ok: false, error: describeToolFailure(err) };
-      }
-    }),
-  );
 }
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };

@@ -1,1 +1,2 @@
 export { agentLoop } from './agent-loop';
+export { pursueGoal } from './pursue-goal';

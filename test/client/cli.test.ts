@@ -153,10 +153,42 @@ describe('waveloop CLI', () => {
       expect(cancel.stdout).toContain('Cancellation of cli-cancel-me requested.');
 
       let status = '';
-      for (let i = 0; i < 50 && !status.includes('CANCELLED'); i++) {
+      for (let i = 0; i < 50 && !status.includes('COMPLETED'); i++) {
         status = (await waveloop(['status', 'cli-cancel-me'], env)).stdout;
       }
-      expect(status).toContain('Run:        cli-cancel-me (CANCELLED)');
+      // The run ends gracefully: completed as a workflow, with status cancelled and what it had.
+      expect(status).toContain('Run:        cli-cancel-me (COMPLETED)');
+      expect(status).toContain('Status:     cancelled');
+    } finally {
+      worker.kill('SIGINT');
+      await new Promise((resolve) => worker.on('close', resolve));
+    }
+  });
+
+  it('waveloop answer: answers the question a detached run waits on; status shows it first', async () => {
+    fake.script({ toolCalls: [{ name: 'ask_question', args: { question: 'Which company?' } }] }, (req) => ({
+      content: `Company set to ${req.messages[req.messages.length - 1].content}.`,
+    }));
+    const worker = spawn(process.execPath, [CLI, 'worker'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+    try {
+      await waveloop(['run', '--detach', '--id', 'cli-question', 'Set the company'], env);
+      let status = '';
+      for (let i = 0; i < 50 && !status.includes('waiting_for_input'); i++) {
+        status = (await waveloop(['status', 'cli-question'], env)).stdout;
+      }
+      expect(status).toContain('Status:     waiting_for_input');
+      expect(status).toMatch(/Question:   Which company\? \(call \S+\)/);
+
+      const empty = await waveloop(['answer', 'cli-question', ' '], env);
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toContain('The answer must be a non-empty string.');
+
+      const answer = await waveloop(['answer', 'cli-question', 'EPAM'], env);
+      expect(answer.code).toBe(0);
+      expect(answer.stdout).toContain('Answered "Which company?"');
+
+      const late = await waveloop(['answer', 'cli-question', 'again'], env);
+      expect(late.code).toBe(1);
     } finally {
       worker.kill('SIGINT');
       await new Promise((resolve) => worker.on('close', resolve));

@@ -15,6 +15,13 @@ import { FakeModel } from './fake-model';
 import { queryWithRetry } from '../../src/client/query';
 import { statusQuery, transcriptQuery } from '../../src/workflows/messages';
 import type { ChatMessage, RunProgress } from '../../src/common/contract';
+import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/common/goal-contract';
+
+export interface GoalOutcome {
+  handle: WorkflowHandle;
+  result?: GoalResult;
+  error?: unknown;
+}
 
 export interface RunOutcome {
   handle: WorkflowHandle;
@@ -104,7 +111,14 @@ export class Harness {
    */
   async run(
     input: unknown,
-    options: { extraTools?: AnyTool[]; agents?: AgentDefinition[]; workflowId?: string } = {},
+    options: {
+      extraTools?: AnyTool[];
+      agents?: AgentDefinition[];
+      workflowId?: string;
+      timeout?: string;
+      /** Runs beside the workflow while it runs (answer questions, cancel it, …). */
+      during?: (handle: WorkflowHandle) => Promise<void>;
+    } = {},
   ): Promise<RunOutcome> {
     const { worker, taskQueue } = await this.worker(options);
     const workflowId = options.workflowId ?? `test-${randomUUID()}`;
@@ -113,14 +127,16 @@ export class Harness {
         taskQueue,
         workflowId,
         args: [input],
-        workflowExecutionTimeout: '2 minutes',
+        workflowExecutionTimeout: (options.timeout ?? '2 minutes') as '2 minutes',
       });
+      const beside = options.during?.(handle);
       let outcome: Pick<RunOutcome, 'result' | 'error'>;
       try {
         outcome = { result: (await handle.result()) as AgentLoopResult };
       } catch (error) {
         outcome = { error };
       }
+      await beside;
       // Queries need a worker, so they are asked while this one still runs.
       const [progress, transcript] = await Promise.all([
         queryWithRetry(this.client, handle, statusQuery),
@@ -129,4 +145,40 @@ export class Harness {
       return { handle, ...outcome, progress, transcript };
     });
   }
+
+  /**
+   * Starts a goal tree (`pursueGoal`) with the raw input on a fresh worker and waits for its end.
+   * `workflowId` is the root's id; its sub-goals are `<id>/1`, `<id>/1.2`, …
+   */
+  async pursue(input: unknown, options: { workflowId?: string; extraTools?: AnyTool[] } = {}): Promise<GoalOutcome> {
+    const { worker, taskQueue } = await this.worker(options);
+    const workflowId = options.workflowId ?? `goal-${randomUUID()}`;
+    return worker.runUntil(async () => {
+      const handle = await this.client.workflow.start(PURSUE_GOAL_WORKFLOW, {
+        taskQueue,
+        workflowId,
+        args: [input],
+        workflowExecutionTimeout: '2 minutes',
+      });
+      try {
+        return { handle, result: (await handle.result()) as GoalResult };
+      } catch (error) {
+        return { handle, error };
+      }
+    });
+  }
+}
+
+/** Polls the run's `status` query until `predicate` holds (for tests that act while a run waits). */
+export async function waitForProgress(
+  client: Client,
+  handle: WorkflowHandle,
+  predicate: (progress: RunProgress) => boolean,
+): Promise<RunProgress> {
+  for (let i = 0; i < 300; i++) {
+    const progress = await queryWithRetry(client, handle, statusQuery);
+    if (predicate(progress)) return progress;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('The run never reached the expected state.');
 }

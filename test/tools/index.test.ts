@@ -11,7 +11,7 @@ beforeEach(() => {
 afterEach(() => deps.cleanup());
 
 describe('createDemoTools', () => {
-  it('createDemoTools: returns the eight demo tools with unique names', () => {
+  it('createDemoTools: returns the nine demo tools with unique names', () => {
     expect(createDemoTools(deps).map((tool) => tool.name)).toEqual([
       'search_users',
       'get_user',
@@ -21,6 +21,7 @@ describe('createDemoTools', () => {
       'get_availability',
       'calculator',
       'task_complete',
+      'ask_question',
     ]);
   });
 
@@ -34,8 +35,9 @@ describe('createDemoTools', () => {
     }
   });
 
-  it('createDemoTools: only task_complete breaks the loop', () => {
-    expect(createDemoTools(deps).filter((tool) => tool.loopBreaking).map((tool) => tool.name)).toEqual(['task_complete']);
+  it('createDemoTools: task_complete and ask_question break the loop; only ask_question waits for a person', () => {
+    expect(createDemoTools(deps).filter((tool) => tool.loopBreaking).map((tool) => tool.name)).toEqual(['task_complete', 'ask_question']);
+    expect(createDemoTools(deps).filter((tool) => tool.interaction).map((tool) => tool.name)).toEqual(['ask_question']);
   });
 });
 

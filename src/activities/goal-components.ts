@@ -1,0 +1,136 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type OpenAI from 'openai';
+import { z } from 'zod';
+import type { Usage } from '../common/contract';
+import { FailureType } from '../common/errors';
+import {
+  GOAL_COMPONENT_SCHEMAS,
+  type Achievement,
+  type AnswerInput,
+  type Assessment,
+  type AssessInput,
+  type ComponentOutput,
+  type Decomposition,
+  type GoalContextInput,
+  type GoalSchemaName,
+  type ResolvedGoalRun,
+  type ResultsInput,
+  type Synthesis,
+} from '../common/goal-contract';
+import { priceOf, type ModelPrice } from '../common/pricing';
+import { withHeartbeats } from './heartbeat';
+import { achievedPrompt, answerPrompt, assessPrompt, decomposePrompt, synthesizePrompt, type PromptMessage } from './goal-prompts';
+import { toModelFailure } from './model-errors';
+import type { Registry } from './registry';
+
+export interface GoalActivityDeps {
+  registry: Registry;
+  openai: OpenAI;
+  defaultModel: string;
+  /** Prices that override or extend `DEFAULT_MODEL_PRICES`. */
+  modelPrices?: Readonly<Record<string, ModelPrice>>;
+}
+
+/**
+ * The model components of a goal tree (seed 002): assess, decompose, check achievement,
+ * synthesize, and answer an atomic goal directly. Each is one Chat Completions call with a
+ * `response_format` JSON Schema made from the component's zod schema. A reply that does not parse
+ * comes back as `{ ok: false }` (the workflow asks once more, showing the error); endpoint errors
+ * are mapped like the agent loop's (`toModelFailure`) and retried by Temporal.
+ */
+export function createGoalActivities({ registry, openai, defaultModel, modelPrices }: GoalActivityDeps) {
+  const capabilities = (names: string[]) =>
+    names.length === 0
+      ? '  (no tools: answers come from knowledge and evidence only)'
+      : names.map((name) => `  - ${name}: ${registry.tools.get(name)?.description ?? ''}`).join('\n');
+
+  async function structured<T>(name: GoalSchemaName, model: string, messages: PromptMessage[]): Promise<ComponentOutput<T>> {
+    const schema = GOAL_COMPONENT_SCHEMAS[name] as unknown as z.ZodType<T>;
+    const completion = await withHeartbeats(async () => {
+      try {
+        return await openai.chat.completions.create(
+          {
+            model,
+            messages,
+            response_format: { type: 'json_schema', json_schema: { name, schema: jsonSchema(name), strict: false } },
+          },
+          { signal: Context.current().cancellationSignal },
+        );
+      } catch (err) {
+        throw toModelFailure(err);
+      }
+    });
+    const usage: Usage = {
+      promptTokens: completion.usage?.prompt_tokens ?? 0,
+      completionTokens: completion.usage?.completion_tokens ?? 0,
+      totalTokens: completion.usage?.total_tokens ?? 0,
+    };
+    const choice = completion.choices?.[0];
+    if (!choice) {
+      throw ApplicationFailure.create({ type: FailureType.ModelServerError, message: 'The model endpoint answered without any choice.' });
+    }
+    const reply = choice.message.content ?? '';
+    const parsed = parseReply(reply, schema);
+    return parsed.ok ? { ok: true, value: parsed.value, usage } : { ok: false, reply: reply.slice(0, 4_000), error: parsed.error, usage };
+  }
+
+  return {
+    /** Settles the model, its price and the tool allowlist of a tree once, at its root. */
+    async resolveGoal(input: { model?: string; tools?: string[] }): Promise<ResolvedGoalRun> {
+      const tools = input.tools ?? registry.agents.get('default')?.tools ?? [...registry.tools.keys()];
+      const unknown = tools.filter((name) => !registry.tools.has(name));
+      if (unknown.length > 0) {
+        throw ApplicationFailure.create({
+          type: FailureType.InvalidInput,
+          message: `Unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}. Registered tools: ${[...registry.tools.keys()].join(', ')}.`,
+          nonRetryable: true,
+        });
+      }
+      const model = input.model ?? defaultModel;
+      return { model, price: priceOf(model, modelPrices) ?? null, tools: [...new Set(tools)] };
+    },
+    async assessGoal(input: AssessInput): Promise<ComponentOutput<Assessment>> {
+      return structured('assessment', input.model, assessPrompt(input, capabilities(input.tools)));
+    },
+    async decomposeGoal(input: GoalContextInput): Promise<ComponentOutput<Decomposition>> {
+      return structured('decomposition', input.model, decomposePrompt(input, capabilities(input.tools)));
+    },
+    async checkAchieved(input: ResultsInput): Promise<ComponentOutput<Achievement>> {
+      return structured('achievement', input.model, achievedPrompt(input, capabilities(input.tools)));
+    },
+    async synthesizeGoal(input: ResultsInput): Promise<ComponentOutput<Synthesis>> {
+      return structured('synthesis', input.model, synthesizePrompt(input, capabilities(input.tools)));
+    },
+    /** Executes an atomic goal that needs no tools: the answer comes back in the synthesis shape. */
+    async answerGoal(input: AnswerInput): Promise<ComponentOutput<Synthesis>> {
+      return structured('synthesis', input.model, answerPrompt(input, capabilities(input.tools)));
+    },
+  };
+}
+
+const jsonSchemas = new Map<GoalSchemaName, Record<string, unknown>>();
+
+function jsonSchema(name: GoalSchemaName): Record<string, unknown> {
+  let schema = jsonSchemas.get(name);
+  if (!schema) {
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(GOAL_COMPONENT_SCHEMAS[name], { io: 'input' }) as Record<string, unknown>;
+    schema = rest;
+    jsonSchemas.set(name, schema);
+  }
+  return schema;
+}
+
+/** Parses a structured reply: JSON (a ```json fence around it is tolerated), then the schema. */
+export function parseReply<T>(reply: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
+  const text = reply.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `not valid JSON (${(err as Error).message})` };
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, error: parsed.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; ') };
+}

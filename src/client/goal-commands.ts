@@ -1,0 +1,205 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { Worker } from '@temporalio/worker';
+import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import { GoalTreeInputSchema, type GoalResult } from '../common/goal-contract';
+import { createStandardWorker } from '../worker';
+import type { WaveloopClient } from './api';
+import { renderGoalEvent, renderGoalTotals, renderGoalTree } from './goal-render';
+import { goalEvents, type GoalTreeNode } from './goal-tree';
+
+/** What the goal commands borrow from the CLI (`cli.ts`): output, option parsers, server and client. */
+export interface CliContext {
+  print(line?: string): void;
+  note(line: string): void;
+  action<A extends unknown[]>(fn: (...args: A) => Promise<number>): (...args: A) => Promise<void>;
+  parseDuration(value: string): number;
+  parsePositiveInt(value: string): number;
+  ensureServer(config: WaveloopConfig): Promise<string | undefined>;
+  runUrl(uiUrl: string | undefined, config: WaveloopConfig, workflowId: string): string | undefined;
+  withClient<T>(config: WaveloopConfig, work: (client: WaveloopClient) => Promise<T>): Promise<T>;
+  usageError(message: string): Error;
+}
+
+interface GoalOptions {
+  maxDepth?: number;
+  maxGoals?: number;
+  maxTime?: number;
+  maxCost?: number;
+  maxTokens?: number;
+  tools?: string;
+  model?: string;
+  id?: string;
+  detach?: boolean;
+  json?: boolean;
+}
+
+/** `waveloop goal "<objective>"` and `waveloop tree <id> [--jsonl]`. */
+export function registerGoalCommands(program: Command, cli: CliContext): void {
+  program
+    .command('goal')
+    .description('pursue an objective as a tree of goals (each a workflow) and follow it live')
+    .argument('<objective...>', 'what to achieve')
+    .option('--max-depth <n>', 'deepest level of goals (default 5)', cli.parsePositiveInt)
+    .option('--max-goals <n>', 'goals in the whole tree (default 50)', cli.parsePositiveInt)
+    .option('--max-time <duration>', 'time limit of the whole tree, e.g. 10m (default 1h)', cli.parseDuration)
+    .option('--max-cost <usd>', 'cost limit in USD (default 10)', parsePositiveNumber)
+    .option('--max-tokens <n>', 'token limit of the whole tree', cli.parsePositiveInt)
+    .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
+    .option('--model <name>', 'model name (overrides WAVELOOP_MODEL)')
+    .option('--id <workflowId>', 'workflow id of the root goal')
+    .option('--detach', 'start the tree and exit')
+    .option('--json', 'print the result object as JSON')
+    .action(cli.action((words: string[], options: GoalOptions) => goalCommand(cli, words, options)));
+
+  program
+    .command('tree')
+    .argument('<id>', 'workflow id of the root goal')
+    .option('--jsonl', 'print the event log (started, assessed, decomposed, executed, achieved, synthesized) as JSON lines')
+    .description('show a goal tree with statuses, timings and results, read from the workflow histories')
+    .action(cli.action((id: string, options: { jsonl?: boolean }) => treeCommand(cli, id, options)));
+}
+
+async function goalCommand(cli: CliContext, words: string[], options: GoalOptions): Promise<number> {
+  const config = loadConfig();
+  const constraints = {
+    maxDepth: options.maxDepth,
+    maxGoals: options.maxGoals,
+    maxTimeSeconds: options.maxTime === undefined ? undefined : options.maxTime / 1000,
+    maxCostUsd: options.maxCost,
+    maxTokens: options.maxTokens,
+  };
+  const input = GoalTreeInputSchema.parse({
+    objective: words.join(' '),
+    constraints: Object.values(constraints).some((v) => v !== undefined) ? constraints : undefined,
+    tools: options.tools?.split(',').map((t) => t.trim()).filter(Boolean),
+    model: options.model,
+  });
+  // Trees on the embedded server are served by a worker of this machine, so it needs a model now.
+  const problem = config.temporalAddress ? undefined : modelConfigProblem(config.model);
+  if (problem) throw cli.usageError(problem);
+
+  const uiUrl = await cli.ensureServer(config);
+  const stopRequested = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  return cli.withClient(config, async (client) => {
+    let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
+    const startWorker = async () => {
+      if (inProcess) return;
+      const { worker, close } = await createStandardWorker(config);
+      inProcess = { worker, close, running: worker.run() };
+      cli.note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the tree.`);
+    };
+    if (!options.detach && !(await client.hasLiveWorker())) await startWorker();
+
+    try {
+      const handle = await client.startGoal(input, { workflowId: options.id });
+      const id = handle.workflowId;
+      const url = cli.runUrl(uiUrl, config, id);
+      if (options.detach) {
+        if (options.json) cli.print(JSON.stringify({ workflowId: id, runId: handle.firstExecutionRunId }));
+        else cli.print(`Started goal tree ${id}${url ? ` · ${url}` : ''}`);
+        return 0;
+      }
+      if (!options.json) cli.print(`Goal tree ${id} started${url ? ` · Web UI: ${url}` : ''}`);
+
+      const follow = followTree(client, id, options.json ? () => undefined : cli.print, async () => {
+        if (!inProcess && (await client.waitingForWorker(id))) await startWorker();
+      });
+      let ended: { result?: GoalResult };
+      try {
+        ended = await Promise.race([client.goalResult(id).then((result) => ({ result })), stopRequested.then(() => ({}))]);
+      } finally {
+        await follow.stop();
+      }
+      const result = ended.result;
+      if (!result) {
+        cli.note(`Stopped following ${id}; the tree goes on in Temporal. \`waveloop tree ${id}\` shows it.`);
+        return 130;
+      }
+      if (options.json) {
+        cli.print(JSON.stringify(result, null, 2));
+      } else {
+        const tree = await client.goalTree(id);
+        cli.print('');
+        renderGoalTree(tree).forEach((line) => cli.print(line));
+        cli.print(`\nResult: ${result.status} (${renderGoalTotals(tree)})`);
+        cli.print(result.summary);
+        if (result.key_findings.length) cli.print(`Key findings:\n${result.key_findings.map((f) => `- ${f}`).join('\n')}`);
+        if (result.limitations.length) cli.print(`Limitations:\n${result.limitations.map((l) => `- ${l}`).join('\n')}`);
+      }
+      return result.status === 'achieved' || result.status === 'synthesized' ? 0 : 1;
+    } finally {
+      if (inProcess) {
+        if (inProcess.worker.getState() === 'RUNNING') inProcess.worker.shutdown();
+        await inProcess.running;
+        await inProcess.close();
+      }
+    }
+  });
+}
+
+/**
+ * Prints each event of the tree's log as it appears in the histories. While nothing has been
+ * printed, `onIdle` runs every few seconds, to notice a tree that no worker picked up.
+ */
+function followTree(client: WaveloopClient, workflowId: string, out: (line: string) => void, onIdle: () => Promise<void>) {
+  const POLL_MS = 500;
+  const IDLE_CHECK_MS = 3_000;
+  const cache = new Map();
+  const seen = new Set<string>();
+  let stopped = false;
+  let lastIdleCheck = Date.now();
+  const poll = async () => {
+    const tree: GoalTreeNode = await client.goalTree(workflowId, cache);
+    for (const event of goalEvents(tree)) {
+      const key = JSON.stringify([event.workflow_id, event.goal, event.event_type, event.timestamp]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out(renderGoalEvent(event));
+    }
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if (stopped) break;
+      try {
+        if (seen.size <= 1 && Date.now() - lastIdleCheck >= IDLE_CHECK_MS) {
+          lastIdleCheck = Date.now();
+          await onIdle();
+        }
+        await poll();
+      } catch {
+        // A history that is not there yet: the next poll tells.
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      await poll().catch(() => undefined);
+    },
+  };
+}
+
+async function treeCommand(cli: CliContext, id: string, options: { jsonl?: boolean }): Promise<number> {
+  return cli.withClient(loadConfig(), async (client) => {
+    const tree = await client.goalTree(id);
+    if (options.jsonl) {
+      goalEvents(tree).forEach((event) => cli.print(JSON.stringify(event)));
+      return 0;
+    }
+    renderGoalTree(tree).forEach((line) => cli.print(line));
+    const totals = renderGoalTotals(tree);
+    if (totals) cli.print(`\nUsed: ${totals}`);
+    return 0;
+  });
+}
+
+function parsePositiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
+  return n;
+}

@@ -1,0 +1,279 @@
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { optionalTsToDate } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
+import type { GoalInput, GoalResult } from '../common/goal-contract';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../common/contract';
+import { PURSUE_GOAL_WORKFLOW } from '../common/goal-contract';
+import { groupIntoLevels } from '../workflows/goal-levels';
+
+/**
+ * A goal tree read back from Temporal: the history of each goal workflow is the durable log
+ * (seed 002's `ExecutionLogger`), so the tree, its timings and its event log are derived from the
+ * histories of the root and its child workflows. Works while the tree runs, and long after.
+ */
+
+type History = temporal.api.history.v1.IHistory;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const EventType = temporal.api.enums.v1.EventType;
+
+/** Seed 002's event types, plus the end of a goal that was not achieved or synthesized. */
+export type GoalEventType =
+  | 'started'
+  | 'assessed'
+  | 'decomposed'
+  | 'executed'
+  | 'achieved'
+  | 'synthesized'
+  | 'constrained'
+  | 'cycle_detected'
+  | 'failed';
+
+/** One line of the JSONL event log (`waveloop tree <id> --jsonl`). */
+export interface GoalEvent {
+  timestamp: string;
+  event_type: GoalEventType;
+  goal: string;
+  depth: number;
+  parent_goal: string | null;
+  /** The goal's workflow; null for a sub-goal that was never started. */
+  workflow_id: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface GoalTreeNode {
+  workflowId?: string;
+  goal: string;
+  depth: number;
+  parentGoal: string | null;
+  /** Temporal's status (RUNNING, COMPLETED, FAILED, TIMED_OUT, …), or NOT_STARTED for a refused sub-goal. */
+  execution: string;
+  startTime?: Date;
+  closeTime?: Date;
+  result?: GoalResult;
+  /** Why the workflow failed, timed out or was terminated. */
+  failure?: string;
+  events: GoalEvent[];
+  children: GoalTreeNode[];
+}
+
+/**
+ * Reads the tree rooted at `workflowId`. `cache` keeps the histories of closed workflows between
+ * calls (they cannot change), so following a running tree refetches only what is still open.
+ */
+export async function readGoalTree(client: Client, workflowId: string, cache = new Map<string, History>()): Promise<GoalTreeNode> {
+  let history = cache.get(workflowId);
+  if (!history) {
+    history = await client.workflow.getHandle(workflowId).fetchHistory();
+    if (isClosed(history)) cache.set(workflowId, history);
+  }
+  const { node, childIds } = parseGoalHistory(workflowId, history);
+  const started = await Promise.all(childIds.map((id) => readGoalTree(client, id, cache)));
+  const byId = new Map(started.map((child) => [child.workflowId, child]));
+  if (node.result) {
+    // The result lists every sub-goal in order, the never-started ones included.
+    node.children = node.result.children.map((child) =>
+      child.workflowId && byId.has(child.workflowId) ? byId.get(child.workflowId)! : notStarted(child, node),
+    );
+  } else {
+    node.children = started;
+  }
+  return node;
+}
+
+/** The event log of a tree, oldest first (ties keep the tree's order). */
+export function goalEvents(tree: GoalTreeNode): GoalEvent[] {
+  const all: GoalEvent[] = [];
+  const walk = (node: GoalTreeNode) => {
+    all.push(...node.events);
+    node.children.forEach(walk);
+  };
+  walk(tree);
+  return all.map((event, index) => ({ event, index })).sort((a, b) => a.event.timestamp.localeCompare(b.event.timestamp) || a.index - b.index).map((e) => e.event);
+}
+
+/** Parses one goal workflow's history: the node (without children) and the ids of its goal children. */
+export function parseGoalHistory(workflowId: string, history: History): { node: GoalTreeNode; childIds: string[] } {
+  const node: GoalTreeNode = { workflowId, goal: '', depth: 0, parentGoal: null, execution: 'RUNNING', events: [], children: [] };
+  const childIds: string[] = [];
+  const executions = new Set<string>();
+  const scheduled = new Map<number, { type: string; input: any }>();
+  const emit = (event: HistoryEvent, type: GoalEventType, data: Record<string, unknown> = {}) =>
+    node.events.push({
+      timestamp: (optionalTsToDate(event.eventTime) ?? new Date(0)).toISOString(),
+      event_type: type,
+      goal: node.goal,
+      depth: node.depth,
+      parent_goal: node.parentGoal,
+      workflow_id: workflowId,
+      data,
+    });
+
+  for (const event of history.events ?? []) {
+    switch (event.eventType) {
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
+        const input = decode<GoalInput>(event.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]);
+        const stack = input?.node?.stack ?? [];
+        Object.assign(node, {
+          goal: input?.node?.goal ?? input?.objective ?? '',
+          depth: stack.length,
+          parentGoal: stack.length ? stack[stack.length - 1] : null,
+          startTime: optionalTsToDate(event.eventTime),
+        });
+        emit(event, 'started');
+        break;
+      }
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
+        const attrs = event.activityTaskScheduledEventAttributes!;
+        scheduled.set(Number(event.eventId), { type: attrs.activityType?.name ?? '', input: decode(attrs.input?.payloads?.[0]) });
+        break;
+      }
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: {
+        const attrs = event.activityTaskCompletedEventAttributes!;
+        const activity = scheduled.get(Number(attrs.scheduledEventId));
+        const output = decode<any>(attrs.result?.payloads?.[0]);
+        if (activity && output) componentEvent(event, activity, output, emit);
+        break;
+      }
+      case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED: {
+        const attrs = event.startChildWorkflowExecutionInitiatedEventAttributes!;
+        if (attrs.workflowType?.name === PURSUE_GOAL_WORKFLOW) childIds.push(attrs.workflowId!);
+        if (attrs.workflowType?.name === AGENT_LOOP_WORKFLOW) executions.add(attrs.workflowId!);
+        break;
+      }
+      case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED: {
+        const attrs = event.childWorkflowExecutionCompletedEventAttributes!;
+        const id = attrs.workflowExecution?.workflowId ?? '';
+        if (executions.has(id)) {
+          const run = decode<AgentLoopResult>(attrs.result?.payloads?.[0]);
+          emit(event, 'executed', { success: run?.status === 'completed', mode: 'tools', workflow_id: id, iterations: run?.iterations });
+        }
+        break;
+      }
+      case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED:
+      case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT:
+      case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED:
+      case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED: {
+        const attrs =
+          event.childWorkflowExecutionFailedEventAttributes ??
+          event.childWorkflowExecutionTimedOutEventAttributes ??
+          event.childWorkflowExecutionTerminatedEventAttributes ??
+          event.childWorkflowExecutionCanceledEventAttributes;
+        const id = attrs?.workflowExecution?.workflowId ?? '';
+        if (executions.has(id)) emit(event, 'executed', { success: false, mode: 'tools', workflow_id: id, outcome: closeName(event.eventType) });
+        break;
+      }
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED: {
+        const result = decode<GoalResult>(event.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]);
+        Object.assign(node, { execution: 'COMPLETED', closeTime: optionalTsToDate(event.eventTime), result });
+        if (result && (result.status === 'constrained' || result.status === 'cycle_detected' || result.status === 'failed')) {
+          emit(event, result.status, { reason: result.reason ?? null, ...(result.constraint ? { constraint: result.constraint } : {}) });
+        }
+        break;
+      }
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW: {
+        const execution = closeName(event.eventType);
+        const failure =
+          event.workflowExecutionFailedEventAttributes?.failure?.message ??
+          (execution === 'TIMED_OUT' ? 'the goal workflow timed out (time limit)' : execution.toLowerCase());
+        Object.assign(node, { execution, closeTime: optionalTsToDate(event.eventTime), failure });
+        emit(event, execution === 'TIMED_OUT' ? 'constrained' : 'failed', { reason: failure, ...(execution === 'TIMED_OUT' ? { constraint: 'time' } : {}) });
+        break;
+      }
+    }
+  }
+  return { node, childIds };
+}
+
+function componentEvent(
+  event: HistoryEvent,
+  activity: { type: string; input: any },
+  output: any,
+  emit: (event: HistoryEvent, type: GoalEventType, data?: Record<string, unknown>) => void,
+): void {
+  const value = output.ok ? output.value : undefined;
+  switch (activity.type) {
+    case 'assessGoal':
+      if (value) emit(event, 'assessed', { directly_executable: value.directly_executable, action: value.action?.kind ?? null });
+      break;
+    case 'decomposeGoal':
+      if (value) {
+        const { levels, problem } = groupIntoLevels(value.sub_goals.map((s: { dependencies: number[] }) => s.dependencies));
+        emit(event, 'decomposed', {
+          sub_goal_count: value.sub_goals.length,
+          sub_goals: value.sub_goals.map((s: { description: string }) => s.description),
+          levels,
+          ...(problem ? { dependency_problem: problem } : {}),
+        });
+      }
+      break;
+    case 'checkAchieved':
+      if (value?.achieved) emit(event, 'achieved', { sub_goals_completed: activity.input?.results?.length ?? 0, confidence: value.confidence });
+      break;
+    case 'synthesizeGoal':
+      if (value) emit(event, 'synthesized', { confidence: value.confidence });
+      break;
+    case 'answerGoal':
+      if (value || activity.input?.repair) emit(event, 'executed', { success: Boolean(value), mode: 'answer' });
+      break;
+  }
+}
+
+function notStarted(result: GoalResult, parent: GoalTreeNode): GoalTreeNode {
+  const timestamp = (parent.closeTime ?? new Date()).toISOString();
+  return {
+    goal: result.goal,
+    depth: parent.depth + 1,
+    parentGoal: parent.goal,
+    execution: 'NOT_STARTED',
+    result,
+    events: [
+      {
+        timestamp,
+        event_type: result.status,
+        goal: result.goal,
+        depth: parent.depth + 1,
+        parent_goal: parent.goal,
+        workflow_id: null,
+        data: { reason: result.reason ?? null, ...(result.constraint ? { constraint: result.constraint } : {}), started: false },
+      } as GoalEvent,
+    ],
+    children: [],
+  };
+}
+
+function isClosed(history: History): boolean {
+  const last = history.events?.[history.events.length - 1];
+  return closeName(last?.eventType) !== 'RUNNING';
+}
+
+function closeName(type: temporal.api.enums.v1.EventType | null | undefined): string {
+  switch (type) {
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+      return 'COMPLETED';
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+    case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED:
+      return 'FAILED';
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+    case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT:
+      return 'TIMED_OUT';
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
+    case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED:
+      return 'TERMINATED';
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
+    case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED:
+      return 'CANCELED';
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+      return 'CONTINUED_AS_NEW';
+    default:
+      return 'RUNNING';
+  }
+}
+
+function decode<T>(payload: temporal.api.common.v1.IPayload | null | undefined): T | undefined {
+  return payload ? (defaultPayloadConverter.fromPayload(payload) as T) : undefined;
+}

@@ -1,0 +1,70 @@
+import type { Evidence, GoalResult } from '../common/goal-contract';
+
+/**
+ * Pure text helpers of the goal tree: tree ids, compact evidence, the goal text of an execution.
+ * Shared by the workflow, the prompts and the client.
+ */
+
+/** Evidence items a goal passes on (the latest ones), and how much of each. */
+export const MAX_EVIDENCE_ITEMS = 12;
+const MAX_EVIDENCE_SUMMARY_CHARS = 600;
+const MAX_FINDINGS = 5;
+const MAX_FINDING_CHARS = 200;
+const MAX_WORKFLOW_SUMMARY_CHARS = 200;
+
+/** `<root>` for the root, `<root>/1` below it, then `<root>/1.2`, `<root>/1.2.3`, … */
+export function goalWorkflowId(rootId: string, path: readonly number[]): string {
+  return path.length === 0 ? rootId : `${rootId}/${path.join('.')}`;
+}
+
+/** The workflow id of the tool loop that executes the goal `goalId`. */
+export function executionWorkflowId(goalId: string): string {
+  return `${goalId}/exec`;
+}
+
+/** A goal's result as later goals see it. */
+export function toEvidence(result: GoalResult): Evidence {
+  return {
+    goal: result.goal,
+    status: result.status,
+    summary: clip(result.summary || result.reason || '', MAX_EVIDENCE_SUMMARY_CHARS),
+    key_findings: result.key_findings.slice(0, MAX_FINDINGS).map((f) => clip(f, MAX_FINDING_CHARS)),
+  };
+}
+
+/** The evidence a child starts with: what its parent had plus its parent's results so far, latest kept. */
+export function evidenceFor(inherited: readonly Evidence[], results: readonly GoalResult[]): Evidence[] {
+  return [...inherited, ...results.map(toEvidence)].slice(-MAX_EVIDENCE_ITEMS);
+}
+
+export function formatEvidence(evidence: readonly Evidence[]): string {
+  if (evidence.length === 0) return '  (none yet)';
+  return evidence
+    .map((e) => {
+      const findings = e.key_findings.map((f) => `\n      · ${f}`).join('');
+      return `  - [${e.status}] ${e.goal}: ${e.summary}${findings}`;
+    })
+    .join('\n');
+}
+
+/** The goal an `agentLoop` child is given: the goal on the first line, then its context. */
+export function executionGoal(goal: string, objective: string, action: string | undefined, evidence: readonly Evidence[]): string {
+  return [
+    goal,
+    '',
+    'Context: this is one step of a larger objective.',
+    `- Original objective: ${objective}`,
+    ...(action ? [`- Planned action: ${action}`] : []),
+    `- Evidence so far:\n${formatEvidence(evidence)}`,
+    'Answer with what you found or did.',
+  ].join('\n');
+}
+
+/** A goal as the Web UI shows it in a workflow's summary. */
+export function workflowSummary(text: string): string {
+  return clip(text.replace(/\s+/g, ' ').trim(), MAX_WORKFLOW_SUMMARY_CHARS);
+}
+
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,468 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import { DEFAULT_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../common/activity-options';
+import { addUsage, ZERO_USAGE, type Usage } from '../common/contract';
+import { FailureType } from '../common/errors';
+import {
+  DEFAULT_GOAL_CONSTRAINTS,
+  GoalInputSchema,
+  type Achievement,
+  type Assessment,
+  type ComponentOutput,
+  type ConstraintKind,
+  type Decomposition,
+  type GoalContextInput,
+  type GoalInput,
+  type GoalNode,
+  type GoalResult,
+  type GoalStatus,
+  type SubGoal,
+} from '../common/goal-contract';
+import { costOf } from '../common/pricing';
+import { agentLoop } from './agent-loop';
+import { childDeadline, MIN_CHILD_TIME_MS, shareLevel, type Share } from './goal-budget';
+import { findCycle, groupIntoLevels } from './goal-levels';
+import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, toEvidence, workflowSummary } from './goal-text';
+
+type Activities = ReturnType<typeof createActivities>;
+
+const { resolveGoal } = proxyActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
+const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
+
+/**
+ * Pursues one goal (seed 002): assess → execute, or decompose → pursue the sub-goals level by level
+ * as parallel child `pursueGoal` workflows → check achievement after each level (stopping early when
+ * achieved) → synthesize. The root settles the model and tools and the tree-wide limits; every
+ * child gets its goal, the goal stack, the evidence so far and its share of the budgets from its
+ * parent. A failing, timed-out or refused child is evidence for its parent, never a crash of the tree.
+ */
+export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
+  const input = parseInput(rawInput);
+  const node = input.node ?? (await rootNode(input));
+  return new Pursuit(input, node).run();
+}
+
+interface Violation {
+  kind: ConstraintKind;
+  reason: string;
+}
+
+type Asked<T> = { ok: true; value: T } | { ok: false; error: string };
+
+class Pursuit {
+  private readonly id: string;
+  private readonly depth: number;
+  private readonly limits: Required<Pick<NonNullable<GoalInput['constraints']>, 'maxDepth' | 'maxGoals' | 'maxTimeSeconds'>>;
+  /** When children must be done: the goal's own deadline minus a reserve to record their results. */
+  private readonly childDeadlineMs: number;
+  private usage: Usage = ZERO_USAGE;
+  private costUsd = 0;
+  /** Tokens and cost of children that could not report (failed, timed out): their whole share. */
+  private unreported = { tokens: 0, costUsd: 0 };
+  /** Goals of this subtree so far, this one included. */
+  private goalsUsed = 1;
+  private readonly results: GoalResult[] = [];
+  private readonly limitations: string[] = [];
+  /** Sub-goals this goal did not start because of a limit. */
+  private readonly refusals: Violation[] = [];
+  private planned = 0;
+
+  constructor(
+    private readonly input: GoalInput,
+    private readonly node: GoalNode,
+  ) {
+    this.id = goalWorkflowId(node.rootId, node.path);
+    this.depth = node.stack.length;
+    this.limits = {
+      maxDepth: input.constraints?.maxDepth ?? DEFAULT_GOAL_CONSTRAINTS.maxDepth,
+      maxGoals: input.constraints?.maxGoals ?? DEFAULT_GOAL_CONSTRAINTS.maxGoals,
+      maxTimeSeconds: input.constraints?.maxTimeSeconds ?? DEFAULT_GOAL_CONSTRAINTS.maxTimeSeconds,
+    };
+    this.childDeadlineMs = childDeadline(node.budget.deadlineMs, Date.now(), node.path.length === 0);
+  }
+
+  async run(): Promise<GoalResult> {
+    const early = this.violation();
+    if (early) return this.constrained(early);
+
+    const blocked = this.decompositionBlocked();
+    const assessed = await this.ask<Assessment>('assess', (input, summary) =>
+      assessGoal.executeWithOptions(modelOptions(summary), [{ ...input, canDecompose: !blocked }]),
+    );
+    if (!assessed.ok) return this.finish('failed', { reason: assessed.error });
+    if (assessed.value.directly_executable) return this.execute(assessed.value);
+    if (blocked) return this.constrained(blocked);
+
+    const violation = this.violation();
+    if (violation) return this.constrained(violation);
+    const decomposed = await this.ask<Decomposition>('decompose', (input, summary) =>
+      decomposeGoal.executeWithOptions(modelOptions(summary), [input]),
+    );
+    if (!decomposed.ok) return this.finish('failed', { reason: decomposed.error });
+    return this.pursueSubGoals(decomposed.value.sub_goals);
+  }
+
+  /** An atomic goal: a tool loop (`agentLoop` child) with the tree's tools, or a direct answer. */
+  private async execute(assessment: Assessment): Promise<GoalResult> {
+    const violation = this.violation();
+    if (violation) return this.constrained(violation);
+    const action = assessment.action ?? undefined;
+    if (this.node.tools.length === 0 || action?.kind === 'answer') {
+      const answered = await this.ask('answer', (input, summary) =>
+        answerGoal.executeWithOptions(modelOptions(summary), [{ ...input, action: action?.description ?? this.node.goal }]),
+      );
+      if (!answered.ok) return this.finish('failed', { reason: answered.error });
+      return this.finish('achieved', answered.value);
+    }
+
+    const timeoutMs = this.childDeadlineMs - Date.now();
+    if (timeoutMs < MIN_CHILD_TIME_MS) return this.constrained(this.timeViolation());
+    try {
+      const run = await executeChild(agentLoop, {
+        workflowId: executionWorkflowId(this.id),
+        args: [
+          {
+            goal: executionGoal(this.node.goal, this.input.objective, action?.description, this.node.evidence),
+            model: this.node.model,
+            tools: this.node.tools,
+          },
+        ],
+        workflowExecutionTimeout: timeoutMs,
+        staticSummary: workflowSummary(`tools · ${this.node.goal}`),
+      });
+      this.spend(run.usage);
+      const calls = run.waves.flatMap((wave) => wave.calls);
+      const findings = calls.filter((c) => c.ok).map((c) => clip(`${c.tool}(${JSON.stringify(c.args)}) → ${c.result ?? ''}`, 200));
+      const confidence = calls.length === 0 ? 1 : calls.filter((c) => c.ok).length / calls.length;
+      if (run.status === 'completed') return this.finish('achieved', { summary: run.answer, key_findings: findings, confidence });
+      return this.finish('failed', {
+        summary: run.answer,
+        key_findings: findings,
+        reason: `The tool loop stopped at its iteration limit (${run.iterations}) without an answer.`,
+      });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      if (isTimeout(err)) return this.constrained(this.timeViolation());
+      return this.finish('failed', { reason: `The tool loop failed: ${describeFailure(err)}` });
+    }
+  }
+
+  private async pursueSubGoals(subGoals: SubGoal[]): Promise<GoalResult> {
+    this.planned = subGoals.length;
+    const { levels, problem } = groupIntoLevels(subGoals.map((s) => s.dependencies));
+    if (problem) this.limitations.push(problem);
+
+    let achievement: Achievement | undefined;
+    for (const [index, level] of levels.entries()) {
+      const before = this.violation();
+      if (before) return this.constrained(before);
+      const later = levels.slice(index + 1).reduce((n, l) => n + l.length, 0);
+      const results = await this.pursueLevel(level.map((i) => ({ index: i, goal: subGoals[i].description })), later);
+      this.results.push(...results);
+      // Children get all the time this goal has for them: one that ran out means this goal has too.
+      if (results.some((r) => r.constraint === 'time')) return this.constrained(this.timeViolation());
+      if (this.results.every((r) => !r.workflowId)) continue;
+
+      const after = this.violation();
+      if (after) return this.constrained(after);
+      const checked = await this.ask<Achievement>(`achieved? · level ${index + 1}`, (input, summary) =>
+        checkAchieved.executeWithOptions(modelOptions(summary), [{ ...input, results: this.results.map(toEvidence) }]),
+      );
+      if (!checked.ok) this.limitations.push(checked.error);
+      else if (checked.value.achieved) {
+        achievement = checked.value;
+        break;
+      } else achievement = checked.value;
+    }
+
+    if (this.results.every((r) => !r.workflowId)) {
+      const refusal = this.refusals[0];
+      if (refusal) return this.constrained(refusal);
+      return this.finish('failed', { reason: 'No sub-goal could be pursued: every one repeats a goal on the stack.' });
+    }
+    const violation = this.violation();
+    if (violation) return this.constrained(violation);
+    const synthesized = await this.ask('synthesize', (input, summary) =>
+      synthesizeGoal.executeWithOptions(modelOptions(summary), [{ ...input, results: this.results.map(toEvidence) }]),
+    );
+    if (!synthesized.ok) return this.finish('failed', { ...this.partial(), reason: synthesized.error });
+    const gaps = achievement && !achievement.achieved ? achievement.remaining_gaps.map((gap) => `Remaining gap: ${gap}`) : [];
+    const refusal = this.refusals[0];
+    if (achievement?.achieved) return this.finish('achieved', synthesized.value);
+    if (refusal) {
+      const limitations = [...synthesized.value.limitations, ...gaps];
+      return this.finish('constrained', { ...synthesized.value, limitations, reason: refusal.reason, constraint: refusal.kind });
+    }
+    return this.finish('synthesized', { ...synthesized.value, limitations: [...synthesized.value.limitations, ...gaps] });
+  }
+
+  /**
+   * Starts the sub-goals of one level at once, each as a child workflow with its share of the
+   * budgets. A sub-goal that repeats a goal on the stack, or for which no share is left, is not
+   * started: it becomes a `cycle_detected` or `constrained` result here.
+   */
+  private async pursueLevel(level: Array<{ index: number; goal: string }>, later: number): Promise<GoalResult[]> {
+    const stack = [...this.node.stack, this.node.goal];
+    const cycles = level.map(({ goal }) => findCycle(goal, stack));
+    const shares = shareLevel(cycles.filter((c) => !c).length, later, this.left());
+    const shareOf = cycles.map((cycle, i) => (cycle ? undefined : shares[cycles.slice(0, i).filter((c) => !c).length]));
+    const evidence = evidenceFor(this.node.evidence, this.results);
+    return Promise.all(
+      level.map(async ({ index, goal }, i): Promise<GoalResult> => {
+        const cycle = cycles[i];
+        if (cycle) {
+          const reason = `Repeats "${clip(cycle.ancestor, 120)}" on its goal stack (similarity ${cycle.similarity.toFixed(2)}).`;
+          return this.notStarted(goal, 'cycle_detected', { reason });
+        }
+        const share = shareOf[i]!;
+        if ('refused' in share) return this.refuse(goal, this.violationOf(share.refused));
+        const timeoutMs = this.childDeadlineMs - Date.now();
+        if (timeoutMs < MIN_CHILD_TIME_MS) return this.refuse(goal, this.timeViolation());
+        return this.startChild(goal, index + 1, share, stack, evidence, timeoutMs);
+      }),
+    );
+  }
+
+  private async startChild(
+    goal: string,
+    position: number,
+    share: Exclude<Share, { refused: ConstraintKind }>,
+    stack: string[],
+    evidence: GoalNode['evidence'],
+    timeoutMs: number,
+  ): Promise<GoalResult> {
+    const path = [...this.node.path, position];
+    const workflowId = goalWorkflowId(this.node.rootId, path);
+    const node: GoalNode = {
+      ...this.node,
+      path,
+      goal,
+      stack,
+      evidence,
+      budget: { goals: share.goals, deadlineMs: this.childDeadlineMs, tokens: share.tokens, costUsd: share.costUsd },
+    };
+    const { objective, constraints, tools, model } = this.input;
+    try {
+      const result = await executeChild(pursueGoal, {
+        workflowId,
+        args: [{ objective, constraints, tools, model, node }],
+        workflowExecutionTimeout: timeoutMs,
+        staticSummary: workflowSummary(goal),
+      });
+      this.goalsUsed += result.goals;
+      this.usage = addUsage(this.usage, result.usage);
+      this.costUsd += result.costUsd;
+      return result;
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      // The child could not report what it used: count its whole share.
+      this.goalsUsed += share.goals;
+      this.unreported.tokens += share.tokens ?? 0;
+      this.unreported.costUsd += share.costUsd ?? 0;
+      const base = { goals: share.goals, workflowId, depth: this.depth + 1 };
+      if (isTimeout(err)) {
+        return { ...this.notStarted(goal, 'constrained', { reason: 'Time limit reached: the goal workflow timed out.', constraint: 'time' }), ...base };
+      }
+      return { ...this.notStarted(goal, 'failed', { reason: `The goal workflow failed: ${describeFailure(err)}` }), ...base };
+    }
+  }
+
+  /** Asks a model component; a reply that does not parse is shown to the model once, with the error. */
+  private async ask<T>(name: string, call: (input: GoalContextInput, summary: string) => Promise<ComponentOutput<T>>): Promise<Asked<T>> {
+    const input: GoalContextInput = {
+      model: this.node.model,
+      objective: this.input.objective,
+      goal: this.node.goal,
+      stack: this.node.stack,
+      tools: this.node.tools,
+      evidence: this.node.evidence,
+    };
+    try {
+      let output = await call(input, name);
+      this.spend(output.usage);
+      if (!output.ok) {
+        output = await call({ ...input, repair: { reply: output.reply, error: output.error } }, `${name} · retry (invalid reply)`);
+        this.spend(output.usage);
+      }
+      if (output.ok) return { ok: true, value: output.value };
+      return { ok: false, error: `${name}: the model's reply did not match the schema twice (${output.error})` };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return { ok: false, error: `${name} failed: ${describeFailure(err)}` };
+    }
+  }
+
+  private spend(usage: Usage): void {
+    this.usage = addUsage(this.usage, usage);
+    this.costUsd += costOf(usage, this.node.price);
+  }
+
+  private left() {
+    const { tokens, costUsd } = this.node.budget;
+    return {
+      goals: this.node.budget.goals - this.goalsUsed,
+      tokens: tokens === undefined ? undefined : Math.max(0, tokens - this.usage.totalTokens - this.unreported.tokens),
+      costUsd: costUsd === undefined ? undefined : Math.max(0, costUsd - this.costUsd - this.unreported.costUsd),
+    };
+  }
+
+  /** A limit this goal has run into (time, tokens, cost), if any. */
+  private violation(): Violation | undefined {
+    if (Date.now() >= this.childDeadlineMs) return this.timeViolation();
+    const left = this.left();
+    if (left.tokens !== undefined && left.tokens <= 0) return this.violationOf('tokens');
+    if (left.costUsd !== undefined && left.costUsd <= 0) return this.violationOf('cost');
+    return undefined;
+  }
+
+  /** Why this goal may not be decomposed, if it may not. */
+  private decompositionBlocked(): Violation | undefined {
+    if (this.depth + 1 >= this.limits.maxDepth) return this.violationOf('depth');
+    if (this.node.budget.goals - this.goalsUsed < 1) return this.violationOf('goals');
+    return undefined;
+  }
+
+  private timeViolation(): Violation {
+    return this.violationOf('time');
+  }
+
+  private violationOf(kind: ConstraintKind): Violation {
+    const c = this.input.constraints;
+    const reasons: Record<ConstraintKind, string> = {
+      depth: `Max depth (${this.limits.maxDepth}) reached: the goal cannot be decomposed further`,
+      goals: `Goal limit (${this.limits.maxGoals}) reached`,
+      time: `Time limit (${this.limits.maxTimeSeconds}s) reached`,
+      tokens: `Token limit (${c?.maxTokens} for the tree) reached: this goal's share is used up`,
+      cost: `Cost limit ($${c?.maxCostUsd ?? DEFAULT_GOAL_CONSTRAINTS.maxCostUsd} for the tree) reached: this goal's share is used up`,
+    };
+    return { kind, reason: reasons[kind] };
+  }
+
+  private refuse(goal: string, violation: Violation): GoalResult {
+    this.refusals.push(violation);
+    return this.notStarted(goal, 'constrained', { reason: `${violation.reason}: not started.`, constraint: violation.kind });
+  }
+
+  private notStarted(goal: string, status: GoalStatus, fields: { reason: string; constraint?: ConstraintKind }): GoalResult {
+    return {
+      goal,
+      status,
+      summary: fields.reason,
+      key_findings: [],
+      confidence: 0,
+      limitations: [],
+      children: [],
+      depth: this.depth + 1,
+      ...fields,
+      goals: 0,
+      usage: ZERO_USAGE,
+      costUsd: 0,
+    };
+  }
+
+  /** `constrained`, with what the sub-goals pursued so far found (no model call: the limit forbids it). */
+  private constrained(violation: Violation): GoalResult {
+    return this.finish('constrained', { ...this.partial(violation.reason), reason: violation.reason, constraint: violation.kind });
+  }
+
+  private partial(reason?: string) {
+    const done = this.results.filter((r) => r.status === 'achieved' || r.status === 'synthesized');
+    const pursued = this.planned ? ` ${done.length} of ${this.planned} sub-goals completed${done.length ? ':' : '.'}` : '';
+    return {
+      summary: [reason ? `${reason}.` : '', pursued, ...done.map((r) => clip(r.summary, 300))].filter(Boolean).join(' ').trim(),
+      key_findings: done.flatMap((r) => r.key_findings).slice(0, 10),
+      confidence: 0,
+    };
+  }
+
+  private finish(
+    status: GoalStatus,
+    fields: Partial<Pick<GoalResult, 'summary' | 'key_findings' | 'confidence' | 'limitations' | 'reason' | 'constraint'>>,
+  ): GoalResult {
+    return {
+      goal: this.node.goal,
+      status,
+      summary: fields.summary || fields.reason || '',
+      key_findings: fields.key_findings ?? [],
+      confidence: fields.confidence ?? 0,
+      limitations: [...(fields.limitations ?? []), ...this.limitations],
+      children: this.results,
+      workflowId: this.id,
+      depth: this.depth,
+      ...(fields.reason ? { reason: fields.reason } : {}),
+      ...(fields.constraint ? { constraint: fields.constraint } : {}),
+      goals: this.goalsUsed,
+      usage: this.usage,
+      costUsd: this.costUsd,
+    };
+  }
+}
+
+function modelOptions(summary: string) {
+  return { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary };
+}
+
+function parseInput(rawInput: unknown): GoalInput {
+  const parsed = GoalInputSchema.safeParse(rawInput);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
+  throw ApplicationFailure.create({
+    type: FailureType.InvalidInput,
+    message: `Invalid pursueGoal input: ${problems.join('; ')}`,
+    nonRetryable: true,
+  });
+}
+
+/** The root settles the model, its price and the tools once, and holds the tree-wide budgets. */
+async function rootNode(input: GoalInput): Promise<GoalNode> {
+  let resolved;
+  try {
+    resolved = await resolveGoal.executeWithOptions({ ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve model and tools' }, [
+      { model: input.model, tools: input.tools },
+    ]);
+  } catch (err) {
+    const cause = err instanceof ActivityFailure ? err.cause : err;
+    if (cause instanceof ApplicationFailure && cause.nonRetryable) {
+      throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, nonRetryable: true, cause });
+    }
+    throw err;
+  }
+  const info = workflowInfo();
+  const c = input.constraints ?? {};
+  return {
+    rootId: info.workflowId,
+    path: [],
+    goal: input.objective,
+    stack: [],
+    evidence: [],
+    budget: {
+      goals: c.maxGoals ?? DEFAULT_GOAL_CONSTRAINTS.maxGoals,
+      deadlineMs: info.runStartTime.getTime() + (c.maxTimeSeconds ?? DEFAULT_GOAL_CONSTRAINTS.maxTimeSeconds) * 1000,
+      tokens: c.maxTokens,
+      costUsd: c.maxCostUsd ?? DEFAULT_GOAL_CONSTRAINTS.maxCostUsd,
+    },
+    ...resolved,
+  };
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof ChildWorkflowFailure && err.cause instanceof TimeoutFailure;
+}
+
+function describeFailure(err: unknown): string {
+  if (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) {
+    const cause = err.cause;
+    if (cause instanceof ApplicationFailure && cause.type) return `${cause.type}: ${cause.message}`;
+    return cause?.message ?? err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

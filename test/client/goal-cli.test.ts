@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { FakeModel } from '../support/fake-model';
+import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
+
+const ROOT = path.join(__dirname, '..', '..');
+const CLI = path.join(ROOT, 'bin', 'waveloop.js');
+
+/** Runs the built CLI (`npm test` builds it first) as a user would, with its own environment. */
+function waveloop(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('waveloop goal and tree', () => {
+  const fake = new FakeModel();
+  let dataDir: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    await fake.start();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-goal-cli-'));
+    env = {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      WAVELOOP_TASK_QUEUE: `goal-cli-${randomUUID()}`,
+      WAVELOOP_DATA_DIR: dataDir,
+      OPENAI_BASE_URL: fake.baseURL,
+      OPENAI_API_KEY: 'test-key',
+      WAVELOOP_MODEL: 'fake-model',
+    };
+  });
+  afterAll(async () => {
+    await fake.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const GOAL = 'Compute the area and perimeter of a 3 by 4 rectangle';
+  const [AREA, PERIMETER] = ['Compute the area', 'Compute the perimeter'];
+
+  it('waveloop goal: starts a tree, prints its events live, then the tree and the result', async () => {
+    const router = goalModel({
+      [GOAL]: {
+        assessment: [assess.decompose()],
+        decomposition: [decomposition(AREA, PERIMETER)],
+        achievement: [achievement(true)],
+        synthesis: [synthesis('Area 12, perimeter 14.', ['area 12', 'perimeter 14'])],
+      },
+      [AREA]: { assessment: [assess.tools()], agent: [{ toolCalls: [{ name: 'calculator', args: { expression: '3 * 4' } }] }, { content: 'The area is 12.' }] },
+      [PERIMETER]: { assessment: [assess.answer()], synthesis: [synthesis('The perimeter is 14.')] },
+    });
+    fake.script(...router.steps);
+
+    const out = await waveloop(['goal', '--id', 'cli-goal', '--tools', 'calculator', '--max-goals', '5', GOAL], env);
+
+    expect(out.stderr).toContain('running one in this process for the tree');
+    expect(out.code).toBe(0);
+    fake.assertDone();
+    router.assertDone();
+    expect(out.stdout).toContain('Goal tree cli-goal started');
+    expect(out.stdout).toContain(`cli-goal · decomposed · 2 sub-goals in 1 level(s) · ${GOAL}`);
+    expect(out.stdout).toContain(`cli-goal/1 · executed · done (tools) · ${AREA}`);
+    expect(out.stdout).toContain(`cli-goal/2 · executed · done (answer) · ${PERIMETER}`);
+    expect(out.stdout).toMatch(new RegExp(`achieved +\\d+\\.\\ds  ${GOAL}  \\[cli-goal\\]\\n  → Area 12, perimeter 14\\.`));
+    expect(out.stdout).toMatch(/\n  achieved +\d+\.\ds  Compute the area  \[cli-goal\/1\]\n    → The area is 12\./);
+    expect(out.stdout).toContain('Result: achieved (3 goals, 990 tokens, $0.0000)\nArea 12, perimeter 14.\nKey findings:\n- area 12\n- perimeter 14');
+  });
+
+  it('waveloop tree: prints the tree from the histories, and --jsonl its event log, with no worker running', async () => {
+    const tree = await waveloop(['tree', 'cli-goal'], env);
+    expect(tree.code).toBe(0);
+    expect(tree.stdout.split('\n')[0]).toMatch(new RegExp(`^achieved +\\d+\\.\\ds  ${GOAL}  \\[cli-goal\\]$`));
+    expect(tree.stdout).toContain('Used: 3 goals, 990 tokens');
+
+    const jsonl = await waveloop(['tree', 'cli-goal', '--jsonl'], env);
+    expect(jsonl.code).toBe(0);
+    const events = jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(events.filter((e) => e.goal === GOAL).map((e) => e.event_type)).toEqual(['started', 'assessed', 'decomposed', 'achieved', 'synthesized']);
+    expect(events.filter((e) => e.goal === AREA).map((e) => e.event_type)).toEqual(['started', 'assessed', 'executed']);
+    expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({ depth: 1, parent_goal: GOAL, workflow_id: 'cli-goal/2' });
+  });
+
+  it('waveloop goal: bad options are refused before anything starts', async () => {
+    const out = await waveloop(['goal', '--max-depth', '0', 'x'], env);
+    expect(out.code).not.toBe(0);
+    expect(out.stderr).toContain('must be a positive whole number');
+  });
+});

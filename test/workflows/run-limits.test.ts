@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { Harness, waitForProgress } from '../support/harness';
+import { recordHistory } from '../support/history';
+import { answerUpdate } from '../../src/workflows/messages';
+
+const h = new Harness();
+beforeAll(() => h.start());
+afterAll(() => h.stop());
+
+const calc = (expression: string, content?: string) => ({ content, toolCalls: [{ name: 'calculator', args: { expression } }] });
+
+describe('agentLoop: people and limits', () => {
+  it('ask_question: the run waits for input, a bad or early answer is refused, the answer reaches the model', async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'ask_question', args: { question: 'Which Bob do you mean?' } }] },
+      (req) => ({ content: `You said: ${req.messages[req.messages.length - 1].content}` }),
+    );
+    let refusedEarly: unknown;
+    let refusedEmpty: unknown;
+    const { handle, result } = await h.run(
+      { goal: 'Update Bob' },
+      {
+        during: async (handle) => {
+          refusedEarly = await handle.executeUpdate(answerUpdate, { args: ['too soon'] }).catch((err) => err);
+          const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_input');
+          expect(waiting.pendingQuestions).toEqual([{ callId: expect.any(String), question: 'Which Bob do you mean?' }]);
+          refusedEmpty = await handle.executeUpdate(answerUpdate, { args: ['   '] }).catch((err) => err);
+          const answered = await handle.executeUpdate(answerUpdate, { args: ['Bob Martin, the one at Initech'] });
+          expect(answered.question).toBe('Which Bob do you mean?');
+        },
+      },
+    );
+    await recordHistory('ask-question', handle);
+
+    h.fake.assertDone();
+    // Sent before the model asked anything: refused, and not kept for later.
+    expect(refusedEarly).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((refusedEarly as WorkflowUpdateFailedError).cause?.message).toBe('This run is not waiting for an answer.');
+    expect(refusedEmpty).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((refusedEmpty as WorkflowUpdateFailedError).cause?.message).toBe('The answer must be a non-empty string.');
+    expect(result).toMatchObject({ status: 'completed', answer: 'You said: Bob Martin, the one at Initech' });
+    expect(result!.waves[0].calls[0]).toMatchObject({ tool: 'ask_question', ok: true, result: 'Bob Martin, the one at Initech' });
+  });
+
+  it('ask_question: with an answer timeout the model hears that nobody answered', async () => {
+    h.fake.script({ toolCalls: [{ name: 'ask_question', args: { question: 'Anyone there?' } }] }, { content: 'I will go ahead without an answer.' });
+    const { result } = await h.run({ goal: 'Ask and go on', answerTimeoutSeconds: 1 });
+
+    h.fake.assertDone();
+    expect(result!.waves[0].calls[0].result).toBe('Nobody answered within 1 seconds.');
+    expect(result!.status).toBe('completed');
+  });
+
+  it('maxTokens: before the call that would exceed it, the model is asked once for a final answer (budget_exhausted)', async () => {
+    // Every fake call uses 110 tokens: after two calls (220), a third would pass 300.
+    h.fake.script(calc('1+1', 'one'), calc('2+2', 'two'), (req) => {
+      expect(req.tools).toBeUndefined();
+      expect(req.messages[req.messages.length - 1].content).toMatch(/^Stop here: the token budget \(300\) would be exceeded/);
+      return { content: 'Partial answer: 2 and 4.' };
+    });
+    const { handle, result } = await h.run({ goal: 'Add things', maxTokens: 300 });
+    await recordHistory('budget-exhausted', handle);
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'budget_exhausted', answer: 'Partial answer: 2 and 4.', iterations: 2 });
+    expect(result!.usage.totalTokens).toBe(330);
+  });
+
+  it('maxCostUsd: priced by the model, the run stops before spending more', async () => {
+    // gpt-4o: 100 prompt tokens at $2.50/M + 10 completion tokens at $10/M = $0.00035 a call.
+    h.fake.script(calc('1+1'), { content: 'Stopped for money.' });
+    const { result } = await h.run({ goal: 'Add things', model: 'gpt-4o', maxCostUsd: 0.0005 });
+
+    h.fake.assertDone();
+    expect(h.fake.requests[0].model).toBe('gpt-4o');
+    expect(h.fake.requests[1].messages.at(-1)!.content).toMatch(/^Stop here: the cost budget \(\$0\.0005\) would be exceeded/);
+    expect(result).toMatchObject({ status: 'budget_exhausted', answer: 'Stopped for money.', iterations: 1 });
+  });
+
+  it('circuit breaker: the same tool failing the same way three times in a row ends the run with circuit_open', async () => {
+    const bad = { toolCalls: [{ name: 'get_user', args: { id: 4242 } }] };
+    h.fake.script(calc('1+1'), bad, bad, bad);
+    const { handle, result } = await h.run({ goal: 'Find user 4242' });
+    await recordHistory('circuit-open', handle);
+
+    h.fake.assertDone();
+    expect(result!.status).toBe('circuit_open');
+    expect(result!.answer).toMatch(/^Circuit open: get_user failed 3 times in a row: No user with id 4242/);
+    expect(result!.iterations).toBe(4);
+  });
+
+  it('circuit breaker: a success resets the count', async () => {
+    const bad = { toolCalls: [{ name: 'get_user', args: { id: 4242 } }] };
+    h.fake.script(bad, bad, { toolCalls: [{ name: 'get_user', args: { id: 1 } }] }, bad, bad, { content: 'Done trying.' });
+    const { result } = await h.run({ goal: 'Find users' });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: 'Done trying.' });
+  });
+
+  it('iteration warnings: the last iterations carry a note in the system prompt', async () => {
+    h.fake.script(calc('1'), calc('2'), calc('3'), calc('4'), calc('5'));
+    const { result, transcript } = await h.run({ goal: 'Count', maxIterations: 5 });
+
+    h.fake.assertDone();
+    expect(result!.status).toBe('max_iterations');
+    const notes = h.fake.requests.map((r) => /\n\n(Iteration .*|This is iteration .*)$/.exec(String(r.messages[0].content))?.[1]);
+    expect(notes).toEqual([undefined, undefined, undefined, 'Iteration 4 of 5: 1 iteration left. Wrap up soon.', 'This is iteration 5 of 5, the last one: give your final answer now.']);
+    // The note is for the call only; the transcript keeps the system prompt as it was.
+    expect(transcript[0].content).not.toMatch(/Iteration/);
+  });
+
+  it('deadline: shortly before the execution timeout the run wraps up with what it has', async () => {
+    // 14 s timeout: the soft deadline is 5 s before it. Two slow model calls take the run past it.
+    h.fake.script({ ...calc('1+1', 'thinking slowly'), delayMs: 5_000 }, { ...calc('2+2', 'still slow'), delayMs: 5_000 }, { content: 'Out of time: 2 and 4.' });
+    const { result } = await h.run({ goal: 'Add slowly' }, { timeout: '14 seconds' });
+
+    h.fake.assertDone();
+    expect(h.fake.requests[2].messages.at(-1)!.content).toMatch(/^Stop here: the time limit of this run is close/);
+    expect(result).toMatchObject({ status: 'deadline', answer: 'Out of time: 2 and 4.', iterations: 2 });
+  });
+
+  it('cancel: a run cancelled during a slow model call ends with status cancelled and keeps its transcript', async () => {
+    h.fake.script(calc('6*7', 'first'), { content: 'never seen', delayMs: 20_000 });
+    const { result, transcript } = await h.run(
+      { goal: 'Compute, slowly' },
+      {
+        during: async (handle) => {
+          await waitForProgress(h.client, handle, (p) => p.iteration === 2);
+          while (h.fake.requests.length < 2) await new Promise((r) => setTimeout(r, 50));
+          await handle.cancel();
+        },
+      },
+    );
+
+    expect(result).toMatchObject({ status: 'cancelled', answer: 'first', iterations: 2 });
+    expect(result!.waves[0].calls[0].result).toBe('42');
+    expect(transcript.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+  });
+});
