@@ -141,6 +141,15 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
     expect(result).toMatchObject({ status: 'max_iterations', iterations: 2, answer: 'still no plan' });
   });
 
+  it('the circuit breaker applies: the same unusable plan three times in a row ends the run circuit_open', async () => {
+    h.fake.script({ content: 'no plan' }, { content: 'no plan' }, { content: 'no plan' });
+    const { result } = await h.run({ goal: 'When is Easter?', planner: 'json' });
+
+    h.fake.assertDone();
+    expect(result!.status).toBe('circuit_open');
+    expect(result!.answer).toMatch(/^Circuit open: \(planner\) failed 3 times in a row: the reply is not a JSON object/);
+  });
+
   it('tagged fallback: <tool> blocks in plain text are a wave; task_complete ends the run', async () => {
     h.fake.script(
       {
