@@ -5,32 +5,8 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CLI, ROOT, waveloop } from '../support/cli';
 import { FakeModel, toolMessages } from '../support/fake-model';
-
-const ROOT = path.join(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'bin', 'waveloop.js');
-
-interface Exec {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI (`npm test` builds it first) as a user would, with its own environment. */
-function waveloop(args: string[], env: Record<string, string | undefined>, script?: string): Promise<Exec> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script ?? CLI, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('waveloop CLI', () => {
   const fake = new FakeModel();

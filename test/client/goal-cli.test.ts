@@ -1,27 +1,11 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { waveloop } from '../support/cli';
 import { FakeModel } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
-
-const ROOT = path.join(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'bin', 'waveloop.js');
-
-/** Runs the built CLI (`npm test` builds it first) as a user would, with its own environment. */
-function waveloop(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('waveloop goal and tree', () => {
   const fake = new FakeModel();
