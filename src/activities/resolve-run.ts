@@ -36,6 +36,11 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices }: R
           `Registered tools: ${[...registry.tools.keys()].join(', ')}.`,
       );
     }
+    const needApproval = new Set(input.requireApproval ?? []);
+    const notAllowed = [...needApproval].filter((name) => !toolNames.includes(name));
+    if (notAllowed.length > 0) {
+      throw invalidInput(`requireApproval names tools the run does not have: ${notAllowed.map((n) => `"${n}"`).join(', ')}.`);
+    }
     const planner = input.planner ?? 'native';
     const uniqueNames = [...new Set(toolNames)];
     const instructions =
@@ -51,15 +56,16 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices }: R
       model,
       maxIterations: input.maxIterations ?? agent.limits?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       planner,
-      tools: uniqueNames.map((name) => toolInfo(registry.tools.get(name)!)),
+      tools: uniqueNames.map((name) => toolInfo(registry.tools.get(name)!, needApproval.has(name))),
       budget: { maxTokens: input.maxTokens ?? agent.limits?.maxTokens, maxCostUsd: input.maxCostUsd ?? agent.limits?.maxCostUsd, price: priceOf(model, modelPrices) ?? null },
       circuitBreaker: input.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER,
       answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
+      idleTimeoutMs: input.idleTimeoutSeconds === undefined ? undefined : input.idleTimeoutSeconds * 1000,
     };
   };
 }
 
-function toolInfo(tool: AnyTool): ToolInfo {
+function toolInfo(tool: AnyTool, needsApproval: boolean): ToolInfo {
   return {
     name: tool.name,
     timeoutMs: tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
@@ -69,6 +75,7 @@ function toolInfo(tool: AnyTool): ToolInfo {
     maximumIntervalMs: tool.retry?.maximumIntervalMs ?? DEFAULT_TOOL_RETRY.maximumIntervalMs,
     loopBreaking: tool.loopBreaking ?? false,
     ...(tool.interaction ? { interaction: tool.interaction } : {}),
+    ...(tool.requiresApproval || needsApproval ? { requiresApproval: true } : {}),
   };
 }
 

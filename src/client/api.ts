@@ -12,7 +12,7 @@ import {
   type RunProgress,
 } from '../common/contract';
 import type { GoalResult, GoalTreeInput } from '../common/goal-contract';
-import { answerUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
 import { connectClient } from './connection';
 import { startGoalTree, type GoalStartOptions } from './goal-api';
 import { readGoalTree, type GoalTreeNode } from './goal-tree';
@@ -138,6 +138,26 @@ export class WaveloopClient {
   /** Answers the question the run waits on; rejected (WorkflowUpdateFailedError) unless it waits. */
   async answer(workflowId: string, text: string): Promise<{ callId: string; question: string }> {
     return this.handle(workflowId).executeUpdate(answerUpdate, { args: [text] });
+  }
+
+  /** Approves a call waiting for approval; it starts at once. */
+  async approve(workflowId: string, callId: string): Promise<{ callId: string; tool: string }> {
+    return this.handle(workflowId).executeUpdate(approveUpdate, { args: [callId] });
+  }
+
+  /** Denies a call waiting for approval; the model sees `denied: <reason>`. */
+  async deny(workflowId: string, callId: string, reason = ''): Promise<{ callId: string; tool: string }> {
+    return this.handle(workflowId).executeUpdate(denyUpdate, { args: [callId, reason] });
+  }
+
+  /** Sends the next message of a conversation. */
+  async send(workflowId: string, text: string): Promise<void> {
+    await this.handle(workflowId).executeUpdate(sendUpdate, { args: [text] });
+  }
+
+  /** Ends a conversation; the run completes with the model's last message. */
+  async end(workflowId: string): Promise<void> {
+    await this.handle(workflowId).executeUpdate(endUpdate, { args: [] });
   }
 
   /** Requests cancellation of the run. */

@@ -1,12 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as readline from 'node:readline/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, type LogEntry, type LogLevel, Runtime, type Worker } from '@temporalio/worker';
 import { ZodError } from 'zod';
 import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
-import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
+import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult, type RunProgress } from '../common/contract';
+import { toolSummary } from '../workflows/summaries';
 import { createStandardWorker } from '../worker';
 import { WaveloopClient } from './api';
 import { registerGoalCommands } from './goal-commands';
@@ -117,9 +119,16 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
       }
       if (!options.json) print(`Run ${handle.workflowId} started${url ? ` · Web UI: ${url}` : ''}`);
 
-      const follow = followWaves(client, handle.workflowId, options.json ? () => undefined : print, async () => {
-        if (!inProcess && (await client.waitingForWorker(handle.workflowId))) await startWorker();
-      });
+      const out = options.json ? () => undefined : print;
+      const follow = followWaves(
+        client,
+        handle.workflowId,
+        out,
+        async () => {
+          if (!inProcess && (await client.waitingForWorker(handle.workflowId))) await startWorker();
+        },
+        (call) => askApproval(client, handle.workflowId, call, out),
+      );
       try {
         const ended = await Promise.race([
           handle.result().then((result) => ({ result: result as AgentLoopResult })),
@@ -153,7 +162,13 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
  * Prints each wave as soon as the workflow reports it (through the `status` query). While nothing
  * has been printed, `onIdle` runs every few seconds, to notice a run that no worker picked up.
  */
-function followWaves(client: WaveloopClient, workflowId: string, out: (line: string) => void, onIdle: () => Promise<void>) {
+function followWaves(
+  client: WaveloopClient,
+  workflowId: string,
+  out: (line: string) => void,
+  onIdle: () => Promise<void>,
+  onApproval: (call: RunProgress['pendingApprovals'][number]) => Promise<void>,
+) {
   const IDLE_CHECK_MS = 3_000;
   let printed = 0;
   let stopped = false;
@@ -179,6 +194,15 @@ function followWaves(client: WaveloopClient, workflowId: string, out: (line: str
           asked.add(q.callId);
           out(`Question: ${q.question}\n  answer with: waveloop answer ${workflowId} "<your answer>"`);
         }
+        for (const a of progress.pendingApprovals ?? []) {
+          if (asked.has(a.callId)) continue;
+          asked.add(a.callId);
+          await onApproval(a);
+        }
+        if (progress.conversation && !asked.has(`message:${progress.iteration}`)) {
+          asked.add(`message:${progress.iteration}`);
+          out(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
+        }
       } catch {
         // No worker has answered yet, or the run just ended: the next poll or the result tells.
       }
@@ -191,6 +215,32 @@ function followWaves(client: WaveloopClient, workflowId: string, out: (line: str
       if (result) show(result.waves);
     },
   };
+}
+
+/**
+ * A call waits for approval: at a terminal, ask right here; otherwise say how to decide it.
+ */
+async function askApproval(
+  client: WaveloopClient,
+  workflowId: string,
+  call: RunProgress['pendingApprovals'][number],
+  out: (line: string) => void,
+): Promise<void> {
+  const what = toolSummary(call.iteration, call.tool, call.args);
+  if (!process.stdin.isTTY) {
+    out(`Approval needed: ${what}\n  decide with: waveloop approve ${workflowId} ${call.callId}   (or: waveloop deny ${workflowId} ${call.callId} --reason "…")`);
+    return;
+  }
+  const prompt = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const reply = (await prompt.question(`Approve ${what}? [y/N] `)).trim().toLowerCase();
+    if (reply === 'y' || reply === 'yes') await client.approve(workflowId, call.callId);
+    else await client.deny(workflowId, call.callId, (await prompt.question('Reason (the model reads it): ')).trim());
+  } catch (err) {
+    out(`Could not decide ${call.callId}: ${describeError(err)}`);
+  } finally {
+    prompt.close();
+  }
 }
 
 async function workerCommand(withServer: boolean): Promise<number> {
@@ -265,6 +315,50 @@ async function answerCommand(workflowId: string, words: string[]): Promise<numbe
   });
 }
 
+async function approveCommand(workflowId: string, callId: string): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    const decided = await client.approve(workflowId, callId);
+    print(`Approved ${decided.tool} (call ${decided.callId}).`);
+    return 0;
+  });
+}
+
+async function denyCommand(workflowId: string, callId: string, options: { reason?: string }): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    const decided = await client.deny(workflowId, callId, options.reason);
+    print(`Denied ${decided.tool} (call ${decided.callId}).`);
+    return 0;
+  });
+}
+
+/** Sends a message and prints the agent's reply (its next `converse` message, or the run's end). */
+async function sendCommand(workflowId: string, words: string[]): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    const before = (await client.progress(workflowId)).iteration;
+    await client.send(workflowId, words.join(' '));
+    for (;;) {
+      const progress = await client.progress(workflowId);
+      if (progress.conversation && progress.iteration > before) {
+        print(progress.conversation.message);
+        return 0;
+      }
+      if (progress.phase === 'done') {
+        print(renderResult(await client.result(workflowId)));
+        return 0;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  });
+}
+
+async function endCommand(workflowId: string): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    await client.end(workflowId);
+    print(renderResult(await client.result(workflowId)));
+    return 0;
+  });
+}
+
 async function cancelCommand(workflowId: string): Promise<number> {
   return withClient(loadConfig(), async (client) => {
     await client.cancel(workflowId);
@@ -330,6 +424,30 @@ function buildProgram(setExit: (code: number) => void): Command {
     .argument('<text...>', 'the answer')
     .description('answer the question a run is waiting on (ask_question)')
     .action(action((id: string, text: string[]) => answerCommand(id, text)));
+  program
+    .command('approve')
+    .argument('<id>', 'workflow id')
+    .argument('<callId>', 'the tool call to approve (waveloop status lists them)')
+    .description('approve a tool call that waits for approval; it runs at once')
+    .action(action((id: string, callId: string) => approveCommand(id, callId)));
+  program
+    .command('deny')
+    .argument('<id>', 'workflow id')
+    .argument('<callId>', 'the tool call to deny')
+    .option('--reason <text>', 'why; the model reads it')
+    .description('deny a tool call that waits for approval')
+    .action(action((id: string, callId: string, options: { reason?: string }) => denyCommand(id, callId, options)));
+  program
+    .command('send')
+    .argument('<id>', 'workflow id')
+    .argument('<text...>', 'your message')
+    .description("send the next message of a conversation and print the agent's reply")
+    .action(action((id: string, text: string[]) => sendCommand(id, text)));
+  program
+    .command('end')
+    .argument('<id>', 'workflow id')
+    .description('end a conversation')
+    .action(action((id: string) => endCommand(id)));
   program
     .command('cancel')
     .argument('<id>', 'workflow id')

@@ -30,6 +30,8 @@ export function renderProgress(progress: RunProgress): string[] {
     `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
     `Tokens:     ${progress.usage.totalTokens} (prompt ${progress.usage.promptTokens}, completion ${progress.usage.completionTokens})`,
     ...(progress.pendingQuestions ?? []).map((q) => `Question:   ${q.question} (call ${q.callId})`),
+    ...(progress.pendingApprovals ?? []).map((a) => `Approval:   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})`),
+    ...(progress.conversation ? [`Message:    ${progress.conversation.message}`] : []),
   ];
 }
 

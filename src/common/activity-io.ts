@@ -11,8 +11,10 @@ export interface ToolInfo {
   backoffCoefficient: number;
   maximumIntervalMs: number;
   loopBreaking: boolean;
-  /** Handled by the workflow itself: `question` waits for a person's answer. */
-  interaction?: 'question';
+  /** Handled by the workflow itself: `question` waits for an answer, `conversation` for the next message. */
+  interaction?: 'question' | 'conversation';
+  /** Each call waits for `approve` or `deny` before it runs. */
+  requiresApproval?: boolean;
 }
 
 /** `resolveRun`: the agent profile merged with the run's input. */
@@ -26,6 +28,7 @@ export interface ResolvedRun {
   budget: { maxTokens?: number; maxCostUsd?: number; price: ModelPrice | null };
   circuitBreaker: number;
   answerTimeoutMs?: number;
+  idleTimeoutMs?: number;
 }
 
 export type ResolveRunInput = AgentLoopInput;

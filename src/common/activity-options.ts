@@ -10,14 +10,18 @@ export const DEFAULT_MAX_ITERATIONS = 20;
 /** Failures in a row (same tool, same error) that open the circuit breaker. */
 export const DEFAULT_CIRCUIT_BREAKER = 3;
 
+/** How long a conversation waits for the person's next message before it ends. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 3_600_000;
+
 /**
- * One model call. The activity heartbeats while it waits for the endpoint, so a worker that dies
- * mid-call is noticed within `heartbeatTimeout` and the call is retried on another worker at once.
+ * One model call. The activity heartbeats while it waits for the endpoint (every third of
+ * `heartbeatTimeout`), so a worker that dies mid-call is noticed within 10 s and the call is retried
+ * on another worker then (the crash matrix, `npm run test:chaos`, measures it).
  * Non-retryable model failures (400/401/403/404/422) stop the retries; 429 waits for `retry-after`.
  */
 export const DEFAULT_MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,

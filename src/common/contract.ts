@@ -25,6 +25,10 @@ export const AgentLoopInputSchema = z.strictObject({
   circuitBreaker: z.number().int().min(0).max(100).optional(),
   /** How long `ask_question` waits for an answer before telling the model nobody answered (default: forever). */
   answerTimeoutSeconds: z.number().positive().optional(),
+  /** Tools whose calls wait for a person's approval in this run, besides those marked `requiresApproval`. */
+  requireApproval: z.array(z.string().trim().min(1)).optional(),
+  /** How long a conversation (`converse`) waits for the next message before it ends (default: 7 days). */
+  idleTimeoutSeconds: z.number().positive().optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 
@@ -74,17 +78,21 @@ export interface AgentLoopResult {
 
 /** What the `status` query returns while a run is going and after it ended. */
 export interface RunProgress {
-  /** `running` (or `waiting_for_input`) until the loop ends, then the result's status, or `failed`. */
-  status: 'running' | 'waiting_for_input' | RunStatus | 'failed';
+  /** `running` (or waiting for a person) until the loop ends, then the result's status, or `failed`. */
+  status: 'running' | 'waiting_for_input' | 'waiting_for_approval' | 'waiting_for_message' | RunStatus | 'failed';
   iteration: number;
   maxIterations: number;
-  phase: 'starting' | 'model' | 'tools' | 'done';
+  phase: 'starting' | 'model' | 'tools' | 'waiting' | 'done';
   agent: string;
   model: string;
   waves: WaveRecord[];
   usage: Usage;
   /** Questions (`ask_question`) waiting for the `answer` update, oldest first. */
   pendingQuestions: Array<{ callId: string; question: string }>;
+  /** Tool calls waiting for `approve` or `deny`, with their arguments. */
+  pendingApprovals: Array<{ callId: string; tool: string; args: Record<string, unknown>; iteration: number }>;
+  /** Set while a conversation waits for the next message (`send`) or its end (`end`). */
+  conversation?: { message: string };
 }
 
 // Chat messages as the OpenAI Chat Completions API takes them, kept JSON-safe in workflow state.

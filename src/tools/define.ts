@@ -42,8 +42,11 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
   requiresApproval?: boolean;
   /** A successful call ends the model loop, and its result becomes the run's answer. */
   loopBreaking?: boolean;
-  /** The workflow handles the call itself instead of running `execute`: `question` waits for a person. */
-  interaction?: 'question';
+  /**
+   * The workflow handles the call itself instead of running `execute`: `question` waits for a
+   * person's answer (`ask_question`), `conversation` ends the turn and waits for the next message.
+   */
+  interaction?: 'question' | 'conversation';
 }
 
 /** A tool with its types erased, as the registry and the activities hold it. */

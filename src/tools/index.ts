@@ -8,6 +8,7 @@ import { resolveHolidayTool } from './resolve-holiday';
 import { searchUsersTool } from './search-users';
 import { taskCompleteTool } from './task-complete';
 import { askQuestionTool } from './ask-question';
+import { converseTool } from './converse';
 import { updateUserTool } from './update-user';
 
 export { defineTool } from './define';
@@ -27,5 +28,6 @@ export function createDemoTools(deps: DemoDeps): AnyTool[] {
     calculatorTool(),
     taskCompleteTool(),
     askQuestionTool(),
+    converseTool(),
   ];
 }

@@ -30,6 +30,8 @@ export function updateUserTool(deps: DemoDeps) {
       "Changes a user's name, email and/or company; fields you leave out keep their value. " +
       'Returns the updated user { id, name, email, company }. Give at least one field to change. ' +
       'Look the user up first (search_users / get_user) so you update the right person.',
+    // A change to a person's record is a side effect a person signs off (waveloop approve / deny).
+    requiresApproval: true,
     parameters: z
       .object({
         id: z.number().int().positive().describe('The id of the user to change.'),

@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  condition,
   isCancellation,
   proxyActivities,
   setHandler,
@@ -10,6 +9,7 @@ import {
 import type { createActivities } from '../activities';
 import {
   DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MODEL_ACTIVITY_OPTIONS,
   RESOLVE_RUN_ACTIVITY_OPTIONS,
   TOOL_HEARTBEAT_TIMEOUT_MS,
@@ -31,11 +31,15 @@ import {
 } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from './limits';
-import { answerUpdate, statusQuery, transcriptQuery } from './messages';
+import { HumanGate } from './human-gate';
+import { statusQuery, transcriptQuery } from './messages';
 import { plannerFor } from './planners';
 import { modelSummary, toolSummary } from './summaries';
 
 type Activities = ReturnType<typeof createActivities>;
+
+/** How a denied call's result starts, as the model sees it. */
+const DENIED = 'denied:';
 
 const { resolveRun } = proxyActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
 const { callModel } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
@@ -75,35 +79,21 @@ class AgentRun {
     waves: [],
     usage: ZERO_USAGE,
     pendingQuestions: [],
+    pendingApprovals: [],
   };
   lastText = '';
   started = false;
-  private readonly answers = new Map<string, string>();
+  private readonly gate: HumanGate;
 
   constructor() {
     // Registered first, so even a run that fails on its input answers its queries.
     setHandler(statusQuery, () => this.progress);
     setHandler(transcriptQuery, () => this.messages);
-    setHandler(
-      answerUpdate,
-      (text) => {
-        const question = this.progress.pendingQuestions.find((q) => !this.answers.has(q.callId))!;
-        this.answers.set(question.callId, text.trim());
-        return { callId: question.callId, question: question.question };
-      },
-      {
-        validator: (text) => {
-          if (typeof text !== 'string' || text.trim() === '') throw new Error('The answer must be a non-empty string.');
-          if (!this.progress.pendingQuestions.some((q) => !this.answers.has(q.callId))) {
-            throw new Error('This run is not waiting for an answer.');
-          }
-        },
-      },
-    );
+    this.gate = new HumanGate(this.progress);
   }
 
   finish(status: RunStatus, answer: string): AgentLoopResult {
-    Object.assign(this.progress, { status, phase: 'done', pendingQuestions: [] });
+    Object.assign(this.progress, { status, phase: 'done', pendingQuestions: [], pendingApprovals: [], conversation: undefined });
     const { iteration, waves, usage } = this.progress;
     return { status, answer, iterations: iteration, waves, usage };
   }
@@ -142,7 +132,9 @@ class AgentRun {
     };
 
     let lastCall: Usage | undefined;
-    while (progress.iteration < run.maxIterations) {
+    // In a conversation, each turn (each message from the person) gets the full iteration limit.
+    let turnStart = 0;
+    while (progress.iteration - turnStart < run.maxIterations) {
       const overBudget = budgetProblem(run.budget, progress.usage, lastCall);
       if (overBudget) return wrapUp('budget_exhausted', overBudget);
       if (deadline !== undefined && Date.now() >= deadline) return wrapUp('deadline', 'the time limit of this run is close');
@@ -150,7 +142,7 @@ class AgentRun {
       progress.iteration += 1;
       const iteration = progress.iteration;
       progress.phase = 'model';
-      const reply = await askModel(request(iteration, { systemNote: iterationWarning(iteration, run.maxIterations) }));
+      const reply = await askModel(request(iteration, { systemNote: iterationWarning(iteration - turnStart, run.maxIterations) }));
       lastCall = reply.usage;
       progress.usage = addUsage(progress.usage, reply.usage);
       messages.push(reply.message);
@@ -170,11 +162,26 @@ class AgentRun {
       progress.waves.push(wave);
       messages.push(...planner.report(wave));
 
-      const completion = wave.calls.find((record) => record.ok && tools.get(record.tool)?.loopBreaking && !tools.get(record.tool)?.interaction);
+      const ended = (kind: ToolInfo['interaction'] | 'complete') =>
+        wave.calls.find((record) => {
+          const tool = tools.get(record.tool);
+          return record.ok && tool?.loopBreaking && (tool.interaction ?? 'complete') === kind;
+        });
+      const completion = ended('complete');
       if (completion) return this.finish('completed', completion.result ?? '');
       for (const record of wave.calls) {
+        if (record.error?.startsWith(DENIED)) continue;
         const opened = breaker.record(record.tool, record.ok, record.error);
         if (opened) return this.finish('circuit_open', `Circuit open: ${opened}`);
+      }
+
+      const said = ended('conversation');
+      if (said) {
+        progress.phase = 'waiting';
+        const turn = await this.gate.converse(said.result ?? '', run.idleTimeoutMs);
+        if (turn.kind !== 'message') return this.finish('completed', said.result ?? '');
+        messages.push({ role: 'user', content: turn.text });
+        turnStart = progress.iteration;
       }
     }
     return this.finish('max_iterations', this.lastText);
@@ -205,7 +212,11 @@ class AgentRun {
           return { ...record, ok: false, error: `Unknown tool "${name}". Available tools: ${available}.` };
         }
         if (!args.ok) return { ...record, ok: false, error: args.error };
-        if (tool.interaction === 'question') return { ...record, ...(await this.ask(call.id, args.value, answerTimeoutMs)) };
+        if (tool.interaction) return { ...record, ...(await this.interact(tool, call.id, args.value, answerTimeoutMs)) };
+        if (tool.requiresApproval) {
+          const decision = await this.gate.approval(call.id, name, args.value, iteration);
+          if (!decision.approved) return { ...record, ok: false, error: `${DENIED} ${decision.reason}` };
+        }
         try {
           const output = await runTool.executeWithOptions(
             {
@@ -232,22 +243,23 @@ class AgentRun {
   }
 
   /**
-   * `ask_question` (seed 004): the run waits, durably and for as long as it takes (or until the
-   * answer timeout), for the `answer` update; the answer is the call's result.
+   * The tools the workflow answers itself. `ask_question` (seed 004) waits, durably and for as long
+   * as it takes (or until the answer timeout), for the `answer` update. `converse` delivers its
+   * message; the loop then waits for the person's reply once the wave is done.
    */
-  private async ask(callId: string, args: Record<string, unknown>, timeoutMs: number | undefined): Promise<Pick<ToolCallRecord, 'ok' | 'result' | 'error'>> {
-    const question = typeof args.question === 'string' ? args.question.trim() : '';
-    if (!question) return { ok: false, error: 'ask_question needs a non-empty "question" string.' };
-    this.progress.pendingQuestions.push({ callId, question });
-    this.progress.status = 'waiting_for_input';
-    try {
-      const answered = timeoutMs === undefined ? (await condition(() => this.answers.has(callId)), true) : await condition(() => this.answers.has(callId), timeoutMs);
-      if (!answered) return { ok: true, result: `Nobody answered within ${Math.round(timeoutMs! / 1000)} seconds.` };
-      return { ok: true, result: this.answers.get(callId)! };
-    } finally {
-      this.progress.pendingQuestions = this.progress.pendingQuestions.filter((q) => q.callId !== callId);
-      if (this.progress.pendingQuestions.length === 0 && this.progress.status === 'waiting_for_input') this.progress.status = 'running';
-    }
+  private async interact(
+    tool: ToolInfo,
+    callId: string,
+    args: Record<string, unknown>,
+    answerTimeoutMs: number | undefined,
+  ): Promise<Pick<ToolCallRecord, 'ok' | 'result' | 'error'>> {
+    const field = tool.interaction === 'question' ? 'question' : 'message';
+    const text = typeof args[field] === 'string' ? (args[field] as string).trim() : '';
+    if (!text) return { ok: false, error: `${tool.name} needs a non-empty "${field}" string.` };
+    if (tool.interaction === 'conversation') return { ok: true, result: text };
+    const answer = await this.gate.ask(callId, text, answerTimeoutMs);
+    if (answer === undefined) return { ok: true, result: `Nobody answered within ${Math.round(answerTimeoutMs! / 1000)} seconds.` };
+    return { ok: true, result: answer };
   }
 }
 
@@ -261,6 +273,7 @@ function withDefaults(run: ResolvedRun): ResolvedRun {
     planner: run.planner ?? 'native',
     budget: run.budget ?? { price: null },
     circuitBreaker: run.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER,
+    idleTimeoutMs: run.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
   };
 }
 

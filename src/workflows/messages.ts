@@ -12,3 +12,15 @@ export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
  * the run is waiting for input and the text is non-empty; returns which question it answered.
  */
 export const answerUpdate = defineUpdate<{ callId: string; question: string }, [text: string]>('answer');
+
+/** Approves a tool call waiting for approval (by its call id); it starts at once. */
+export const approveUpdate = defineUpdate<{ callId: string; tool: string }, [callId: string]>('approve');
+
+/** Denies a tool call waiting for approval; the model sees `denied: <reason>` (an empty reason: "denied by a person"). */
+export const denyUpdate = defineUpdate<{ callId: string; tool: string }, [callId: string, reason: string]>('deny');
+
+/** Sends the next message of a conversation (after the model called `converse`). */
+export const sendUpdate = defineUpdate<void, [text: string]>('send');
+
+/** Ends a conversation: the run completes with the model's last message. */
+export const endUpdate = defineUpdate<void, []>('end');

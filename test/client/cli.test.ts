@@ -37,13 +37,22 @@ describe('waveloop CLI', () => {
       (req) => ({ toolCalls: [{ name: 'update_user', args: { id: JSON.parse(toolMessages(req)[1]).id, company: 'EPAM' } }] }),
       { content: 'Bob Martin now works at EPAM.' },
     );
-    const out = await waveloop(['run', '--agent', 'back-office', '--id', 'cli-find-bob', 'Find Bob and update his company to EPAM'], env);
+    const running = waveloop(['run', '--agent', 'back-office', '--id', 'cli-find-bob', 'Find Bob and update his company to EPAM'], env);
+    // update_user waits for approval: a person approves it from another terminal.
+    let status = '';
+    for (let i = 0; i < 100 && !status.includes('Approval:'); i++) status = (await waveloop(['status', 'cli-find-bob'], env)).stdout;
+    expect(status).toContain('Status:     waiting_for_approval');
+    const callId = /Approval:   wave 3 · update_user\(id=\d+, company=EPAM\) \(call (\S+)\)/.exec(status)![1];
+    const approved = await waveloop(['approve', 'cli-find-bob', callId], env);
+    expect(approved.stdout).toContain(`Approved update_user (call ${callId}).`);
+    const out = await running;
 
     expect(out.stderr).toContain('running one in this process');
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('Run cli-find-bob started');
     expect(out.stdout).toMatch(/wave 1 · search_users\(name=Bob\) → \[\{"id":\d+,"name":"Bob Martin"/);
     expect(out.stdout).toMatch(/wave 2 · get_user\(id=\d+\) → /);
+    expect(out.stdout).toMatch(/Approval needed: wave 3 · update_user\(id=\d+, company=EPAM\)\n  decide with: waveloop approve cli-find-bob \S+/);
     expect(out.stdout).toMatch(/wave 3 · update_user\(id=\d+, company=EPAM\) → .*"company":"EPAM"/);
     expect(out.stdout).toContain('Answer (4 iterations, 440 tokens):\nBob Martin now works at EPAM.');
     fake.assertDone();

@@ -11,7 +11,7 @@ beforeEach(() => {
 afterEach(() => deps.cleanup());
 
 describe('createDemoTools', () => {
-  it('createDemoTools: returns the nine demo tools with unique names', () => {
+  it('createDemoTools: returns the ten demo tools with unique names', () => {
     expect(createDemoTools(deps).map((tool) => tool.name)).toEqual([
       'search_users',
       'get_user',
@@ -22,6 +22,7 @@ describe('createDemoTools', () => {
       'calculator',
       'task_complete',
       'ask_question',
+      'converse',
     ]);
   });
 
@@ -35,9 +36,10 @@ describe('createDemoTools', () => {
     }
   });
 
-  it('createDemoTools: task_complete and ask_question break the loop; only ask_question waits for a person', () => {
-    expect(createDemoTools(deps).filter((tool) => tool.loopBreaking).map((tool) => tool.name)).toEqual(['task_complete', 'ask_question']);
-    expect(createDemoTools(deps).filter((tool) => tool.interaction).map((tool) => tool.name)).toEqual(['ask_question']);
+  it('createDemoTools: task_complete, ask_question and converse break the loop; the last two wait for a person', () => {
+    expect(createDemoTools(deps).filter((tool) => tool.loopBreaking).map((tool) => tool.name)).toEqual(['task_complete', 'ask_question', 'converse']);
+    expect(createDemoTools(deps).filter((tool) => tool.interaction).map((tool) => tool.name)).toEqual(['ask_question', 'converse']);
+    expect(createDemoTools(deps).filter((tool) => tool.requiresApproval).map((tool) => tool.name)).toEqual(['update_user']);
   });
 });
 

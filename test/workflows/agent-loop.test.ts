@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAKE_USAGE, toolMessages, type ChatRequest } from '../support/fake-model';
-import { Harness } from '../support/harness';
+import { Harness, waitForProgress } from '../support/harness';
+import { approveUpdate } from '../../src/workflows/messages';
 import { activities, recordHistory } from '../support/history';
 
 const h = new Harness();
@@ -27,8 +28,19 @@ describe('agentLoop', () => {
     expect(bobBefore).toHaveLength(1);
     expect(bobBefore[0].company).not.toBe('EPAM');
 
-    const { handle, result } = await h.run({ goal: 'Find Bob and update his company to EPAM', agent: 'back-office' });
-    await recordHistory('find-bob', handle);
+    const { handle, result } = await h.run(
+      { goal: 'Find Bob and update his company to EPAM', agent: 'back-office' },
+      {
+        // update_user needs a person's approval: the run waits for it, showing the call.
+        during: async (handle) => {
+          const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length > 0);
+          expect(waiting.status).toBe('waiting_for_approval');
+          expect(waiting.pendingApprovals[0]).toMatchObject({ tool: 'update_user', args: { company: 'EPAM' }, iteration: 3 });
+          await handle.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId] });
+        },
+      },
+    );
+    await recordHistory('find-bob-approved', handle);
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 4 });

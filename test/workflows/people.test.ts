@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { toolMessages } from '../support/fake-model';
+import { Harness, waitForProgress } from '../support/harness';
+import { activities, recordHistory } from '../support/history';
+import { approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/workflows/messages';
+
+const h = new Harness();
+beforeAll(() => h.start());
+afterAll(() => h.stop());
+
+const refusal = async (promise: Promise<unknown>) => {
+  const err = await promise.catch((e) => e);
+  expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+  return (err as WorkflowUpdateFailedError).cause?.message;
+};
+
+describe('agentLoop: approvals and conversations', () => {
+  it('approval per call: in a wave of three, the denied call reaches the model as denied, the others run once', async () => {
+    h.fake.script(
+      {
+        toolCalls: [
+          { name: 'search_users', args: { name: 'Alice' } },
+          { name: 'update_user', args: { id: 1, company: 'Globex' } },
+          { name: 'calculator', args: { expression: '2^10' } },
+        ],
+      },
+      { content: 'Noted: the update was denied.' },
+    );
+    const { handle, result } = await h.run(
+      { goal: 'Find the Alices, move user 1 to Globex, and compute 2^10' },
+      {
+        during: async (handle) => {
+          const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length > 0);
+          const callId = waiting.pendingApprovals[0].callId;
+          expect(await refusal(handle.executeUpdate(approveUpdate, { args: ['call_nope'] }))).toBe(
+            `No call call_nope is waiting for approval (waiting: ${callId}).`,
+          );
+          // The other two calls of the wave are not held back by the pending approval.
+          const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
+          expect(tools.map((a) => a.summary.split('(')[0])).toEqual(['wave 1 · search_users', 'wave 1 · calculator']);
+          await handle.executeUpdate(denyUpdate, { args: [callId, 'company moves need a ticket'] });
+          expect(await refusal(handle.executeUpdate(denyUpdate, { args: [callId, 'again'] }))).toMatch(/^No call .* is waiting for approval/);
+        },
+      },
+    );
+    await recordHistory('approval-denied', handle);
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: 'Noted: the update was denied.' });
+    expect(toolMessages(h.fake.requests[1])[1]).toBe('Error: denied: company moves need a ticket');
+    expect(result!.waves[0].calls.map((c) => c.ok)).toEqual([true, false, true]);
+    const user1 = h.db.prepare('SELECT company FROM users WHERE id = 1').get() as { company: string };
+    expect(user1.company).not.toBe('Globex');
+    // update_user never ran; the other two ran exactly once.
+    const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
+    expect(tools.map((a) => [a.summary.split('(')[0], a.attempts])).toEqual([
+      ['wave 1 · search_users', 1],
+      ['wave 1 · calculator', 1],
+    ]);
+  });
+
+  it('requireApproval: a run can require approval for any tool; approved calls run', async () => {
+    h.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] }, { content: '42' });
+    const { result } = await h.run(
+      { goal: 'Compute', requireApproval: ['calculator'] },
+      {
+        during: async (handle) => {
+          const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_approval');
+          expect(waiting.pendingApprovals).toEqual([{ callId: expect.any(String), tool: 'calculator', args: { expression: '6*7' }, iteration: 1 }]);
+          await handle.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId] });
+        },
+      },
+    );
+    expect(result!.waves[0].calls[0]).toMatchObject({ ok: true, result: '42' });
+  });
+
+  it('requireApproval: naming a tool the run does not have is InvalidInput', async () => {
+    h.fake.script();
+    const { error } = await h.run({ goal: 'x', tools: ['calculator'], requireApproval: ['update_user'] });
+    expect((error as any).cause.type).toBe('InvalidInput');
+    expect((error as any).cause.message).toMatch(/requireApproval names tools the run does not have: "update_user"/);
+  });
+
+  it('converse: a conversation with two follow-ups is one durable run, ended by the person', async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'converse', args: { message: 'Hi! What shall I look up?' } }] },
+      (req) => {
+        expect(req.messages.at(-1)).toEqual({ role: 'user', content: 'When is Easter 2027?' });
+        return { toolCalls: [{ name: 'resolve_holiday', args: { name: 'Easter', year: 2027 } }] };
+      },
+      (req) => ({ toolCalls: [{ name: 'converse', args: { message: `Easter 2027 is on ${JSON.parse(toolMessages(req).at(-1)!).start}.` } }] }),
+      (req) => {
+        expect(req.messages.at(-1)).toEqual({ role: 'user', content: 'And 6*7?' });
+        return { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] };
+      },
+      { toolCalls: [{ name: 'converse', args: { message: '6*7 is 42.' } }] },
+    );
+    const said: string[] = [];
+    const { handle, result, progress } = await h.run(
+      { goal: 'Chat with me', maxIterations: 3 },
+      {
+        during: async (handle) => {
+          expect(await refusal(handle.executeUpdate(sendUpdate, { args: ['too early'] }))).toBe('This run is not waiting for a message.');
+          let p = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message');
+          said.push(p.conversation!.message);
+          expect(await refusal(handle.executeUpdate(sendUpdate, { args: [''] }))).toBe('The message must be a non-empty string.');
+          await handle.executeUpdate(sendUpdate, { args: ['When is Easter 2027?'] });
+          p = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message' && p.conversation!.message !== said[0]);
+          said.push(p.conversation!.message);
+          await handle.executeUpdate(sendUpdate, { args: ['And 6*7?'] });
+          p = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message' && p.conversation!.message === '6*7 is 42.');
+          said.push(p.conversation!.message);
+          await handle.executeUpdate(endUpdate, { args: [] });
+        },
+      },
+    );
+    await recordHistory('conversation', handle);
+
+    h.fake.assertDone();
+    expect(said).toEqual(['Hi! What shall I look up?', 'Easter 2027 is on 2027-03-28.', '6*7 is 42.']);
+    // Five model calls over three turns, though each turn may have at most 3 iterations.
+    expect(result).toMatchObject({ status: 'completed', answer: '6*7 is 42.', iterations: 5 });
+    expect(progress.status).toBe('completed');
+  });
+
+  it('converse: the conversation ends by itself after the idle timeout', async () => {
+    h.fake.script({ toolCalls: [{ name: 'converse', args: { message: 'Anything else?' } }] });
+    const { result } = await h.run({ goal: 'Chat', idleTimeoutSeconds: 1 });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: 'Anything else?', iterations: 1 });
+  });
+});
