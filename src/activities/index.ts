@@ -5,6 +5,7 @@ import { createGoalActivities } from './goal-components';
 import { createCallModel } from './model';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';
+import { createSummarize } from './summarize';
 import { createRunTool } from './tools';
 
 export interface ActivityDeps {
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     callModel: createCallModel(deps),
     runTool: createRunTool(deps),
+    summarizeTranscript: createSummarize(deps),
     ...createGoalActivities(deps),
   };
 }

@@ -61,6 +61,7 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices }: R
       circuitBreaker: input.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER,
       answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
       idleTimeoutMs: input.idleTimeoutSeconds === undefined ? undefined : input.idleTimeoutSeconds * 1000,
+      maxHistoryEvents: input.maxHistoryEvents,
     };
   };
 }

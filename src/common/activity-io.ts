@@ -29,6 +29,8 @@ export interface ResolvedRun {
   circuitBreaker: number;
   answerTimeoutMs?: number;
   idleTimeoutMs?: number;
+  /** The run continues as new past this many history events (or when Temporal suggests it). */
+  maxHistoryEvents?: number;
 }
 
 export type ResolveRunInput = AgentLoopInput;
@@ -68,4 +70,18 @@ export interface ToolCallInput {
 /** The tool's return value, as the model will see it (JSON, or the string itself). */
 export interface ToolCallOutput {
   content: string;
+}
+
+/** `summarizeTranscript`: messages [from, to) of a run's transcript, read through its query. */
+export interface SummarizeInput {
+  workflowId: string;
+  runId: string;
+  from: number;
+  to: number;
+  model: string;
+}
+
+export interface SummarizeOutput {
+  summary: string;
+  usage: Usage;
 }

@@ -10,6 +10,12 @@ export const DEFAULT_MAX_ITERATIONS = 20;
 /** Failures in a row (same tool, same error) that open the circuit breaker. */
 export const DEFAULT_CIRCUIT_BREAKER = 3;
 
+/**
+ * A run continues as new past this many history events (Temporal warns at 10,240 and stops at
+ * 51,200), or earlier when Temporal suggests it, so no single run's history grows large.
+ */
+export const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
+
 /** How long a conversation waits for the person's next message before it ends. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 3_600_000;
 

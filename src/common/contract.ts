@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ResolvedRun } from './activity-io';
 import { PlannerSchema } from './plan';
 
 /**
@@ -29,8 +30,26 @@ export const AgentLoopInputSchema = z.strictObject({
   requireApproval: z.array(z.string().trim().min(1)).optional(),
   /** How long a conversation (`converse`) waits for the next message before it ends (default: 7 days). */
   idleTimeoutSeconds: z.number().positive().optional(),
+  /** Continue as new (with a compacted transcript) past this many history events (default 2,000). */
+  maxHistoryEvents: z.number().int().min(50).max(50_000).optional(),
+  /** Internal: the state a run hands over to its continuation. Never set it yourself. */
+  continuation: z.custom<Continuation>((value) => typeof value === 'object' && value !== null).optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
+
+/** What a run carries into the next run of its chain when it continues as new. */
+export interface Continuation {
+  run: ResolvedRun;
+  messages: ChatMessage[];
+  waves: WaveRecord[];
+  usage: Usage;
+  iteration: number;
+  turnStart: number;
+  lastText: string;
+  lastCall?: Usage;
+  /** How many hand-overs happened before this run. */
+  handOvers: number;
+}
 
 /** How a run ended. Every status but `failed` comes with an answer (possibly partial). */
 export type RunStatus = 'completed' | 'max_iterations' | 'budget_exhausted' | 'deadline' | 'circuit_open' | 'cancelled';
@@ -93,6 +112,8 @@ export interface RunProgress {
   pendingApprovals: Array<{ callId: string; tool: string; args: Record<string, unknown>; iteration: number }>;
   /** Set while a conversation waits for the next message (`send`) or its end (`end`). */
   conversation?: { message: string };
+  /** How many times the run continued as new (each hand-over starts a fresh, compact history). */
+  handOvers?: number;
 }
 
 // Chat messages as the OpenAI Chat Completions API takes them, kept JSON-safe in workflow state.

@@ -1,6 +1,8 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  ContinueAsNew,
+  continueAsNew,
   isCancellation,
   proxyActivities,
   setHandler,
@@ -10,6 +12,7 @@ import type { createActivities } from '../activities';
 import {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_HISTORY_EVENTS,
   DEFAULT_MODEL_ACTIVITY_OPTIONS,
   RESOLVE_RUN_ACTIVITY_OPTIONS,
   TOOL_HEARTBEAT_TIMEOUT_MS,
@@ -31,6 +34,7 @@ import {
 } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from './limits';
+import { clippedWaves, compacted, compactionRange } from './compaction';
 import { HumanGate } from './human-gate';
 import { statusQuery, transcriptQuery } from './messages';
 import { plannerFor } from './planners';
@@ -42,7 +46,7 @@ type Activities = ReturnType<typeof createActivities>;
 const DENIED = 'denied:';
 
 const { resolveRun } = proxyActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
-const { callModel } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
+const { callModel, summarizeTranscript } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
 const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 
 /**
@@ -62,6 +66,7 @@ export async function agentLoop(rawInput: unknown): Promise<AgentLoopResult> {
     return await run.loop(rawInput);
   } catch (err) {
     if (isCancellation(err) && run.started) return run.finish('cancelled', run.lastText);
+    if (err instanceof ContinueAsNew) throw err;
     Object.assign(run.progress, { status: 'failed', phase: 'done' });
     throw err;
   }
@@ -102,10 +107,18 @@ class AgentRun {
     const { workflowId, runId, executionExpirationTime, executionTimeoutMs } = workflowInfo();
     const { progress, messages } = this;
     const input = parseInput(rawInput);
-    const run = withDefaults(await resolve(input));
+    const carried = input.continuation;
+    const run = carried ? carried.run : withDefaults(await resolve(input));
     this.started = true;
-    Object.assign(progress, { agent: run.agent, model: run.model, maxIterations: run.maxIterations });
-    messages.push({ role: 'system', content: run.system }, { role: 'user', content: input.goal });
+    Object.assign(progress, { agent: run.agent, model: run.model, maxIterations: run.maxIterations, handOvers: carried?.handOvers ?? 0 });
+    if (carried) {
+      messages.push(...carried.messages);
+      progress.waves.push(...carried.waves);
+      Object.assign(progress, { usage: carried.usage, iteration: carried.iteration });
+      this.lastText = carried.lastText;
+    } else {
+      messages.push({ role: 'system', content: run.system }, { role: 'user', content: input.goal });
+    }
     const tools = new Map(run.tools.map((tool) => [tool.name, tool]));
     const planner = plannerFor(run.planner);
     const breaker = new CircuitBreaker(run.circuitBreaker);
@@ -131,10 +144,55 @@ class AgentRun {
       return this.finish(status, reply.message.content || this.lastText);
     };
 
-    let lastCall: Usage | undefined;
+    let lastCall: Usage | undefined = carried?.lastCall;
     // In a conversation, each turn (each message from the person) gets the full iteration limit.
-    let turnStart = 0;
+    let turnStart = carried?.turnStart ?? 0;
+
+    /**
+     * Hands the run over to a fresh run of the same workflow (continue-as-new) when its history has
+     * grown long, at an iteration boundary, where nothing waits on a person or a tool. The older part
+     * of the transcript is summarised by the model (seed 004's memory pruning); budgets, waves and
+     * counters carry over.
+     */
+    const handOverIfLong = async (): Promise<void> => {
+      const info = workflowInfo();
+      if (!info.continueAsNewSuggested && info.historyLength < (run.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS)) return;
+      let kept = messages;
+      const range = compactionRange(messages);
+      if (range) {
+        let summary: string;
+        try {
+          const out = await summarizeTranscript.executeWithOptions(
+            { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: `hand-over · summarize ${range.to - range.from} messages` },
+            [{ workflowId, runId, from: range.from, to: range.to, model: run.model }],
+          );
+          progress.usage = addUsage(progress.usage, out.usage);
+          summary = out.summary;
+        } catch (err) {
+          if (isCancellation(err)) throw err;
+          summary = '(The summary of these messages could not be made; they were dropped.)';
+        }
+        kept = compacted(messages, range, summary);
+      }
+      const { continuation: _previous, ...original } = input;
+      await continueAsNew<typeof agentLoop>({
+        ...original,
+        continuation: {
+          run,
+          messages: kept,
+          waves: clippedWaves(progress.waves),
+          usage: progress.usage,
+          iteration: progress.iteration,
+          turnStart,
+          lastText: this.lastText,
+          lastCall,
+          handOvers: (carried?.handOvers ?? 0) + 1,
+        },
+      });
+    };
+
     while (progress.iteration - turnStart < run.maxIterations) {
+      await handOverIfLong();
       const overBudget = budgetProblem(run.budget, progress.usage, lastCall);
       if (overBudget) return wrapUp('budget_exhausted', overBudget);
       if (deadline !== undefined && Date.now() >= deadline) return wrapUp('deadline', 'the time limit of this run is close');

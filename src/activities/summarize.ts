@@ -1,0 +1,63 @@
+import { Context } from '@temporalio/activity';
+import type OpenAI from 'openai';
+import type { SummarizeInput, SummarizeOutput } from '../common/activity-io';
+import type { ChatMessage } from '../common/contract';
+import { withHeartbeats } from './heartbeat';
+import { toModelFailure } from './model-errors';
+
+const SUMMARY_INSTRUCTIONS =
+  'You compress the earlier part of an agent run so it can go on with less context. Summarise the ' +
+  'messages below: what was asked, which tools were called with which key arguments and ids, what ' +
+  'they returned that still matters, decisions made and what is still open. Be brief and factual; ' +
+  'keep ids, names, dates and numbers exactly.';
+
+/**
+ * Summarises messages [from, to) of a run's transcript (read through its `transcript` query, like
+ * the model call) for the hand-over to a new run.
+ */
+export function createSummarize(deps: {
+  openai: OpenAI;
+  readTranscript(workflowId: string, runId: string, count: number): Promise<ChatMessage[]>;
+}) {
+  return async function summarizeTranscript(input: SummarizeInput): Promise<SummarizeOutput> {
+    const messages = (await deps.readTranscript(input.workflowId, input.runId, input.to)).slice(input.from, input.to);
+    const text = messages.map(render).join('\n');
+    const completion = await withHeartbeats(async () => {
+      try {
+        return await deps.openai.chat.completions.create(
+          {
+            model: input.model,
+            messages: [
+              { role: 'system', content: SUMMARY_INSTRUCTIONS },
+              { role: 'user', content: text },
+            ],
+          },
+          { signal: Context.current().cancellationSignal },
+        );
+      } catch (err) {
+        throw toModelFailure(err);
+      }
+    });
+    return {
+      summary: completion.choices?.[0]?.message?.content?.trim() || '(no summary)',
+      usage: {
+        promptTokens: completion.usage?.prompt_tokens ?? 0,
+        completionTokens: completion.usage?.completion_tokens ?? 0,
+        totalTokens: completion.usage?.total_tokens ?? 0,
+      },
+    };
+  };
+}
+
+function render(message: ChatMessage): string {
+  switch (message.role) {
+    case 'assistant': {
+      const calls = (message.tool_calls ?? []).map((c) => `${c.function.name}(${c.function.arguments}) [${c.id}]`);
+      return `assistant: ${message.content ?? ''}${calls.length ? ` calls ${calls.join(', ')}` : ''}`;
+    }
+    case 'tool':
+      return `tool result [${message.tool_call_id}]: ${message.content}`;
+    default:
+      return `${message.role}: ${message.content}`;
+  }
+}

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { temporal } from '@temporalio/proto';
+import type { ChatRequest, ScriptedReply } from '../support/fake-model';
+import { Harness, waitForProgress } from '../support/harness';
+import { recordHistory } from '../support/history';
+import { answerUpdate } from '../../src/workflows/messages';
+
+const h = new Harness();
+beforeAll(() => h.start());
+afterAll(() => h.stop());
+
+const EventType = temporal.api.enums.v1.EventType;
+
+describe('agentLoop: long runs stay bounded', () => {
+  it('continue-as-new: a long run hands over at least twice, compacts its transcript, and still answers a question', async () => {
+    const agent: Array<ScriptedReply | ((req: ChatRequest) => ScriptedReply)> = [
+      ...Array.from({ length: 10 }, (_, i) => ({ content: `step ${i}`, toolCalls: [{ name: 'calculator', args: { expression: `${i} + 1` } }] })),
+      { toolCalls: [{ name: 'ask_question', args: { question: 'Shall I add them up?' } }] },
+      (req) => ({ content: `Sum: 55 (you said ${req.messages.at(-1)!.content}).` }),
+    ];
+    const summaries: ChatRequest[] = [];
+    const route = (req: ChatRequest): ScriptedReply => {
+      if (String(req.messages[0].content).startsWith('You compress')) {
+        summaries.push(req);
+        return { content: `Earlier: computed ${summaries.length} batch(es) of sums.` };
+      }
+      const next = agent.shift();
+      if (!next) throw new Error('unexpected agent call');
+      return typeof next === 'function' ? next(req) : next;
+    };
+    // More router steps than needed: how many summaries happen depends on the hand-over points.
+    h.fake.script(...Array.from({ length: 30 }, () => route));
+
+    let handOversWhenAsked = 0;
+    const { handle, result } = await h.run(
+      { goal: 'Add 1 to 0..9, then ask me', maxHistoryEvents: 50, maxIterations: 20 },
+      {
+        during: async (handle) => {
+          const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_input');
+          handOversWhenAsked = waiting.handOvers ?? 0;
+          await handle.executeUpdate(answerUpdate, { args: ['yes please'] });
+        },
+      },
+    );
+
+    await recordHistory('continued-run', handle);
+
+    expect(agent).toHaveLength(0);
+    expect(result).toMatchObject({ status: 'completed', answer: 'Sum: 55 (you said yes please).', iterations: 12 });
+    expect(result!.waves).toHaveLength(11);
+    expect(result!.waves.slice(0, 10).map((w) => w.calls[0].result)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    expect(handOversWhenAsked).toBeGreaterThanOrEqual(2);
+
+    // The first run ended by continuing as new, with a small history.
+    const first = await h.client.workflow.getHandle(handle.workflowId, (handle as any).firstExecutionRunId).fetchHistory();
+    expect(first.events!.at(-1)!.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
+    expect(first.events!.length).toBeLessThan(80);
+
+    // Older turns were summarised and the model saw the summary instead of them.
+    expect(summaries.length).toBeGreaterThanOrEqual(1);
+    const later = h.fake.requests.filter((r) => !String(r.messages[0].content).startsWith('You compress')).at(-1)!;
+    expect(later.messages[2].content).toMatch(/^Summary of the earlier part of this run \(\d+ messages\):\nEarlier: computed/);
+    expect(later.messages.length).toBeLessThan(2 + 12 * 2);
+  });
+});
