@@ -14,6 +14,8 @@ export interface ActivityDeps {
   defaultModel: string;
   readTranscript(workflowId: string, runId: string, count: number): Promise<ChatMessage[]>;
   now?: () => Date;
+  /** Whether the namespace has waveloop's search attributes. */
+  searchAttributes?: () => Promise<boolean>;
   /** Model prices (USD per 1M tokens) that override `DEFAULT_MODEL_PRICES` for cost limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
 }
@@ -29,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
       defaultModel: deps.defaultModel,
       now: deps.now ?? (() => new Date()),
       modelPrices: deps.modelPrices,
+      searchAttributes: deps.searchAttributes,
     }),
     callModel: createCallModel(deps),
     runTool: createRunTool(deps),

@@ -14,6 +14,8 @@ export interface ResolveRunDeps {
   now: () => Date;
   /** Prices overriding the default table, for `maxCostUsd`. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
+  /** Whether the namespace has waveloop's search attributes (checked by the worker at start). */
+  searchAttributes?: () => Promise<boolean>;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface ResolveRunDeps {
  * date tools need the model to know), the model, the tool allowlist and the iteration limit.
  * An unknown agent or tool fails with a non-retryable `InvalidInput`.
  */
-export function createResolveRun({ registry, defaultModel, now, modelPrices }: ResolveRunDeps) {
+export function createResolveRun({ registry, defaultModel, now, modelPrices, searchAttributes }: ResolveRunDeps) {
   return async function resolveRun(input: ResolveRunInput): Promise<ResolvedRun> {
     const agentName = input.agent ?? 'default';
     const agent = registry.agents.get(agentName);
@@ -62,6 +64,7 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices }: R
       answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
       idleTimeoutMs: input.idleTimeoutSeconds === undefined ? undefined : input.idleTimeoutSeconds * 1000,
       maxHistoryEvents: input.maxHistoryEvents,
+      searchAttributes: (await searchAttributes?.()) ?? false,
     };
   };
 }

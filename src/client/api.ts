@@ -3,6 +3,7 @@ import { WorkflowFailedError, type Client, type WorkflowHandle, type WorkflowHan
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { loadConfig, type WaveloopConfig } from '../common/config';
+import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import {
   AGENT_LOOP_WORKFLOW,
   AgentLoopInputSchema,
@@ -165,10 +166,14 @@ export class WaveloopClient {
     await this.handle(workflowId).cancel();
   }
 
-  /** The latest `agentLoop` runs, newest first. */
-  async list(limit = 20): Promise<RunSummary[]> {
+  /**
+   * The latest `agentLoop` runs, newest first; with `status`, only runs whose `WaveloopStatus`
+   * search attribute says so (e.g. `waiting_for_input`: the runs that need a person).
+   */
+  async list(limit = 20, status?: string): Promise<RunSummary[]> {
     const runs: RunSummary[] = [];
-    for await (const run of this.client.workflow.list({ query: `WorkflowType = '${AGENT_LOOP_WORKFLOW}'` })) {
+    const filter = status ? ` AND WaveloopStatus = '${status.replace(/'/g, '')}'` : '';
+    for await (const run of this.client.workflow.list({ query: `WorkflowType = '${AGENT_LOOP_WORKFLOW}'${filter}` })) {
       runs.push({
         workflowId: run.workflowId,
         runId: run.runId,
@@ -179,6 +184,25 @@ export class WaveloopClient {
       if (runs.length >= limit) break;
     }
     return runs;
+  }
+
+  /**
+   * Registers waveloop's search attributes on the namespace (`waveloop setup`); returns the ones it
+   * added. Temporal Cloud manages them with its own tools (tcld / the Cloud UI) instead.
+   */
+  async setupSearchAttributes(): Promise<string[]> {
+    const namespace = this.client.options.namespace;
+    const { customAttributes } = await this.client.connection.operatorService.listSearchAttributes({ namespace });
+    const missing = WAVELOOP_SEARCH_ATTRIBUTES.filter((key) => customAttributes?.[key.name] === undefined);
+    if (missing.length === 0) return [];
+    const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
+    await this.client.connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(
+        missing.map((key) => [key.name, key.type === 'KEYWORD' ? IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD : IndexedValueType.INDEXED_VALUE_TYPE_INT]),
+      ),
+    });
+    return missing.map((key) => key.name);
   }
 
   /** Whether a worker polled the task queue within `freshWithinMs`. */

@@ -243,6 +243,27 @@ async function askApproval(
   }
 }
 
+async function followCommand(workflowId: string): Promise<number> {
+  return withClient(loadConfig(), async (client) => {
+    const stopRequested = new Promise<void>((resolve) => process.once('SIGINT', resolve));
+    const follow = followWaves(
+      client,
+      workflowId,
+      print,
+      async () => undefined,
+      (call) => askApproval(client, workflowId, call, print),
+    );
+    const ended = await Promise.race([
+      client.result(workflowId).then((result) => ({ result })),
+      stopRequested.then(() => ({ result: undefined })),
+    ]);
+    await follow.stop(ended.result);
+    if (!ended.result) return 130;
+    print(`\n${renderResult(ended.result)}`);
+    return ended.result.status === 'completed' ? 0 : 1;
+  });
+}
+
 async function workerCommand(withServer: boolean): Promise<number> {
   const config = loadConfig();
   const problem = modelConfigProblem(config.model);
@@ -297,9 +318,9 @@ async function showCommand(workflowId: string): Promise<number> {
   });
 }
 
-async function listCommand(options: { limit: number; json?: boolean }): Promise<number> {
+async function listCommand(options: { limit: number; json?: boolean; status?: string }): Promise<number> {
   return withClient(loadConfig(), async (client) => {
-    const runs = await client.list(options.limit);
+    const runs = await client.list(options.limit, options.status);
     if (options.json) print(JSON.stringify(runs, null, 2));
     else if (runs.length === 0) print('No runs yet.');
     else runs.forEach((run) => print(`${run.workflowId.padEnd(40)} ${run.execution.padEnd(11)} ${run.startTime.toISOString()}`));
@@ -416,8 +437,26 @@ function buildProgram(setExit: (code: number) => void): Command {
     .command('list')
     .description('list recent runs')
     .addOption(new Option('--limit <n>', 'how many').argParser(parsePositiveInt).default(20))
+    .option('--status <status>', 'only runs in this state, e.g. waiting_for_input or waiting_for_approval')
     .option('--json', 'print JSON')
-    .action(action((options: { limit: number; json?: boolean }) => listCommand(options)));
+    .action(action((options: { limit: number; json?: boolean; status?: string }) => listCommand(options)));
+  program
+    .command('setup')
+    .description("register waveloop's search attributes on the namespace (the embedded server has them)")
+    .action(
+      action(() =>
+        withClient(loadConfig(), async (client) => {
+          const added = await client.setupSearchAttributes();
+          print(added.length ? `Registered ${added.join(', ')}.` : 'The search attributes are registered already.');
+          return 0;
+        }),
+      ),
+    );
+  program
+    .command('follow')
+    .argument('<id>', 'workflow id')
+    .description('follow a run live, wherever it was started: waves, questions, approvals, the answer')
+    .action(action((id: string) => followCommand(id)));
   program
     .command('answer')
     .argument('<id>', 'workflow id')

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../common/search-attributes';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -129,6 +130,7 @@ export async function ensureEmbeddedServer(opts: EnsureServerOptions): Promise<E
     files.db,
     '--log-level',
     'warn',
+    ...START_DEV_SEARCH_ATTRIBUTE_FLAGS,
   ];
   const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd: dataDir });
   fs.closeSync(logFd);

@@ -31,6 +31,8 @@ export interface ResolvedRun {
   idleTimeoutMs?: number;
   /** The run continues as new past this many history events (or when Temporal suggests it). */
   maxHistoryEvents?: number;
+  /** Whether the namespace has waveloop's search attributes, so the run may set them. */
+  searchAttributes?: boolean;
 }
 
 export type ResolveRunInput = AgentLoopInput;

@@ -9,6 +9,7 @@ import { connectionSettings } from '../client/connection';
 import { queryWithRetry } from '../client/query';
 import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
 import type { ModelPrice } from '../common/pricing';
+import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { transcriptQuery } from '../workflows/messages';
 import type { AnyTool } from '../tools/define';
 import { createDemoTools, openDemoDatabase } from '../tools';
@@ -43,6 +44,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     now: options.now,
     modelPrices: options.modelPrices,
+    searchAttributes: once(() => hasSearchAttributes(client, options.namespace)),
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
       if (messages.length < count) {
@@ -61,6 +63,28 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
       : { workflowsPath: require.resolve('../workflows') }),
     ...options.tuning,
   });
+}
+
+/** Whether `namespace` has waveloop's search attributes registered (false when it cannot tell). */
+async function hasSearchAttributes(client: Client, namespace: string): Promise<boolean> {
+  try {
+    const { customAttributes } = await client.connection.operatorService.listSearchAttributes({ namespace });
+    return WAVELOOP_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
+  } catch {
+    return false;
+  }
+}
+
+/** Calls `fn` once and shares its promise (a failed call is tried again next time). */
+function once<T>(fn: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => {
+    result ??= fn().catch((err) => {
+      result = undefined;
+      throw err;
+    });
+    return result;
+  };
 }
 
 /** The `openai` client for an OpenAI-compatible endpoint; retries are Temporal's, so the client makes none. */

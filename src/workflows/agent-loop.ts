@@ -6,6 +6,7 @@ import {
   isCancellation,
   proxyActivities,
   setHandler,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
@@ -33,6 +34,7 @@ import {
   type WaveRecord,
 } from '../common/contract';
 import { FailureType } from '../common/errors';
+import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
 import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from './limits';
 import { clippedWaves, compacted, compactionRange } from './compaction';
 import { HumanGate } from './human-gate';
@@ -94,11 +96,30 @@ class AgentRun {
     // Registered first, so even a run that fails on its input answers its queries.
     setHandler(statusQuery, () => this.progress);
     setHandler(transcriptQuery, () => this.messages);
-    this.gate = new HumanGate(this.progress);
+    this.gate = new HumanGate(this.progress, () => this.publish());
+  }
+
+  /** Whether the namespace has waveloop's search attributes (from `resolveRun`). */
+  private searchAttributes = false;
+  private published = '';
+
+  /** Keeps the run's search attributes (status, iteration, tokens) current, if the namespace has them. */
+  publish(): void {
+    if (!this.searchAttributes) return;
+    const { status, iteration, usage } = this.progress;
+    const current = `${status}/${iteration}/${usage.totalTokens}`;
+    if (current === this.published) return;
+    this.published = current;
+    upsertSearchAttributes([
+      { key: WAVELOOP_STATUS, value: status },
+      { key: WAVELOOP_ITERATION, value: iteration },
+      { key: WAVELOOP_TOKENS, value: usage.totalTokens },
+    ]);
   }
 
   finish(status: RunStatus, answer: string): AgentLoopResult {
     Object.assign(this.progress, { status, phase: 'done', pendingQuestions: [], pendingApprovals: [], conversation: undefined });
+    this.publish();
     const { iteration, waves, usage } = this.progress;
     return { status, answer, iterations: iteration, waves, usage };
   }
@@ -110,6 +131,8 @@ class AgentRun {
     const carried = input.continuation;
     const run = carried ? carried.run : withDefaults(await resolve(input));
     this.started = true;
+    this.searchAttributes = run.searchAttributes ?? false;
+    this.publish();
     Object.assign(progress, { agent: run.agent, model: run.model, maxIterations: run.maxIterations, handOvers: carried?.handOvers ?? 0 });
     if (carried) {
       messages.push(...carried.messages);
@@ -203,6 +226,7 @@ class AgentRun {
       const reply = await askModel(request(iteration, { systemNote: iterationWarning(iteration - turnStart, run.maxIterations) }));
       lastCall = reply.usage;
       progress.usage = addUsage(progress.usage, reply.usage);
+      this.publish();
       messages.push(reply.message);
 
       const step = planner.read(reply.message, iteration);

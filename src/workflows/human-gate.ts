@@ -20,7 +20,11 @@ export class HumanGate {
   private readonly decisions = new Map<string, Decision>();
   private incoming: ConversationTurn | undefined;
 
-  constructor(private readonly progress: RunProgress) {
+  constructor(
+    private readonly progress: RunProgress,
+    /** Called after the status may have changed (to publish it). */
+    private readonly onChange: () => void = () => undefined,
+  ) {
     setHandler(
       answerUpdate,
       (text) => {
@@ -146,7 +150,12 @@ export class HumanGate {
   /** The run's status while it runs: a question first, then approvals, then a conversation. */
   private refresh(): void {
     if (!['running', 'waiting_for_input', 'waiting_for_approval', 'waiting_for_message'].includes(this.progress.status)) return;
-    this.progress.status = this.openQuestions().length
+    this.progress.status = this.status();
+    this.onChange();
+  }
+
+  private status(): RunProgress['status'] {
+    return this.openQuestions().length
       ? 'waiting_for_input'
       : this.progress.pendingApprovals.some((a) => !this.decisions.has(a.callId))
         ? 'waiting_for_approval'

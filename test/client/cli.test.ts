@@ -180,6 +180,39 @@ describe('waveloop CLI', () => {
     }
   });
 
+  it('a question survives a worker crash: list --status finds the run, answer goes to a new worker, follow shows the end', async () => {
+    fake.script({ toolCalls: [{ name: 'ask_question', args: { question: 'Which region?' } }] }, (req) => ({
+      content: `Region ${req.messages.at(-1)!.content} it is.`,
+    }));
+    const first = spawn(process.execPath, [CLI, 'worker'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+    let second: ReturnType<typeof spawn> | undefined;
+    try {
+      await waveloop(['run', '--detach', '--id', 'cli-crash-question', 'Pick a region'], env);
+      let waiting = '';
+      for (let i = 0; i < 100 && !waiting.includes('cli-crash-question'); i++) {
+        waiting = (await waveloop(['list', '--status', 'waiting_for_input'], env)).stdout;
+      }
+      expect(waiting).toMatch(/cli-crash-question\s+RUNNING/);
+
+      first.kill('SIGKILL');
+      await new Promise((resolve) => first.on('close', resolve));
+      second = spawn(process.execPath, [CLI, 'worker'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+
+      const answer = await waveloop(['answer', 'cli-crash-question', 'eu-west'], env);
+      expect(answer.stderr).toBe('');
+      expect(answer.stdout).toContain('Answered "Which region?".');
+      const follow = await waveloop(['follow', 'cli-crash-question'], env);
+      expect(follow.code).toBe(0);
+      expect(follow.stdout).toMatch(/wave 1 · ask_question\(question=Which region\?\) → eu-west/);
+      expect(follow.stdout).toContain('Region eu-west it is.');
+      fake.assertDone();
+    } finally {
+      first.kill('SIGKILL');
+      second?.kill('SIGINT');
+      if (second) await new Promise((resolve) => second!.on('close', resolve));
+    }
+  });
+
   it('examples/start-run: a script starts a run with the client API and prints the result', async () => {
     fake.script({ content: 'Hello from the example.' });
     const worker = spawn(process.execPath, [CLI, 'worker'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });

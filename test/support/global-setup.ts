@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalBinary } from '../../src/client/temporal-cli';
+import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,6 +21,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: binary },
+      searchAttributes: WAVELOOP_SEARCH_ATTRIBUTES,
     },
   });
   project.provide('temporalAddress', env.address);

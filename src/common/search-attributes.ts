@@ -1,0 +1,19 @@
+import { defineSearchAttributeKey } from '@temporalio/common';
+
+/**
+ * Search attributes an `agentLoop` run keeps current, so the Web UI's filters and `waveloop list
+ * --status waiting_for_input` find runs that need a person. They must be registered on the
+ * namespace: the embedded server registers them at start, `waveloop setup` on another cluster; a
+ * worker that finds them missing does not set them (a run never fails for want of them).
+ */
+export const WAVELOOP_STATUS = defineSearchAttributeKey('WaveloopStatus', 'KEYWORD');
+export const WAVELOOP_ITERATION = defineSearchAttributeKey('WaveloopIteration', 'INT');
+export const WAVELOOP_TOKENS = defineSearchAttributeKey('WaveloopTokens', 'INT');
+
+export const WAVELOOP_SEARCH_ATTRIBUTES = [WAVELOOP_STATUS, WAVELOOP_ITERATION, WAVELOOP_TOKENS];
+
+/** `--search-attribute` flags of `temporal server start-dev` that register them. */
+export const START_DEV_SEARCH_ATTRIBUTE_FLAGS = ['WaveloopStatus=Keyword', 'WaveloopIteration=Int', 'WaveloopTokens=Int'].flatMap((spec) => [
+  '--search-attribute',
+  spec,
+]);
