@@ -188,6 +188,10 @@ function followWaves(
           await onIdle();
         }
         const progress = await client.progress(workflowId, { quick: true });
+        if (progress.said && !asked.has(`said:${progress.said.iteration}`)) {
+          asked.add(`said:${progress.said.iteration}`);
+          out(`(iteration ${progress.said.iteration}) ${progress.said.text}`);
+        }
         show(progress.waves);
         for (const q of progress.pendingQuestions ?? []) {
           if (asked.has(q.callId)) continue;

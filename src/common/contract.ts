@@ -112,6 +112,8 @@ export interface RunProgress {
   pendingApprovals: Array<{ callId: string; tool: string; args: Record<string, unknown>; iteration: number }>;
   /** Set while a conversation waits for the next message (`send`) or its end (`end`). */
   conversation?: { message: string };
+  /** What the model said with its latest tool calls (seed 004's "thinking"), for live followers. */
+  said?: { iteration: number; text: string };
   /** How many times the run continued as new (each hand-over starts a fresh, compact history). */
   handOvers?: number;
 }

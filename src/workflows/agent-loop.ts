@@ -231,7 +231,10 @@ class AgentRun {
 
       const step = planner.read(reply.message, iteration);
       if (step.kind === 'answer') return this.finish('completed', step.answer);
-      if (step.text) this.lastText = step.text;
+      if (step.text) {
+        this.lastText = step.text;
+        progress.said = { iteration, text: step.text };
+      }
       if (step.kind === 'retry') {
         messages.push({ role: 'user', content: `Your reply could not be used: ${step.feedback}` });
         const opened = breaker.record('(planner)', false, step.feedback);
