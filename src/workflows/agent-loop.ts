@@ -16,7 +16,6 @@ import {
   DEFAULT_MAX_HISTORY_EVENTS,
   DEFAULT_MODEL_ACTIVITY_OPTIONS,
   RESOLVE_RUN_ACTIVITY_OPTIONS,
-  TOOL_HEARTBEAT_TIMEOUT_MS,
 } from '../common/activity-options';
 import type { ModelCallInput, ResolvedRun, ToolInfo } from '../common/activity-io';
 import {
@@ -28,8 +27,6 @@ import {
   type ChatMessage,
   type RunProgress,
   type RunStatus,
-  type ToolCallMessagePart,
-  type ToolCallRecord,
   type Usage,
   type WaveRecord,
 } from '../common/contract';
@@ -40,16 +37,14 @@ import { clippedWaves, compacted, compactionRange } from './compaction';
 import { HumanGate } from './human-gate';
 import { statusQuery, transcriptQuery } from './messages';
 import { plannerFor } from './planners';
-import { modelSummary, toolSummary } from './summaries';
+import { modelSummary } from './summaries';
+import { DENIED, runWave } from './wave';
 
 type Activities = ReturnType<typeof createActivities>;
 
-/** How a denied call's result starts, as the model sees it. */
-const DENIED = 'denied:';
 
 const { resolveRun } = proxyActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
 const { callModel, summarizeTranscript } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
-const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 
 /**
  * The agent loop (seeds 000, 001, 003, 004). The workflow owns the loop; activities only execute.
@@ -243,7 +238,8 @@ class AgentRun {
       }
 
       progress.phase = 'tools';
-      const wave: WaveRecord = { iteration, calls: await this.runWave(iteration, step.calls, tools, workflowId, run.answerTimeoutMs) };
+      const calls = await runWave(step.calls, { iteration, tools, workflowId, gate: this.gate, answerTimeoutMs: run.answerTimeoutMs });
+      const wave: WaveRecord = { iteration, calls };
       progress.waves.push(wave);
       messages.push(...planner.report(wave));
 
@@ -272,80 +268,6 @@ class AgentRun {
     return this.finish('max_iterations', this.lastText);
   }
 
-  /**
-   * Runs the tool calls of one model reply as one wave: every call is scheduled in the same workflow
-   * task, so all of them start before any completes. A call the model got wrong (unknown tool,
-   * arguments that are not a JSON object) is answered here without an activity; a failing tool
-   * becomes an error the model sees. `ask_question` waits for a person meanwhile. Nothing here
-   * fails the run.
-   */
-  private runWave(
-    iteration: number,
-    calls: ToolCallMessagePart[],
-    tools: Map<string, ToolInfo>,
-    workflowId: string,
-    answerTimeoutMs: number | undefined,
-  ): Promise<ToolCallRecord[]> {
-    return Promise.all(
-      calls.map(async (call): Promise<ToolCallRecord> => {
-        const name = call.function.name;
-        const args = parseArguments(call.function.arguments);
-        const record = { id: call.id, tool: name, args: args.ok ? args.value : {} };
-        const tool = tools.get(name);
-        if (!tool) {
-          const available = [...tools.keys()].join(', ');
-          return { ...record, ok: false, error: `Unknown tool "${name}". Available tools: ${available}.` };
-        }
-        if (!args.ok) return { ...record, ok: false, error: args.error };
-        if (tool.interaction) return { ...record, ...(await this.interact(tool, call.id, args.value, answerTimeoutMs)) };
-        if (tool.requiresApproval) {
-          const decision = await this.gate.approval(call.id, name, args.value, iteration);
-          if (!decision.approved) return { ...record, ok: false, error: `${DENIED} ${decision.reason}` };
-        }
-        try {
-          const output = await runTool.executeWithOptions(
-            {
-              summary: toolSummary(iteration, name, args.value),
-              startToCloseTimeout: tool.timeoutMs,
-              heartbeatTimeout: Math.max(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS),
-              retry: {
-                maximumAttempts: tool.maximumAttempts,
-                initialInterval: tool.initialIntervalMs,
-                backoffCoefficient: tool.backoffCoefficient,
-                maximumInterval: tool.maximumIntervalMs,
-                nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
-              },
-            },
-            [{ workflowId, toolCallId: call.id, name, args: args.value }],
-          );
-          return { ...record, ok: true, result: output.content };
-        } catch (err) {
-          if (isCancellation(err)) throw err;
-          return { ...record, ok: false, error: describeToolFailure(err) };
-        }
-      }),
-    );
-  }
-
-  /**
-   * The tools the workflow answers itself. `ask_question` (seed 004) waits, durably and for as long
-   * as it takes (or until the answer timeout), for the `answer` update. `converse` delivers its
-   * message; the loop then waits for the person's reply once the wave is done.
-   */
-  private async interact(
-    tool: ToolInfo,
-    callId: string,
-    args: Record<string, unknown>,
-    answerTimeoutMs: number | undefined,
-  ): Promise<Pick<ToolCallRecord, 'ok' | 'result' | 'error'>> {
-    const field = tool.interaction === 'question' ? 'question' : 'message';
-    const text = typeof args[field] === 'string' ? (args[field] as string).trim() : '';
-    if (!text) return { ok: false, error: `${tool.name} needs a non-empty "${field}" string.` };
-    if (tool.interaction === 'conversation') return { ok: true, result: text };
-    const answer = await this.gate.ask(callId, text, answerTimeoutMs);
-    if (answer === undefined) return { ok: true, result: `Nobody answered within ${Math.round(answerTimeoutMs! / 1000)} seconds.` };
-    return { ok: true, result: answer };
-  }
 }
 
 /**
@@ -409,29 +331,5 @@ function asRunFailure(err: unknown, context: string, fallbackType?: string): unk
     nonRetryable: true,
     cause: err,
   });
-}
-
-type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
-
-function parseArguments(text: string): Parsed<Record<string, unknown>> {
-  let value: unknown;
-  try {
-    value = text.trim() === '' ? {} : JSON.parse(text);
-  } catch (err) {
-    return { ok: false, error: `the arguments are not valid JSON (${(err as Error).message}): ${text.slice(0, 200)}` };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, error: `the arguments must be a JSON object, got: ${text.slice(0, 200)}` };
-  }
-  return { ok: true, value: value as Record<string, unknown> };
-}
-
-function describeToolFailure(err: unknown): string {
-  if (err instanceof ActivityFailure) {
-    const cause = err.cause;
-    if (cause instanceof ApplicationFailure) return cause.message;
-    return cause?.message ?? err.message;
-  }
-  return err instanceof Error ? err.message : String(err);
 }
 

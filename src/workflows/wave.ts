@@ -1,0 +1,116 @@
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../common/activity-options';
+import type { ToolInfo } from '../common/activity-io';
+import type { ToolCallMessagePart, ToolCallRecord } from '../common/contract';
+import { FailureType } from '../common/errors';
+import type { HumanGate } from './human-gate';
+import { toolSummary } from './summaries';
+
+const { runTool } = proxyActivities<ReturnType<typeof createActivities>>({ startToCloseTimeout: '1 minute' });
+
+/** How a denied call's result starts, as the model sees it. */
+export const DENIED = 'denied:';
+
+export interface WaveContext {
+  iteration: number;
+  tools: Map<string, ToolInfo>;
+  workflowId: string;
+  gate: HumanGate;
+  answerTimeoutMs: number | undefined;
+}
+
+/**
+ * Runs the tool calls of one model reply as one wave: every call is scheduled in the same workflow
+ * task, so all of them start before any completes. A call the model got wrong (unknown tool,
+ * arguments that are not a JSON object) is answered here without an activity; a failing tool
+ * becomes an error the model sees. A call that needs approval waits for it without holding back
+ * the others, and `ask_question` waits for a person meanwhile. Nothing here fails the run;
+ * cancellation goes through.
+ */
+export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Promise<ToolCallRecord[]> {
+  return Promise.all(calls.map((call) => runCall(call, context)));
+}
+
+async function runCall(call: ToolCallMessagePart, { iteration, tools, workflowId, gate, answerTimeoutMs }: WaveContext): Promise<ToolCallRecord> {
+  const name = call.function.name;
+  const args = parseArguments(call.function.arguments);
+  const record = { id: call.id, tool: name, args: args.ok ? args.value : {} };
+  const tool = tools.get(name);
+  if (!tool) {
+    const available = [...tools.keys()].join(', ');
+    return { ...record, ok: false, error: `Unknown tool "${name}". Available tools: ${available}.` };
+  }
+  if (!args.ok) return { ...record, ok: false, error: args.error };
+  if (tool.interaction) return { ...record, ...(await interact(tool, call.id, args.value, gate, answerTimeoutMs)) };
+  if (tool.requiresApproval) {
+    const decision = await gate.approval(call.id, name, args.value, iteration);
+    if (!decision.approved) return { ...record, ok: false, error: `${DENIED} ${decision.reason}` };
+  }
+  try {
+    const output = await runTool.executeWithOptions(
+      {
+        summary: toolSummary(iteration, name, args.value),
+        startToCloseTimeout: tool.timeoutMs,
+        heartbeatTimeout: Math.max(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS),
+        retry: {
+          maximumAttempts: tool.maximumAttempts,
+          initialInterval: tool.initialIntervalMs,
+          backoffCoefficient: tool.backoffCoefficient,
+          maximumInterval: tool.maximumIntervalMs,
+          nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
+        },
+      },
+      [{ workflowId, toolCallId: call.id, name, args: args.value }],
+    );
+    return { ...record, ok: true, result: output.content };
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { ...record, ok: false, error: describeToolFailure(err) };
+  }
+}
+
+/**
+ * The tools the workflow answers itself. `ask_question` (seed 004) waits, durably and for as long
+ * as it takes (or until the answer timeout), for the `answer` update. `converse` delivers its
+ * message; the loop then waits for the person's reply once the wave is done.
+ */
+async function interact(
+  tool: ToolInfo,
+  callId: string,
+  args: Record<string, unknown>,
+  gate: HumanGate,
+  answerTimeoutMs: number | undefined,
+): Promise<Pick<ToolCallRecord, 'ok' | 'result' | 'error'>> {
+  const field = tool.interaction === 'question' ? 'question' : 'message';
+  const text = typeof args[field] === 'string' ? (args[field] as string).trim() : '';
+  if (!text) return { ok: false, error: `${tool.name} needs a non-empty "${field}" string.` };
+  if (tool.interaction === 'conversation') return { ok: true, result: text };
+  const answer = await gate.ask(callId, text, answerTimeoutMs);
+  if (answer === undefined) return { ok: true, result: `Nobody answered within ${Math.round(answerTimeoutMs! / 1000)} seconds.` };
+  return { ok: true, result: answer };
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function parseArguments(text: string): Parsed<Record<string, unknown>> {
+  let value: unknown;
+  try {
+    value = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `the arguments are not valid JSON (${(err as Error).message}): ${text.slice(0, 200)}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, error: `the arguments must be a JSON object, got: ${text.slice(0, 200)}` };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+function describeToolFailure(err: unknown): string {
+  if (err instanceof ActivityFailure) {
+    const cause = err.cause;
+    if (cause instanceof ApplicationFailure) return cause.message;
+    return cause?.message ?? err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
