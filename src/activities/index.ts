@@ -3,12 +3,15 @@ import type { ChatMessage } from '../common/contract';
 import type { ModelPrice } from '../common/pricing';
 import { createGoalActivities } from './goal-components';
 import { createCallModel } from './model';
+import type { BlobStore } from '../common/payload-codec';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';
 import { createRunTool } from './tools';
 
 export interface ActivityDeps {
+  /** Keeps full tool results that are too long for the transcript (see `runTool`). */
+  blobStore?: BlobStore;
   registry: Registry;
   openai: OpenAI;
   defaultModel: string;

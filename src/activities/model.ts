@@ -9,6 +9,8 @@ import { WAVE_PLAN_SCHEMA_NAME, WavePlanSchema } from '../common/plan';
 import { withHeartbeats } from './heartbeat';
 import { jsonSchemaOf, toolParametersSchema } from './tool-schema';
 import { toModelFailure } from './model-errors';
+import { checkReply } from './model-reply';
+import { TranscriptCache } from './transcript-cache';
 import type { Registry } from './registry';
 
 export interface ModelDeps {
@@ -21,7 +23,9 @@ export interface ModelDeps {
 
 /**
  * One model call: Chat Completions with the run's tools, parallel tool calls allowed. The
- * transcript is read from the workflow rather than carried in the input (see `ModelCallInput`).
+ * transcript is read from the workflow rather than carried in the input (see `ModelCallInput`),
+ * or, when the input says what was added since this worker's previous call of the run, joined
+ * from the worker's `TranscriptCache` without a query.
  */
 export function createCallModel({ registry, openai, readTranscript }: ModelDeps) {
   const schemas = new Map<string, OpenAI.Chat.Completions.ChatCompletionTool>();
@@ -37,8 +41,13 @@ export function createCallModel({ registry, openai, readTranscript }: ModelDeps)
     return schema;
   };
 
+  const cache = new TranscriptCache();
+
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
-    const transcript = await readTranscript(input.workflowId, input.runId, input.messageCount);
+    const { workflowId, runId, messageCount, since } = input;
+    const transcript =
+      (since && cache.join(workflowId, runId, since.from, since.messages, messageCount)) ??
+      (await readTranscript(workflowId, runId, messageCount));
     const messages = input.systemNote ? withSystemNote(transcript, input.systemNote) : transcript;
     const tools = input.tools.map((name) => {
       const tool = registry.tools.get(name);
@@ -79,8 +88,11 @@ export function createCallModel({ registry, openai, readTranscript }: ModelDeps)
         message: 'The model endpoint answered without any choice.',
       });
     }
+    const message = toAssistantMessage(choice.message);
+    checkReply(message, choice.finish_reason, input.planner);
+    cache.remember(workflowId, runId, [...transcript, message]);
     return {
-      message: toAssistantMessage(choice.message),
+      message,
       finishReason: choice.finish_reason ?? 'unknown',
       usage: {
         promptTokens: completion.usage?.prompt_tokens ?? 0,

@@ -80,6 +80,7 @@ function toolInfo(tool: AnyTool, needsApproval: boolean): ToolInfo {
     loopBreaking: tool.loopBreaking ?? false,
     ...(tool.interaction ? { interaction: tool.interaction } : {}),
     ...(tool.requiresApproval || needsApproval ? { requiresApproval: true } : {}),
+    ...(tool.localActivity ? { localActivity: true } : {}),
   };
 }
 

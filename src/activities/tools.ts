@@ -4,14 +4,17 @@ import type { ToolCallInput, ToolCallOutput } from '../common/activity-io';
 import { FailureType } from '../common/errors';
 import { ToolError } from '../tools/define';
 import { withHeartbeats } from './heartbeat';
+import type { BlobStore } from '../common/payload-codec';
 import type { Registry } from './registry';
+import { resultForTranscript } from './tool-result';
 
 /**
  * One tool call of a wave. Arguments are validated against the tool's zod schema first (a
  * mismatch is a non-retryable `InvalidToolArguments` the model gets to read); a `ToolError` is
- * non-retryable too; any other error is retried per the tool's retry policy.
+ * non-retryable too; any other error is retried per the tool's retry policy. A result longer than
+ * `TOOL_RESULT_MAX_CHARS` reaches the model truncated, with a note (see `resultForTranscript`).
  */
-export function createRunTool({ registry }: { registry: Registry }) {
+export function createRunTool({ registry, blobStore }: { registry: Registry; blobStore?: BlobStore }) {
   return async function runTool(input: ToolCallInput): Promise<ToolCallOutput> {
     const tool = registry.tools.get(input.name);
     if (!tool) {
@@ -52,6 +55,6 @@ export function createRunTool({ registry }: { registry: Registry }) {
         });
       }
     });
-    return { content: typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null') };
+    return { content: resultForTranscript(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'), blobStore) };
   };
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { EMBEDDED_ADDRESS, type WaveloopConfig } from '../common/config';
+import { blobStoreIn, waveloopDataConverter } from '../common/payload-codec';
 
 /**
  * Connection settings shared by clients and workers: the embedded server by default, or any
@@ -25,8 +26,11 @@ export function connectionSettings(config: WaveloopConfig): TemporalConnectionSe
   return { address, tls: config.tls || undefined };
 }
 
-/** A Temporal client for the configured cluster and namespace. Close `client.connection` when done. */
+/**
+ * A Temporal client for the configured cluster and namespace, with waveloop's payload codecs (large
+ * payloads it reads may be claim checks into `<dataDir>/payloads`). Close `client.connection` when done.
+ */
 export async function connectClient(config: WaveloopConfig): Promise<Client> {
   const connection = await Connection.connect(connectionSettings(config));
-  return new Client({ connection, namespace: config.namespace });
+  return new Client({ connection, namespace: config.namespace, dataConverter: waveloopDataConverter(blobStoreIn(config.dataDir)) });
 }

@@ -1,4 +1,4 @@
-import type { AgentLoopInput, AssistantMessage, Usage } from './contract';
+import type { AgentLoopInput, AssistantMessage, ChatMessage, Usage } from './contract';
 import type { Planner } from './plan';
 import type { ModelPrice } from './pricing';
 
@@ -15,6 +15,8 @@ export interface ToolInfo {
   interaction?: 'question' | 'conversation';
   /** Each call waits for `approve` or `deny` before it runs. */
   requiresApproval?: boolean;
+  /** Calls run as local activities (`defineTool({ localActivity })`): cheap, read-only tools. */
+  localActivity?: boolean;
 }
 
 /** `resolveRun`: the agent profile merged with the run's input. */
@@ -53,6 +55,14 @@ export interface ModelCallInput {
   iteration: number;
   /** Appended to the system prompt for this call only (iteration warnings). */
   systemNote?: string;
+  /**
+   * What the transcript gained since the run's previous model call: messages [`from`,
+   * `messageCount`), i.e. the tool results and any user message after the previous reply. A worker
+   * that made the previous call (and so holds messages [0, `from`)) needs no query then; any other
+   * falls back to the `transcript` query. These messages are then recorded twice (as tool results
+   * and here): history still grows linearly, by a constant factor more.
+   */
+  since?: { from: number; messages: ChatMessage[] };
 }
 
 export interface ModelCallOutput {

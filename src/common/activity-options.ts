@@ -51,5 +51,15 @@ export const DEFAULT_TOOL_RETRY = {
   maximumIntervalMs: 10_000,
 } as const;
 
-/** Tool activities heartbeat at least this often while they run (see the runTool activity). */
-export const TOOL_HEARTBEAT_TIMEOUT_MS = 30_000;
+/**
+ * Heartbeat timeout of tool activities (capped by the tool's own timeout). `runTool` heartbeats every
+ * third of it while the tool runs, so a call cut off by a dead worker is retried within 10 s rather
+ * than after the tool's whole timeout (a minute by default).
+ */
+export const TOOL_HEARTBEAT_TIMEOUT_MS = 10_000;
+
+/**
+ * The most characters of one tool result the model sees (and the history records); a longer result
+ * is cut with a note, and kept whole in the blob store when there is one (`resultForTranscript`).
+ */
+export const TOOL_RESULT_MAX_CHARS = 64 * 1024;

@@ -22,6 +22,12 @@ export const FailureType = {
   ModelTimeout: 'ModelTimeout',
   /** The endpoint could not be reached; retried. */
   ModelConnection: 'ModelConnection',
+  /** The endpoint's content filter withheld the reply (`finish_reason: content_filter`). Never retried. */
+  ModelContentFiltered: 'ModelContentFiltered',
+  /** The answer was cut off at the model's output limit (`finish_reason: length`). Never retried. */
+  ModelOutputTruncated: 'ModelOutputTruncated',
+  /** The model replied with neither text nor tool calls; retried. */
+  ModelEmptyReply: 'ModelEmptyReply',
   /** The model call kept failing until its retries ran out; the run fails with this. */
   ModelUnavailable: 'ModelUnavailable',
 
@@ -39,4 +45,6 @@ export const NON_RETRYABLE_MODEL_FAILURES: readonly FailureType[] = [
   FailureType.ModelPermissionDenied,
   FailureType.ModelNotFound,
   FailureType.ModelBadRequest,
+  FailureType.ModelContentFiltered,
+  FailureType.ModelOutputTruncated,
 ];

@@ -47,6 +47,13 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
    * person's answer (`ask_question`), `conversation` ends the turn and waits for the next message.
    */
   interaction?: 'question' | 'conversation';
+  /**
+   * Run the tool as a local activity: in the worker that runs the workflow, without a round trip
+   * through the server's task queue, recorded as a marker. For cheap, read-only tools that finish
+   * well within a workflow task (seconds): a local activity is retried by the workflow and does not
+   * heartbeat. Default false.
+   */
+  localActivity?: boolean;
 }
 
 /** A tool with its types erased, as the registry and the activities hold it. */

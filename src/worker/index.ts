@@ -13,6 +13,8 @@ import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { transcriptQuery } from '../workflows/messages';
 import type { AnyTool } from '../tools/define';
 import { createDemoTools, openDemoDatabase } from '../tools';
+import { DEFAULT_WORKER_TUNING } from './tuning';
+import { blobStoreIn, waveloopDataConverter, type BlobStore } from '../common/payload-codec';
 
 export interface WaveloopWorkerOptions {
   /** Connection used for polling. */
@@ -28,18 +30,42 @@ export interface WaveloopWorkerOptions {
   /** A pre-built workflow bundle (tests build it once); default: bundle `src/workflows` now. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   now?: () => Date;
+  /**
+   * Where large payloads and full tool results are stored (the claim check; `blobStoreIn(dataDir)`).
+   * Without one, payloads are only compressed, and tool results over the limit are only truncated.
+   */
+  blobStore?: BlobStore;
   /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
-  /** Extra worker options (slots, pollers, cache): passed through to `Worker.create`. */
-  tuning?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows' | 'maxConcurrentWorkflowTaskExecutions'>>;
+  /**
+   * Extra worker options (slots, pollers, cache, eager dispatch): passed through to `Worker.create`,
+   * over `DEFAULT_WORKER_TUNING`; `throughputTuning(runs)` suits a worker with many runs at once.
+   * `npm run bench` (BENCHMARKS.md) measures what they change: activity slots bound how many model
+   * calls and tools are in flight at once, pollers how fast a wave's tasks are picked up.
+   */
+  tuning?: Partial<
+    Pick<
+      WorkerOptions,
+      | 'maxConcurrentActivityTaskExecutions'
+      | 'maxCachedWorkflows'
+      | 'maxConcurrentWorkflowTaskExecutions'
+      | 'maxConcurrentLocalActivityExecutions'
+      | 'maxConcurrentActivityTaskPolls'
+      | 'maxConcurrentWorkflowTaskPolls'
+      | 'maxEagerActivityReservationsPerWorkflowTask'
+    >
+  >;
 }
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
 export async function createWorker(options: WaveloopWorkerOptions): Promise<Worker> {
-  const client = options.client ?? new Client({ connection: options.connection, namespace: options.namespace });
+  // Clients given here must use the same converter (`waveloopDataConverter(store)`).
+  const dataConverter = waveloopDataConverter(options.blobStore);
+  const client = options.client ?? new Client({ connection: options.connection, namespace: options.namespace, dataConverter });
   const registry = new Registry(options.tools, options.agents);
   const activities = createActivities({
     registry,
+    blobStore: options.blobStore,
     openai: options.openai,
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     now: options.now,
@@ -55,12 +81,14 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   });
   return Worker.create({
     connection: options.connection,
+    dataConverter,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities,
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
+    ...DEFAULT_WORKER_TUNING,
     ...options.tuning,
   });
 }
@@ -118,6 +146,7 @@ export async function createStandardWorker(
       taskQueue: config.taskQueue,
       tools: createDemoTools({ db, now }),
       agents: demoAgents,
+      blobStore: blobStoreIn(config.dataDir),
       openai: createModelClient(config.model),
       defaultModel: config.model.model,
       tuning,
@@ -135,3 +164,5 @@ export async function createStandardWorker(
     throw err;
   }
 }
+
+export { DEFAULT_WORKER_TUNING, throughputTuning } from './tuning';

@@ -52,7 +52,7 @@ async function runCall(call: ToolCallMessagePart, { iteration, tools, workflowId
       {
         summary: toolSummary(iteration, name, args.value),
         startToCloseTimeout: tool.timeoutMs,
-        heartbeatTimeout: Math.max(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS),
+        heartbeatTimeout: Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS),
         retry: {
           maximumAttempts: tool.maximumAttempts,
           initialInterval: tool.initialIntervalMs,

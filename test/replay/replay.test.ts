@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { waveloopDataConverter } from '../../src/common/payload-codec';
 import { HISTORIES_DIR } from '../support/history';
 import { workflowBundle } from '../support/harness';
 
@@ -20,7 +21,7 @@ describe('replay', () => {
 
   it.each(files)('replay: %s replays deterministically against the current workflow code', async (file) => {
     const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')));
-    const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, [
+    const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() }, [
       { workflowId: path.basename(file, '.json'), history },
     ]);
     for await (const result of results) {

@@ -16,11 +16,15 @@ export interface ScriptedToolCall {
 }
 
 export type ScriptedReply = (
-  | { content: string; toolCalls?: undefined }
-  | { toolCalls: ScriptedToolCall[]; content?: string }
+  | { content: string | null; toolCalls?: undefined; finishReason?: string }
+  | { toolCalls: ScriptedToolCall[]; content?: string; finishReason?: string }
   | { status: number; message?: string; headers?: Record<string, string> }
+  /** Closes the connection without answering (a dropped connection). */
+  | { drop: true }
+  /** Answers 200 with this exact body text (malformed or choice-less completions). */
+  | { rawBody: string }
 ) & {
-  /** Answer only after this many milliseconds (a slow model). */
+  /** Answer only after this many milliseconds (a slow model, or a hang past the activity timeout). */
   delayMs?: number;
 };
 
@@ -44,6 +48,8 @@ export const FAKE_USAGE = { prompt_tokens: 100, completion_tokens: 10, total_tok
 export class FakeModel {
   readonly requests: ChatRequest[] = [];
   private steps: ScriptStep[] = [];
+  private router: ((request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>) | undefined;
+  private pending = 0;
   private overruns = 0;
   private callCounter = 0;
   private server: http.Server | undefined;
@@ -71,6 +77,23 @@ export class FakeModel {
     return this;
   }
 
+  /**
+   * Answers every request with `router(request)` instead of a script, for as many requests as come
+   * (retries included): for tests where many runs interleave and a reply must be a pure function
+   * of the request, e.g. routed by the goal and the number of turns so far.
+   */
+  route(router: (request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>): this {
+    this.router = router;
+    this.steps = [];
+    this.requests.length = 0;
+    return this;
+  }
+
+  /** Requests received and not yet answered (a model call in flight). */
+  get inFlight(): number {
+    return this.pending;
+  }
+
   /** Throws unless every scripted reply was used and nothing more was asked. */
   assertDone(): void {
     if (this.overruns > 0) throw new Error(`The fake model was called ${this.overruns} time(s) more than scripted.`);
@@ -85,13 +108,31 @@ export class FakeModel {
     }
     const request = { ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest), authorization: req.headers.authorization, receivedAt: Date.now() };
     this.requests.push(request);
-    const step = this.steps.shift();
+    const step = this.router ?? this.steps.shift();
     if (!step) {
       this.overruns += 1;
       return send(res, 400, { error: { message: 'fake model: the script is exhausted (unexpected model call)' } });
     }
-    const reply = typeof step === 'function' ? await step(request) : step;
+    this.pending += 1;
+    try {
+      await this.answer(req, res, request, typeof step === 'function' ? await step(request) : step);
+    } finally {
+      this.pending -= 1;
+    }
+  }
+
+  private async answer(req: http.IncomingMessage, res: http.ServerResponse, request: ChatRequest, reply: ScriptedReply): Promise<void> {
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if (res.destroyed || req.socket.destroyed) return; // the caller gave up (its activity timed out or was killed)
+    if ('drop' in reply) {
+      req.socket.destroy();
+      return;
+    }
+    if ('rawBody' in reply) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(reply.rawBody);
+      return;
+    }
     if ('status' in reply) {
       return send(res, reply.status, { error: { message: reply.message ?? `fake model: scripted ${reply.status}` } }, reply.headers);
     }
@@ -109,7 +150,7 @@ export class FakeModel {
         {
           index: 0,
           message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
-          finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+          finish_reason: reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop'),
         },
       ],
       usage: FAKE_USAGE,

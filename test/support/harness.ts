@@ -10,6 +10,8 @@ import { demoAgents } from '../../src/agents/demo';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
 import type { AnyTool } from '../../src/tools/define';
 import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/tools';
+import OpenAI from 'openai';
+import { blobStoreIn, waveloopDataConverter } from '../../src/common/payload-codec';
 import { createModelClient, createWorker } from '../../src/worker';
 import { FakeModel } from './fake-model';
 import { queryWithRetry } from '../../src/client/query';
@@ -63,6 +65,8 @@ export class Harness {
   readonly fake = new FakeModel();
   readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-test-'));
   readonly address = inject('temporalAddress');
+  /** The claim-check store of workers and client (`<dataDir>/payloads`), as in the embedded setup. */
+  readonly blobStore = blobStoreIn(this.dataDir);
   db!: DemoDatabase;
   client!: Client;
   private nativeConnection!: NativeConnection;
@@ -70,7 +74,7 @@ export class Harness {
   async start(): Promise<this> {
     await this.fake.start();
     this.db = openDemoDatabase(path.join(this.dataDir, 'demo.db'));
-    this.client = new Client({ connection: await Connection.connect({ address: this.address }) });
+    this.client = new Client({ connection: await Connection.connect({ address: this.address }), dataConverter: waveloopDataConverter(this.blobStore) });
     this.nativeConnection = await NativeConnection.connect({ address: this.address });
     return this;
   }
@@ -88,7 +92,7 @@ export class Harness {
   }
 
   /** A worker on a task queue of its own, with the demo tools (plus `extraTools`) and the fake model. */
-  async worker(options: { taskQueue?: string; extraTools?: AnyTool[]; agents?: AgentDefinition[] } = {}) {
+  async worker(options: { taskQueue?: string; extraTools?: AnyTool[]; agents?: AgentDefinition[]; modelTimeoutMs?: number } = {}) {
     const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
     const worker = await createWorker({
       connection: this.nativeConnection,
@@ -97,9 +101,12 @@ export class Harness {
       taskQueue,
       tools: [...this.demoTools(), ...(options.extraTools ?? [])],
       agents: options.agents ?? demoAgents,
-      openai: createModelClient({ baseURL: this.fake.baseURL, apiKey: 'test-key', model: undefined }),
+      openai: options.modelTimeoutMs
+        ? new OpenAI({ baseURL: this.fake.baseURL, apiKey: 'test-key', maxRetries: 0, timeout: options.modelTimeoutMs })
+        : createModelClient({ baseURL: this.fake.baseURL, apiKey: 'test-key', model: undefined }),
       defaultModel: 'fake-model',
       workflowBundle: await workflowBundle(),
+      blobStore: this.blobStore,
       now: () => TEST_NOW,
     });
     return { worker, taskQueue };
@@ -116,6 +123,8 @@ export class Harness {
       agents?: AgentDefinition[];
       workflowId?: string;
       timeout?: string;
+      /** The worker's model client gives up after this long (default 4 min), to test hangs quickly. */
+      modelTimeoutMs?: number;
       /** Runs beside the workflow while it runs (answer questions, cancel it, …). */
       during?: (handle: WorkflowHandle) => Promise<void>;
     } = {},

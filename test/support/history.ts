@@ -4,6 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
+import { decodePayloadSync, type BlobStore } from '../../src/common/payload-codec';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -29,8 +30,8 @@ export interface ActivityStory {
   failedEventId?: number;
 }
 
-/** Reads the activities of a history in the order they were scheduled. */
-export function activities(history: History): ActivityStory[] {
+/** Reads the activities of a history in the order they were scheduled (inputs decoded through waveloop's codecs). */
+export function activities(history: History, store?: BlobStore): ActivityStory[] {
   const byScheduled = new Map<number, ActivityStory>();
   for (const event of history.events ?? []) {
     const id = Number(event.eventId);
@@ -41,7 +42,7 @@ export function activities(history: History): ActivityStory[] {
         type: attrs.activityType?.name ?? '',
         summary: event.userMetadata?.summary ? String(defaultPayloadConverter.fromPayload(event.userMetadata.summary)) : '',
         scheduledEventId: id,
-        input: payload ? defaultPayloadConverter.fromPayload(payload) : undefined,
+        input: payload ? defaultPayloadConverter.fromPayload(decodePayloadSync(payload, store)) : undefined,
         inputBytes: payload?.data?.length ?? 0,
         attempts: 0,
       });

@@ -218,6 +218,7 @@ describe('agentLoop', () => {
 
   it.each([
     ['an empty goal', { goal: '   ' }, /goal/],
+    ['a goal larger than a payload should be', { goal: 'x'.repeat(150_000) }, /goal is longer than 100,000 characters/],
     ['a missing goal', { agent: 'default' }, /goal/],
     ['an unknown field', { goal: 'x', maxIteration: 3 }, /maxIteration/],
     ['a negative limit', { goal: 'x', maxIterations: -1 }, /maxIterations/],

@@ -1,0 +1,157 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { TEMPORAL_CLI_VERSION } from '../src/client/temporal-cli';
+import { BenchEnv } from './support/env';
+import { agentsVersions, prepareAgents } from './support/openai-agents';
+import { markdownTable, type ScenarioResult } from './support/report';
+import { loadAverage } from './support/stats';
+import { engineOverhead, realisticModel } from './scenarios/overhead';
+import { waves } from './scenarios/waves';
+import { throughput } from './scenarios/throughput';
+import { historyGrowth } from './scenarios/history';
+import { recovery } from './scenarios/recovery';
+import { goalTrees } from './scenarios/goal-tree';
+import { localActivities } from './scenarios/local-activities';
+
+const ROOT = path.join(__dirname, '..', '..');
+const FULL = process.env.BENCH_FULL === '1';
+/** `BENCH_ONLY=1,3` runs those scenarios only (and then writes the report under bench/results.partial.json only). */
+const ONLY = process.env.BENCH_ONLY?.split(',').map(Number);
+
+const SIZES = FULL
+  ? { overhead: { runs: 3, iterations: 300 }, realistic: { runs: 1, iterations: 60 }, waveRepeats: 5, throughput: [100, 1000], history: 200, longRun: 10_000, trees: [10, 100] }
+  : { overhead: { runs: 2, iterations: 100 }, realistic: { runs: 1, iterations: 20 }, waveRepeats: 3, throughput: [100], history: 200, longRun: 1_000, trees: [10, 100] };
+
+const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+async function run(): Promise<void> {
+  const started = Date.now();
+  const machine = {
+    cpu: `${os.cpus()[0]?.model ?? 'unknown'} × ${os.cpus().length}`,
+    memory: `${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+    os: `${os.type()} ${os.release()} (${os.arch()})`,
+    node: process.version,
+    temporalCli: TEMPORAL_CLI_VERSION,
+    temporalSdk: (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@temporalio', 'worker', 'package.json'), 'utf8')) as { version: string }).version,
+    openaiAgents: agentsVersions(),
+    commit: gitCommit(),
+    loadAtStart: loadAverage(),
+    full: FULL,
+  };
+  log(`machine: ${machine.cpu}, load ${machine.loadAtStart}; ${FULL ? 'BENCH_FULL sizes' : 'default sizes'}`);
+  const agentsProblem = prepareAgents(log);
+  if (agentsProblem) log(`Temporal's integration will be left out: ${agentsProblem}`);
+  machine.openaiAgents = agentsVersions();
+
+  const env = await new BenchEnv().start();
+  const results: ScenarioResult[] = [];
+  const scenarios: Array<[number, string, () => Promise<ScenarioResult>]> = [
+    [1, 'engine overhead', () => engineOverhead(env, SIZES.overhead, agentsProblem)],
+    [2, 'realistic model', () => realisticModel(env, SIZES.realistic, agentsProblem)],
+    [3, 'wave parallelism', () => waves(env, SIZES.waveRepeats, agentsProblem)],
+    [4, 'throughput', () => throughput(env, SIZES.throughput)],
+    [5, 'history growth', () => historyGrowth(env, SIZES.history, SIZES.longRun)],
+    [6, 'recovery', () => recovery(env)],
+    [7, 'goal trees', () => goalTrees(env, SIZES.trees)],
+    [8, 'local activities', () => localActivities(env, SIZES.overhead.iterations)],
+  ];
+  try {
+    for (const [id, name, scenario] of scenarios) {
+      if (ONLY && !ONLY.includes(id)) continue;
+      log(`scenario ${id}: ${name} (load ${loadAverage()})`);
+      const t0 = Date.now();
+      const result = await scenario().catch(
+        (err: unknown): ScenarioResult => ({
+          id,
+          title: name,
+          sizes: 'failed',
+          table: { head: ['error'], rows: [[String(err instanceof Error ? err.message : err).replaceAll('|', '/').replaceAll('\n', ' ')]] },
+          targets: [],
+          notes: ['The scenario failed; its error is above.'],
+          data: { error: String(err) },
+        }),
+      );
+      env.model.reset();
+      results.push({ ...result, notes: [...result.notes, `Took ${((Date.now() - t0) / 1000).toFixed(0)} s; load average after it: ${loadAverage()}.`] });
+      log(`scenario ${id} done in ${((Date.now() - t0) / 1000).toFixed(0)} s\n${markdownTable(result.table.head, result.table.rows)}`);
+    }
+  } finally {
+    await env.stop();
+  }
+  const report = { machine: { ...machine, loadAtEnd: loadAverage(), minutes: (Date.now() - started) / 60_000 }, results };
+  if (ONLY) {
+    fs.writeFileSync(path.join(ROOT, 'bench', 'results.partial.json'), `${JSON.stringify(report, null, 2)}\n`);
+    log('wrote bench/results.partial.json (BENCH_ONLY: BENCHMARKS.md is left as it is)');
+    return;
+  }
+  fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), renderMarkdown(report));
+  log(`wrote BENCHMARKS.md and bench/results.json in ${report.machine.minutes.toFixed(1)} min`);
+}
+
+function gitCommit(): string {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${sha} (with uncommitted changes)` : sha;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function renderMarkdown(report: { machine: Record<string, unknown>; results: ScenarioResult[] }): string {
+  const m = report.machine as Record<string, string | number | boolean | Record<string, string>>;
+  const targets = report.results.flatMap((r) => r.targets.map((t) => [`${r.id}`, t.target, t.value, t.met === 'pending' ? 'pending' : t.met ? 'met' : '**missed**']));
+  const lines = [
+    '# Benchmarks',
+    '',
+    'Written by `npm run bench` (`BENCH_FULL=1 npm run bench` for the large sizes); the raw figures are in',
+    '[`bench/results.json`](bench/results.json). Every engine runs on the same machine, against the same',
+    "Temporal dev server (waveloop's embedded server, started by the runner on free ports) and the same fake",
+    'OpenAI-compatible model (`bench/support/fake-model.ts`), with the same tool. Times are measured by the',
+    'fake model: the gap between two model calls of one run is one iteration (model call + tool wave + all',
+    'the engine adds). No time here is asserted anywhere; the targets are the ones of issue 6.',
+    '',
+    '## Machine',
+    '',
+    markdownTable(['', ''], [
+      ['CPU', String(m.cpu)],
+      ['memory', String(m.memory)],
+      ['OS', String(m.os)],
+      ['Node.js', String(m.node)],
+      ['Temporal CLI (dev server)', String(m.temporalCli)],
+      ['Temporal TypeScript SDK (waveloop)', String(m.temporalSdk)],
+      ["Temporal's integration", Object.entries(m.openaiAgents as Record<string, string>).map(([k, v]) => `${k} ${v}`).join(', ')],
+      ['waveloop commit', String(m.commit)],
+      ['sizes', m.full ? 'BENCH_FULL=1 (large)' : 'default (BENCH_FULL=1 runs 1,000 concurrent runs and a 10,000-iteration run)'],
+      ['load average (1, 5, 15 min)', `${m.loadAtStart} at the start; ${m.loadAtEnd} at the end`],
+      ['duration', `${Number(m.minutes).toFixed(1)} min`],
+    ]),
+    '',
+    'Other test suites may have been running on this machine at the same time: the load averages above',
+    'and after each scenario say how busy it was.',
+    '',
+    '## Targets',
+    '',
+    markdownTable(['scenario', 'target', 'measured', ''], targets),
+    '',
+    ...report.results.flatMap((r) => [
+      `## ${r.id}. ${r.title}`,
+      '',
+      `Sizes: ${r.sizes}.`,
+      '',
+      markdownTable(r.table.head, r.table.rows),
+      '',
+      ...r.notes.map((note) => `- ${note}`),
+      '',
+    ]),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+run().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

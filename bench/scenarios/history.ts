@@ -1,0 +1,85 @@
+import type { BenchEnv } from '../support/env';
+import { chainHistories, EventType, sizedEvents } from '../support/env';
+import { goalFor } from '../support/fake-model';
+import { ratio, type ScenarioResult } from '../support/report';
+import { runId, runLoops } from '../support/waveloop';
+import type { AgentLoopResult } from '../../src/common/contract';
+
+const OUTPUT_BYTES = 2_048;
+const MIB = 2 ** 20;
+
+/**
+ * History growth with 2 KB tool outputs: cumulative events and bytes (encoded HistoryEvents) at the
+ * start of each iteration of one run without hand-overs, and the increment an iteration adds; then
+ * one long run through its continue-as-new hand-overs, the largest single run of its chain.
+ */
+export async function historyGrowth(env: BenchEnv, iterations: number, longRun: number): Promise<ScenarioResult> {
+  const { worker, taskQueue } = await env.worker();
+  const { growth, chain, longMs, longResult } = await worker.runUntil(async () => {
+    const id = runId('history');
+    const [one] = await runLoops(env, taskQueue, [{ id, goal: goalFor({ run: id, iters: 0, calls: 1, out: OUTPUT_BYTES }), maxIterations: iterations + 1, maxHistoryEvents: 10_000 }]);
+    if (one.error) throw one.error;
+    const [history] = await chainHistories(env.client, one.id, one.runId);
+    const events = sizedEvents(history);
+    // Iteration i starts where its model activity is scheduled.
+    const starts: number[] = [];
+    events.forEach((e, index) => {
+      if (e.type === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel') starts.push(index);
+    });
+    let bytes = 0;
+    const cumulative = events.map((e) => (bytes += e.bytes));
+    const at = (i: number) => ({ iteration: i, events: starts[i - 1], bytes: cumulative[starts[i - 1] - 1] });
+    const growth = [10, 20, 50, iterations].map((i) => {
+      const from = at(i);
+      const to = at(i + 1);
+      return { ...from, incEvents: to.events - from.events, incBytes: to.bytes - from.bytes };
+    });
+
+    const longId = runId('long');
+    const t0 = performance.now();
+    const [long] = await runLoops(env, taskQueue, [{ id: longId, goal: goalFor({ run: longId, iters: 0, calls: 1, out: OUTPUT_BYTES }), maxIterations: longRun }]);
+    const longMs = performance.now() - t0;
+    const chain = (await chainHistories(env.client, long.id, long.runId)).map((h) => {
+      const sized = sizedEvents(h);
+      return { events: sized.length, bytes: sized.reduce((sum, e) => sum + e.bytes, 0) };
+    });
+    return { growth, chain, longMs, longResult: long.result ?? { error: String(long.error) } };
+  });
+
+  const inc = (i: number) => growth.find((g) => g.iteration === i)!.incBytes;
+  const growthRatio = inc(iterations) / inc(20);
+  const maxBytes = Math.max(...chain.map((c) => c.bytes));
+  const maxEvents = Math.max(...chain.map((c) => c.events));
+  const result = longResult as AgentLoopResult;
+  const longDone = result.iterations === longRun && result.status === 'max_iterations';
+  const rows: Array<Array<string | number>> = growth.map((g) => [
+    `iteration ${g.iteration}`,
+    g.events,
+    `${(g.bytes / 1024).toFixed(1)} KiB`,
+    g.incEvents,
+    `${g.incBytes} B`,
+  ]);
+  rows.push([
+    `${longRun.toLocaleString('en-US')}-iteration run`,
+    `${chain.length} runs (${chain.length - 1} hand-overs), largest ${maxEvents} events`,
+    `largest ${(maxBytes / MIB).toFixed(2)} MiB`,
+    `${result.iterations} iterations, ${result.status}`,
+    `${(longMs / 1000).toFixed(0)} s`,
+  ]);
+  return {
+    id: 5,
+    title: `History growth with ${OUTPUT_BYTES / 1024} KB tool outputs`,
+    sizes: `one run of ${iterations + 1} iterations (no hand-over), and one run of ${longRun.toLocaleString('en-US')} iterations with the default maxHistoryEvents (2,000)${longRun < 10_000 ? ' (10,000 with BENCH_FULL=1)' : ''}`,
+    table: { head: ['at', 'events so far', 'bytes so far', 'events this iteration', 'bytes this iteration'], rows },
+    targets: [
+      { target: 'bytes added by iteration 200 ≤ 1.5× those added by iteration 20', value: ratio(growthRatio), met: growthRatio <= 1.5 },
+      {
+        target: `a ${longRun.toLocaleString('en-US')}-iteration run completes, no single run past 4 MiB or 4,096 events`,
+        value: `${result.iterations} iterations; largest run ${(maxBytes / MIB).toFixed(2)} MiB, ${maxEvents} events`,
+        met: longDone && maxBytes <= 4 * MIB && maxEvents <= 4096,
+      },
+    ],
+    notes: ['Bytes are the protobuf-encoded size of each HistoryEvent, as the server stores and sends them.'],
+    data: { growth, chain, longMs, longResult },
+  };
+}

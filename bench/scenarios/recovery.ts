@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import type { BenchEnv } from '../support/env';
+import { EventType, timeOf } from '../support/env';
+import { goalFor } from '../support/fake-model';
+import { ms, type ScenarioResult } from '../support/report';
+import { sleep } from '../support/stats';
+import { runId } from '../support/waveloop';
+import { AGENT_LOOP_WORKFLOW } from '../../src/common/contract';
+import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../src/common/activity-options';
+
+const SLOW_CALL_MS = 5_000;
+
+/** Starts a waveloop worker process; resolves once it polls, with the time it took. */
+function startWorker(args: string[]): Promise<{ child: ChildProcess; spawnedAt: number; readyAt: number }> {
+  const spawnedAt = Date.now();
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'worker-process.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve({ child, spawnedAt, readyAt: Date.now() });
+    });
+    child.once('exit', (code) => reject(new Error(`the worker process exited with ${code} before it was ready`)));
+  });
+}
+
+/**
+ * A run's worker is killed (SIGKILL) during a model call; a new worker process starts at once.
+ * Measured: from the new worker's start to the next completed activity of the run (the model call,
+ * retried), and on to the end of the run.
+ */
+export async function recovery(env: BenchEnv): Promise<ScenarioResult> {
+  const taskQueue = `recovery-${runId('q')}`;
+  const bundle = path.join(env.dataDir, 'workflow-bundle.js');
+  await env.writeBundle(bundle);
+  const args = [env.address, env.model.baseURL, taskQueue, bundle, env.dataDir];
+  const id = runId('recovery');
+  // The second model call of the run is slow, so the kill lands in the middle of it; its retry is not.
+  env.model.delayFor = (run, call) => (run === id && call === 2 ? SLOW_CALL_MS : undefined);
+  let secondCall: () => void = () => undefined;
+  const inSecondCall = new Promise<void>((resolve) => (secondCall = resolve));
+  env.model.onRequest = (run) => {
+    if (run === id && env.model.arrivals.get(id)?.length === 2) secondCall();
+  };
+  const first = await startWorker(args);
+  let second: Awaited<ReturnType<typeof startWorker>> | undefined;
+  try {
+    const handle = await env.client.workflow.start(AGENT_LOOP_WORKFLOW, {
+      taskQueue,
+      workflowId: id,
+      args: [{ goal: goalFor({ run: id, iters: 3, calls: 1 }), maxIterations: 5 }],
+    });
+    await inSecondCall;
+    await sleep(500);
+    first.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    second = await startWorker(args);
+    let completedAt: number | undefined;
+    while (completedAt === undefined) {
+      const history = await handle.fetchHistory();
+      const done = (history.events ?? []).find((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED && timeOf(e) >= killedAt);
+      if (done) completedAt = timeOf(done);
+      else await sleep(50);
+    }
+    await handle.result();
+    const endedAt = Date.now();
+    const row = {
+      killToReady: second.readyAt - killedAt,
+      startToReady: second.readyAt - second.spawnedAt,
+      startToCompleted: completedAt - second.spawnedAt,
+      killToCompleted: completedAt - killedAt,
+      killToRunEnd: endedAt - killedAt,
+    };
+    return {
+      id: 6,
+      title: 'Recovery: a worker killed during a model call',
+      sizes: `one run; its second model call takes ${SLOW_CALL_MS / 1000} s and the worker is killed (SIGKILL) 0.5 s into it; a new worker process starts at once`,
+      table: {
+        head: ['new worker: start → polling', 'new worker start → next completed activity', 'kill → next completed activity', 'kill → run completed'],
+        rows: [[ms(row.startToReady, 0), ms(row.startToCompleted, 0), ms(row.killToCompleted, 0), ms(row.killToRunEnd, 0)]],
+      },
+      targets: [],
+      notes: [
+        `The server notices a dead worker's activity when its heartbeat timeout passes: the model activity heartbeats, with a heartbeatTimeout of ${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.heartbeatTimeout)}, then retries after ${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.retry?.initialInterval)}; without heartbeats it would wait for the start-to-close timeout (${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.startToCloseTimeout)}).`,
+        'After the retried model call, the next workflow task goes first to the dead worker\'s sticky queue and reaches the new worker when that times out (the SDK\'s stickyQueueScheduleToStartTimeout, 10 s), which shows in kill → run completed.',
+      ],
+      data: row,
+    };
+  } finally {
+    env.model.delayFor = undefined;
+    env.model.onRequest = undefined;
+    first.child.kill('SIGKILL');
+    second?.child.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,180 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { defineAgent } from '../../src/agents/define';
+import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/client/server';
+import { findTemporalBinary } from '../../src/client/temporal-cli';
+import { blobStoreIn, waveloopDataConverter } from '../../src/common/payload-codec';
+import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../../src/common/search-attributes';
+import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
+import type { AnyTool } from '../../src/tools/define';
+import { benchTool } from './bench-tool';
+import { BenchModel } from './fake-model';
+import { variantBundle } from './variant';
+
+const EventType = temporal.api.enums.v1.EventType;
+
+/** The agent of every waveloop run in the benchmarks: a short system prompt and the bench tool. */
+const BENCH_AGENT = defineAgent({ name: 'default', system: 'You are a benchmark agent. Call the tools as asked.' });
+
+/** A free TCP port on 127.0.0.1 (asked of the OS, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * What every scenario shares: the embedded Temporal dev server (waveloop's own, on free ports with
+ * a temporary data dir), the fake model, one workflow bundle, and connections.
+ */
+export class BenchEnv {
+  readonly model = new BenchModel();
+  readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bench-'));
+  address = '';
+  /** The claim-check store of the workers and the client, as in the embedded setup. */
+  readonly blobStore = blobStoreIn(this.dataDir);
+  client!: Client;
+  connection!: NativeConnection;
+  private bundle: WorkflowBundleWithSourceMap | undefined;
+  private server: ChildProcess | undefined;
+
+  async start(): Promise<this> {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    this.address = `127.0.0.1:${await freePort()}`;
+    const extra = process.env.BENCH_SERVER_ARGS;
+    if (extra !== undefined) {
+      // Diagnostics: the same CLI with other flags (e.g. no --db-filename, or SQLite pragmas).
+      const port = this.address.split(':')[1];
+      this.server = spawn(findTemporalBinary()!, ['server', 'start-dev', '--ip', '127.0.0.1', '--port', port, '--headless', '--log-level', 'warn', ...START_DEV_SEARCH_ATTRIBUTE_FLAGS, ...extra.split(' ').filter(Boolean)], { stdio: 'ignore' });
+      for (let i = 0; i < 100; i++) {
+        try {
+          const c = await Connection.connect({ address: this.address, connectTimeout: '1s' });
+          await c.workflowService.describeNamespace({ namespace: 'default' });
+          await c.close();
+          break;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    } else {
+      await ensureEmbeddedServer({ dataDir: this.dataDir, address: this.address, uiPort: await freePort() });
+    }
+    await this.model.start();
+    this.client = new Client({ connection: await Connection.connect({ address: this.address }), dataConverter: waveloopDataConverter(this.blobStore) });
+    this.connection = await NativeConnection.connect({ address: this.address });
+    this.bundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../src/workflows'),
+      logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error },
+    });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.client?.connection.close().catch(() => undefined);
+    await this.connection?.close().catch(() => undefined);
+    await this.model.stop();
+    if (this.server) this.server.kill('SIGTERM');
+    else await stopEmbeddedServer(this.dataDir);
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  private readonly variants = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+
+  /** The workflow bundle with the named prototype changes applied (bench/support/variant.ts), built once. */
+  variant(names: string[]): Promise<WorkflowBundleWithSourceMap> {
+    const key = names.join('+');
+    let bundle = this.variants.get(key);
+    if (!bundle) {
+      bundle = variantBundle(names);
+      this.variants.set(key, bundle);
+    }
+    return bundle;
+  }
+
+  /** Writes the workflow bundle to a file, for worker processes (`workflowBundle: { codePath }`). */
+  async writeBundle(file: string): Promise<void> {
+    await fs.promises.writeFile(file, this.bundle!.code);
+  }
+
+  /** A waveloop worker with the bench tool on a task queue of its own. */
+  async worker(
+    tuning: WaveloopWorkerOptions['tuning'] = {},
+    options: { bundle?: WorkflowBundleWithSourceMap; tools?: AnyTool[] } = {},
+  ): Promise<{ worker: Worker; taskQueue: string }> {
+    const taskQueue = `bench-${randomUUID()}`;
+    const worker = await createWorker({
+      connection: this.connection,
+      client: this.client,
+      namespace: 'default',
+      taskQueue,
+      tools: options.tools ?? [benchTool],
+      agents: [BENCH_AGENT],
+      openai: createModelClient({ baseURL: this.model.baseURL, apiKey: 'bench', model: undefined }),
+      defaultModel: 'bench-model',
+      workflowBundle: options.bundle ?? this.bundle,
+      blobStore: this.blobStore,
+      tuning,
+    });
+    return { worker, taskQueue };
+  }
+}
+
+/** A history's events, each with its encoded size in bytes. */
+export function sizedEvents(history: History): Array<{ type: number; bytes: number; time: number; event: temporal.api.history.v1.IHistoryEvent }> {
+  return (history.events ?? []).map((event) => ({
+    type: Number(event.eventType),
+    bytes: temporal.api.history.v1.HistoryEvent.encode(event).finish().length,
+    time: timeOf(event),
+    event,
+  }));
+}
+
+export function timeOf(event: temporal.api.history.v1.IHistoryEvent): number {
+  const t = event.eventTime;
+  return t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
+}
+
+/** Activity schedule-to-start latencies (ms) of a history: first attempt's start minus its scheduling. */
+export function scheduleToStart(history: History): number[] {
+  const scheduled = new Map<number, number>();
+  const out: number[] = [];
+  for (const event of history.events ?? []) {
+    if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) scheduled.set(Number(event.eventId), timeOf(event));
+    if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
+      const at = scheduled.get(Number(event.activityTaskStartedEventAttributes!.scheduledEventId));
+      if (at !== undefined) out.push(timeOf(event) - at);
+    }
+  }
+  return out;
+}
+
+/** Every run of a workflow's continue-as-new chain, first to last, with its history. */
+export async function chainHistories(client: Client, workflowId: string, firstRunId: string): Promise<History[]> {
+  const out: History[] = [];
+  let runId: string | undefined = firstRunId;
+  while (runId) {
+    const history: History = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    out.push(history);
+    const last = history.events?.[history.events.length - 1];
+    runId = last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
+      ? last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined
+      : undefined;
+  }
+  return out;
+}
+
+export { EventType };
+export type { WorkflowHandle };

@@ -1,0 +1,29 @@
+import type { WaveloopWorkerOptions } from './index';
+
+/**
+ * What every waveloop worker sets unless `tuning` says otherwise. A wave's activities are handed to
+ * the worker in the reply to the workflow task that scheduled them (eager dispatch) instead of one
+ * poll each: the SDK reserves 3 such slots per workflow task, so a wave of 16 had 13 calls waiting
+ * for pollers. Measured by scenario 3 of `npm run bench` (BENCHMARKS.md).
+ */
+export const DEFAULT_WORKER_TUNING: NonNullable<WaveloopWorkerOptions['tuning']> = {
+  maxEagerActivityReservationsPerWorkflowTask: 64,
+};
+
+/**
+ * Worker options for a worker that keeps about `concurrentRuns` runs going at once (pass the result
+ * as `createWorker({ tuning })`). A run has one model call, or one wave of tool calls, in flight at
+ * a time, and both are activities that mostly wait on the network: the SDK's 100 activity slots
+ * would cap a worker at 100 model calls in flight, whatever its CPU. Every run stays in the
+ * workflow cache, so no workflow task replays a history from the start. Measured by scenario 4 of
+ * `npm run bench` (BENCHMARKS.md).
+ */
+export function throughputTuning(concurrentRuns: number): NonNullable<WaveloopWorkerOptions['tuning']> {
+  const runs = Math.max(1, Math.ceil(concurrentRuns));
+  return {
+    maxConcurrentActivityTaskExecutions: Math.max(100, 2 * runs),
+    maxCachedWorkflows: Math.max(1_000, runs + runs / 4),
+    maxConcurrentActivityTaskPolls: 20,
+    maxConcurrentWorkflowTaskPolls: 10,
+  };
+}

@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { ensureEmbeddedServer, isServerUp, SERVER_PID_FILE, stopEmbeddedServer } from '../../src/client/server';
+
+const WORKER_SCRIPT = path.join(__dirname, 'worker-process.mjs');
+
+/**
+ * Distinct free loopback ports below the ephemeral range (32768+ on Linux). The server's port must
+ * not be one the OS may hand out as a source port: while the server restarts, the workers reconnect
+ * in a tight loop, and a connect whose source port equals its destination port connects to itself
+ * and squats on the port.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < count) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (!ports.includes(port) && (await canListen(port))) ports.push(port);
+  }
+  return ports;
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+interface WorkerProcess {
+  child: ChildProcess;
+  pid: number;
+  ready: boolean;
+  killed: boolean;
+}
+
+/**
+ * Keeps `size` worker processes (test/chaos/worker-process.mjs) alive: `killOne` SIGKILLs one and a
+ * replacement starts at once; a worker that dies by itself (say, while the server restarts) is
+ * replaced after a short pause and counted in `unexpectedExits`.
+ */
+export class WorkerPool {
+  readonly workers = new Set<WorkerProcess>();
+  /** Milliseconds from spawn to polling, per worker that got there. */
+  readonly startupMs: number[] = [];
+  kills = 0;
+  spawned = 0;
+  unexpectedExits = 0;
+  lastErrors: string[] = [];
+  private stopping = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  start(): void {
+    while (this.workers.size < this.size) this.spawn();
+  }
+
+  /** SIGKILLs the worker that has polled longest and returns its pid; none while every worker is still starting. */
+  killOne(): number | undefined {
+    const victim = [...this.workers].find((w) => w.ready && !w.killed);
+    if (!victim) return undefined;
+    victim.killed = true;
+    victim.child.kill('SIGKILL');
+    this.kills += 1;
+    return victim.pid;
+  }
+
+  /** SIGKILLs the worker with this pid, if it is one of ours and alive. */
+  kill(pid: number): boolean {
+    const victim = [...this.workers].find((w) => w.pid === pid && !w.killed);
+    if (!victim) return false;
+    victim.killed = true;
+    victim.child.kill('SIGKILL');
+    this.kills += 1;
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(
+      [...this.workers].map((w) => new Promise<void>((resolve) => {
+        if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
+        w.child.once('exit', () => resolve());
+        w.child.kill('SIGKILL');
+      })),
+    );
+  }
+
+  private spawn(): void {
+    const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const spawnedAt = Date.now();
+    const worker: WorkerProcess = { child, pid: child.pid!, ready: false, killed: false };
+    this.spawned += 1;
+    this.workers.add(worker);
+    child.stdout!.on('data', (data: Buffer) => {
+      if (!worker.ready && data.toString().includes('ready')) {
+        worker.ready = true;
+        this.startupMs.push(Date.now() - spawnedAt);
+      }
+    });
+    let stderr = '';
+    child.stderr!.on('data', (data: Buffer) => (stderr = (stderr + data.toString()).slice(-2000)));
+    child.once('exit', () => {
+      this.workers.delete(worker);
+      if (this.stopping) return;
+      if (!worker.killed) {
+        this.unexpectedExits += 1;
+        if (stderr.trim()) this.lastErrors = [...this.lastErrors, stderr.trim()].slice(-3);
+        setTimeout(() => !this.stopping && this.start(), 500);
+      } else {
+        this.start();
+      }
+    });
+  }
+}
+
+/** The embedded Temporal server of the crash matrix, on its own ports and data directory. */
+export class ChaosServer {
+  restarts = 0;
+
+  constructor(
+    readonly dataDir: string,
+    readonly address: string,
+    private readonly uiPort: number,
+  ) {}
+
+  async start(): Promise<void> {
+    for (let i = 0; i < 100 && (await isServerUp(this.address, 200)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await ensureEmbeddedServer({ dataDir: this.dataDir, address: this.address, uiPort: this.uiPort, readyTimeoutMs: 60_000 });
+  }
+
+  /** Stops the server (SIGKILL when `hard`, else `stopEmbeddedServer`'s SIGTERM) and starts it again on the same SQLite file. */
+  async restart(hard: boolean): Promise<void> {
+    if (hard) {
+      const { pid } = JSON.parse(fs.readFileSync(path.join(this.dataDir, SERVER_PID_FILE), 'utf8')) as { pid: number };
+      process.kill(-pid, 'SIGKILL');
+      while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+    } else {
+      await stopEmbeddedServer(this.dataDir);
+    }
+    await this.start();
+    this.restarts += 1;
+  }
+
+  async stop(): Promise<void> {
+    await stopEmbeddedServer(this.dataDir);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] !== 'Z'; // a zombie has exited
+  } catch {
+    return true; // no /proc: trust the signal check
+  }
+}

@@ -1,0 +1,318 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
+import { openDemoDatabase, type DemoDatabase } from '../../src/tools';
+import { FakeModel } from '../support/fake-model';
+import { workflowBundle } from '../support/harness';
+import { activities } from '../support/history';
+import { approveUpdate, statusQuery } from '../../src/workflows/messages';
+import { approvalCallId, chaosGoal, chaosReply, chaosUserId, expectedAnswer } from './script';
+import { ChaosServer, freePorts, WorkerPool } from './cluster';
+
+/**
+ * The crash matrix: RUNS agent runs on WORKERS worker processes that are SIGKILLed at random points
+ * (during model calls, tool waves, workflow tasks, start-up) at least MIN_KILLS times, while the
+ * embedded Temporal server is killed or stopped and restarted RESTARTS times. Every run must end with
+ * the answer its script gives without crashes, every update_user call must take effect exactly once,
+ * and no tool call may run more often than Temporal started attempts of it.
+ */
+const RUNS = Number(process.env.CHAOS_RUNS ?? 32);
+const WORKERS = 2;
+const MIN_KILLS = Number(process.env.CHAOS_KILLS ?? 30);
+const RESTARTS = Number(process.env.CHAOS_RESTARTS ?? 5);
+/** Kills aimed at update_user right after its transaction committed and before its result reached Temporal. */
+const KILLS_AFTER_COMMIT = 3;
+/** Runs start this far apart, so kills land at every point of some run. */
+const START_SPACING_MS = 1_200;
+/** A worker lives a random time in this range before it is killed. */
+const KILL_EVERY_MS: [number, number] = [1_000, 3_000];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const between = ([min, max]: [number, number]) => min + Math.random() * (max - min);
+
+interface Run {
+  n: number;
+  workflowId: string;
+  done: boolean;
+  /** update_user needs a person's approval; the watcher gives it. */
+  approved: boolean;
+  execution?: string;
+  result?: AgentLoopResult;
+}
+
+interface KillPoint {
+  pid: number;
+  aimed?: boolean;
+  modelCall: boolean;
+  toolCall: boolean;
+  updateCommittedUnreported: boolean;
+}
+
+const fake = new FakeModel();
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-chaos-'));
+const taskQueue = `chaos-${process.pid}`;
+let server: ChaosServer;
+let pool: WorkerPool;
+let db: DemoDatabase;
+let client: Client;
+/** Until when each worker (by pid) waits for a model reply. */
+const modelBusyUntil = new Map<number, number>();
+
+beforeAll(async () => {
+  const [port, uiPort] = await freePorts(2);
+  server = new ChaosServer(dataDir, `127.0.0.1:${port}`, uiPort);
+  await server.start();
+  await fake.start();
+  fake.route((request) => {
+    const reply = chaosReply(request);
+    const pid = Number(/chaos-key-(\d+)/.exec(request.authorization ?? '')?.[1]);
+    modelBusyUntil.set(pid, Date.now() + (reply.delayMs ?? 0));
+    return reply;
+  });
+  db = openDemoDatabase(path.join(dataDir, 'demo.db'));
+  // Counts every UPDATE of a user row, independently of the tool's own bookkeeping in tool_effects.
+  db.exec(`CREATE TABLE chaos_updates (user_id INTEGER, company TEXT);
+    CREATE TRIGGER chaos_count AFTER UPDATE ON users BEGIN INSERT INTO chaos_updates VALUES (NEW.id, NEW.company); END;`);
+  const bundle = await workflowBundle();
+  const bundlePath = path.join(dataDir, 'workflow-bundle.js');
+  fs.writeFileSync(bundlePath, bundle.code);
+  client = new Client({ connection: await Connection.connect({ address: server.address }) });
+  pool = new WorkerPool(WORKERS, {
+    TEMPORAL_ADDRESS: server.address,
+    CHAOS_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: fake.baseURL,
+    CHAOS_DATA_DIR: dataDir,
+    CHAOS_BUNDLE: bundlePath,
+  });
+  pool.start();
+}, 120_000);
+
+afterAll(async () => {
+  await pool?.stop();
+  await client?.connection.close();
+  await server?.stop();
+  await fake.stop();
+  db?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('crash matrix', () => {
+  it('chaos: every run completes with its scripted answer through worker kills and server restarts', async () => {
+    const runs: Run[] = Array.from({ length: RUNS }, (_, n) => ({ n, workflowId: `chaos-${n}-${process.pid}`, done: false, approved: false }));
+    const killPoints: KillPoint[] = [];
+    let stop = false;
+    let lastKillAt = Date.now();
+
+    const starter = (async () => {
+      for (const run of runs) {
+        await retry(() => startRun(run));
+        await sleep(START_SPACING_MS);
+      }
+    })();
+
+    const chaos = (async () => {
+      const restartAt = new Set(Array.from({ length: RESTARTS }, (_, i) => Math.round(((i + 1) * MIN_KILLS) / (RESTARTS + 1))));
+      while (!stop && (pool.kills < MIN_KILLS || runs.some((r) => !r.done))) {
+        await sleep(between(KILL_EVERY_MS));
+        if (stop) break;
+        if (pool.kills < MIN_KILLS) {
+          const point = killPointOf(pool.killOne());
+          if (point) killPoints.push(point);
+          if (point) lastKillAt = Date.now();
+        }
+        if (restartAt.delete(pool.kills)) {
+          await server.restart(server.restarts % 2 === 0);
+          lastKillAt = Date.now();
+        }
+      }
+    })();
+
+    // Aimed kills: a worker whose update_user has just committed dies before it reports the result.
+    const aimed = (async () => {
+      const log = path.join(dataDir, 'tool-executions.log');
+      const seen = new Set<string>();
+      while (!stop && killPoints.filter((k) => k.aimed).length < KILLS_AFTER_COMMIT) {
+        await sleep(50);
+        const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n') : [];
+        const committed = lines.filter((line) => line.startsWith('effect ') && !seen.has(line));
+        const open = committed.find((line) => !lines.includes(line.replace(/^effect/, 'end')));
+        committed.forEach((line) => seen.add(line));
+        const pid = Number(open?.split(' ')[1]);
+        if (open && pool.kill(pid)) {
+          killPoints.push({ ...killPointOf(pid)!, aimed: true });
+          lastKillAt = Date.now();
+        }
+      }
+    })();
+
+    const began = Date.now();
+    const watcher = (async () => {
+      for (let tick = 1; runs.some((r) => !r.done); tick++) {
+        await sleep(1_000);
+        if (tick % 10 === 0) {
+          const done = runs.filter((r) => r.done).length;
+          console.log(`chaos ${Math.round((Date.now() - began) / 1000)}s: ${done}/${RUNS} runs done, ${pool.kills} kills, ${server.restarts} server restarts, ${pool.spawned} workers started (${pool.unexpectedExits} died unasked)`);
+        }
+        await Promise.all(
+          runs.filter((r) => r.execution !== undefined && !r.done).map(async (run) => {
+            if (!run.approved) await approve(run);
+            const description = await within(3_000, () => client.workflow.getHandle(run.workflowId).describe()).catch(() => undefined);
+            if (description && description.status.name !== 'RUNNING') {
+              run.done = true;
+              run.execution = description.status.name;
+            }
+          }),
+        );
+      }
+    })();
+
+    await Promise.all([starter, watcher]);
+    const allDoneAt = Date.now();
+    stop = true;
+    await Promise.all([chaos, aimed]);
+    await pool.stop();
+
+    // Verify each run against its history, the tool log and the database.
+    const executions = toolExecutions(path.join(dataDir, 'tool-executions.log'));
+    const problems: string[] = [];
+    let lost = 0;
+    let duplicatedEffects = 0;
+    let reranCalls = 0;
+    let interrupted = 0;
+    for (const run of runs) {
+      const handle = client.workflow.getHandle(run.workflowId);
+      const user = db.prepare('SELECT name FROM users WHERE id = ?').get(chaosUserId(run.n)) as { name: string };
+      run.result = run.execution === 'COMPLETED' ? ((await handle.result()) as AgentLoopResult) : undefined;
+      if (run.result?.status !== 'completed' || run.result.answer !== expectedAnswer(run.n, user.name)) {
+        lost += 1;
+        problems.push(`run ${run.n}: ${run.execution} ${JSON.stringify(run.result?.answer)}`);
+      }
+      const updates = (db.prepare('SELECT count(*) AS n FROM chaos_updates WHERE company = ?').get(`Chaos-${run.n}`) as { n: number }).n;
+      if (updates !== 1) problems.push(`run ${run.n}: update_user took effect ${updates} times`);
+      duplicatedEffects += Math.max(0, updates - 1);
+
+      const history = await handle.fetchHistory();
+      const tools = activities(history).filter((a) => a.type === 'runTool');
+      const keys = tools.map((a) => `${run.workflowId}/${(a.input as { toolCallId: string }).toolCallId}`);
+      if (new Set(keys).size !== keys.length || tools.length !== 5) problems.push(`run ${run.n}: ${tools.length} tool activities for ${new Set(keys).size} calls`);
+      tools.forEach((activity, i) => {
+        const ran = executions.get(keys[i]) ?? 0;
+        const counted = activity.summary.includes('get_user'); // get_user is not instrumented
+        if (!counted && (ran < 1 || ran > activity.attempts)) {
+          reranCalls += 1;
+          problems.push(`run ${run.n}: ${activity.summary} ran ${ran} times in ${activity.attempts} attempts`);
+        }
+      });
+      if (activities(history).some((a) => a.attempts > 1)) interrupted += 1;
+    }
+
+    const report = {
+      runs: RUNS,
+      workerKills: pool.kills,
+      killsDuringModelCall: killPoints.filter((k) => k.modelCall).length,
+      killsDuringToolCall: killPoints.filter((k) => k.toolCall).length,
+      killsAfterUpdateCommitted: killPoints.filter((k) => k.updateCommittedUnreported).length,
+      aimedKills: killPoints.filter((k) => k.aimed).length,
+      killsBetweenCalls: killPoints.filter((k) => !k.modelCall && !k.toolCall).length,
+      workersStarted: pool.spawned,
+      workerStartupSeconds: Math.round(median(pool.startupMs) / 100) / 10,
+      workerExitsUnasked: pool.unexpectedExits,
+      serverRestarts: server.restarts,
+      runsWithRetriedActivities: interrupted,
+      lostRuns: lost,
+      duplicatedEffects,
+      completedToolCallsRerun: reranCalls,
+      secondsFromLastKillToAllDone: Math.round((allDoneAt - lastKillAt) / 100) / 10,
+    };
+    console.log(`crash matrix report\n${Object.entries(report).map(([k, v]) => `  ${k.padEnd(28)} ${v}`).join('\n')}`);
+    if (pool.lastErrors.length > 0) console.log(`last worker errors:\n${pool.lastErrors.join('\n---\n')}`);
+
+    expect(problems).toEqual([]);
+    expect(report).toMatchObject({ lostRuns: 0, duplicatedEffects: 0, completedToolCallsRerun: 0, serverRestarts: RESTARTS });
+    expect(report.workerKills).toBeGreaterThanOrEqual(MIN_KILLS);
+    expect(report.killsDuringModelCall).toBeGreaterThan(0);
+    expect(report.killsDuringToolCall).toBeGreaterThan(0);
+    expect(report.killsAfterUpdateCommitted).toBeGreaterThanOrEqual(KILLS_AFTER_COMMIT);
+    // Resumption within seconds: heartbeat (10 s) and tool timeouts, not minutes.
+    expect(report.secondsFromLastKillToAllDone).toBeLessThan(60);
+  }, 300_000);
+});
+
+async function startRun(run: Run): Promise<void> {
+  try {
+    await client.workflow.start(AGENT_LOOP_WORKFLOW, {
+      taskQueue,
+      workflowId: run.workflowId,
+      args: [{ goal: chaosGoal(run.n), tools: ['get_user', 'update_user', 'chaos_step'], maxIterations: 6 }],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // an earlier attempt got through
+  }
+  run.execution = 'RUNNING';
+}
+
+/** Calls the server with a deadline, so no call outlives a server restart (or the test). */
+function within<T>(ms: number, call: () => Promise<T>): Promise<T> {
+  return client.withDeadline(Date.now() + ms, call);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Approves run `n`'s update_user call once it waits for approval (a refused update changes nothing). */
+async function approve(run: Run): Promise<void> {
+  const handle = client.workflow.getHandle(run.workflowId);
+  const progress = await within(3_000, () => handle.query(statusQuery)).catch(() => undefined);
+  if (!progress?.pendingApprovals?.some((p) => p.callId === approvalCallId(run.n))) return;
+  await within(3_000, () => handle.executeUpdate(approveUpdate, { args: [approvalCallId(run.n)] })).then(
+    () => (run.approved = true),
+    () => undefined,
+  );
+}
+
+/** Retries `work` while the server restarts. */
+async function retry(work: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= 60) throw err;
+      await sleep(500);
+    }
+  }
+}
+
+/** What the killed worker was doing: waiting for the model, running a tool, or neither (a workflow task, polling). */
+function killPointOf(pid: number | undefined): KillPoint | undefined {
+  if (pid === undefined) return undefined;
+  const log = path.join(dataDir, 'tool-executions.log');
+  const open = new Map<string, string>();
+  for (const line of fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n') : []) {
+    const [event, linePid, key] = line.split(' ');
+    if (Number(linePid) !== pid) continue;
+    if (event === 'end') open.delete(key);
+    else open.set(key, event);
+  }
+  return {
+    pid,
+    modelCall: (modelBusyUntil.get(pid) ?? 0) > Date.now(),
+    toolCall: open.size > 0,
+    updateCommittedUnreported: [...open.values()].includes('effect'),
+  };
+}
+
+/** How many times each tool call (idempotency key) started executing, from the workers' log. */
+function toolExecutions(log: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of fs.readFileSync(log, 'utf8').split('\n')) {
+    const [event, , key] = line.split(' ');
+    if (event === 'start') counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+

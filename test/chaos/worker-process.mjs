@@ -1,0 +1,89 @@
+// A waveloop worker process for the crash matrix (test/chaos). The test SIGKILLs it at random points
+// and starts another. It runs the built code (dist/, `npm run test:chaos` builds it first): the demo
+// tools, with `update_user` slowed down around its real, idempotent transaction, plus `chaos_step`,
+// a test-only tool that logs every execution, so the test can count how often each call really ran.
+//
+// Environment: TEMPORAL_ADDRESS, CHAOS_TASK_QUEUE, OPENAI_BASE_URL, CHAOS_DATA_DIR (demo.db and
+// tool-executions.log), CHAOS_BUNDLE (a workflow bundle file built once by the test).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createModelClient, createWorker } from '../../dist/src/worker/index.js';
+import { createDemoTools, defineTool, openDemoDatabase } from '../../dist/src/tools/index.js';
+import { demoAgents } from '../../dist/src/agents/demo.js';
+
+/** Attempts of the slowed tools time out after this long, so a call cut off by a kill is retried within seconds. */
+const TOOL_TIMEOUT_MS = 4_000;
+/** A kill ends an attempt, and a run meets many kills: these tools allow more attempts than the default 3. */
+const TOOL_RETRY = { maximumAttempts: 20, initialIntervalMs: 200 };
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const jitter = (min, max) => sleep(min + Math.random() * (max - min));
+
+async function run() {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const dataDir = env('CHAOS_DATA_DIR');
+  const log = path.join(dataDir, 'tool-executions.log');
+  const note = (line) => fs.appendFileSync(log, `${line}\n`);
+  const db = openDemoDatabase(path.join(dataDir, 'demo.db'));
+  const demo = createDemoTools({ db, now: () => new Date('2026-11-22T10:00:00Z') });
+  const update = demo.find((tool) => tool.name === 'update_user');
+
+  const slowUpdate = {
+    ...update,
+    timeoutMs: TOOL_TIMEOUT_MS,
+    retry: TOOL_RETRY,
+    async execute(args, context) {
+      note(`start ${process.pid} ${context.idempotencyKey}`);
+      await jitter(0, 400);
+      const user = await update.execute(args, context); // committed here: a kill after this must not apply it again
+      note(`effect ${process.pid} ${context.idempotencyKey}`);
+      await jitter(300, 800); // the test kills some workers here, after the commit and before the result is reported
+      note(`end ${process.pid} ${context.idempotencyKey}`);
+      return user;
+    },
+  };
+  const chaosStep = defineTool({
+    name: 'chaos_step',
+    description: 'Test-only: one step of a chaos run; logs each execution.',
+    parameters: z.object({ run: z.number().int(), step: z.number().int() }),
+    timeoutMs: TOOL_TIMEOUT_MS,
+    retry: TOOL_RETRY,
+    async execute({ run, step }, context) {
+      note(`start ${process.pid} ${context.idempotencyKey}`);
+      await jitter(100, 600);
+      note(`end ${process.pid} ${context.idempotencyKey}`);
+      return `step ${step} of run ${run} done`;
+    },
+  });
+
+  const connection = await NativeConnection.connect({ address: env('TEMPORAL_ADDRESS') });
+  const worker = await createWorker({
+    connection,
+    namespace: 'default',
+    taskQueue: env('CHAOS_TASK_QUEUE'),
+    tools: [...demo.map((tool) => (tool === update ? slowUpdate : tool)), chaosStep],
+    agents: demoAgents,
+    openai: createModelClient({ baseURL: env('OPENAI_BASE_URL'), apiKey: `chaos-key-${process.pid}`, model: undefined }),
+    defaultModel: 'fake-model',
+    workflowBundle: { codePath: env('CHAOS_BUNDLE') },
+  });
+  process.stdout.write('ready\n');
+  try {
+    await worker.run();
+  } finally {
+    await connection.close();
+    db.close();
+  }
+}
+
+run().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+/** `npm run test:chaos`: the crash matrix, on an embedded Temporal server of its own (no global setup). */
+export default defineConfig({
+  test: {
+    include: ['test/chaos/**/*.chaos.ts'],
+    testTimeout: 300_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+  },
+});
