@@ -80,6 +80,6 @@ export async function historyGrowth(env: BenchEnv, iterations: number, longRun: 
       },
     ],
     notes: ['Bytes are the protobuf-encoded size of each HistoryEvent, as the server stores and sends them.'],
-    data: { growth, chain, longMs, longResult },
+    data: { growth, chain, longMs, longResult: { status: result.status, iterations: result.iterations } },
   };
 }

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../common/activity-options';
 import type { ToolInfo } from '../common/activity-io';
@@ -7,7 +7,11 @@ import { FailureType } from '../common/errors';
 import type { HumanGate } from './human-gate';
 import { toolSummary } from './summaries';
 
-const { runTool } = proxyActivities<ReturnType<typeof createActivities>>({ startToCloseTimeout: '1 minute' });
+type Activities = ReturnType<typeof createActivities>;
+
+const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
+/** Tools declared `localActivity` (cheap, read-only) run in the workflow's worker, without a trip through the server. */
+const { runTool: runToolLocally } = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
 
 /** How a denied call's result starts, as the model sees it. */
 export const DENIED = 'denied:';
@@ -48,21 +52,21 @@ async function runCall(call: ToolCallMessagePart, { iteration, tools, workflowId
     if (!decision.approved) return { ...record, ok: false, error: `${DENIED} ${decision.reason}` };
   }
   try {
-    const output = await runTool.executeWithOptions(
-      {
-        summary: toolSummary(iteration, name, args.value),
-        startToCloseTimeout: tool.timeoutMs,
-        heartbeatTimeout: Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS),
-        retry: {
-          maximumAttempts: tool.maximumAttempts,
-          initialInterval: tool.initialIntervalMs,
-          backoffCoefficient: tool.backoffCoefficient,
-          maximumInterval: tool.maximumIntervalMs,
-          nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
-        },
-      },
-      [{ workflowId, toolCallId: call.id, name, args: args.value }],
-    );
+    const retry = {
+      maximumAttempts: tool.maximumAttempts,
+      initialInterval: tool.initialIntervalMs,
+      backoffCoefficient: tool.backoffCoefficient,
+      maximumInterval: tool.maximumIntervalMs,
+      nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
+    };
+    const summary = toolSummary(iteration, name, args.value);
+    const input = { workflowId, toolCallId: call.id, name, args: args.value };
+    const output = tool.localActivity
+      ? await runToolLocally.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, retry }, [input])
+      : await runTool.executeWithOptions(
+          { summary, startToCloseTimeout: tool.timeoutMs, heartbeatTimeout: Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS), retry },
+          [input],
+        );
     return { ...record, ok: true, result: output.content };
   } catch (err) {
     if (isCancellation(err)) throw err;

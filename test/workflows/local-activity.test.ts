@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { temporal } from '@temporalio/proto';
+import { Harness } from '../support/harness';
+import { activities } from '../support/history';
+import { defineTool } from '../../src/tools/define';
+
+const h = new Harness();
+beforeAll(() => h.start());
+afterAll(() => h.stop());
+
+const exchangeRate = defineTool({
+  name: 'exchange_rate',
+  description: 'The exchange rate between two currencies (a cheap, read-only lookup).',
+  parameters: z.object({ from: z.string(), to: z.string() }),
+  localActivity: true,
+  execute: ({ from, to }) => ({ from, to, rate: from === 'EUR' && to === 'USD' ? 1.08 : 1 }),
+});
+
+describe('agentLoop: local-activity tools', () => {
+  it('localActivity: a read-only tool runs as a local activity (a marker in history, no task-queue trip) with the same result', async () => {
+    h.fake.script({ toolCalls: [{ name: 'exchange_rate', args: { from: 'EUR', to: 'USD' } }, { name: 'calculator', args: { expression: '100 * 1.08' } }] }, { content: '108 USD' });
+    const { handle, result } = await h.run({ goal: 'Convert 100 EUR' }, { extraTools: [exchangeRate] });
+
+    h.fake.assertDone();
+    expect(result!.waves[0].calls.map((c) => [c.tool, c.ok, c.result])).toEqual([
+      ['exchange_rate', true, '{"from":"EUR","to":"USD","rate":1.08}'],
+      ['calculator', true, '108'],
+    ]);
+    const history = await handle.fetchHistory();
+    expect(activities(history).filter((a) => a.type === 'runTool').map((a) => a.summary)).toEqual(['wave 1 · calculator(expression=100 * 1.08)']);
+    const markers = history.events!.filter((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_MARKER_RECORDED);
+    expect(markers).toHaveLength(1);
+  });
+});
