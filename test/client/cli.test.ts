@@ -2,33 +2,21 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLI, ROOT, waveloop } from '../support/cli';
-import { FakeModel, toolMessages } from '../support/fake-model';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ROOT, waveloop, cliFixture } from '../support/cli';
+import { toolMessages, type FakeModel } from '../support/fake-model';
 
 describe('waveloop CLI', () => {
-  const fake = new FakeModel();
+  let fake: FakeModel;
   let dataDir: string;
   let env: Record<string, string>;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    await fake.start();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-cli-'));
-    env = {
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      WAVELOOP_TASK_QUEUE: `cli-${randomUUID()}`,
-      WAVELOOP_DATA_DIR: dataDir,
-      OPENAI_BASE_URL: fake.baseURL,
-      OPENAI_API_KEY: 'test-key',
-      WAVELOOP_MODEL: 'fake-model',
-    };
+    ({ fake, dataDir, env, stop } = await cliFixture('cli'));
   });
-  afterAll(async () => {
-    await fake.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stop());
 
   it('waveloop run: prints each wave live and the answer, runs a worker in-process, changes the database', async () => {
     fake.script(

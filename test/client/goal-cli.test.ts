@@ -1,33 +1,17 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { waveloop } from '../support/cli';
-import { FakeModel } from '../support/fake-model';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waveloop, cliFixture } from '../support/cli';
+import type { FakeModel } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 
 describe('waveloop goal and tree', () => {
-  const fake = new FakeModel();
-  let dataDir: string;
+  let fake: FakeModel;
   let env: Record<string, string>;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    await fake.start();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-goal-cli-'));
-    env = {
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      WAVELOOP_TASK_QUEUE: `goal-cli-${randomUUID()}`,
-      WAVELOOP_DATA_DIR: dataDir,
-      OPENAI_BASE_URL: fake.baseURL,
-      OPENAI_API_KEY: 'test-key',
-      WAVELOOP_MODEL: 'fake-model',
-    };
+    ({ fake, env, stop } = await cliFixture('goal-cli'));
   });
-  afterAll(async () => {
-    await fake.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stop());
 
   const GOAL = 'Compute the area and perimeter of a 3 by 4 rectangle';
   const [AREA, PERIMETER] = ['Compute the area', 'Compute the perimeter'];

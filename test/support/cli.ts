@@ -1,5 +1,10 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { inject } from 'vitest';
+import { FakeModel } from './fake-model';
 
 export const ROOT = path.join(__dirname, '..', '..');
 export const CLI = path.join(ROOT, 'bin', 'waveloop.js');
@@ -27,4 +32,30 @@ export function waveloop(args: string[], env: Record<string, string | undefined>
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * A fake model, a temporary data directory and the environment that points the CLI at both and at
+ * the tests' Temporal server, on a task queue of its own. Call `stop()` when done.
+ */
+export async function cliFixture(name: string): Promise<{ fake: FakeModel; dataDir: string; env: Record<string, string>; stop(): Promise<void> }> {
+  const fake = await new FakeModel().start();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `waveloop-${name}-`));
+  const env = {
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    WAVELOOP_TASK_QUEUE: `${name}-${randomUUID()}`,
+    WAVELOOP_DATA_DIR: dataDir,
+    OPENAI_BASE_URL: fake.baseURL,
+    OPENAI_API_KEY: 'test-key',
+    WAVELOOP_MODEL: 'fake-model',
+  };
+  return {
+    fake,
+    dataDir,
+    env,
+    async stop() {
+      await fake.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
