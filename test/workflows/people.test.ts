@@ -3,7 +3,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { toolMessages } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
 import { activities, recordHistory } from '../support/history';
-import { approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/workflows/messages';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/workflows/messages';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -60,7 +60,7 @@ describe('agentLoop: approvals and conversations', () => {
     ]);
   });
 
-  it('requireApproval: a run can require approval for any tool; approved calls run', async () => {
+  it('requireApproval: a run can require approval for any tool; updates of the wrong type are refused; approved calls run', async () => {
     h.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] }, { content: '42' });
     const { result } = await h.run(
       { goal: 'Compute', requireApproval: ['calculator'] },
@@ -68,6 +68,13 @@ describe('agentLoop: approvals and conversations', () => {
         during: async (handle) => {
           const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_approval');
           expect(waiting.pendingApprovals).toEqual([{ callId: expect.any(String), tool: 'calculator', args: { expression: '6*7' }, iteration: 1 }]);
+          // Wrong types are refused with a clear message, and the run goes on unharmed.
+          const untyped = handle as unknown as { executeUpdate(def: unknown, options: { args: unknown[] }): Promise<unknown> };
+          expect(await refusal(untyped.executeUpdate(approveUpdate, { args: [42] }))).toBe('Name the tool call to decide (its call id).');
+          expect(await refusal(untyped.executeUpdate(denyUpdate, { args: [waiting.pendingApprovals[0].callId, { why: 'no' }] }))).toBe(
+            'The reason must be a string.',
+          );
+          expect(await refusal(untyped.executeUpdate(answerUpdate, { args: [{ text: 'hi' }] }))).toBe('The answer must be a non-empty string.');
           await handle.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId] });
         },
       },
