@@ -129,29 +129,15 @@ export class Harness {
       during?: (handle: WorkflowHandle) => Promise<void>;
     } = {},
   ): Promise<RunOutcome> {
-    const { worker, taskQueue } = await this.worker(options);
-    const workflowId = options.workflowId ?? `test-${randomUUID()}`;
-    return worker.runUntil(async () => {
-      const handle = await this.client.workflow.start(AGENT_LOOP_WORKFLOW, {
-        taskQueue,
-        workflowId,
-        args: [input],
-        workflowExecutionTimeout: (options.timeout ?? '2 minutes') as '2 minutes',
-      });
-      const beside = options.during?.(handle);
-      let outcome: Pick<RunOutcome, 'result' | 'error'>;
-      try {
-        outcome = { result: (await handle.result()) as AgentLoopResult };
-      } catch (error) {
-        outcome = { error };
-      }
-      await beside;
+    return this.startAndWait(AGENT_LOOP_WORKFLOW, input, { ...options, workflowId: options.workflowId ?? `test-${randomUUID()}` }, async (handle, outcome) => {
+      await options.during?.(handle);
+      const ended = (await outcome) as Pick<RunOutcome, 'result' | 'error'>;
       // Queries need a worker, so they are asked while this one still runs.
       const [progress, transcript] = await Promise.all([
         queryWithRetry(this.client, handle, statusQuery),
         queryWithRetry(this.client, handle, transcriptQuery),
       ]);
-      return { handle, ...outcome, progress, transcript };
+      return { handle, ...ended, progress, transcript };
     });
   }
 
@@ -160,20 +146,35 @@ export class Harness {
    * `workflowId` is the root's id; its sub-goals are `<id>/1`, `<id>/1.2`, …
    */
   async pursue(input: unknown, options: { workflowId?: string; extraTools?: AnyTool[] } = {}): Promise<GoalOutcome> {
+    return this.startAndWait(PURSUE_GOAL_WORKFLOW, input, { ...options, workflowId: options.workflowId ?? `goal-${randomUUID()}` }, async (handle, outcome) => ({
+      handle,
+      ...((await outcome) as { result?: GoalResult; error?: unknown }),
+    }));
+  }
+
+  /**
+   * Starts `workflowType` with the raw input on a fresh worker and hands `finish` the run and its
+   * outcome (the result, or the failure), while the worker still runs.
+   */
+  private async startAndWait<T>(
+    workflowType: string,
+    input: unknown,
+    options: Parameters<Harness['worker']>[0] & { workflowId: string; timeout?: string },
+    finish: (handle: WorkflowHandle, outcome: Promise<{ result?: unknown; error?: unknown }>) => Promise<T>,
+  ): Promise<T> {
     const { worker, taskQueue } = await this.worker(options);
-    const workflowId = options.workflowId ?? `goal-${randomUUID()}`;
     return worker.runUntil(async () => {
-      const handle = await this.client.workflow.start(PURSUE_GOAL_WORKFLOW, {
+      const handle = await this.client.workflow.start(workflowType, {
         taskQueue,
-        workflowId,
+        workflowId: options.workflowId,
         args: [input],
-        workflowExecutionTimeout: '2 minutes',
+        workflowExecutionTimeout: (options.timeout ?? '2 minutes') as '2 minutes',
       });
-      try {
-        return { handle, result: (await handle.result()) as GoalResult };
-      } catch (error) {
-        return { handle, error };
-      }
+      const outcome = handle.result().then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+      return finish(handle, outcome);
     });
   }
 }
