@@ -11,6 +11,7 @@ import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult, type R
 import { toolSummary } from '../workflows/summaries';
 import { createStandardWorker } from '../worker';
 import { WaveloopClient } from './api';
+import { registerCodecServerCommand } from './codec-server';
 import { registerGoalCommands } from './goal-commands';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
@@ -508,6 +509,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     withClient,
     usageError: (message) => new UsageError(message),
   });
+  registerCodecServerCommand(program, { print, note, action });
 
   const server = program.command('server').description('the embedded Temporal dev server');
   server

@@ -28,9 +28,11 @@ export function connectionSettings(config: WaveloopConfig): TemporalConnectionSe
 
 /**
  * A Temporal client for the configured cluster and namespace, with waveloop's payload codecs (large
- * payloads it reads may be claim checks into `<dataDir>/payloads`). Close `client.connection` when done.
+ * payloads it reads may be claim checks into `<dataDir>/payloads`; with `config.encryption`, it
+ * encrypts what it sends and decrypts what it reads). Close `client.connection` when done.
  */
 export async function connectClient(config: WaveloopConfig): Promise<Client> {
   const connection = await Connection.connect(connectionSettings(config));
-  return new Client({ connection, namespace: config.namespace, dataConverter: waveloopDataConverter(blobStoreIn(config.dataDir)) });
+  const dataConverter = waveloopDataConverter(blobStoreIn(config.dataDir), config.encryption);
+  return new Client({ connection, namespace: config.namespace, dataConverter });
 }

@@ -4,6 +4,7 @@ import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import type { GoalInput, GoalResult } from '../common/goal-contract';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../common/contract';
+import { decodeHistoryPayloads } from '../common/payload-codec';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-contract';
 import { groupIntoLevels } from '../workflows/goal-levels';
 
@@ -64,7 +65,8 @@ export interface GoalTreeNode {
 export async function readGoalTree(client: Client, workflowId: string, cache = new Map<string, History>()): Promise<GoalTreeNode> {
   let history = cache.get(workflowId);
   if (!history) {
-    history = await client.workflow.getHandle(workflowId).fetchHistory();
+    // Payloads are decoded with the client's codecs (gzip, encryption, claim check) before parsing.
+    history = await decodeHistoryPayloads(await client.workflow.getHandle(workflowId).fetchHistory(), client.options.loadedDataConverter.payloadCodecs);
     if (isClosed(history)) cache.set(workflowId, history);
   }
   const { node, childIds } = parseGoalHistory(workflowId, history);

@@ -1,8 +1,10 @@
 import * as path from 'node:path';
+import { encryptionKeysFromEnv, type EncryptionKeys } from './encryption-keys';
 
 /**
  * Everything waveloop reads from the environment, in one place. Worker, client and CLI call
  * `loadConfig()`; workflow code never does (it gets what it needs through its input and activities).
+ * A malformed encryption key fails here (a `ZodError` that names the variable, never the key).
  */
 export interface WaveloopConfig {
   /** Where the embedded server's SQLite file, the demo database and logs live (`WAVELOOP_DATA_DIR`). */
@@ -22,6 +24,11 @@ export interface WaveloopConfig {
   tls: boolean;
   /** The model endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `WAVELOOP_MODEL`. */
   model: ModelConfig;
+  /**
+   * Keys that encrypt payloads at rest (`WAVELOOP_ENCRYPTION_KEY`, `WAVELOOP_ENCRYPTION_KEY_ID`,
+   * `WAVELOOP_DECRYPTION_KEYS`); undefined: payloads are not encrypted.
+   */
+  encryption: EncryptionKeys | undefined;
 }
 
 export interface ModelConfig {
@@ -51,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig
       apiKey: blank(env.OPENAI_API_KEY),
       model: blank(env.WAVELOOP_MODEL),
     },
+    encryption: encryptionKeysFromEnv(env),
   };
 }
 

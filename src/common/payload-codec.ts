@@ -3,12 +3,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
+import { decryptPayload, EncryptionCodec } from './encryption-codec';
+import type { EncryptionKeys } from './encryption-keys';
+import { encodingOf, pack, unpack, utf8 } from './payload-bytes';
 
 /**
  * Payload codecs for everything waveloop sends through Temporal (workflow inputs and results,
- * activity inputs and results, query answers): large payloads are gzip-compressed, and what is still
- * too large after that is stored outside the history (a claim check) and replaced by its key.
- * Workers and clients must use the same converter: `waveloopDataConverter(dataDir)`.
+ * activity inputs and results, query answers, summaries): large payloads are gzip-compressed, then
+ * everything is encrypted when a key is configured, and what is still too large after that is
+ * stored outside the history (a claim check) and replaced by its key.
+ * Workers and clients must use the same converter: `waveloopDataConverter(store, keys)`.
  * Codecs never run inside workflow code, so this module may do I/O.
  */
 
@@ -19,28 +23,6 @@ export const CLAIM_CHECK_MIN_BYTES = 256 * 1024;
 
 const GZIP = 'binary/waveloop-gzip';
 const CLAIM_CHECK = 'binary/waveloop-claim-check';
-const utf8 = (text: string) => new TextEncoder().encode(text);
-
-/** A whole payload (metadata and data) as bytes: a 4-byte header length, the metadata as JSON, the data. */
-function pack(payload: Payload): Uint8Array {
-  const metadata = Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-  const header = Buffer.from(JSON.stringify(metadata));
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(header.length);
-  return Buffer.concat([length, header, Buffer.from(payload.data ?? new Uint8Array())]);
-}
-
-function unpack(bytes: Uint8Array): Payload {
-  const buffer = Buffer.from(bytes);
-  const length = buffer.readUInt32BE(0);
-  const metadata = JSON.parse(buffer.subarray(4, 4 + length).toString()) as Record<string, string>;
-  return {
-    metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])),
-    data: new Uint8Array(buffer.subarray(4 + length)),
-  };
-}
-
-const encodingOf = (payload: Payload) => (payload.metadata?.encoding ? Buffer.from(payload.metadata.encoding).toString() : '');
 
 /** gzip for payloads of `minBytes` or more, when it makes them smaller; others pass through. */
 export class GzipCodec implements PayloadCodec {
@@ -124,15 +106,57 @@ export function blobStoreIn(dataDir: string): FileBlobStore {
 }
 
 /**
- * The data converter of waveloop's workers and clients: gzip, then the claim check into `store`
- * (omit it and payloads over 2 MB after compression fail as Temporal's limits say).
+ * waveloop's codecs in encoding order (Temporal decodes in reverse): gzip first, since ciphertext
+ * does not compress; then encryption with `keys` (without keys, a guard that refuses encrypted
+ * payloads with a message naming their key id), so nothing readable leaves the process; then the
+ * claim check into `store`, whose files therefore hold ciphertext when encryption is on.
  */
-export function waveloopDataConverter(store?: BlobStore): DataConverter {
-  return { payloadCodecs: [new GzipCodec(), ...(store ? [new ClaimCheckCodec(store)] : [])] };
+export function waveloopCodecs(store?: BlobStore, keys?: EncryptionKeys): PayloadCodec[] {
+  return [new GzipCodec(), new EncryptionCodec(keys), ...(store ? [new ClaimCheckCodec(store)] : [])];
+}
+
+/**
+ * The data converter of waveloop's workers and clients (see `waveloopCodecs`). Omit `store` and
+ * payloads over 2 MB after compression fail as Temporal's limits say; omit `keys` and nothing is
+ * encrypted.
+ */
+export function waveloopDataConverter(store?: BlobStore, keys?: EncryptionKeys): DataConverter {
+  return { payloadCodecs: waveloopCodecs(store, keys) };
+}
+
+/** Codecs as one, the way Temporal applies a converter's list: encode in order, decode in reverse. */
+export function chainCodecs(codecs: readonly PayloadCodec[]): PayloadCodec {
+  return {
+    async encode(payloads) {
+      for (const codec of codecs) payloads = await codec.encode(payloads);
+      return payloads;
+    },
+    async decode(payloads) {
+      for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
+      return payloads;
+    },
+  };
+}
+
+/**
+ * Decodes, in place, every payload list (`{ payloads: [...] }`: inputs, results, failure details)
+ * of a fetched history through `codecs`, so its values read as the workflow saw them. Histories from
+ * `fetchHistory()` are raw: compressed, encrypted or claim-checked payloads stay so until decoded.
+ */
+export async function decodeHistoryPayloads<H extends object>(history: H, codecs: readonly PayloadCodec[]): Promise<H> {
+  const codec = chainCodecs(codecs);
+  const visit = async (value: unknown): Promise<void> => {
+    if (!value || typeof value !== 'object' || value instanceof Uint8Array) return;
+    const record = value as Record<string, unknown>;
+    if (Array.isArray(record.payloads)) record.payloads = await codec.decode(record.payloads as Payload[]);
+    else await Promise.all(Object.values(record).map(visit));
+  };
+  await visit(history);
+  return history;
 }
 
 /** Decodes one payload the way the codecs above do, synchronously (for tools that read histories). */
-export function decodePayloadSync(payload: Payload, store?: BlobStore): Payload {
+export function decodePayloadSync(payload: Payload, store?: BlobStore, keys?: EncryptionKeys): Payload {
   const unclaimed = store ? decodeClaimCheck(payload, store) : payload;
-  return decodeGzip(unclaimed);
+  return decodeGzip(decryptPayload(unclaimed, keys));
 }

@@ -15,6 +15,8 @@ import type { AnyTool } from '../tools/define';
 import { createDemoTools, openDemoDatabase } from '../tools';
 import { DEFAULT_WORKER_TUNING } from './tuning';
 import { blobStoreIn, waveloopDataConverter, type BlobStore } from '../common/payload-codec';
+import { encryptedBlobStore } from '../common/encryption-codec';
+import type { EncryptionKeys } from '../common/encryption-keys';
 
 export interface WaveloopWorkerOptions {
   /** Connection used for polling. */
@@ -35,6 +37,12 @@ export interface WaveloopWorkerOptions {
    * Without one, payloads are only compressed, and tool results over the limit are only truncated.
    */
   blobStore?: BlobStore;
+  /**
+   * Keys that encrypt every payload at rest (`loadConfig().encryption`); without them nothing is
+   * encrypted. With a current key, the full tool results kept in `blobStore` are encrypted too.
+   * Clients of these runs need the same keys.
+   */
+  encryption?: EncryptionKeys;
   /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /**
@@ -59,13 +67,14 @@ export interface WaveloopWorkerOptions {
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
 export async function createWorker(options: WaveloopWorkerOptions): Promise<Worker> {
-  // Clients given here must use the same converter (`waveloopDataConverter(store)`).
-  const dataConverter = waveloopDataConverter(options.blobStore);
+  // Clients given here must use the same converter (`waveloopDataConverter(store, keys)`).
+  const dataConverter = waveloopDataConverter(options.blobStore, options.encryption);
   const client = options.client ?? new Client({ connection: options.connection, namespace: options.namespace, dataConverter });
   const registry = new Registry(options.tools, options.agents);
+  const { blobStore, encryption } = options;
   const activities = createActivities({
     registry,
-    blobStore: options.blobStore,
+    blobStore: blobStore && encryption?.currentId ? encryptedBlobStore(blobStore, encryption) : blobStore,
     openai: options.openai,
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     now: options.now,
@@ -147,6 +156,7 @@ export async function createStandardWorker(
       tools: createDemoTools({ db, now }),
       agents: demoAgents,
       blobStore: blobStoreIn(config.dataDir),
+      encryption: config.encryption,
       openai: createModelClient(config.model),
       defaultModel: config.model.model,
       tuning,

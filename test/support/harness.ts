@@ -12,6 +12,7 @@ import type { AnyTool } from '../../src/tools/define';
 import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/tools';
 import OpenAI from 'openai';
 import { blobStoreIn, waveloopDataConverter } from '../../src/common/payload-codec';
+import type { EncryptionKeys } from '../../src/common/encryption-keys';
 import { createModelClient, createWorker } from '../../src/worker';
 import { FakeModel } from './fake-model';
 import { queryWithRetry } from '../../src/client/query';
@@ -62,6 +63,9 @@ const quietLogger = {
  * setup, a fake model, and a fresh demo database in a temporary data directory.
  */
 export class Harness {
+  /** `encryption`: the keys of workers and client (`WAVELOOP_ENCRYPTION_KEY`); none by default. */
+  constructor(readonly options: { encryption?: EncryptionKeys } = {}) {}
+
   readonly fake = new FakeModel();
   readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-test-'));
   readonly address = inject('temporalAddress');
@@ -74,7 +78,7 @@ export class Harness {
   async start(): Promise<this> {
     await this.fake.start();
     this.db = openDemoDatabase(path.join(this.dataDir, 'demo.db'));
-    this.client = new Client({ connection: await Connection.connect({ address: this.address }), dataConverter: waveloopDataConverter(this.blobStore) });
+    this.client = new Client({ connection: await Connection.connect({ address: this.address }), dataConverter: waveloopDataConverter(this.blobStore, this.options.encryption) });
     this.nativeConnection = await NativeConnection.connect({ address: this.address });
     return this;
   }
@@ -107,6 +111,7 @@ export class Harness {
       defaultModel: 'fake-model',
       workflowBundle: await workflowBundle(),
       blobStore: this.blobStore,
+      encryption: this.options.encryption,
       now: () => TEST_NOW,
     });
     return { worker, taskQueue };

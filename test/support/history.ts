@@ -57,3 +57,26 @@ export function activities(history: History, store?: BlobStore): ActivityStory[]
   }
   return [...byScheduled.values()];
 }
+
+/** The data of every payload of a history (as `historyToJSON` writes it), decoded from base64. */
+export function payloadTexts(json: string): string[] {
+  return [...json.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((match) => Buffer.from(match[1], 'base64').toString('utf8'));
+}
+
+/** Every string of a history, payloads decoded from base64, so nothing can hide in an encoding. */
+export function historyText(json: string): string {
+  return [json, ...payloadTexts(json)].join('\n');
+}
+
+/** Every payload of a history's events (inputs, results, summaries, …), except search attributes, which no codec sees. */
+export function historyPayloads(history: History): Array<{ metadata: Record<string, Uint8Array>; data: Uint8Array }> {
+  const found: Array<{ metadata: Record<string, Uint8Array>; data: Uint8Array }> = [];
+  const visit = (value: unknown): void => {
+    if (!value || typeof value !== 'object' || value instanceof Uint8Array) return;
+    const record = value as Record<string, unknown>;
+    if (record.data instanceof Uint8Array && record.metadata) found.push(record as (typeof found)[number]);
+    else Object.entries(record).forEach(([key, field]) => key !== 'searchAttributes' && visit(field));
+  };
+  visit(history.events);
+  return found;
+}

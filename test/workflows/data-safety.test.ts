@@ -6,7 +6,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { defineTool } from '../../src/tools/define';
 import { toolMessages } from '../support/fake-model';
 import { Harness } from '../support/harness';
-import { activities, HISTORIES_DIR } from '../support/history';
+import { activities, HISTORIES_DIR, historyText } from '../support/history';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -14,13 +14,6 @@ afterAll(() => h.stop());
 
 /** The model API key the harness's workers are configured with (the fake model checks it arrives). */
 const CONFIGURED_KEY = 'test-key';
-
-/** Every string of a history, payloads decoded from base64, so a secret cannot hide in an encoding. */
-function historyText(json: string): string {
-  const decoded: string[] = [json];
-  for (const match of json.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)) decoded.push(Buffer.from(match[1], 'base64').toString('utf8'));
-  return decoded.join('\n');
-}
 
 const injection = defineTool({
   name: 'read_ticket',

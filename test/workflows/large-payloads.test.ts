@@ -7,6 +7,7 @@ import { CLAIM_CHECK_MIN_BYTES } from '../../src/common/payload-codec';
 import { defineTool } from '../../src/tools/define';
 import { toolMessages, type ChatRequest } from '../support/fake-model';
 import { Harness } from '../support/harness';
+import { historyPayloads } from '../support/history';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -34,16 +35,7 @@ const twoKb = defineTool({
 
 /** The largest payload anywhere in a run's history, in bytes. */
 function largestPayload(history: temporal.api.history.v1.IHistory): number {
-  let largest = 0;
-  const visit = (value: unknown): void => {
-    if (!value || typeof value !== 'object') return;
-    if (value instanceof Uint8Array) return;
-    const record = value as Record<string, unknown>;
-    if (record.data instanceof Uint8Array && record.metadata) largest = Math.max(largest, record.data.length);
-    Object.values(record).forEach(visit);
-  };
-  visit(history.events);
-  return largest;
+  return Math.max(0, ...historyPayloads(history).map((payload) => payload.data.length));
 }
 
 describe('large payloads', () => {
