@@ -294,3 +294,14 @@ it('docker-compose: .dockerignore keeps local state out of the build context', (
     expect.arrayContaining(['node_modules', 'dist', '.waveloop', '.tools', '.git', 'coverage']),
   );
 });
+
+it("docker-compose: the Temporal server gets waveloop's dynamic configuration, the values the embedded server gets", async () => {
+  const { SERVER_DYNAMIC_CONFIG } = await import('../src/common/server-tuning');
+  const temporal = service('temporal');
+  const mounted = (Array.isArray(temporal.volumes) ? temporal.volumes : []).map(String).find((v) => v.includes('dynamicconfig'));
+  expect(mounted, 'no dynamic config file is mounted into the temporal service').toBeDefined();
+  const [hostPath, containerPath] = mounted!.split(':');
+  expect(`/etc/temporal/${environment(temporal).DYNAMIC_CONFIG_FILE_PATH}`).toBe(containerPath);
+  const file = parse(readText(hostPath)) as Record<string, Array<{ value: unknown }>>;
+  expect(Object.fromEntries(Object.entries(file).map(([key, values]) => [key, values[0].value]))).toEqual(SERVER_DYNAMIC_CONFIG);
+});

@@ -13,6 +13,7 @@ import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/client/serve
 import { findTemporalBinary } from '../../src/client/temporal-cli';
 import { blobStoreIn, waveloopDataConverter } from '../../src/common/payload-codec';
 import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../../src/common/search-attributes';
+import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
 import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
 import type { AnyTool } from '../../src/tools/define';
 import { benchTool } from './bench-tool';
@@ -58,7 +59,7 @@ export class BenchEnv {
     if (extra !== undefined) {
       // Diagnostics: the same CLI with other flags (e.g. no --db-filename, or SQLite pragmas).
       const port = this.address.split(':')[1];
-      this.server = spawn(findTemporalBinary()!, ['server', 'start-dev', '--ip', '127.0.0.1', '--port', port, '--headless', '--log-level', 'warn', ...START_DEV_SEARCH_ATTRIBUTE_FLAGS, ...extra.split(' ').filter(Boolean)], { stdio: 'ignore' });
+      this.server = spawn(findTemporalBinary()!, ['server', 'start-dev', '--ip', '127.0.0.1', '--port', port, '--headless', '--log-level', 'warn', ...START_DEV_SEARCH_ATTRIBUTE_FLAGS, ...START_DEV_DYNAMIC_CONFIG_FLAGS, ...extra.split(' ').filter(Boolean)], { stdio: 'ignore' });
       for (let i = 0; i < 100; i++) {
         try {
           const c = await Connection.connect({ address: this.address, connectTimeout: '1s' });

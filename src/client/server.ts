@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../common/search-attributes';
+import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../common/server-tuning';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -141,6 +142,7 @@ export async function ensureEmbeddedServer(opts: EnsureServerOptions): Promise<E
     '--log-level',
     'warn',
     ...START_DEV_SEARCH_ATTRIBUTE_FLAGS,
+    ...START_DEV_DYNAMIC_CONFIG_FLAGS,
   ];
   const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd: dataDir });
   fs.closeSync(logFd);

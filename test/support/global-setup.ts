@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalBinary } from '../../src/client/temporal-cli';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
+import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,6 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     server: {
       executable: { type: 'existing-path', path: binary },
       searchAttributes: WAVELOOP_SEARCH_ATTRIBUTES,
+      extraArgs: START_DEV_DYNAMIC_CONFIG_FLAGS,
     },
   });
   project.provide('temporalAddress', env.address);

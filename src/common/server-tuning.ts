@@ -1,0 +1,23 @@
+/**
+ * Dynamic configuration waveloop gives the Temporal servers it starts (the embedded dev server,
+ * the tests' server, docker-compose's): each key with the value agent loops need.
+ *
+ * Every activity completion schedules a workflow task, and the history service hands it to matching
+ * through its transfer queue, which by default reads that queue at most 20 times a second per shard
+ * (the dev server has one shard). A single run at full speed needs more than that: past the limit
+ * each workflow task waited ~25 ms to be dispatched instead of ~2 ms, about half of every
+ * iteration (measured from the event times of a run's history; scenario 1 of `npm run bench`). The
+ * visibility queue (search-attribute updates, runs starting and closing) has the same limit and is
+ * what many runs at once wait on. The values only lift read-rate limits; a cluster you run
+ * yourself takes the same keys (docs/docker-compose.md).
+ */
+export const SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
+  'history.transferProcessorMaxPollRPS': 1_000,
+  'history.visibilityProcessorMaxPollRPS': 1_000,
+};
+
+/** `--dynamic-config-value` flags of `temporal server start-dev` that set them. */
+export const START_DEV_DYNAMIC_CONFIG_FLAGS = Object.entries(SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) => [
+  '--dynamic-config-value',
+  `${key}=${value}`,
+]);
