@@ -21,7 +21,7 @@ async function run(): Promise<void> {
       taskQueue,
       tools: [benchTool],
       agents: [defineAgent({ name: 'default', system: 'You are a benchmark agent. Call the tools as asked.' })],
-      openai: createModelClient({ baseURL, apiKey: 'bench', model: undefined }),
+      openai: createModelClient({ baseURL, apiKey: 'bench' }),
       defaultModel: 'bench-model',
       workflowBundle: { codePath },
       blobStore: blobStoreIn(dataDir),

@@ -123,7 +123,7 @@ export class BenchEnv {
       taskQueue,
       tools: options.tools ?? [benchTool],
       agents: [BENCH_AGENT],
-      openai: createModelClient({ baseURL: this.model.baseURL, apiKey: 'bench', model: undefined }),
+      openai: createModelClient({ baseURL: this.model.baseURL, apiKey: 'bench' }),
       defaultModel: 'bench-model',
       workflowBundle: options.bundle ?? this.bundle,
       blobStore: this.blobStore,

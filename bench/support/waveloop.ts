@@ -55,7 +55,7 @@ export async function runFloor(env: BenchEnv, goal: string, maxIterations: numbe
   let messages: ChatMessage[] = [];
   const activities = createActivities({
     registry: new Registry([benchTool], [defineAgent({ name: 'default', system: 'x' })]),
-    openai: createModelClient({ baseURL: env.model.baseURL, apiKey: 'bench', model: undefined }),
+    openai: createModelClient({ baseURL: env.model.baseURL, apiKey: 'bench' }),
     defaultModel: 'bench-model',
     readTranscript: async (_workflowId, _runId, count) => messages.slice(0, count),
   });

@@ -21,6 +21,8 @@ export interface ActivityDeps {
   searchAttributes?: () => Promise<boolean>;
   /** Model prices (USD per 1M tokens) that override `DEFAULT_MODEL_PRICES` for cost limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
+  /** Stream model replies and publish their text in heartbeats (default true). */
+  stream?: boolean;
 }
 
 /**

@@ -1,12 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ModelCallInput, ModelCallOutput } from '../common/activity-io';
-import type { AssistantMessage, ChatMessage } from '../common/contract';
+import type { ChatMessage } from '../common/contract';
 import { FailureType } from '../common/errors';
 import type { AnyTool } from '../tools/define';
 import { WAVE_PLAN_SCHEMA_NAME, WavePlanSchema } from '../common/plan';
+import { streamedText, type StreamedText } from '../common/streaming';
 import { withHeartbeats } from './heartbeat';
+import { chatStreamed, chatWhole } from './model-chat';
 import { jsonSchemaOf, toolParametersSchema } from './tool-schema';
 import { toModelFailure } from './model-errors';
 import { checkReply } from './model-reply';
@@ -19,6 +22,11 @@ export interface ModelDeps {
   openai: OpenAI;
   /** Reads the first `count` messages of a run's transcript (through the workflow's query). */
   readTranscript(workflowId: string, runId: string, count: number): Promise<ChatMessage[]>;
+  /**
+   * Stream replies from the endpoint and publish their text in heartbeats as it grows (default),
+   * or ask for whole replies (`WAVELOOP_STREAM=false`, for endpoints that cannot stream).
+   */
+  stream?: boolean;
 }
 
 /**
@@ -27,7 +35,7 @@ export interface ModelDeps {
  * or, when the input says what was added since this worker's previous call of the run, joined
  * from the worker's `TranscriptCache` without a query.
  */
-export function createCallModel({ registry, openai, readTranscript }: ModelDeps) {
+export function createCallModel({ registry, openai, readTranscript, stream = true }: ModelDeps) {
   const schemas = new Map<string, OpenAI.Chat.Completions.ChatCompletionTool>();
   const toolSchema = (tool: AnyTool) => {
     let schema = schemas.get(tool.name);
@@ -46,7 +54,7 @@ export function createCallModel({ registry, openai, readTranscript }: ModelDeps)
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
     const { workflowId, runId, messageCount, since } = input;
     const transcript =
-      (since && cache.join(workflowId, runId, since.from, since.messages, messageCount)) ??
+      (since && cache.join(workflowId, runId, since, messageCount)) ??
       (await readTranscript(workflowId, runId, messageCount));
     const messages = input.systemNote ? withSystemNote(transcript, input.systemNote) : transcript;
     const tools = input.tools.map((name) => {
@@ -61,55 +69,36 @@ export function createCallModel({ registry, openai, readTranscript }: ModelDeps)
       return toolSchema(tool);
     });
 
-    const completion = await withHeartbeats(async () => {
+    const request = {
+      model: input.model,
+      messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+      // The JSON planner describes the tools in the system prompt and asks for a wave plan.
+      ...(input.planner === 'json'
+        ? { response_format: WAVE_PLAN_FORMAT }
+        : tools.length > 0
+          ? { tools, parallel_tool_calls: true }
+          : {}),
+    };
+    const context = Context.current();
+    // A JSON plan is no text for a person to watch; its heartbeats carry nothing.
+    let streamed: StreamedText | undefined;
+    const publish = input.planner === 'native' ? (text: string) => context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text))) : () => undefined;
+    const reply = await withHeartbeats(async () => {
       try {
-        return await openai.chat.completions.create(
-          {
-            model: input.model,
-            messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-            // The JSON planner describes the tools in the system prompt and asks for a wave plan.
-            ...(input.planner === 'json'
-              ? { response_format: WAVE_PLAN_FORMAT }
-              : tools.length > 0
-                ? { tools, parallel_tool_calls: true }
-                : {}),
-          },
-          { signal: Context.current().cancellationSignal },
-        );
+        return stream
+          ? await chatStreamed(openai, request, context.cancellationSignal, publish)
+          : await chatWhole(openai, request, context.cancellationSignal);
       } catch (err) {
         throw toModelFailure(err);
       }
-    });
+    }, () => streamed);
 
-    const choice = completion.choices?.[0];
-    if (!choice) {
-      throw ApplicationFailure.create({
-        type: FailureType.ModelServerError,
-        message: 'The model endpoint answered without any choice.',
-      });
-    }
-    const message = toAssistantMessage(choice.message);
-    checkReply(message, choice.finish_reason, input.planner);
-    cache.remember(workflowId, runId, [...transcript, message]);
-    return {
-      message,
-      finishReason: choice.finish_reason ?? 'unknown',
-      usage: {
-        promptTokens: completion.usage?.prompt_tokens ?? 0,
-        completionTokens: completion.usage?.completion_tokens ?? 0,
-        totalTokens: completion.usage?.total_tokens ?? 0,
-      },
-    };
+    const { message, finishReason, usage } = reply;
+    checkReply(message, finishReason, input.planner);
+    const replyId = randomUUID();
+    cache.remember(workflowId, runId, [...transcript, message], replyId);
+    return { message, finishReason: finishReason ?? 'unknown', usage, replyId };
   };
-}
-
-function toAssistantMessage(message: OpenAI.Chat.Completions.ChatCompletionMessage): AssistantMessage {
-  const calls = (message.tool_calls ?? []).flatMap((call) =>
-    call.type === 'function'
-      ? [{ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments ?? '' } }]
-      : [],
-  );
-  return { role: 'assistant', content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
 }
 
 const WAVE_PLAN_FORMAT = {

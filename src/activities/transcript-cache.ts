@@ -12,23 +12,25 @@ const DEFAULT_CAPACITY = 1_000;
  * or a length that does not match falls back to the query, so the cache is never a source of truth.
  */
 export class TranscriptCache {
-  private readonly runs = new Map<string, ChatMessage[]>();
+  private readonly runs = new Map<string, { replyId: string; messages: ChatMessage[] }>();
 
   constructor(private readonly capacity = DEFAULT_CAPACITY) {}
 
-  /** The run's transcript up to `count` messages, if the kept prefix plus `added` makes exactly that. */
-  join(workflowId: string, runId: string, from: number, added: readonly ChatMessage[], count: number): ChatMessage[] | undefined {
-    const key = `${workflowId}/${runId}`;
-    const kept = this.runs.get(key);
-    if (!kept || kept.length !== from || from + added.length !== count) return undefined;
-    return [...kept, ...added];
+  /**
+   * The run's transcript up to `count` messages, if the kept one ends with reply `replyId` and it
+   * plus `since.messages` makes exactly that.
+   */
+  join(workflowId: string, runId: string, since: { from: number; messages: readonly ChatMessage[]; replyId: string }, count: number): ChatMessage[] | undefined {
+    const kept = this.runs.get(`${workflowId}/${runId}`);
+    if (!kept || kept.replyId !== since.replyId || kept.messages.length !== since.from || since.from + since.messages.length !== count) return undefined;
+    return [...kept.messages, ...since.messages];
   }
 
-  /** Keeps what was sent to the model and its reply, for the run's next model call. */
-  remember(workflowId: string, runId: string, transcript: readonly ChatMessage[]): void {
+  /** Keeps what was sent to the model and its reply (named `replyId`), for the run's next model call. */
+  remember(workflowId: string, runId: string, transcript: readonly ChatMessage[], replyId: string): void {
     const key = `${workflowId}/${runId}`;
     this.runs.delete(key);
-    this.runs.set(key, [...transcript]);
+    this.runs.set(key, { replyId, messages: [...transcript] });
     if (this.runs.size > this.capacity) this.runs.delete(this.runs.keys().next().value!);
   }
 }

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { loadConfig, type WaveloopConfig } from '../common/config';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
+import { isStreamedText, type StreamedText } from '../common/streaming';
 import {
   AGENT_LOOP_WORKFLOW,
   AgentLoopInputSchema,
@@ -94,6 +96,19 @@ export class WaveloopClient {
   /** The run's messages; `quick` gives up after two short attempts (for runs that may have no worker). */
   async transcript(workflowId: string, { quick = false } = {}): Promise<ChatMessage[]> {
     return queryWithRetry(this.client, this.handle(workflowId), transcriptQuery, quick ? { attempts: 2, deadlineMs: 3_000 } : {});
+  }
+
+  /**
+   * The model's reply of the current iteration while it is being generated: the text so far, as the
+   * model activity's last heartbeat carried it (Temporal's pending-activity state, not the history).
+   * Undefined when no model call is in flight, or it has not streamed any text yet.
+   */
+  async streaming(workflowId: string): Promise<StreamedText | undefined> {
+    const { raw } = await this.handle(workflowId).describe();
+    const call = (raw.pendingActivities ?? []).find((activity) => activity.activityType?.name === 'callModel' && activity.heartbeatDetails?.payloads?.length);
+    if (!call) return undefined;
+    const details = await decodeFromPayloadsAtIndex(this.client.options.loadedDataConverter, 0, call.heartbeatDetails!.payloads);
+    return isStreamedText(details) ? details : undefined;
   }
 
   /** Temporal's description of the run plus its progress (absent if no worker could answer the query). */

@@ -12,6 +12,7 @@ import { toolSummary } from '../workflows/summaries';
 import { createStandardWorker } from '../worker';
 import { WaveloopClient } from './api';
 import { registerCodecServerCommand } from './codec-server';
+import { followRun } from './follow';
 import { registerGoalCommands } from './goal-commands';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
@@ -29,6 +30,7 @@ function packageVersion(): string {
 }
 
 const print = (line = '') => process.stdout.write(`${line}\n`);
+const write = (text: string) => process.stdout.write(text);
 const note = (line: string) => process.stderr.write(`${line}\n`);
 
 function parseDuration(value: string): number {
@@ -121,15 +123,14 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
       if (!options.json) print(`Run ${handle.workflowId} started${url ? ` · Web UI: ${url}` : ''}`);
 
       const out = options.json ? () => undefined : print;
-      const follow = followWaves(
-        client,
-        handle.workflowId,
-        out,
-        async () => {
+      const follow = followRun(client, handle.workflowId, {
+        line: out,
+        text: options.json ? undefined : write,
+        onIdle: async () => {
           if (!inProcess && (await client.waitingForWorker(handle.workflowId))) await startWorker();
         },
-        (call) => askApproval(client, handle.workflowId, call, out),
-      );
+        onApproval: (call) => askApproval(client, handle.workflowId, call, out),
+      });
       try {
         const ended = await Promise.race([
           handle.result().then((result) => ({ result: result as AgentLoopResult })),
@@ -157,69 +158,6 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
       }
     }
   });
-}
-
-/**
- * Prints each wave as soon as the workflow reports it (through the `status` query). While nothing
- * has been printed, `onIdle` runs every few seconds, to notice a run that no worker picked up.
- */
-function followWaves(
-  client: WaveloopClient,
-  workflowId: string,
-  out: (line: string) => void,
-  onIdle: () => Promise<void>,
-  onApproval: (call: RunProgress['pendingApprovals'][number]) => Promise<void>,
-) {
-  const IDLE_CHECK_MS = 3_000;
-  let printed = 0;
-  let stopped = false;
-  let lastIdleCheck = Date.now();
-  const asked = new Set<string>();
-  const show = (waves: AgentLoopResult['waves']) => {
-    for (const wave of waves.slice(printed)) renderWave(wave).forEach((line) => out(line));
-    printed = Math.max(printed, waves.length);
-  };
-  const loop = (async () => {
-    while (!stopped) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      if (stopped) break;
-      try {
-        if (printed === 0 && Date.now() - lastIdleCheck >= IDLE_CHECK_MS) {
-          lastIdleCheck = Date.now();
-          await onIdle();
-        }
-        const progress = await client.progress(workflowId, { quick: true });
-        if (progress.said && !asked.has(`said:${progress.said.iteration}`)) {
-          asked.add(`said:${progress.said.iteration}`);
-          out(`(iteration ${progress.said.iteration}) ${progress.said.text}`);
-        }
-        show(progress.waves);
-        for (const q of progress.pendingQuestions ?? []) {
-          if (asked.has(q.callId)) continue;
-          asked.add(q.callId);
-          out(`Question: ${q.question}\n  answer with: waveloop answer ${workflowId} "<your answer>"`);
-        }
-        for (const a of progress.pendingApprovals ?? []) {
-          if (asked.has(a.callId)) continue;
-          asked.add(a.callId);
-          await onApproval(a);
-        }
-        if (progress.conversation && !asked.has(`message:${progress.iteration}`)) {
-          asked.add(`message:${progress.iteration}`);
-          out(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
-        }
-      } catch {
-        // No worker has answered yet, or the run just ended: the next poll or the result tells.
-      }
-    }
-  })();
-  return {
-    async stop(result?: AgentLoopResult) {
-      stopped = true;
-      await loop;
-      if (result) show(result.waves);
-    },
-  };
 }
 
 /**
@@ -251,13 +189,12 @@ async function askApproval(
 async function followCommand(workflowId: string): Promise<number> {
   return withClient(loadConfig(), async (client) => {
     const stopRequested = new Promise<void>((resolve) => process.once('SIGINT', resolve));
-    const follow = followWaves(
-      client,
-      workflowId,
-      print,
-      async () => undefined,
-      (call) => askApproval(client, workflowId, call, print),
-    );
+    const follow = followRun(client, workflowId, {
+      line: print,
+      text: write,
+      onIdle: async () => undefined,
+      onApproval: (call) => askApproval(client, workflowId, call, print),
+    });
     const ended = await Promise.race([
       client.result(workflowId).then((result) => ({ result })),
       stopRequested.then(() => ({ result: undefined })),

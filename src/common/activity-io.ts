@@ -60,15 +60,19 @@ export interface ModelCallInput {
    * `messageCount`), i.e. the tool results and any user message after the previous reply. A worker
    * that made the previous call (and so holds messages [0, `from`)) needs no query then; any other
    * falls back to the `transcript` query. These messages are then recorded twice (as tool results
-   * and here): history still grows linearly, by a constant factor more.
+   * and here): history still grows linearly, by a constant factor more. `replyId` is the previous
+   * call's (`ModelCallOutput.replyId`): a worker's kept transcript counts only if it ends with the
+   * reply the workflow recorded, not one of an attempt that timed out.
    */
-  since?: { from: number; messages: ChatMessage[] };
+  since?: { from: number; messages: ChatMessage[]; replyId: string };
 }
 
 export interface ModelCallOutput {
   message: AssistantMessage;
   usage: Usage;
   finishReason: string;
+  /** Names this reply, for the run's next call (`ModelCallInput.since`); absent in older histories. */
+  replyId?: string;
 }
 
 /** `runTool`: one call of a wave. */

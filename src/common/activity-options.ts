@@ -63,3 +63,6 @@ export const TOOL_HEARTBEAT_TIMEOUT_MS = 10_000;
  * is cut with a note, and kept whole in the blob store when there is one (`resultForTranscript`).
  */
 export const TOOL_RESULT_MAX_CHARS = 64 * 1024;
+
+/** How often a streaming model call's heartbeats (carrying its text so far) reach the server at most. */
+export const STREAM_HEARTBEAT_INTERVAL_MS = 250;

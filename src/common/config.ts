@@ -35,6 +35,8 @@ export interface ModelConfig {
   baseURL: string | undefined;
   apiKey: string | undefined;
   model: string | undefined;
+  /** `WAVELOOP_STREAM`: stream replies (default), or `false` for endpoints that cannot. */
+  stream: boolean;
 }
 
 export const DEFAULT_TASK_QUEUE = 'waveloop';
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig
       baseURL: blank(env.OPENAI_BASE_URL),
       apiKey: blank(env.OPENAI_API_KEY),
       model: blank(env.WAVELOOP_MODEL),
+      stream: !['false', '0', 'off', 'no'].includes((blank(env.WAVELOOP_STREAM) ?? '').toLowerCase()),
     },
     encryption: encryptionKeysFromEnv(env),
   };

@@ -46,6 +46,11 @@ export interface WaveloopWorkerOptions {
   /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /**
+   * Stream model replies (default): `waveloop run`/`follow` show the text as it is generated. Set
+   * false for endpoints that cannot stream (`WAVELOOP_STREAM=false`); followers then see whole messages.
+   */
+  stream?: boolean;
+  /**
    * Extra worker options (slots, pollers, cache, eager dispatch): passed through to `Worker.create`,
    * over `DEFAULT_WORKER_TUNING`; `throughputTuning(runs)` suits a worker with many runs at once.
    * `npm run bench` (BENCHMARKS.md) measures what they change: activity slots bound how many model
@@ -61,6 +66,7 @@ export interface WaveloopWorkerOptions {
       | 'maxConcurrentActivityTaskPolls'
       | 'maxConcurrentWorkflowTaskPolls'
       | 'maxEagerActivityReservationsPerWorkflowTask'
+      | 'maxHeartbeatThrottleInterval'
     >
   >;
 }
@@ -79,6 +85,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     now: options.now,
     modelPrices: options.modelPrices,
+    stream: options.stream,
     searchAttributes: once(() => hasSearchAttributes(client, options.namespace)),
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
@@ -125,7 +132,7 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
 }
 
 /** The `openai` client for an OpenAI-compatible endpoint; retries are Temporal's, so the client makes none. */
-export function createModelClient(model: ModelConfig): OpenAI {
+export function createModelClient(model: Pick<ModelConfig, 'baseURL' | 'apiKey'>): OpenAI {
   return new OpenAI({
     apiKey: model.apiKey ?? 'not-needed',
     baseURL: model.baseURL,
@@ -159,6 +166,7 @@ export async function createStandardWorker(
       encryption: config.encryption,
       openai: createModelClient(config.model),
       defaultModel: config.model.model,
+      stream: config.model.stream,
       tuning,
     });
     return {

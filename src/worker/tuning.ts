@@ -1,3 +1,4 @@
+import { STREAM_HEARTBEAT_INTERVAL_MS } from '../common/activity-options';
 import type { WaveloopWorkerOptions } from './index';
 
 /**
@@ -8,6 +9,9 @@ import type { WaveloopWorkerOptions } from './index';
  */
 export const DEFAULT_WORKER_TUNING: NonNullable<WaveloopWorkerOptions['tuning']> = {
   maxEagerActivityReservationsPerWorkflowTask: 64,
+  // The SDK sends an activity's heartbeats at most every 0.8 × its heartbeat timeout (8 s for model
+  // calls); a streamed reply's text travels in heartbeats, so followers see it grow 4 times a second.
+  maxHeartbeatThrottleInterval: STREAM_HEARTBEAT_INTERVAL_MS,
 };
 
 /**

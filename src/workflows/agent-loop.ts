@@ -141,6 +141,9 @@ class AgentRun {
     const planner = plannerFor(run.planner);
     const breaker = new CircuitBreaker(run.circuitBreaker);
     const deadline = softDeadline(executionExpirationTime, executionTimeoutMs);
+    // What the previous model call of this run saw plus its reply: the next call sends only what
+    // came after (`ModelCallInput.since`), and a worker that kept the rest needs no query.
+    let previous: { seen: number; replyId: string } | undefined;
     const request = (iteration: number, overrides: Partial<ModelCallInput> = {}): ModelCallInput => ({
       workflowId,
       runId,
@@ -149,16 +152,23 @@ class AgentRun {
       tools: run.tools.map((tool) => tool.name),
       planner: run.planner,
       iteration,
+      ...(previous && { since: { from: previous.seen, messages: messages.slice(previous.seen), replyId: previous.replyId } }),
       ...overrides,
     });
+    /** One model call; its reply joins the transcript. */
+    const modelTurn = async (call: ModelCallInput) => {
+      const reply = await askModel(call);
+      messages.push(reply.message);
+      previous = reply.replyId ? { seen: messages.length, replyId: reply.replyId } : undefined;
+      return reply;
+    };
 
     /** One last model call without tools, so a run stopped by a limit still answers with what it has. */
     const wrapUp = async (status: RunStatus, reason: string): Promise<AgentLoopResult> => {
       messages.push({ role: 'user', content: `Stop here: ${reason}. Give your final answer now from what you have found so far, without calling tools.` });
       progress.phase = 'model';
-      const reply = await askModel(request(progress.iteration + 1, { tools: [], planner: 'native' }));
+      const reply = await modelTurn(request(progress.iteration + 1, { tools: [], planner: 'native' }));
       progress.usage = addUsage(progress.usage, reply.usage);
-      messages.push(reply.message);
       return this.finish(status, reply.message.content || this.lastText);
     };
 
@@ -218,11 +228,10 @@ class AgentRun {
       progress.iteration += 1;
       const iteration = progress.iteration;
       progress.phase = 'model';
-      const reply = await askModel(request(iteration, { systemNote: iterationWarning(iteration - turnStart, run.maxIterations) }));
+      const reply = await modelTurn(request(iteration, { systemNote: iterationWarning(iteration - turnStart, run.maxIterations) }));
       lastCall = reply.usage;
       progress.usage = addUsage(progress.usage, reply.usage);
       this.publish();
-      messages.push(reply.message);
 
       const step = planner.read(reply.message, iteration);
       if (step.kind === 'answer') return this.finish('completed', step.answer);

@@ -20,18 +20,24 @@ export interface Exec {
  * with only PATH, HOME and `env` in its environment.
  */
 export function waveloop(args: string[], env: Record<string, string | undefined>, script?: string): Promise<Exec> {
-  return new Promise((resolve, reject) => {
+  return waveloopLive(args, env, script).done;
+}
+
+/** `waveloop` for commands that print while they run: `stdout()` is what was printed so far. */
+export function waveloopLive(args: string[], env: Record<string, string | undefined>, script?: string): { stdout(): string; done: Promise<Exec> } {
+  let stdout = '';
+  let stderr = '';
+  const done = new Promise<Exec>((resolve, reject) => {
     const child = spawn(process.execPath, [script ?? CLI, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     });
-    let stdout = '';
-    let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+  return { stdout: () => stdout, done };
 }
 
 /**

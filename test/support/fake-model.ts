@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
  * scripted replies, in order, through the real `openai` client. It is the only fake in the tests.
  * When the script runs out it answers 400 (a non-retryable error, so the run fails loudly) and
  * records the overrun; `assertDone()` fails a test that used more or fewer replies than scripted.
+ * A request with `stream: true` gets its reply as server-sent events, as OpenAI streams it: the text
+ * in pieces, each tool call's name then its arguments in two halves, the finish reason, the usage.
  */
 
 export interface ScriptedToolCall {
@@ -15,9 +17,21 @@ export interface ScriptedToolCall {
   id?: string;
 }
 
+/** How a reply streams, when the request asks for a stream. */
+export interface StreamScript {
+  /** The text in these pieces (default: word by word). */
+  chunks?: string[];
+  /** Wait this long before each piece of text. */
+  chunkDelayMs?: number;
+  /** After `after` pieces of text, wait for `until` before the rest (to look at a reply half-streamed). */
+  hold?: { after: number; until: Promise<unknown> };
+  /** Answer with a whole completion anyway, as an endpoint that cannot stream does. */
+  whole?: true;
+}
+
 export type ScriptedReply = (
-  | { content: string | null; toolCalls?: undefined; finishReason?: string }
-  | { toolCalls: ScriptedToolCall[]; content?: string; finishReason?: string }
+  | { content: string | null; toolCalls?: undefined; finishReason?: string; stream?: StreamScript }
+  | { toolCalls: ScriptedToolCall[]; content?: string; finishReason?: string; stream?: StreamScript }
   | { status: number; message?: string; headers?: Record<string, string> }
   /** Closes the connection without answering (a dropped connection). */
   | { drop: true }
@@ -38,6 +52,8 @@ export interface ChatRequest {
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   parallel_tool_calls?: boolean;
   response_format?: { type: string; json_schema?: { name: string; schema?: unknown; strict?: boolean } };
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
   authorization?: string;
   /** When the fake received the request (ms since the epoch). */
   receivedAt?: number;
@@ -141,6 +157,10 @@ export class FakeModel {
       type: 'function',
       function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args) },
     }));
+    const finishReason = reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop');
+    if (request.stream && !reply.stream?.whole) {
+      return streamReply(req, res, request, reply.content ?? null, toolCalls, finishReason, reply.stream ?? {});
+    }
     send(res, 200, {
       id: `chatcmpl-${this.requests.length}`,
       object: 'chat.completion',
@@ -150,12 +170,54 @@ export class FakeModel {
         {
           index: 0,
           message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
-          finish_reason: reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop'),
+          finish_reason: finishReason,
         },
       ],
       usage: FAKE_USAGE,
     });
   }
+}
+
+type FakeToolCall = { id: string; type: string; function: { name: string; arguments: string } };
+
+/** A reply as OpenAI streams it (server-sent events of `chat.completion.chunk`s). */
+async function streamReply(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  request: ChatRequest,
+  content: string | null,
+  toolCalls: FakeToolCall[],
+  finishReason: string,
+  script: StreamScript,
+): Promise<void> {
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    id: 'chatcmpl-stream',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: request.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const event = (data: unknown) => res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  event(chunk({ role: 'assistant', content: '' }));
+  const pieces = script.chunks ?? (content ? content.match(/\S+\s*|\s+/g) ?? [] : []);
+  for (const [index, piece] of pieces.entries()) {
+    if (script.hold && index === script.hold.after) await script.hold.until;
+    if (script.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, script.chunkDelayMs));
+    if (res.destroyed || req.socket.destroyed) return;
+    event(chunk({ content: piece }));
+  }
+  for (const [index, call] of toolCalls.entries()) {
+    event(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    const half = Math.ceil(call.function.arguments.length / 2);
+    for (const part of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)]) {
+      if (part) event(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+    }
+  }
+  event(chunk({}, finishReason));
+  if (request.stream_options?.include_usage) event({ ...chunk({}), choices: [], usage: FAKE_USAGE });
+  event('[DONE]');
+  res.end();
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -96,7 +96,7 @@ export class Harness {
   }
 
   /** A worker on a task queue of its own, with the demo tools (plus `extraTools`) and the fake model. */
-  async worker(options: { taskQueue?: string; extraTools?: AnyTool[]; agents?: AgentDefinition[]; modelTimeoutMs?: number } = {}) {
+  async worker(options: { taskQueue?: string; extraTools?: AnyTool[]; agents?: AgentDefinition[]; modelTimeoutMs?: number; stream?: boolean } = {}) {
     const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
     const worker = await createWorker({
       connection: this.nativeConnection,
@@ -107,8 +107,9 @@ export class Harness {
       agents: options.agents ?? demoAgents,
       openai: options.modelTimeoutMs
         ? new OpenAI({ baseURL: this.fake.baseURL, apiKey: 'test-key', maxRetries: 0, timeout: options.modelTimeoutMs })
-        : createModelClient({ baseURL: this.fake.baseURL, apiKey: 'test-key', model: undefined }),
+        : createModelClient({ baseURL: this.fake.baseURL, apiKey: 'test-key' }),
       defaultModel: 'fake-model',
+      stream: options.stream,
       workflowBundle: await workflowBundle(),
       blobStore: this.blobStore,
       encryption: this.options.encryption,
@@ -130,6 +131,8 @@ export class Harness {
       timeout?: string;
       /** The worker's model client gives up after this long (default 4 min), to test hangs quickly. */
       modelTimeoutMs?: number;
+      /** Whether the worker streams model replies (default true). */
+      stream?: boolean;
       /** Runs beside the workflow while it runs (answer questions, cancel it, …). */
       during?: (handle: WorkflowHandle) => Promise<void>;
     } = {},

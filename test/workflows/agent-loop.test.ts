@@ -237,7 +237,7 @@ describe('agentLoop', () => {
     expect(h.fake.requests).toHaveLength(0);
   });
 
-  it('history grows linearly: the model activity input does not carry the transcript', async () => {
+  it('history grows linearly: the model activity input carries only what came since the previous reply', async () => {
     const big = 'x'.repeat(5_000);
     const steps = Array.from({ length: 6 }, (_, i) => ({ content: big, toolCalls: [{ name: 'calculator', args: { expression: `${i} + 1` } }] }));
     h.fake.script(...steps, { content: 'done' });
@@ -247,12 +247,15 @@ describe('agentLoop', () => {
     expect(result!.status).toBe('completed');
     const model = activities(await handle.fetchHistory()).filter((a) => a.type === 'callModel');
     expect(model).toHaveLength(7);
-    // Every model input is the same small reference, whatever the transcript has grown to (35 KB here).
-    const sizes = model.map((a) => a.inputBytes);
+    // Every model input is a small reference plus what came since the previous reply (here one
+    // short tool result), whatever the transcript has grown to (35 KB here).
+    const sizes = model.slice(1).map((a) => a.inputBytes);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThan(10);
-    expect(Math.max(...sizes)).toBeLessThan(1_000);
-    // And the model still saw the whole conversation.
+    expect(Math.max(...sizes, model[0].inputBytes)).toBeLessThan(1_000);
+    expect((model[3].input as { since: { messages: unknown[] } }).since.messages).toEqual([{ role: 'tool', tool_call_id: expect.any(String), content: '3' }]);
+    // And the model still saw the whole conversation, in order.
     expect(h.fake.requests[6].messages).toHaveLength(2 + 6 * 2);
+    expect(h.fake.requests[6].messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['1', '2', '3', '4', '5', '6']);
   });
 });
 

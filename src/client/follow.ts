@@ -1,0 +1,138 @@
+import type { AgentLoopResult, RunProgress } from '../common/contract';
+import { unseenText, type StreamedText } from '../common/streaming';
+import type { WaveloopClient } from './api';
+import { renderWave } from './render';
+
+export interface FollowOutput {
+  /** Prints a whole line. */
+  line(text: string): void;
+  /** Prints text without ending the line (the model's reply as it streams); absent: no streaming. */
+  text?(text: string): void;
+  /** Runs every few seconds while nothing has been printed (to notice a run no worker picked up). */
+  onIdle(): Promise<void>;
+  /** A call waits for approval. */
+  onApproval(call: RunProgress['pendingApprovals'][number]): Promise<void>;
+}
+
+const POLL_MS = 250;
+const IDLE_CHECK_MS = 3_000;
+
+/**
+ * Follows a run live, from anywhere: what the model says (token by token while it streams, from the
+ * model activity's heartbeats; else whole, from the `status` query), each wave as soon as it ends,
+ * questions, approvals and messages for the user. Polls until `stop()`.
+ */
+export function followRun(client: WaveloopClient, workflowId: string, out: FollowOutput) {
+  let printedWaves = 0;
+  let stopped = false;
+  let lastIdleCheck = Date.now();
+  const seen = new Set<string>();
+  const said = new SaidPrinter(out);
+
+  const showWaves = (waves: AgentLoopResult['waves']) => {
+    if (waves.length > printedWaves) said.endLine();
+    for (const wave of waves.slice(printedWaves)) renderWave(wave).forEach((line) => out.line(line));
+    printedWaves = Math.max(printedWaves, waves.length);
+  };
+  /** Whether `key` is new (and so to be printed, on a line of its own). */
+  const isNew = (key: string) => {
+    if (seen.has(key)) return false;
+    seen.add(key);
+    said.endLine();
+    return true;
+  };
+
+  const poll = async () => {
+    if (printedWaves === 0 && !said.started && Date.now() - lastIdleCheck >= IDLE_CHECK_MS) {
+      lastIdleCheck = Date.now();
+      await out.onIdle();
+    }
+    const progress = await client.progress(workflowId, { quick: true });
+    if (progress.said) said.whole(progress.said.iteration, progress.said.text);
+    showWaves(progress.waves);
+    for (const q of progress.pendingQuestions ?? []) {
+      if (isNew(q.callId)) out.line(`Question: ${q.question}\n  answer with: waveloop answer ${workflowId} "<your answer>"`);
+    }
+    for (const a of progress.pendingApprovals ?? []) {
+      if (isNew(a.callId)) await out.onApproval(a);
+    }
+    if (progress.conversation && isNew(`message:${progress.iteration}`)) {
+      out.line(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
+    }
+    // A reply streams while the model call runs; show it once the waves before it are shown.
+    if (out.text && progress.phase === 'model') {
+      const stream = await client.streaming(workflowId);
+      if (stream && stream.iteration >= progress.iteration) said.stream(stream);
+    }
+  };
+
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if (stopped) break;
+      // No worker has answered yet, or the run just ended: the next poll or the result tells.
+      await poll().catch(() => undefined);
+    }
+  })();
+  return {
+    async stop(result?: AgentLoopResult) {
+      stopped = true;
+      await loop;
+      if (result) {
+        said.finish(result.answer);
+        showWaves(result.waves);
+      }
+      said.endLine();
+    },
+  };
+}
+
+/**
+ * Prints what the model says, one line an iteration: `(iteration 3) …`. A streamed reply is printed
+ * as it grows and its line is left open; the whole text, when it arrives, completes it.
+ */
+class SaidPrinter {
+  private open: { iteration: number; attempt: number; text: string } | undefined;
+  private done = new Set<number>();
+  started = false;
+
+  constructor(private readonly out: FollowOutput) {}
+
+  stream(stream: StreamedText): void {
+    if (this.done.has(stream.iteration)) return;
+    if (this.open && (this.open.iteration !== stream.iteration || this.open.attempt !== stream.attempt)) this.endLine();
+    if (!this.open) {
+      const retry = stream.attempt > 1 ? `, attempt ${stream.attempt}` : '';
+      this.out.text!(`(iteration ${stream.iteration}${retry}) `);
+      this.open = { iteration: stream.iteration, attempt: stream.attempt, text: '' };
+      this.started = true;
+    }
+    const unseen = unseenText(stream, this.open.text.length);
+    this.out.text!(unseen);
+    this.open.text += unseen;
+  }
+
+  /** The whole text of `iteration`'s reply: completes its streamed line, or prints it. */
+  whole(iteration: number, text: string): void {
+    if (this.done.has(iteration)) return;
+    this.done.add(iteration);
+    this.started = true;
+    if (this.open?.iteration === iteration && this.finish(text)) return;
+    this.endLine();
+    this.out.line(`(iteration ${iteration}) ${text}`);
+  }
+
+  /** Completes the open line with the rest of `text` if it is how that line goes on (the run's answer). */
+  finish(text: string): boolean {
+    if (!this.open || !text.startsWith(this.open.text)) return false;
+    this.out.text!(text.slice(this.open.text.length));
+    this.endLine();
+    return true;
+  }
+
+  endLine(): void {
+    if (!this.open) return;
+    this.out.text!('\n');
+    this.open = undefined;
+  }
+}
