@@ -208,9 +208,9 @@ it('docker-compose: the worker connects to the temporal service on the waveloop 
   expect(dependsOn(worker)).toContain('temporal');
 });
 
-it('docker-compose: the worker passes the model endpoint through from the host', () => {
+it('docker-compose: the worker passes the model endpoint and the encryption keys through from the host', () => {
   const env = environment(service('worker'));
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'WAVELOOP_MODEL']) {
+  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'WAVELOOP_MODEL', 'WAVELOOP_STREAM', 'WAVELOOP_ENCRYPTION_KEY', 'WAVELOOP_ENCRYPTION_KEY_ID', 'WAVELOOP_DECRYPTION_KEYS']) {
     expect(env[name], `${name} is not passed through`).toMatch(new RegExp(`^\\$\\{${name}(:?-[^}]*)?\\}$`));
   }
 });
