@@ -66,3 +66,11 @@ export const TOOL_RESULT_MAX_CHARS = 64 * 1024;
 
 /** How often a streaming model call's heartbeats (carrying its text so far) reach the server at most. */
 export const STREAM_HEARTBEAT_INTERVAL_MS = 250;
+
+/**
+ * A running run's `WaveloopIteration` and `WaveloopTokens` lag by at most this much (its
+ * `WaveloopStatus` never does): every upsert of search attributes is a history event and a write to
+ * the visibility store, and one every iteration cost about a tenth of the CPU of 100 runs at once
+ * (scenario 4 of `npm run bench`).
+ */
+export const SEARCH_ATTRIBUTE_REFRESH_MS = 10_000;

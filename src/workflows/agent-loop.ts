@@ -4,7 +4,9 @@ import {
   ContinueAsNew,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -16,6 +18,7 @@ import {
   DEFAULT_MAX_HISTORY_EVENTS,
   DEFAULT_MODEL_ACTIVITY_OPTIONS,
   RESOLVE_RUN_ACTIVITY_OPTIONS,
+  SEARCH_ATTRIBUTE_REFRESH_MS,
 } from '../common/activity-options';
 import type { ModelCallInput, ResolvedRun, ToolInfo } from '../common/activity-io';
 import {
@@ -44,6 +47,18 @@ type Activities = ReturnType<typeof createActivities>;
 
 
 const { resolveRun } = proxyActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
+const { resolveRun: resolveRunLocally } = proxyLocalActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
+
+/**
+ * Changes guarded by `patched()`, so runs recorded before them replay (docs: README "Changing the
+ * loop while runs are in flight").
+ * - `resolveRun` is a local activity: a lookup in the worker's registry, it needs no trip through
+ *   the task queue, and a run's first model call starts in its first workflow task.
+ * - Search attributes are upserted when the status changes, and otherwise at most every
+ *   `SEARCH_ATTRIBUTE_REFRESH_MS`: each upsert is a history event and a visibility write.
+ */
+const PATCH_LOCAL_RESOLVE = 'resolve-run-local-activity';
+const PATCH_SEARCH_ATTRIBUTES_ON_CHANGE = 'search-attributes-on-change';
 const { callModel, summarizeTranscript } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
 
 /**
@@ -96,15 +111,20 @@ class AgentRun {
 
   /** Whether the namespace has waveloop's search attributes (from `resolveRun`). */
   private searchAttributes = false;
-  private published = '';
+  private published = { values: '', status: '', at: 0 };
 
-  /** Keeps the run's search attributes (status, iteration, tokens) current, if the namespace has them. */
+  /**
+   * Keeps the run's search attributes current, if the namespace has them: the status at once, the
+   * iteration and tokens within `SEARCH_ATTRIBUTE_REFRESH_MS` (and exact whenever the status changes).
+   */
   publish(): void {
     if (!this.searchAttributes) return;
     const { status, iteration, usage } = this.progress;
-    const current = `${status}/${iteration}/${usage.totalTokens}`;
-    if (current === this.published) return;
-    this.published = current;
+    const values = `${status}/${iteration}/${usage.totalTokens}`;
+    if (values === this.published.values) return;
+    const recent = status === this.published.status && Date.now() - this.published.at < SEARCH_ATTRIBUTE_REFRESH_MS;
+    if (recent && patched(PATCH_SEARCH_ATTRIBUTES_ON_CHANGE)) return;
+    this.published = { values, status, at: Date.now() };
     upsertSearchAttributes([
       { key: WAVELOOP_STATUS, value: status },
       { key: WAVELOOP_ITERATION, value: iteration },
@@ -306,7 +326,8 @@ function parseInput(rawInput: unknown): AgentLoopInput {
 
 async function resolve(input: AgentLoopInput): Promise<ResolvedRun> {
   try {
-    return await resolveRun.executeWithOptions({ ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve agent and tools' }, [input]);
+    const options = { ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve agent and tools' };
+    return await (patched(PATCH_LOCAL_RESOLVE) ? resolveRunLocally : resolveRun).executeWithOptions(options, [input]);
   } catch (err) {
     throw asRunFailure(err, 'Resolving the agent failed');
   }

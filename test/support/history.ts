@@ -68,12 +68,22 @@ export function historyText(json: string): string {
   return [json, ...payloadTexts(json)].join('\n');
 }
 
-/** Every payload of a history's events (inputs, results, summaries, …), except search attributes, which no codec sees. */
+/**
+ * Every payload of a history's events (inputs, results, summaries, …) that went through the data
+ * converter: not search attributes, and not what the SDK's core writes itself into markers (a
+ * `patched()` marker's patch id; a local activity's sequence number, type and times, beside its
+ * result, which is the converter's).
+ */
 export function historyPayloads(history: History): Array<{ metadata: Record<string, Uint8Array>; data: Uint8Array }> {
   const found: Array<{ metadata: Record<string, Uint8Array>; data: Uint8Array }> = [];
   const visit = (value: unknown): void => {
     if (!value || typeof value !== 'object' || value instanceof Uint8Array) return;
     const record = value as Record<string, unknown>;
+    if (record.markerName === 'core_patch') return;
+    if (record.markerName === 'core_local_activity') {
+      const { data: _core, ...converted } = (record.details ?? {}) as Record<string, unknown>;
+      return visit(converted);
+    }
     if (record.data instanceof Uint8Array && record.metadata) found.push(record as (typeof found)[number]);
     else Object.entries(record).forEach(([key, field]) => key !== 'searchAttributes' && visit(field));
   };

@@ -1,3 +1,4 @@
+import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { temporal } from '@temporalio/proto';
@@ -29,7 +30,13 @@ describe('agentLoop: local-activity tools', () => {
     ]);
     const history = await handle.fetchHistory();
     expect(activities(history).filter((a) => a.type === 'runTool').map((a) => a.summary)).toEqual(['wave 1 · calculator(expression=100 * 1.08)']);
-    const markers = history.events!.filter((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_MARKER_RECORDED);
-    expect(markers).toHaveLength(1);
+    // Local activities are markers: resolveRun's in the first workflow task, then the tool's.
+    const markers = history.events!.filter(
+      (e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_MARKER_RECORDED && e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
+    expect(markers.map((e) => (e.userMetadata?.summary ? defaultPayloadConverter.fromPayload(e.userMetadata.summary) : ''))).toEqual([
+      'resolve agent and tools',
+      'wave 1 · exchange_rate(from=EUR, to=USD)',
+    ]);
   });
 });
