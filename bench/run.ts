@@ -17,8 +17,16 @@ import { localActivities } from './scenarios/local-activities';
 
 const ROOT = path.join(__dirname, '..', '..');
 const FULL = process.env.BENCH_FULL === '1';
-/** `BENCH_ONLY=1,3` runs those scenarios only (and then writes the report under bench/results.partial.json only). */
+/**
+ * `BENCH_ONLY=1,3` runs those scenarios only and writes bench/results.partial.json, not the report;
+ * with BENCH_FULL=1 as well, it writes bench/results.full.json, which BENCHMARKS.md shows in a
+ * section of its own ("Large sizes") next to the latest full default run (bench/results.json).
+ */
 const ONLY = process.env.BENCH_ONLY?.split(',').map(Number);
+const RESULTS = path.join(ROOT, 'bench', 'results.json');
+const FULL_RESULTS = path.join(ROOT, 'bench', 'results.full.json');
+
+type Report = { machine: Record<string, unknown>; results: ScenarioResult[] };
 
 const SIZES = FULL
   ? { overhead: { runs: 3, iterations: 300 }, realistic: { runs: 1, iterations: 60 }, waveRepeats: 5, throughput: [100, 1000], history: 200, longRun: 10_000, trees: [10, 100] }
@@ -37,6 +45,7 @@ async function run(): Promise<void> {
     temporalSdk: (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@temporalio', 'worker', 'package.json'), 'utf8')) as { version: string }).version,
     openaiAgents: agentsVersions(),
     commit: gitCommit(),
+    date: new Date().toISOString().slice(0, 16).replace('T', ' '),
     loadAtStart: loadAverage(),
     full: FULL,
   };
@@ -80,15 +89,29 @@ async function run(): Promise<void> {
   } finally {
     await env.stop();
   }
-  const report = { machine: { ...machine, loadAtEnd: loadAverage(), minutes: (Date.now() - started) / 60_000 }, results };
-  if (ONLY) {
-    fs.writeFileSync(path.join(ROOT, 'bench', 'results.partial.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const report: Report = { machine: { ...machine, loadAtEnd: loadAverage(), minutes: (Date.now() - started) / 60_000 }, results };
+  writeReport(report);
+}
+
+/** Writes the raw figures and, unless only some scenarios ran at the default sizes, BENCHMARKS.md. */
+function writeReport(report: Report): void {
+  const json = (r: Report) => `${JSON.stringify(r, null, 2)}\n`;
+  if (ONLY && !FULL) {
+    fs.writeFileSync(path.join(ROOT, 'bench', 'results.partial.json'), json(report));
     log('wrote bench/results.partial.json (BENCH_ONLY: BENCHMARKS.md is left as it is)');
     return;
   }
-  fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
-  fs.writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), renderMarkdown(report));
-  log(`wrote BENCHMARKS.md and bench/results.json in ${report.machine.minutes.toFixed(1)} min`);
+  fs.writeFileSync(ONLY ? FULL_RESULTS : RESULTS, json(report));
+  // A whole run at the large sizes supersedes an earlier run of some of them.
+  if (!ONLY && FULL) fs.rmSync(FULL_RESULTS, { force: true });
+  const read = (file: string) => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Report) : undefined);
+  const main = read(RESULTS);
+  if (!main) {
+    log(`wrote ${path.relative(ROOT, FULL_RESULTS)}; BENCHMARKS.md needs a default run (bench/results.json) first`);
+    return;
+  }
+  fs.writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), renderMarkdown(main, ONLY ? report : read(FULL_RESULTS)));
+  log(`wrote BENCHMARKS.md and ${path.relative(ROOT, ONLY ? FULL_RESULTS : RESULTS)} in ${Number(report.machine.minutes).toFixed(1)} min`);
 }
 
 function gitCommit(): string {
@@ -101,15 +124,17 @@ function gitCommit(): string {
   }
 }
 
-function renderMarkdown(report: { machine: Record<string, unknown>; results: ScenarioResult[] }): string {
-  const m = report.machine as Record<string, string | number | boolean | Record<string, string>>;
-  const targets = report.results.flatMap((r) => r.targets.map((t) => [`${r.id}`, t.target, t.value, t.met === 'pending' ? 'pending' : t.met ? 'met' : '**missed**']));
+type Machine = Record<string, string | number | boolean | Record<string, string>>;
+
+function renderMarkdown(report: Report, full: Report | undefined): string {
+  const m = report.machine as Machine;
   const lines = [
     '# Benchmarks',
     '',
     'Written by `npm run bench` (`BENCH_FULL=1 npm run bench` for the large sizes); the raw figures are in',
     '[`bench/results.json`](bench/results.json). Every engine runs on the same machine, against the same',
-    "Temporal dev server (waveloop's embedded server, started by the runner on free ports) and the same fake",
+    "Temporal dev server (waveloop's embedded server, started by the runner on free ports, with the",
+    "dynamic config waveloop gives every server it starts: `src/common/server-tuning.ts`) and the same fake",
     'OpenAI-compatible model (`bench/support/fake-model.ts`), with the same tool. Times are measured by the',
     'fake model: the gap between two model calls of one run is one iteration (model call + tool wave + all',
     'the engine adds). No time here is asserted anywhere; the targets are the ones of issue 6.',
@@ -124,10 +149,7 @@ function renderMarkdown(report: { machine: Record<string, unknown>; results: Sce
       ['Temporal CLI (dev server)', String(m.temporalCli)],
       ['Temporal TypeScript SDK (waveloop)', String(m.temporalSdk)],
       ["Temporal's integration", Object.entries(m.openaiAgents as Record<string, string>).map(([k, v]) => `${k} ${v}`).join(', ')],
-      ['waveloop commit', String(m.commit)],
-      ['sizes', m.full ? 'BENCH_FULL=1 (large)' : 'default (BENCH_FULL=1 runs 1,000 concurrent runs and a 10,000-iteration run)'],
-      ['load average (1, 5, 15 min)', `${m.loadAtStart} at the start; ${m.loadAtEnd} at the end`],
-      ['duration', `${Number(m.minutes).toFixed(1)} min`],
+      ...runRows(m),
     ]),
     '',
     'Other test suites may have been running on this machine at the same time: the load averages above',
@@ -135,20 +157,58 @@ function renderMarkdown(report: { machine: Record<string, unknown>; results: Sce
     '',
     '## Targets',
     '',
-    markdownTable(['scenario', 'target', 'measured', ''], targets),
+    targetTable(report.results),
     '',
-    ...report.results.flatMap((r) => [
-      `## ${r.id}. ${r.title}`,
-      '',
-      `Sizes: ${r.sizes}.`,
-      '',
-      markdownTable(r.table.head, r.table.rows),
-      '',
-      ...r.notes.map((note) => `- ${note}`),
-      '',
-    ]),
+    ...sections(report.results, '##'),
+    ...(full ? fullSection(full) : []),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The rows of the machine table that belong to one run. */
+function runRows(m: Machine): string[][] {
+  return [
+    ['waveloop commit', String(m.commit)],
+    ['date (UTC)', String(m.date ?? 'unknown')],
+    ['sizes', m.full ? 'BENCH_FULL=1 (large)' : 'default (BENCH_FULL=1 runs 1,000 concurrent runs and a 10,000-iteration run)'],
+    ['load average (1, 5, 15 min)', `${m.loadAtStart} at the start; ${m.loadAtEnd} at the end`],
+    ['duration', `${Number(m.minutes).toFixed(1)} min`],
+  ];
+}
+
+function targetTable(results: ScenarioResult[]): string {
+  const rows = results.flatMap((r) => r.targets.map((t) => [`${r.id}`, t.target, t.value, typeof t.met === 'string' ? t.met : t.met ? 'met' : '**missed**']));
+  return markdownTable(['scenario', 'target', 'measured', ''], rows);
+}
+
+function sections(results: ScenarioResult[], level: string): string[] {
+  return results.flatMap((r) => [
+    `${level} ${r.id}. ${r.title}`,
+    '',
+    `Sizes: ${r.sizes}.`,
+    '',
+    markdownTable(r.table.head, r.table.rows),
+    '',
+    ...r.notes.map((note) => `- ${note}`),
+    '',
+  ]);
+}
+
+/** The large sizes of some scenarios (`BENCH_FULL=1 BENCH_ONLY=…`), from bench/results.full.json: a run of its own. */
+function fullSection(full: Report): string[] {
+  const ids = full.results.map((r) => r.id).join(',');
+  return [
+    `## Large sizes (\`BENCH_FULL=1 BENCH_ONLY=${ids} npm run bench\`)`,
+    '',
+    'A run of its own (its date below), on the same machine; the raw figures are in',
+    '[`bench/results.full.json`](bench/results.full.json).',
+    '',
+    markdownTable(['', ''], runRows(full.machine as Machine)),
+    '',
+    targetTable(full.results),
+    '',
+    ...sections(full.results, '###'),
+  ];
 }
 
 run().catch((err) => {

@@ -1,3 +1,4 @@
+import type { temporal } from '@temporalio/proto';
 import type { BenchEnv } from '../support/env';
 import { chainHistories, EventType, sizedEvents } from '../support/env';
 import { goalFor } from '../support/fake-model';
@@ -15,7 +16,7 @@ const MIB = 2 ** 20;
  */
 export async function historyGrowth(env: BenchEnv, iterations: number, longRun: number): Promise<ScenarioResult> {
   const { worker, taskQueue } = await env.worker();
-  const { growth, chain, longMs, longResult } = await worker.runUntil(async () => {
+  const { growth, byType, chain, longMs, longResult } = await worker.runUntil(async () => {
     const id = runId('history');
     const [one] = await runLoops(env, taskQueue, [{ id, goal: goalFor({ run: id, iters: 0, calls: 1, out: OUTPUT_BYTES }), maxIterations: iterations + 1, maxHistoryEvents: 10_000 }]);
     if (one.error) throw one.error;
@@ -34,6 +35,12 @@ export async function historyGrowth(env: BenchEnv, iterations: number, longRun: 
       const to = at(i + 1);
       return { ...from, incEvents: to.events - from.events, incBytes: to.bytes - from.bytes };
     });
+    // The last measured iteration's bytes by event type (the model call's scheduling, the tool's result, ...).
+    const byType = new Map<string, number>();
+    for (const e of events.slice(starts[iterations - 1], starts[iterations])) {
+      const name = eventName(e.type, e.event);
+      byType.set(name, (byType.get(name) ?? 0) + e.bytes);
+    }
 
     const longId = runId('long');
     const t0 = performance.now();
@@ -43,7 +50,7 @@ export async function historyGrowth(env: BenchEnv, iterations: number, longRun: 
       const sized = sizedEvents(h);
       return { events: sized.length, bytes: sized.reduce((sum, e) => sum + e.bytes, 0) };
     });
-    return { growth, chain, longMs, longResult: long.result ?? { error: String(long.error) } };
+    return { growth, byType: [...byType].sort((a, b) => b[1] - a[1]), chain, longMs, longResult: long.result ?? { error: String(long.error) } };
   });
 
   const inc = (i: number) => growth.find((g) => g.iteration === i)!.incBytes;
@@ -79,7 +86,17 @@ export async function historyGrowth(env: BenchEnv, iterations: number, longRun: 
         met: longDone && maxBytes <= 4 * MIB && maxEvents <= 4096,
       },
     ],
-    notes: ['Bytes are the protobuf-encoded size of each HistoryEvent, as the server stores and sends them.'],
-    data: { growth, chain, longMs, longResult: { status: result.status, iterations: result.iterations } },
+    notes: [
+      'Bytes are the protobuf-encoded size of each HistoryEvent, as the server stores and sends them.',
+      `Iteration ${iterations} by event: ${byType.map(([name, bytes]) => `${name} ${bytes} B`).join(', ')}. The ${OUTPUT_BYTES} B tool output is in the tool activity's result and again in the next model call's input, which carries the messages since the previous reply (so the worker that keeps the transcript needs no query).`,
+    ],
+    data: { growth, byType, chain, longMs, longResult: { status: result.status, iterations: result.iterations } },
   };
+}
+
+/** "ActivityTaskScheduled (callModel)": an event's type, with the activity's name for activity scheduling. */
+function eventName(type: number, event: temporal.api.history.v1.IHistoryEvent): string {
+  const name = (EventType[type] ?? String(type)).replace('EVENT_TYPE_', '').toLowerCase().replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+  const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
+  return activity ? `${name} (${activity})` : name;
 }

@@ -1,15 +1,49 @@
+import * as os from 'node:os';
 import type { AnyTool } from '../../src/tools/define';
-import { benchTool } from '../support/bench-tool';
+import { benchLocalTool, benchTool } from '../support/bench-tool';
 import type { BenchEnv } from '../support/env';
 import { scheduleToStart } from '../support/env';
 import { goalFor } from '../support/fake-model';
 import { ms, type ScenarioResult } from '../support/report';
-import { p95, rssSampler } from '../support/stats';
+import { cpuSampler, gaps, median, p95, rssSampler } from '../support/stats';
+import { describeTimeline, iterationTimeline, startTimeline, type IterationTimeline } from '../support/timeline';
 import { runId, runLoops } from '../support/waveloop';
+import type { WaveloopWorkerOptions } from '../../src/worker';
 import { throughputTuning } from '../../src/worker/tuning';
 
 const ITERATIONS = 5;
 const MODEL_MS = 1_000;
+
+interface Config {
+  count: number;
+  name: string;
+  tuning: WaveloopWorkerOptions['tuning'];
+  tools: AnyTool[];
+  /** The SDK's defaults, waveloop's throughput tuning (a target), the same with the local-activity tool (a target). */
+  role: 'sdk' | 'tuned' | 'local';
+}
+
+/** What one configuration measured. */
+interface Figures {
+  config: Config;
+  completed: number;
+  wallMs: number;
+  rate: number;
+  ideal: number;
+  p95ScheduleToStartMs: number;
+  peakRss: number;
+  /** CPU seconds of the runner and the server over the wall time, and milliseconds of both per completed iteration. */
+  cpu: { wall: number; runner: number; server: number | undefined; perIteration: number | undefined };
+  /** Median milliseconds from the start to each run's first model call, the latest such, and the median iteration. */
+  firstCall: number;
+  lastFirstCall: number;
+  iteration: number;
+  afterLastMs: number;
+  /** Per run, before its first model call; per iteration. */
+  start: IterationTimeline;
+  iterationTimeline: IterationTimeline;
+  firstError?: string;
+}
 
 /**
  * Many concurrent runs of 5 iterations (4 waves of one trivial tool, then the answer) on one worker
@@ -17,73 +51,117 @@ const MODEL_MS = 1_000;
  * iterations per second (the tool takes ~0 ms).
  */
 export async function throughput(env: BenchEnv, counts: number[]): Promise<ScenarioResult> {
-  const rows: Array<Array<string | number>> = [];
-  const data: unknown[] = [];
-  const targets: ScenarioResult['targets'] = [];
-  const configs = counts.flatMap((count) => [
-    ...(count <= 100 ? [{ count, name: 'SDK defaults', tuning: {}, variant: undefined }] : []),
-    { count, name: 'throughputTuning(runs)', tuning: throughputTuning(count), variant: undefined },
-    { count, name: 'throughputTuning(runs) + proposed loop change (prototype)', tuning: throughputTuning(count), variant: ['since', 'statusOnly'] },
-    {
-      count,
-      name: 'the same + the tool as a local activity (prototype)',
-      tuning: throughputTuning(count),
-      variant: ['since', 'statusOnly', 'local'],
-      tools: [{ ...benchTool, localActivity: true }],
-    },
+  const configs: Config[] = counts.flatMap((count) => [
+    ...(count <= 100 ? [{ count, name: 'SDK defaults', tuning: {}, tools: [benchTool], role: 'sdk' as const }] : []),
+    { count, name: 'throughputTuning(runs)', tuning: throughputTuning(count), tools: [benchTool], role: 'tuned' as const },
+    { count, name: 'throughputTuning(runs), the tool as a local activity', tuning: throughputTuning(count), tools: [benchLocalTool], role: 'local' as const },
   ]);
-  for (const { count, name, tuning, variant, tools } of configs as Array<(typeof configs)[number] & { tools?: AnyTool[] }>) {
-    const { worker, taskQueue } = await env.worker(tuning, { bundle: variant ? await env.variant(variant) : undefined, tools });
-    const rss = rssSampler();
-    const started = performance.now();
-    const outcome = await worker.runUntil(async () => {
-      const runs = Array.from({ length: count }, () => {
-        const id = runId(`tp${count}`);
-        return { id, goal: goalFor({ run: id, iters: ITERATIONS - 1, calls: 1, delay: MODEL_MS }), maxIterations: ITERATIONS };
-      });
-      const done = await runLoops(env, taskQueue, runs);
-      const wallMs = performance.now() - started;
-      const completed = done.filter((d) => d.result?.status === 'completed').length;
-      const latencies: number[] = [];
-      for (let i = 0; i < done.length; i += 50) {
-        const histories = await Promise.all(done.slice(i, i + 50).map((d) => env.client.workflow.getHandle(d.id, d.runId).fetchHistory()));
-        for (const history of histories) latencies.push(...scheduleToStart(history));
-      }
-      return { completed, wallMs, latencies, firstError: done.find((d) => d.error)?.error };
-    });
-    const peakRss = rss.stop();
-    const rate = (outcome.completed * ITERATIONS) / (outcome.wallMs / 1000);
-    const ideal = count / (MODEL_MS / 1000);
-    rows.push([
-      count,
-      name,
-      `${outcome.completed} / ${count}`,
-      `${(outcome.wallMs / 1000).toFixed(1)} s`,
-      rate.toFixed(1),
-      `${((rate / ideal) * 100).toFixed(0)} %`,
-      ms(p95(outcome.latencies), 0),
-      `${Math.round(peakRss / 2 ** 20)} MiB`,
-    ]);
-    data.push({ count, name, tuning, ...outcome, latencies: undefined, p95ScheduleToStartMs: p95(outcome.latencies), rate, ideal, peakRss, firstError: outcome.firstError ? String(outcome.firstError) : undefined });
-    if (!variant && name !== 'SDK defaults') {
-      targets.push({
-        target: `${count} concurrent runs: all complete, at ≥ 60 % of the ideal rate (${ideal} iterations/s)`,
-        value: `${outcome.completed}/${count}, ${((rate / ideal) * 100).toFixed(0)} %`,
-        met: outcome.completed === count && rate / ideal >= 0.6,
-      });
-    }
-  }
+  const targetOf: Partial<Record<Config['role'], (count: number) => string>> = { tuned: (count) => `${count} concurrent runs`, local: () => 'the same, the tool as a local activity' };
+  const all: Figures[] = [];
+  for (const config of configs) all.push(await measure(env, config));
+  const percent = (f: Figures) => `${((f.rate / f.ideal) * 100).toFixed(0)} %`;
+  const share = (seconds: number | undefined, f: Figures) => (seconds === undefined ? '–' : `${((seconds / f.cpu.wall) * 100).toFixed(0)} %`);
   return {
     id: 4,
     title: `Throughput: concurrent runs of ${ITERATIONS} iterations, the model answering after ${MODEL_MS / 1000} s`,
     sizes: `${counts.join(' and ')} concurrent runs${counts.includes(1000) ? '' : ' (1,000 with BENCH_FULL=1)'}`,
-    table: { head: ['runs', 'worker', 'completed', 'wall time', 'iterations/s', 'of ideal', 'p95 activity schedule-to-start', 'peak RSS (runner)'], rows },
-    targets,
+    table: {
+      head: ['runs', 'worker', 'completed', 'wall time', 'iterations/s', 'of ideal', 'p95 activity schedule-to-start', 'CPU: runner, server (of one core)', 'CPU per iteration', 'peak RSS (runner)'],
+      rows: all.map((f) => [
+        f.config.count,
+        f.config.name,
+        `${f.completed} / ${f.config.count}`,
+        `${(f.wallMs / 1000).toFixed(1)} s`,
+        f.rate.toFixed(1),
+        percent(f),
+        ms(f.p95ScheduleToStartMs, 0),
+        `${share(f.cpu.runner, f)}, ${share(f.cpu.server, f)}`,
+        ms(f.cpu.perIteration ?? NaN),
+        `${Math.round(f.peakRss / 2 ** 20)} MiB`,
+      ]),
+    },
+    targets: all
+      .filter((f) => targetOf[f.config.role])
+      .map((f) => ({
+        target: `${targetOf[f.config.role]!(f.config.count)}: all complete, at ≥ 60 % of the ideal rate (${f.ideal} iterations/s)`,
+        value: `${f.completed}/${f.config.count}, ${percent(f)}`,
+        met: f.completed === f.config.count && f.rate / f.ideal >= 0.6,
+      })),
     notes: [
-      'One worker in the runner process, which also holds the fake model and the client: the RSS is an upper bound for the worker.',
-      'Each iteration costs the server two workflow tasks and two activities (the model call, the tool), plus, today, a `transcript` query and a search-attribute upsert: on this 2-core machine the dev server (Go, SQLite), not the worker, is the bottleneck; the worker process is mostly idle (CPU profile). The prototypes show what removing server work per iteration buys.',
+      `One worker in the runner process, which also holds the fake model and the client: the RSS and the runner's CPU are upper bounds for the worker. The server is the embedded dev server (one process, SQLite), on the same ${os.cpus().length} cores. CPU per iteration is (runner + server CPU time) / completed iterations, the runs' starts included.`,
+      ...counts.map((count) => explain(all.filter((f) => f.config.count === count))),
+      ...all.map(
+        (f) =>
+          `${f.config.count} runs, ${f.config.name}: first model calls ${ms(f.firstCall, 0)} after the start (median; the last ${ms(f.lastFirstCall, 0)}), iterations of ${ms(f.iteration, 0)} (median), the last result ${ms(f.afterLastMs, 0)} after the last model answer. From the histories' event times, per run before its first model call: ${describeTimeline(f.start, 'start')}; per iteration: ${describeTimeline(f.iterationTimeline)}.${f.firstError ? ` First error: ${f.firstError}` : ''}`,
+      ),
       'Schedule-to-start is read from the histories (ActivityTaskStarted − ActivityTaskScheduled), over every activity of every run.',
     ],
-    data,
+    data: all,
   };
+}
+
+async function measure(env: BenchEnv, config: Config): Promise<Figures> {
+  const { count, tuning, tools } = config;
+  const { worker, taskQueue } = await env.worker(tuning, { tools });
+  const rss = rssSampler();
+  const sampler = cpuSampler(env.serverPid());
+  const started = performance.now();
+  const { wallMs, cpu, done } = await worker.runUntil(async () => {
+    const runs = Array.from({ length: count }, () => {
+      const id = runId(`tp${count}`);
+      return { id, goal: goalFor({ run: id, iters: ITERATIONS - 1, calls: 1, delay: MODEL_MS }), maxIterations: ITERATIONS };
+    });
+    const results = await runLoops(env, taskQueue, runs);
+    return { wallMs: performance.now() - started, cpu: sampler.stop(), done: results };
+  });
+  const peakRss = rss.stop();
+  const completed = done.filter((d) => d.result?.status === 'completed').length;
+  const histories = [];
+  for (let i = 0; i < done.length; i += 50) {
+    histories.push(...(await Promise.all(done.slice(i, i + 50).map((d) => env.client.workflow.getHandle(d.id, d.runId).fetchHistory()))));
+  }
+  // The wall time, split by the fake model's records: until each run's first model call, the iterations, after the last one.
+  const arrivals = done.map((d) => env.model.arrivals.get(d.id) ?? []).filter((a) => a.length > 0);
+  const firstCalls = arrivals.map((a) => a[0] - started);
+  const firstError = done.find((d) => d.error)?.error;
+  return {
+    config,
+    completed,
+    wallMs,
+    rate: (completed * ITERATIONS) / (wallMs / 1000),
+    ideal: count / (MODEL_MS / 1000),
+    p95ScheduleToStartMs: p95(histories.flatMap(scheduleToStart)),
+    peakRss,
+    cpu: { ...cpu, perIteration: cpu.server === undefined || !completed ? undefined : ((cpu.runner + cpu.server) * 1000) / (completed * ITERATIONS) },
+    firstCall: median(firstCalls),
+    lastFirstCall: Math.max(...firstCalls),
+    iteration: median(arrivals.flatMap((a) => gaps(a))),
+    afterLastMs: started + wallMs - Math.max(...arrivals.map((a) => a[a.length - 1])) - MODEL_MS,
+    start: startTimeline(histories),
+    iterationTimeline: iterationTimeline(histories),
+    firstError: firstError ? String(firstError) : undefined,
+  };
+}
+
+/**
+ * Where the wall time of the target row went, and the rate this machine's cores allow at the CPU an
+ * iteration cost; what the local-activity tool saved of that CPU.
+ */
+function explain(rows: Figures[]): string {
+  const [main, local] = (['tuned', 'local'] as const).map((role) => rows.find((f) => f.config.role === role));
+  if (!main?.cpu.perIteration) return `${rows[0]?.config.count} runs: the server's CPU time could not be read, so no CPU bound is given.`;
+  const cores = os.cpus().length;
+  const bound = (cores * 1000) / main.cpu.perIteration;
+  const s = main.start;
+  const counted = (n: number, one: string, many: string) => (n >= 0.5 ? `${n.toFixed(0)} ${n >= 1.5 ? many : one}` : undefined);
+  const trips = [
+    counted(s.workflowTasks, 'workflow task', 'workflow tasks'),
+    counted(s.toolActivities, 'activity', 'activities'),
+    counted(s.localActivities, 'local activity', 'local activities'),
+  ].filter(Boolean).join(', ');
+  return (
+    `${main.config.count} runs, throughputTuning(runs): the wall time is the runs' start (their first model calls came ${ms(main.firstCall, 0)} after it, the median; before it every run needs ${trips}, all the runs at the same moment) and ${ITERATIONS} iterations of ${ms(main.iteration, 0)} each instead of ${ms(MODEL_MS, 0)}. ` +
+    `Both wait for CPU: the runner and the server used ${((main.cpu.runner + main.cpu.server!) / main.cpu.wall).toFixed(1)} of the ${cores} cores, and an iteration cost ${ms(main.cpu.perIteration)} of CPU, so at that cost this machine allows at most ${bound.toFixed(0)} iterations/s (${((bound / main.ideal) * 100).toFixed(0)} % of the ideal). ` +
+    `The local-activity tool saves one workflow task and one activity per iteration (${local?.cpu.perIteration ? ms(main.cpu.perIteration - local.cpu.perIteration) : '–'} of CPU per iteration here).`
+  );
 }

@@ -14,3 +14,6 @@ export const benchTool = defineTool({
     return bytes > 2 ? 'x'.repeat(bytes) : 'ok';
   },
 });
+
+/** The same tool declared `localActivity: true`: the loop runs it in the workflow's worker, as a local activity. */
+export const benchLocalTool = defineTool({ ...benchTool, localActivity: true });

@@ -9,7 +9,7 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { defineAgent } from '../../src/agents/define';
-import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/client/server';
+import { ensureEmbeddedServer, SERVER_PID_FILE, stopEmbeddedServer } from '../../src/client/server';
 import { findTemporalBinary } from '../../src/client/temporal-cli';
 import { blobStoreIn, waveloopDataConverter } from '../../src/common/payload-codec';
 import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../../src/common/search-attributes';
@@ -18,7 +18,6 @@ import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../
 import type { AnyTool } from '../../src/tools/define';
 import { benchTool } from './bench-tool';
 import { BenchModel } from './fake-model';
-import { variantBundle } from './variant';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -92,17 +91,14 @@ export class BenchEnv {
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
 
-  private readonly variants = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
-
-  /** The workflow bundle with the named prototype changes applied (bench/support/variant.ts), built once. */
-  variant(names: string[]): Promise<WorkflowBundleWithSourceMap> {
-    const key = names.join('+');
-    let bundle = this.variants.get(key);
-    if (!bundle) {
-      bundle = variantBundle(names);
-      this.variants.set(key, bundle);
+  /** The Temporal server's process id (for its CPU time), when known. */
+  serverPid(): number | undefined {
+    if (this.server) return this.server.pid;
+    try {
+      return (JSON.parse(fs.readFileSync(path.join(this.dataDir, SERVER_PID_FILE), 'utf8')) as { pid: number }).pid;
+    } catch {
+      return undefined;
     }
-    return bundle;
   }
 
   /** Writes the workflow bundle to a file, for worker processes (`workflowBundle: { codePath }`). */
@@ -113,7 +109,7 @@ export class BenchEnv {
   /** A waveloop worker with the bench tool on a task queue of its own. */
   async worker(
     tuning: WaveloopWorkerOptions['tuning'] = {},
-    options: { bundle?: WorkflowBundleWithSourceMap; tools?: AnyTool[] } = {},
+    options: { tools?: AnyTool[] } = {},
   ): Promise<{ worker: Worker; taskQueue: string }> {
     const taskQueue = `bench-${randomUUID()}`;
     const worker = await createWorker({
@@ -125,7 +121,7 @@ export class BenchEnv {
       agents: [BENCH_AGENT],
       openai: createModelClient({ baseURL: this.model.baseURL, apiKey: 'bench' }),
       defaultModel: 'bench-model',
-      workflowBundle: options.bundle ?? this.bundle,
+      workflowBundle: this.bundle,
       blobStore: this.blobStore,
       tuning,
     });

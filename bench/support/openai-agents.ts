@@ -8,7 +8,8 @@ export const AGENTS_DIR = path.join(__dirname, '..', '..', '..', 'bench', 'opena
 const ROOT = path.join(AGENTS_DIR, '..', '..');
 
 export interface AgentsOutcome {
-  results: Array<{ id: string; ok: boolean; ms: number; error?: string }>;
+  /** cpuMs: the integration's worker process's CPU time during the run. */
+  results: Array<{ id: string; ok: boolean; ms: number; cpuMs: number; error?: string }>;
   rss: number;
 }
 

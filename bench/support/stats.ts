@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 
 /** The q-quantile (0..1) of `values`, by linear interpolation; NaN for none. */
@@ -40,6 +41,40 @@ export function rssSampler(everyMs = 250): { stop(): number } {
     stop() {
       clearInterval(timer);
       return Math.max(peak, process.memoryUsage().rss);
+    },
+  };
+}
+
+/** CPU seconds a process has used so far, read from /proc (Linux); undefined elsewhere or when it is gone. */
+function processCpuSeconds(pid: number): number | undefined {
+  try {
+    // The fields after the command name (which may hold spaces and parentheses): utime and stime are
+    // the 12th and 13th, in clock ticks (USER_HZ, 100 a second on Linux).
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (seconds) used by this process (the runner: worker, fake model, client) and by the
+ * Temporal server between start and stop, with the wall time between them.
+ */
+export function cpuSampler(serverPid: number | undefined): { stop(): { wall: number; runner: number; server: number | undefined } } {
+  const wall = performance.now();
+  const runner = process.cpuUsage();
+  const server = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
+  return {
+    stop() {
+      const used = process.cpuUsage(runner);
+      const serverNow = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
+      return {
+        wall: (performance.now() - wall) / 1000,
+        runner: (used.user + used.system) / 1e6,
+        server: server === undefined || serverNow === undefined ? undefined : serverNow - server,
+      };
     },
   };
 }

@@ -39,14 +39,20 @@ async function run(): Promise<void> {
     const client = new Client({ connection, plugins: [plugin] });
     const outcome = await worker.runUntil(async () => {
       process.stdout.write('ready\n');
-      const results: Array<{ id: string; ok: boolean; ms: number; error?: string }> = [];
+      const results: Array<{ id: string; ok: boolean; ms: number; cpuMs: number; error?: string }> = [];
+      // cpuMs: this process's CPU time during the run (the worker's share; meaningful for runs one at a time).
       const one = async (r: Spec['runs'][number]) => {
         const started = performance.now();
+        const cpu = process.cpuUsage();
+        const spent = () => {
+          const used = process.cpuUsage(cpu);
+          return { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
+        };
         try {
           await client.workflow.execute('benchAgent', { taskQueue: spec.taskQueue, workflowId: r.id, args: [{ goal: r.goal, maxTurns: r.maxTurns }] });
-          results.push({ id: r.id, ok: true, ms: performance.now() - started });
+          results.push({ id: r.id, ok: true, ...spent() });
         } catch (err) {
-          results.push({ id: r.id, ok: false, ms: performance.now() - started, error: String((err as Error).cause ?? err) });
+          results.push({ id: r.id, ok: false, ...spent(), error: String((err as Error).cause ?? err) });
         }
       };
       if (spec.concurrent) await Promise.all(spec.runs.map(one));
