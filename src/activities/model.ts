@@ -54,6 +54,7 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
     const { workflowId, runId, messageCount, since } = input;
     const transcript =
+      input.messages ??
       (since && cache.join(workflowId, runId, since, messageCount)) ??
       (await readTranscript(workflowId, runId, messageCount));
     const messages = input.systemNote ? withSystemNote(transcript, input.systemNote) : transcript;
@@ -82,7 +83,8 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
     const context = Context.current();
     // A JSON plan is no text for a person to watch; its heartbeats carry nothing.
     let streamed: StreamedText | undefined;
-    const publish = input.planner === 'native' ? (text: string) => context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text))) : () => undefined;
+    // A local activity has no heartbeats: its reply arrives whole.
+    const publish = input.planner === 'native' && !context.info.isLocal ? (text: string) => context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text))) : () => undefined;
     const reply = await withHeartbeats(async () => {
       try {
         return stream

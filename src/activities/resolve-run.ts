@@ -64,6 +64,7 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
       answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
       idleTimeoutMs: input.idleTimeoutSeconds === undefined ? undefined : input.idleTimeoutSeconds * 1000,
       maxHistoryEvents: input.maxHistoryEvents,
+      ...(input.localModelCalls ? { localModelCalls: true } : {}),
       searchAttributes: (await searchAttributes?.()) ?? false,
     };
   };

@@ -33,6 +33,8 @@ export interface ResolvedRun {
   idleTimeoutMs?: number;
   /** The run continues as new past this many history events (or when Temporal suggests it). */
   maxHistoryEvents?: number;
+  /** Model calls run as local activities (`AgentLoopInput.localModelCalls`). */
+  localModelCalls?: boolean;
   /** Whether the namespace has waveloop's search attributes, so the run may set them. */
   searchAttributes?: boolean;
 }
@@ -65,6 +67,11 @@ export interface ModelCallInput {
    * reply the workflow recorded, not one of an attempt that timed out.
    */
   since?: { from: number; messages: ChatMessage[]; replyId: string };
+  /**
+   * The whole transcript, for model calls run as local activities: their input is not recorded in
+   * history (only their result is), and the worker cannot query a workflow whose task it is running.
+   */
+  messages?: ChatMessage[];
 }
 
 export interface ModelCallOutput {

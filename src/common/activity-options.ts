@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/common';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/common';
 
 /**
  * Behaviour-altering defaults, in one place.
@@ -34,6 +34,15 @@ export const DEFAULT_MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
     maximumInterval: '1 minute',
     maximumAttempts: 8,
   },
+};
+
+/**
+ * One model call run as a local activity (`localModelCalls`): the same timeout and retries, no
+ * heartbeat (the SDK keeps the workflow task alive while it runs).
+ */
+export const LOCAL_MODEL_ACTIVITY_OPTIONS: LocalActivityOptions = {
+  startToCloseTimeout: DEFAULT_MODEL_ACTIVITY_OPTIONS.startToCloseTimeout,
+  retry: DEFAULT_MODEL_ACTIVITY_OPTIONS.retry,
 };
 
 /** Resolving the agent profile and the tool list at the start of a run: local, fast, and pure. */

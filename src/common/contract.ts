@@ -30,6 +30,13 @@ export const AgentLoopInputSchema = z.strictObject({
   requireApproval: z.array(z.string().trim().min(1)).optional(),
   /** How long a conversation (`converse`) waits for the next message before it ends (default: 7 days). */
   idleTimeoutSeconds: z.number().positive().optional(),
+  /**
+   * Model calls run as local activities, inside the workflow task: one trip through the server per
+   * iteration less (about half of the engine's time and CPU), at the price of streaming (a local
+   * activity has no heartbeats) and of a workflow task held open while the model answers. For fast
+   * models and many runs at once (README "Performance").
+   */
+  localModelCalls: z.boolean().optional(),
   /** Continue as new (with a compacted transcript) past this many history events (default 2,000). */
   maxHistoryEvents: z.number().int().min(50).max(50_000).optional(),
   /** Internal: the state a run hands over to its continuation. Never set it yourself. */

@@ -17,6 +17,7 @@ import {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_HISTORY_EVENTS,
   DEFAULT_MODEL_ACTIVITY_OPTIONS,
+  LOCAL_MODEL_ACTIVITY_OPTIONS,
   RESOLVE_RUN_ACTIVITY_OPTIONS,
   SEARCH_ATTRIBUTE_REFRESH_MS,
 } from '../common/activity-options';
@@ -60,6 +61,7 @@ const { resolveRun: resolveRunLocally } = proxyLocalActivities<Activities>(RESOL
 const PATCH_LOCAL_RESOLVE = 'resolve-run-local-activity';
 const PATCH_SEARCH_ATTRIBUTES_ON_CHANGE = 'search-attributes-on-change';
 const { callModel, summarizeTranscript } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
+const { callModel: callModelLocally } = proxyLocalActivities<Activities>(LOCAL_MODEL_ACTIVITY_OPTIONS);
 
 /**
  * The agent loop (seeds 000, 001, 003, 004). The workflow owns the loop; activities only execute.
@@ -177,7 +179,7 @@ class AgentRun {
     });
     /** One model call; its reply joins the transcript. */
     const modelTurn = async (call: ModelCallInput) => {
-      const reply = await askModel(call);
+      const reply = await askModel(run.localModelCalls ? { ...call, since: undefined, messages } : call, run.localModelCalls ?? false);
       messages.push(reply.message);
       previous = reply.replyId ? { seen: messages.length, replyId: reply.replyId } : undefined;
       return reply;
@@ -333,12 +335,12 @@ async function resolve(input: AgentLoopInput): Promise<ResolvedRun> {
   }
 }
 
-async function askModel(request: Parameters<Activities['callModel']>[0]) {
+async function askModel(request: Parameters<Activities['callModel']>[0], local: boolean) {
   try {
-    return await callModel.executeWithOptions(
-      { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: modelSummary(request.iteration) },
-      [request],
-    );
+    const summary = modelSummary(request.iteration);
+    return local
+      ? await callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, summary }, [request])
+      : await callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
   } catch (err) {
     throw asRunFailure(err, `The model call of iteration ${request.iteration} kept failing`, FailureType.ModelUnavailable);
   }

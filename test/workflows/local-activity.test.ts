@@ -2,8 +2,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { temporal } from '@temporalio/proto';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Harness } from '../support/harness';
-import { activities } from '../support/history';
+import { activities, payloadTexts, recordHistory } from '../support/history';
 import { defineTool } from '../../src/tools/define';
 
 const h = new Harness();
@@ -38,5 +39,35 @@ describe('agentLoop: local-activity tools', () => {
       'resolve agent and tools',
       'wave 1 · exchange_rate(from=EUR, to=USD)',
     ]);
+  });
+
+  it('localModelCalls: model calls run as local activities; the history records their replies, never the transcript', async () => {
+    const long = 'n'.repeat(3_000);
+    h.fake.script(
+      { content: long, toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }] },
+      { toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] },
+      { content: 'Bob Martin; 42.' },
+    );
+    const { handle, result } = await h.run({ goal: 'Find Bob, then compute 6 * 7', localModelCalls: true });
+    await recordHistory('local-model-calls', handle);
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: 'Bob Martin; 42.', iterations: 3 });
+    // The model saw the whole conversation every time, though nothing queried the workflow.
+    expect(h.fake.requests[2].messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(h.fake.requests[2].messages[2].content).toBe(long);
+    const history = await handle.fetchHistory();
+    // Tools are still activities of their own; the model calls are markers in workflow tasks.
+    expect(activities(history).map((a) => a.summary)).toEqual(['wave 1 · search_users(name=Bob)', 'wave 2 · calculator(expression=6 * 7)']);
+    const markers = history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(markers.map((e) => defaultPayloadConverter.fromPayload(e.userMetadata!.summary!))).toEqual([
+      'resolve agent and tools',
+      'iteration 1 · model',
+      'iteration 2 · model',
+      'iteration 3 · model',
+    ]);
+    // The long first reply is recorded once (its result), not again in the inputs of later calls.
+    const recorded = payloadTexts(historyToJSON(history)).join('\n');
+    expect(recorded.split(long).length - 1).toBe(1);
   });
 });
