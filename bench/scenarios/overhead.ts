@@ -29,9 +29,10 @@ const AGENTS = '@temporalio/openai-agents';
 const FLOOR = 'in-process loop (floor)';
 
 /** waveloop as it runs by default (the tool as an activity), and with the tool declared `localActivity: true`. */
-export const WAVELOOP_CONFIGS: Array<{ name: string; tools: AnyTool[] }> = [
+export const WAVELOOP_CONFIGS: Array<{ name: string; tools: AnyTool[]; localModelCalls?: boolean }> = [
   { name: 'waveloop agentLoop (the tool as an activity)', tools: [benchTool] },
   { name: 'waveloop, the tool as a local activity', tools: [benchLocalTool] },
+  { name: 'waveloop, model calls and the tool as local activities (`localModelCalls`)', tools: [benchLocalTool], localModelCalls: true },
 ];
 
 /** `n` runs of `iters` iterations of one trivial tool call, with a model that answers after `delay` ms. */
@@ -73,9 +74,10 @@ async function measure(env: BenchEnv, sizes: OverheadSizes, delay: number, agent
     const { worker, taskQueue } = await env.worker({}, { tools: config.tools });
     const measured = goals('waveloop', sizes.runs, sizes.iterations);
     const { failed, cpu } = await worker.runUntil(async () => {
-      await runLoopsInTurn(env, taskQueue, goals('warm', 1, warm).map((g) => ({ id: g.id, goal: g.goal, maxIterations: warm + 1 })));
+      const { localModelCalls } = config;
+      await runLoopsInTurn(env, taskQueue, goals('warm', 1, warm).map((g) => ({ id: g.id, goal: g.goal, maxIterations: warm + 1, localModelCalls })));
       const sampler = cpuSampler(env.serverPid());
-      const done = await runLoopsInTurn(env, taskQueue, measured.map((g) => ({ id: g.id, goal: g.goal, maxIterations: g.iters + 1 })));
+      const done = await runLoopsInTurn(env, taskQueue, measured.map((g) => ({ id: g.id, goal: g.goal, maxIterations: g.iters + 1, localModelCalls })));
       return { failed: done.find((d) => d.error || d.result?.status !== 'completed'), cpu: sampler.stop() };
     });
     const ids = measured.map((g) => g.id);
@@ -129,7 +131,7 @@ const DEFAULT_READS = "BENCH_SERVER_ARGS='--dynamic-config-value history.transfe
 
 export async function engineOverhead(env: BenchEnv, sizes: OverheadSizes, agentsProblem: string | undefined): Promise<ScenarioResult> {
   const all = await measure(env, sizes, 0, agentsProblem);
-  const [waveloop, local, floor, agents] = all;
+  const [waveloop, local, allLocal, floor, agents] = all;
   const vs = (f: EngineFigures) => f.median / agents.median;
   const rows = all.map((f) => [f.engine, f.iterations, ms(f.median, 2), ms(f.p95, 2), ratio(f.median / floor.median), ratio(vs(f)), ms(f.median - floor.median, 2)]);
   return {
@@ -140,15 +142,16 @@ export async function engineOverhead(env: BenchEnv, sizes: OverheadSizes, agents
     targets: [
       { target: 'waveloop ≤ 0.8× @temporalio/openai-agents (median per iteration)', value: ratio(vs(waveloop)), met: vs(waveloop) <= 0.8 },
       { target: 'the same, waveloop with the tool as a local activity (`defineTool({ localActivity: true })`)', value: ratio(vs(local)), met: vs(local) <= 0.8 },
+      { target: 'the same, model calls and the tool as local activities (`localModelCalls: true`)', value: ratio(vs(allLocal)), met: vs(allLocal) <= 0.8 },
     ],
     notes: [
       'Both Temporal engines make the same trips through the server per iteration (the timelines below): the model activity completes, a workflow task schedules the tool activity, the tool activity completes, a workflow task schedules the next model activity. Activities start at once (the worker receives them in the reply to the workflow task that scheduled them: eager dispatch); workflow tasks wait in the server\'s queue; the rest is the time each task takes once picked up: the worker\'s work, the server\'s writes and the calls between them.',
       compareEngines(waveloop, agents),
       `A workflow task is dispatched through the history service's transfer queue, which the server reads at most 20 times a second per shard by default (the dev server has one shard): a run going faster waits for the next read. waveloop starts every server it runs, this one included, with \`history.transferProcessorMaxPollRPS\` and \`history.visibilityProcessorMaxPollRPS\` at 1,000 (src/common/server-tuning.ts), and a workflow task waited ${ms(queuePerTask(waveloop))} in the queue here. Both engines share this server and gain alike; with the server's defaults (${DEFAULT_READS} npm run bench) the reads are 50 ms apart and each workflow task waits ~25–30 ms for one, an iteration ~100 ms for both engines.`,
-      `A tool declared \`localActivity: true\` runs inside the workflow task that received the model's reply: one activity and one workflow task less per iteration (${local.timeline ? `${local.timeline.workflowTasks.toFixed(1)} workflow task and ${local.timeline.modelActivities.toFixed(1)} activity are left` : 'see its timeline'}), ${ms(waveloop.median - local.median)} less per iteration here. It suits cheap read-only tools (scenario 8).`,
+      `A tool declared \`localActivity: true\` runs inside the workflow task that received the model's reply: one activity and one workflow task less per iteration (${local.timeline ? `${local.timeline.workflowTasks.toFixed(1)} workflow task and ${local.timeline.modelActivities.toFixed(1)} activity are left` : 'see its timeline'}), ${ms(waveloop.median - local.median)} less per iteration here. It suits cheap read-only tools (scenario 8). With \`localModelCalls: true\` the model call runs inside the workflow task too: ${allLocal.timeline ? `${allLocal.timeline.workflowTasks.toFixed(1)} workflow task per iteration and no activity` : 'see its timeline'}, ${ms(waveloop.median - allLocal.median)} less per iteration than the default; the reply then arrives whole (no streaming) and the workflow task stays open while the model answers.`,
       ...timelineNotes(all, true),
     ],
-    data: { engines: all, ratioToAgents: vs(waveloop), ratioToFloor: waveloop.median / floor.median, localRatioToAgents: vs(local) },
+    data: { engines: all, ratioToAgents: vs(waveloop), ratioToFloor: waveloop.median / floor.median, localRatioToAgents: vs(local), allLocalRatioToAgents: vs(allLocal) },
   };
 }
 
@@ -170,7 +173,7 @@ function compareEngines(waveloop: EngineFigures, agents: EngineFigures): string 
 export async function realisticModel(env: BenchEnv, sizes: OverheadSizes, agentsProblem: string | undefined): Promise<ScenarioResult> {
   const delay = 500;
   const all = await measure(env, sizes, delay, agentsProblem);
-  const [waveloop, local, floor, agents] = all;
+  const [waveloop, local, allLocal, floor, agents] = all;
   const share = (f: EngineFigures) => (f.median - floor.median) / f.median;
   const percent = (f: EngineFigures) => `${(share(f) * 100).toFixed(2)} %`;
   const rows = all.map((f) => [f.engine, f.iterations, ms(f.median), ms(f.p95), ms(f.median - floor.median), percent(f)]);
@@ -189,6 +192,7 @@ export async function realisticModel(env: BenchEnv, sizes: OverheadSizes, agents
     targets: [
       { target: 'waveloop overhead < 3 % of the iteration', value: percent(waveloop), met: share(waveloop) < 0.03 },
       { target: 'the same, waveloop with the tool as a local activity', value: percent(local), met: share(local) < 0.03 },
+      { target: 'the same, model calls and the tool as local activities (`localModelCalls: true`)', value: percent(allLocal), met: share(allLocal) < 0.03 },
     ],
     notes: [
       'Share = (engine median − floor median) / engine median; the floor already holds the 500 ms model and the HTTP round trip.',
@@ -196,6 +200,6 @@ export async function realisticModel(env: BenchEnv, sizes: OverheadSizes, agents
       `While the model waits ${delay} ms the worker and the server sit idle, and each task takes longer once picked up than in scenario 1, where one trip follows another${w?.workflowTasks ? ` (waveloop's workflow tasks ${ms(w.workflowTaskWorker / w.workflowTasks)} each here)` : ''}; the in-process floor, too, took ${ms(floor.median - delay)} beyond the model's delay, against ${ms(idleFloor.median)} per iteration with no delay. Likely causes are cold caches and, on this VM, idle virtual CPUs to wake up.`,
       ...timelineNotes(all, false),
     ],
-    data: { engines: all, shareWaveloop: share(waveloop), shareLocal: share(local), shareAgents: share(agents) },
+    data: { engines: all, shareWaveloop: share(waveloop), shareLocal: share(local), shareAllLocal: share(allLocal), shareAgents: share(agents) },
   };
 }

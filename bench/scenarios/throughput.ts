@@ -20,7 +20,8 @@ interface Config {
   tuning: WaveloopWorkerOptions['tuning'];
   tools: AnyTool[];
   /** The SDK's defaults, waveloop's throughput tuning (a target), the same with the local-activity tool (a target). */
-  role: 'sdk' | 'tuned' | 'local';
+  role: 'sdk' | 'tuned' | 'local' | 'allLocal';
+  localModelCalls?: boolean;
 }
 
 /** What one configuration measured. */
@@ -55,8 +56,16 @@ export async function throughput(env: BenchEnv, counts: number[]): Promise<Scena
     ...(count <= 100 ? [{ count, name: 'SDK defaults', tuning: {}, tools: [benchTool], role: 'sdk' as const }] : []),
     { count, name: 'throughputTuning(runs)', tuning: throughputTuning(count), tools: [benchTool], role: 'tuned' as const },
     { count, name: 'throughputTuning(runs), the tool as a local activity', tuning: throughputTuning(count), tools: [benchLocalTool], role: 'local' as const },
+    {
+      count,
+      name: 'throughputTuning(runs, { localModelCalls: true }), model calls and the tool as local activities',
+      tuning: throughputTuning(count, { localModelCalls: true }),
+      tools: [benchLocalTool],
+      role: 'allLocal' as const,
+      localModelCalls: true,
+    },
   ]);
-  const targetOf: Partial<Record<Config['role'], (count: number) => string>> = { tuned: (count) => `${count} concurrent runs`, local: () => 'the same, the tool as a local activity' };
+  const targetOf: Partial<Record<Config['role'], (count: number) => string>> = { tuned: (count) => `${count} concurrent runs`, local: () => 'the same, the tool as a local activity', allLocal: () => 'the same, model calls and the tool as local activities (`localModelCalls`)' };
   const all: Figures[] = [];
   for (const config of configs) all.push(await measure(env, config));
   const percent = (f: Figures) => `${((f.rate / f.ideal) * 100).toFixed(0)} %`;
@@ -109,7 +118,7 @@ async function measure(env: BenchEnv, config: Config): Promise<Figures> {
   const { wallMs, cpu, done } = await worker.runUntil(async () => {
     const runs = Array.from({ length: count }, () => {
       const id = runId(`tp${count}`);
-      return { id, goal: goalFor({ run: id, iters: ITERATIONS - 1, calls: 1, delay: MODEL_MS }), maxIterations: ITERATIONS };
+      return { id, goal: goalFor({ run: id, iters: ITERATIONS - 1, calls: 1, delay: MODEL_MS }), maxIterations: ITERATIONS, localModelCalls: config.localModelCalls };
     });
     const results = await runLoops(env, taskQueue, runs);
     return { wallMs: performance.now() - started, cpu: sampler.stop(), done: results };

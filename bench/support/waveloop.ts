@@ -13,6 +13,8 @@ export interface LoopRun {
   goal: string;
   maxIterations: number;
   maxHistoryEvents?: number;
+  /** Model calls as local activities (`AgentLoopInput.localModelCalls`). */
+  localModelCalls?: boolean;
 }
 
 /** Starts waveloop runs on `taskQueue` (all at once) and waits for every result. */
@@ -22,7 +24,14 @@ export async function runLoops(env: BenchEnv, taskQueue: string, runs: LoopRun[]
       env.client.workflow.start(AGENT_LOOP_WORKFLOW, {
         taskQueue,
         workflowId: run.id,
-        args: [{ goal: run.goal, maxIterations: run.maxIterations, ...(run.maxHistoryEvents ? { maxHistoryEvents: run.maxHistoryEvents } : {}) }],
+        args: [
+          {
+            goal: run.goal,
+            maxIterations: run.maxIterations,
+            ...(run.maxHistoryEvents ? { maxHistoryEvents: run.maxHistoryEvents } : {}),
+            ...(run.localModelCalls ? { localModelCalls: true } : {}),
+          },
+        ],
       }),
     ),
   );

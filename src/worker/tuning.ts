@@ -22,10 +22,18 @@ export const DEFAULT_WORKER_TUNING: NonNullable<WaveloopWorkerOptions['tuning']>
  * workflow cache, so no workflow task replays a history from the start. Measured by scenario 4 of
  * `npm run bench` (BENCHMARKS.md).
  */
-export function throughputTuning(concurrentRuns: number): NonNullable<WaveloopWorkerOptions['tuning']> {
+export function throughputTuning(
+  concurrentRuns: number,
+  { localModelCalls = false }: { localModelCalls?: boolean } = {},
+): NonNullable<WaveloopWorkerOptions['tuning']> {
   const runs = Math.max(1, Math.ceil(concurrentRuns));
   return {
     maxConcurrentActivityTaskExecutions: Math.max(100, 2 * runs),
+    maxConcurrentLocalActivityExecutions: Math.max(100, 2 * runs),
+    // With `localModelCalls` every run's model call is a local activity that keeps its workflow
+    // task, and its slot, until the model answers. Without, more slots than the SDK's 40 only add
+    // contention (scenario 4 of `npm run bench`: 5 points less at 100 runs).
+    ...(localModelCalls ? { maxConcurrentWorkflowTaskExecutions: Math.max(40, runs) } : {}),
     maxCachedWorkflows: Math.max(1_000, runs + runs / 4),
     maxConcurrentActivityTaskPolls: 20,
     maxConcurrentWorkflowTaskPolls: 10,
