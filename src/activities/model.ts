@@ -81,10 +81,13 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
           : {}),
     };
     const context = Context.current();
-    // A JSON plan is no text for a person to watch; its heartbeats carry nothing.
+    // Heartbeats carry the text as it grows, for followers: not a JSON plan's (no text for a
+    // person), and not in a local activity (it has no heartbeats; its reply arrives whole).
+    const publishes = input.planner === 'native' && !context.info.isLocal;
     let streamed: StreamedText | undefined;
-    // A local activity has no heartbeats: its reply arrives whole.
-    const publish = input.planner === 'native' && !context.info.isLocal ? (text: string) => context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text))) : () => undefined;
+    const publish = (text: string) => {
+      if (publishes) context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text)));
+    };
     const reply = await withHeartbeats(async () => {
       try {
         return stream
@@ -98,7 +101,8 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
     const { message, finishReason, usage } = reply;
     checkReply(message, finishReason, input.planner);
     const replyId = randomUUID();
-    cache.remember(workflowId, runId, [...transcript, message], replyId);
+    // A call given the whole transcript (a local one) never needs what the cache keeps.
+    if (!input.messages) cache.remember(workflowId, runId, [...transcript, message], replyId);
     return { message, finishReason: finishReason ?? 'unknown', usage, replyId };
   };
 }

@@ -7,7 +7,7 @@ const DEFAULT_MAX_CHARS = 256 * 1024 * 1024;
 
 interface Kept {
   replyId: string;
-  messages: ChatMessage[];
+  messages: readonly ChatMessage[];
   chars: number;
 }
 
@@ -37,11 +37,14 @@ export class TranscriptCache {
     return [...kept.messages, ...since.messages];
   }
 
-  /** Keeps what was sent to the model and its reply (named `replyId`), for the run's next model call. */
+  /**
+   * Keeps what was sent to the model and its reply (named `replyId`), for the run's next model call.
+   * The cache never changes the array, nor does `join`'s result share it.
+   */
   remember(workflowId: string, runId: string, transcript: readonly ChatMessage[], replyId: string): void {
     const key = `${workflowId}/${runId}`;
     this.drop(key);
-    const kept = { replyId, messages: [...transcript], chars: transcript.reduce((n, message) => n + sizeOf(message), 0) };
+    const kept = { replyId, messages: transcript, chars: transcript.reduce((n, message) => n + sizeOf(message), 0) };
     this.runs.set(key, kept);
     this.chars += kept.chars;
     const { maxRuns = DEFAULT_MAX_RUNS, maxChars = DEFAULT_MAX_CHARS } = this.limits;

@@ -49,10 +49,11 @@ type Activities = ReturnType<typeof createActivities>;
 
 const { resolveRun } = proxyActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
 const { resolveRun: resolveRunLocally } = proxyLocalActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
+const { callModel, summarizeTranscript } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
+const { callModel: callModelLocally } = proxyLocalActivities<Activities>(LOCAL_MODEL_ACTIVITY_OPTIONS);
 
 /**
- * Changes guarded by `patched()`, so runs recorded before them replay (docs: README "Changing the
- * loop while runs are in flight").
+ * Changes guarded by `patched()`, so runs recorded before them replay (README, "Development"):
  * - `resolveRun` is a local activity: a lookup in the worker's registry, it needs no trip through
  *   the task queue, and a run's first model call starts in its first workflow task.
  * - Search attributes are upserted when the status changes, and otherwise at most every
@@ -60,8 +61,6 @@ const { resolveRun: resolveRunLocally } = proxyLocalActivities<Activities>(RESOL
  */
 const PATCH_LOCAL_RESOLVE = 'resolve-run-local-activity';
 const PATCH_SEARCH_ATTRIBUTES_ON_CHANGE = 'search-attributes-on-change';
-const { callModel, summarizeTranscript } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
-const { callModel: callModelLocally } = proxyLocalActivities<Activities>(LOCAL_MODEL_ACTIVITY_OPTIONS);
 
 /**
  * The agent loop (seeds 000, 001, 003, 004). The workflow owns the loop; activities only execute.
@@ -164,7 +163,8 @@ class AgentRun {
     const breaker = new CircuitBreaker(run.circuitBreaker);
     const deadline = softDeadline(executionExpirationTime, executionTimeoutMs);
     // What the previous model call of this run saw plus its reply: the next call sends only what
-    // came after (`ModelCallInput.since`), and a worker that kept the rest needs no query.
+    // came after (`ModelCallInput.since`), and a worker that kept the rest needs no query. A local
+    // model call gets the whole transcript instead (its input is not recorded).
     let previous: { seen: number; replyId: string } | undefined;
     const request = (iteration: number, overrides: Partial<ModelCallInput> = {}): ModelCallInput => ({
       workflowId,
@@ -174,12 +174,14 @@ class AgentRun {
       tools: run.tools.map((tool) => tool.name),
       planner: run.planner,
       iteration,
-      ...(previous && { since: { from: previous.seen, messages: messages.slice(previous.seen), replyId: previous.replyId } }),
+      ...(run.localModelCalls
+        ? { messages }
+        : previous && { since: { from: previous.seen, messages: messages.slice(previous.seen), replyId: previous.replyId } }),
       ...overrides,
     });
     /** One model call; its reply joins the transcript. */
     const modelTurn = async (call: ModelCallInput) => {
-      const reply = await askModel(run.localModelCalls ? { ...call, since: undefined, messages } : call, run.localModelCalls ?? false);
+      const reply = await askModel(call);
       messages.push(reply.message);
       previous = reply.replyId ? { seen: messages.length, replyId: reply.replyId } : undefined;
       return reply;
@@ -335,10 +337,11 @@ async function resolve(input: AgentLoopInput): Promise<ResolvedRun> {
   }
 }
 
-async function askModel(request: Parameters<Activities['callModel']>[0], local: boolean) {
+/** A model call; one that carries the whole transcript runs as a local activity (`localModelCalls`). */
+async function askModel(request: Parameters<Activities['callModel']>[0]) {
   try {
     const summary = modelSummary(request.iteration);
-    return local
+    return request.messages
       ? await callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, summary }, [request])
       : await callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
   } catch (err) {

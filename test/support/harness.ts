@@ -15,6 +15,7 @@ import { blobStoreIn, waveloopDataConverter } from '../../src/common/payload-cod
 import type { EncryptionKeys } from '../../src/common/encryption-keys';
 import { createModelClient, createWorker } from '../../src/worker';
 import { FakeModel } from './fake-model';
+import { eventually } from './wait';
 import { queryWithRetry } from '../../src/client/query';
 import { statusQuery, transcriptQuery } from '../../src/workflows/messages';
 import type { ChatMessage, RunProgress } from '../../src/common/contract';
@@ -193,10 +194,5 @@ export async function waitForProgress(
   handle: WorkflowHandle,
   predicate: (progress: RunProgress) => boolean,
 ): Promise<RunProgress> {
-  for (let i = 0; i < 300; i++) {
-    const progress = await queryWithRetry(client, handle, statusQuery);
-    if (predicate(progress)) return progress;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('The run never reached the expected state.');
+  return eventually(() => queryWithRetry(client, handle, statusQuery), predicate, { attempts: 300, problem: 'The run never reached the expected state.' });
 }
