@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { z } from 'zod';
 import { Harness, waitForProgress } from '../support/harness';
+import { eventually } from '../support/wait';
+import { defineTool } from '../../src/tools/define';
 import { recordHistory } from '../support/history';
 import { answerUpdate } from '../../src/workflows/messages';
 
@@ -137,5 +140,39 @@ describe('agentLoop: people and limits', () => {
     expect(result).toMatchObject({ status: 'cancelled', answer: 'first', iterations: 2 });
     expect(result!.waves[0].calls[0].result).toBe('42');
     expect(transcript.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+  });
+
+  it('cancel: a run cancelled during a slow tool ends cancelled; the tool sees its AbortSignal fire', async () => {
+    const seen: string[] = [];
+    const slowReport = defineTool({
+      name: 'slow_report',
+      description: 'Builds a report; takes minutes.',
+      parameters: z.object({}),
+      execute: (_args, { signal }) =>
+        new Promise((_resolve, reject) => {
+          seen.push('started');
+          signal.addEventListener('abort', () => {
+            seen.push('aborted');
+            reject(new Error('stopped'));
+          });
+        }),
+    });
+    h.fake.script({ content: 'Building the report.', toolCalls: [{ name: 'slow_report', args: {} }] });
+    const { result, transcript } = await h.run(
+      { goal: 'Build the report' },
+      {
+        extraTools: [slowReport],
+        during: async (handle) => {
+          await eventually(() => seen.length, (n) => n > 0);
+          await handle.cancel();
+          // Cancellation reaches a running activity with its next heartbeat (a third of its heartbeat timeout).
+          await eventually(() => seen, (s) => s.includes('aborted'));
+        },
+      },
+    );
+
+    expect(seen).toEqual(['started', 'aborted']);
+    expect(result).toMatchObject({ status: 'cancelled', answer: 'Building the report.', iterations: 1 });
+    expect(transcript.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
   });
 });
