@@ -107,7 +107,11 @@ describe('crash matrix', () => {
     let lastKillAt = Date.now();
 
     const starter = (async () => {
-      for (const run of runs) {
+      for (const [k, run] of runs.entries()) {
+        // Runs start as the kills go on (run k once k+1 of every RUNS/MIN_KILLS kills are done), so
+        // the kills land among runs however fast the loop has become, and the last run starts only
+        // once MIN_KILLS kills happened.
+        while (pool.kills < Math.ceil(((k + 1) * MIN_KILLS) / RUNS)) await sleep(100);
         await retry(() => startRun(run));
         await sleep(START_SPACING_MS);
       }
