@@ -26,14 +26,16 @@ export function agentsVersions(): Record<string, string> {
 }
 
 /**
- * Installs the sub-package from its lockfile (`npm ci`) when its node_modules is missing, and
+ * Installs the sub-package from its lockfile when its node_modules is missing, and
  * compiles it with the root's TypeScript. Returns why it cannot be used, or undefined when it can.
  */
 export function prepareAgents(log: (line: string) => void): string | undefined {
   if (!fs.existsSync(path.join(AGENTS_DIR, 'node_modules', '@temporalio', 'openai-agents'))) {
-    log('Installing bench/openai-agents (npm ci)...');
-    const install = spawnSync('npm', ['ci', '--prefix', AGENTS_DIR, '--no-audit', '--no-fund'], { stdio: 'inherit' });
-    if (install.status !== 0) return `npm ci --prefix bench/openai-agents failed (exit ${install.status})`;
+    // `npm ci` refuses this lockfile on npm 11 (it lacks other platforms' optional @swc/core
+    // binaries); `npm install --no-save` installs the locked versions and leaves the lockfile alone.
+    log('Installing bench/openai-agents (npm install --no-save)...');
+    const install = spawnSync('npm', ['install', '--prefix', AGENTS_DIR, '--no-audit', '--no-fund', '--no-save'], { stdio: 'inherit' });
+    if (install.status !== 0) return `npm install --prefix bench/openai-agents failed (exit ${install.status})`;
   }
   const tsc = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(AGENTS_DIR, 'tsconfig.json')], { encoding: 'utf8' });
   if (tsc.status !== 0) return `compiling bench/openai-agents failed: ${tsc.stdout}${tsc.stderr}`;
