@@ -123,7 +123,7 @@ export class BenchEnv {
       defaultModel: 'bench-model',
       workflowBundle: this.bundle,
       blobStore: this.blobStore,
-      tuning,
+      tuning: { ...tuning, ...(process.env.BENCH_TUNING ? JSON.parse(process.env.BENCH_TUNING) : {}) },
     });
     return { worker, taskQueue };
   }

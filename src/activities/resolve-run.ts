@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
 import type { ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
+import { parseAgentLoopInput } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { jsonPlannerInstructions } from '../common/plan';
 import { priceOf, type ModelPrice } from '../common/pricing';
@@ -24,7 +25,10 @@ export interface ResolveRunDeps {
  * An unknown agent or tool fails with a non-retryable `InvalidInput`.
  */
 export function createResolveRun({ registry, defaultModel, now, modelPrices, searchAttributes }: ResolveRunDeps) {
-  return async function resolveRun(input: ResolveRunInput): Promise<ResolvedRun> {
+  return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
+    // The workflow hands over the input as sent (validation needs zod, which workflow code avoids:
+    // src/workflows/lazy.ts); runs recorded before that send it validated, and validating again is harmless.
+    const input = parseAgentLoopInput(rawInput);
     const agentName = input.agent ?? 'default';
     const agent = registry.agents.get(agentName);
     if (!agent) {

@@ -1,4 +1,4 @@
-import type { AgentLoopInput, AssistantMessage, ChatMessage, Usage } from './contract';
+import type { AssistantMessage, ChatMessage, Usage } from './contract';
 import type { Planner } from './plan';
 import type { ModelPrice } from './pricing';
 
@@ -39,7 +39,8 @@ export interface ResolvedRun {
   searchAttributes?: boolean;
 }
 
-export type ResolveRunInput = AgentLoopInput;
+/** The run's input as a client sent it: `resolveRun` validates it (`parseAgentLoopInput`). */
+export type ResolveRunInput = unknown;
 
 /**
  * `callModel`. The transcript is deliberately not part of the input: the activity reads the first

@@ -1,6 +1,9 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { ResolvedRun } from './activity-io';
+import { FailureType } from './errors';
 import { PlannerSchema } from './plan';
+import type { Usage } from './usage';
 
 /**
  * The public contract of the `agentLoop` workflow: what any Temporal client sends and gets back.
@@ -44,6 +47,18 @@ export const AgentLoopInputSchema = z.strictObject({
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 
+/** Validates an `agentLoop` input; what is wrong fails as a non-retryable `InvalidInput` naming each problem. */
+export function parseAgentLoopInput(rawInput: unknown): AgentLoopInput {
+  const parsed = AgentLoopInputSchema.safeParse(rawInput);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
+  throw ApplicationFailure.create({
+    type: FailureType.InvalidInput,
+    message: `Invalid agentLoop input: ${problems.join('; ')}`,
+    nonRetryable: true,
+  });
+}
+
 /** What a run carries into the next run of its chain when it continues as new. */
 export interface Continuation {
   run: ResolvedRun;
@@ -78,21 +93,7 @@ export interface WaveRecord {
   calls: ToolCallRecord[];
 }
 
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
-
-export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-
-export function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
+export { addUsage, ZERO_USAGE, type Usage } from './usage';
 
 export interface AgentLoopResult {
   status: RunStatus;

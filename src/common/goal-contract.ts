@@ -1,25 +1,15 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { Usage } from './contract';
+import { FailureType } from './errors';
 
 /**
  * The contract of the `pursueGoal` workflow (seed 002): a goal pursued recursively as a tree of
  * child workflows. JSON-safe, shared by workflow, activities, client and tests.
  */
 
-export const PURSUE_GOAL_WORKFLOW = 'pursueGoal';
-
-/** Limits of a whole goal tree when the input does not set them (seed 002's `Constraints`). */
-export const DEFAULT_GOAL_CONSTRAINTS = {
-  /** Goals live at depths 0 … maxDepth-1; a goal at the deepest level must be executed directly. */
-  maxDepth: 5,
-  /** Goals across the whole tree, the root included. */
-  maxGoals: 50,
-  maxTimeSeconds: 3600,
-  maxCostUsd: 10,
-} as const;
-
-/** Sub-goals a single decomposition may have. */
-export const MAX_SUB_GOALS = 8;
+export { DEFAULT_GOAL_CONSTRAINTS, MAX_SUB_GOALS, PURSUE_GOAL_WORKFLOW } from './goal-defaults';
+import { MAX_SUB_GOALS } from './goal-defaults';
 
 export const GoalConstraintsSchema = z.strictObject({
   maxDepth: z.number().int().min(1).max(50).optional(),
@@ -84,6 +74,18 @@ export const GoalInputSchema = z.strictObject({
   node: GoalNodeSchema.optional(),
 });
 export type GoalInput = z.infer<typeof GoalInputSchema>;
+
+/** Validates a `pursueGoal` input; what is wrong fails as a non-retryable `InvalidInput` naming each problem. */
+export function parseGoalInput(rawInput: unknown): GoalInput {
+  const parsed = GoalInputSchema.safeParse(rawInput);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
+  throw ApplicationFailure.create({
+    type: FailureType.InvalidInput,
+    message: `Invalid pursueGoal input: ${problems.join('; ')}`,
+    nonRetryable: true,
+  });
+}
 
 /** What a client sends to start a tree (the `node` field is the tree's own business). */
 export const GoalTreeInputSchema = GoalInputSchema.omit({ node: true });

@@ -67,6 +67,10 @@ export interface WaveloopWorkerOptions {
       | 'maxConcurrentWorkflowTaskPolls'
       | 'maxEagerActivityReservationsPerWorkflowTask'
       | 'maxHeartbeatThrottleInterval'
+      | 'nonStickyToStickyPollRatio'
+      | 'workflowTaskPollerBehavior'
+      | 'activityTaskPollerBehavior'
+      | 'workflowThreadPoolSize'
     >
   >;
 }

@@ -22,23 +22,14 @@ import {
   SEARCH_ATTRIBUTE_REFRESH_MS,
 } from '../common/activity-options';
 import type { ModelCallInput, ResolvedRun, ToolInfo } from '../common/activity-io';
-import {
-  addUsage,
-  AgentLoopInputSchema,
-  ZERO_USAGE,
-  type AgentLoopInput,
-  type AgentLoopResult,
-  type ChatMessage,
-  type RunProgress,
-  type RunStatus,
-  type Usage,
-  type WaveRecord,
-} from '../common/contract';
+import type { AgentLoopInput, AgentLoopResult, ChatMessage, RunProgress, RunStatus, WaveRecord } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
+import { addUsage, ZERO_USAGE, type Usage } from '../common/usage';
 import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from './limits';
 import { clippedWaves, compacted, compactionRange } from './compaction';
 import { HumanGate } from './human-gate';
+import { lazy } from './lazy';
 import { statusQuery, transcriptQuery } from './messages';
 import { plannerFor } from './planners';
 import { modelSummary } from './summaries';
@@ -58,9 +49,12 @@ const { callModel: callModelLocally } = proxyLocalActivities<Activities>(LOCAL_M
  *   the task queue, and a run's first model call starts in its first workflow task.
  * - Search attributes are upserted when the status changes, and otherwise at most every
  *   `SEARCH_ATTRIBUTE_REFRESH_MS`: each upsert is a history event and a visibility write.
+ * - The input is validated by `resolveRun` on the worker, not in the workflow: validation needs zod,
+ *   and every workflow that imports zod evaluates it anew when it starts (src/workflows/lazy.ts).
  */
 const PATCH_LOCAL_RESOLVE = 'resolve-run-local-activity';
 const PATCH_SEARCH_ATTRIBUTES_ON_CHANGE = 'search-attributes-on-change';
+const PATCH_VALIDATE_IN_RESOLVE = 'validate-input-in-resolve-run';
 
 /**
  * The agent loop (seeds 000, 001, 003, 004). The workflow owns the loop; activities only execute.
@@ -143,7 +137,7 @@ class AgentRun {
   async loop(rawInput: unknown): Promise<AgentLoopResult> {
     const { workflowId, runId, executionExpirationTime, executionTimeoutMs } = workflowInfo();
     const { progress, messages } = this;
-    const input = parseInput(rawInput);
+    const input = patched(PATCH_VALIDATE_IN_RESOLVE) ? unvalidated(rawInput) : lazy.contract().parseAgentLoopInput(rawInput);
     const carried = input.continuation;
     const run = carried ? carried.run : withDefaults(await resolve(input));
     this.started = true;
@@ -317,15 +311,18 @@ function withDefaults(run: ResolvedRun): ResolvedRun {
   };
 }
 
-function parseInput(rawInput: unknown): AgentLoopInput {
-  const parsed = AgentLoopInputSchema.safeParse(rawInput);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
-  throw ApplicationFailure.create({
-    type: FailureType.InvalidInput,
-    message: `Invalid agentLoop input: ${problems.join('; ')}`,
-    nonRetryable: true,
-  });
+/**
+ * The input as sent, for `resolveRun` to validate on the worker (a continuation comes from this
+ * workflow itself, and is not resolved again). What is not even an object, or carries a continuation
+ * that is not one, fails here as it always did, with the same `InvalidInput` error.
+ */
+function unvalidated(rawInput: unknown): AgentLoopInput {
+  const input = rawInput as Partial<AgentLoopInput> | null;
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || (input.continuation !== undefined && (typeof input.continuation !== 'object' || input.continuation === null))) {
+    return lazy.contract().parseAgentLoopInput(rawInput);
+  }
+  // The schema trims the goal; `resolveRun` refuses any goal that is not a string.
+  return { ...input, goal: typeof input.goal === 'string' ? input.goal.trim() : (input.goal as unknown as string) };
 }
 
 async function resolve(input: AgentLoopInput): Promise<ResolvedRun> {

@@ -10,28 +10,27 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../common/activity-options';
-import { addUsage, ZERO_USAGE, type Usage } from '../common/contract';
-import { FailureType } from '../common/errors';
-import {
-  DEFAULT_GOAL_CONSTRAINTS,
-  GoalInputSchema,
-  type Achievement,
-  type Assessment,
-  type ComponentOutput,
-  type ConstraintKind,
-  type Decomposition,
-  type GoalContextInput,
-  type GoalInput,
-  type GoalNode,
-  type GoalResult,
-  type GoalStatus,
-  type SubGoal,
+import { DEFAULT_GOAL_CONSTRAINTS } from '../common/goal-defaults';
+import type {
+  Achievement,
+  Assessment,
+  ComponentOutput,
+  ConstraintKind,
+  Decomposition,
+  GoalContextInput,
+  GoalInput,
+  GoalNode,
+  GoalResult,
+  GoalStatus,
+  SubGoal,
 } from '../common/goal-contract';
 import { costOf } from '../common/pricing';
+import { addUsage, ZERO_USAGE, type Usage } from '../common/usage';
 import { agentLoop } from './agent-loop';
 import { childDeadline, MIN_CHILD_TIME_MS, shareLevel, type Share } from './goal-budget';
 import { findCycle, groupIntoLevels } from './goal-levels';
 import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, toEvidence, workflowSummary } from './goal-text';
+import { lazy } from './lazy';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -46,7 +45,7 @@ const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
  * parent. A failing, timed-out or refused child is evidence for its parent, never a crash of the tree.
  */
 export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
-  const input = parseInput(rawInput);
+  const input = lazy.goalContract().parseGoalInput(rawInput);
   const node = input.node ?? (await rootNode(input));
   return new Pursuit(input, node).run();
 }
@@ -409,17 +408,6 @@ class Pursuit {
 
 function modelOptions(summary: string) {
   return { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary };
-}
-
-function parseInput(rawInput: unknown): GoalInput {
-  const parsed = GoalInputSchema.safeParse(rawInput);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
-  throw ApplicationFailure.create({
-    type: FailureType.InvalidInput,
-    message: `Invalid pursueGoal input: ${problems.join('; ')}`,
-    nonRetryable: true,
-  });
 }
 
 /** The root settles the model, its price and the tools once, and holds the tree-wide budgets. */

@@ -1,5 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { parsePlan, plannerFor } from '../../src/workflows/planners';
+import { describe, expect, it, vi } from 'vitest';
+import * as planParser from '../../src/workflows/plan-parser';
+import { plannerFor } from '../../src/workflows/planners';
+
+const { parsePlan } = planParser;
+
+// Workflow code loads the parser with `require` on first use (src/workflows/lazy.ts), which webpack
+// resolves in the workflow bundle but Node cannot for a .ts file under vitest: hand it the same module.
+// The JSON planner's workflow tests (json-planner.test.ts) go through the real loader.
+vi.mock('../../src/workflows/lazy', () => ({ lazy: { planParser: () => planParser } }));
 
 describe('parsePlan', () => {
   it('parsePlan: reads a plan inside a ```json fence', () => {

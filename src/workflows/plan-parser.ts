@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { WavePlanSchema, type WavePlan } from '../common/plan';
+
+/*
+ * The JSON planner's reply parser (seed 003). It validates with zod, so workflow code loads it only
+ * when a run uses the JSON planner (src/workflows/lazy.ts).
+ */
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+const TaggedCallSchema = z.object({ tool_name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}) });
+const TOOL_TAG = /<tool>([\s\S]*?)<\/tool>/g;
+
+/**
+ * Reads a wave plan from a reply: a JSON object (also inside a ```json fence), else `<tool>` blocks.
+ * The error says what was wrong, in words the model can act on.
+ */
+export function parsePlan(text: string): Parsed<WavePlan> {
+  const tagged = [...text.matchAll(TOOL_TAG)];
+  if (tagged.length > 0) return parseTagged(tagged.map((match) => match[1]));
+
+  const json = extractJson(text);
+  if (json === undefined) {
+    return { ok: false, error: 'the reply is not a JSON object. Reply with one wave_plan JSON object and nothing else.' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (err) {
+    return { ok: false, error: `the reply is not valid JSON (${(err as Error).message}).` };
+  }
+  const plan = WavePlanSchema.safeParse(value);
+  if (!plan.success) {
+    const problems = plan.error.issues.map((issue) => `${issue.path.join('.') || 'plan'}: ${issue.message}`);
+    return { ok: false, error: `the plan does not match the wave_plan schema: ${problems.join('; ')}.` };
+  }
+  return { ok: true, value: plan.data };
+}
+
+function parseTagged(blocks: string[]): Parsed<WavePlan> {
+  const tools: WavePlan['tools'] = [];
+  for (const [index, block] of blocks.entries()) {
+    let value: unknown;
+    try {
+      value = JSON.parse(block.trim());
+    } catch (err) {
+      return { ok: false, error: `<tool> block ${index + 1} is not valid JSON (${(err as Error).message}).` };
+    }
+    const call = TaggedCallSchema.safeParse(value);
+    if (!call.success) {
+      return { ok: false, error: `<tool> block ${index + 1} needs {"tool_name": string, "arguments": object}.` };
+    }
+    tools.push({ id: '', tool: call.data.tool_name, args: call.data.arguments });
+  }
+  return { ok: true, value: { status: 'continue', action: 'tool calls', tools, reasoning: '' } };
+}
+
+function extractJson(text: string): string | undefined {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const body = (fenced ? fenced[1] : text).trim();
+  const start = body.indexOf('{');
+  const end = body.lastIndexOf('}');
+  if (start < 0) return undefined;
+  // An object cut short (no closing brace) is still handed to JSON.parse, for its precise error.
+  return end > start ? body.slice(start, end + 1) : body.slice(start);
+}
