@@ -25,6 +25,8 @@ export interface IterationTimeline {
   toolRun: number;
   /** Tools that ran as local activities (recorded as markers; their time is inside a workflow task). */
   localActivities: number;
+  /** Model calls that ran as local activities (`localModelCalls`), likewise inside a workflow task. */
+  localModelCalls: number;
 }
 
 type Event = NonNullable<History['events']>[number];
@@ -37,6 +39,24 @@ const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
 /** Activities whose type name holds "model" (waveloop's callModel, the integration's invokeModelActivity) are model calls. */
 const isModel = (activityType: string) => /model/i.test(activityType);
+
+/** The activity type of a local activity's marker (its `data` detail is the SDK core's own JSON, never encoded). */
+function localActivityType(event: Event): string | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== LOCAL_ACTIVITY_MARKER) return undefined;
+  const data = marker.details?.data?.payloads?.[0]?.data;
+  try {
+    return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A model call's place in history: its activity scheduled, or its local activity's marker. */
+function isModelCall(event: Event): boolean {
+  if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) return isModel(event.activityTaskScheduledEventAttributes?.activityType?.name ?? '');
+  return isModel(localActivityType(event) ?? '');
+}
 
 /**
  * The phases (as in IterationTimeline) of every run's window of events, summed and divided by the
@@ -56,14 +76,13 @@ function phases(histories: History[], window: (modelScheduled: number[]) => { fr
     toolQueue: 0,
     toolRun: 0,
     localActivities: 0,
+    localModelCalls: 0,
   };
   let count = 0;
   for (const history of histories) {
     const events = history.events ?? [];
     const position = new Map(events.map((e, i) => [Number(e.eventId), i]));
-    const modelScheduled = events.flatMap((e, i) =>
-      e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && isModel(e.activityTaskScheduledEventAttributes?.activityType?.name ?? '') ? [i] : [],
-    );
+    const modelScheduled = events.flatMap((e, i) => (isModelCall(e) ? [i] : []));
     const span = window(modelScheduled);
     if (!span) continue;
     const inside = (i: number | undefined) => i !== undefined && i >= span.from && i < span.to;
@@ -71,7 +90,8 @@ function phases(histories: History[], window: (modelScheduled: number[]) => { fr
     sum.total += at(events[span.to]) - at(events[span.from]);
     for (const [i, event] of events.entries()) {
       const attributes = event.workflowTaskCompletedEventAttributes ?? event.activityTaskCompletedEventAttributes;
-      if (event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER && inside(i)) sum.localActivities += 1;
+      const localType = localActivityType(event);
+      if (localType !== undefined && inside(i)) sum[isModel(localType) ? 'localModelCalls' : 'localActivities'] += 1;
       if (!attributes || (event.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED && event.eventType !== EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)) continue;
       const scheduledAt = position.get(Number(attributes.scheduledEventId));
       const startedAt = position.get(Number(attributes.startedEventId));
@@ -120,6 +140,7 @@ export function describeTimeline(t: IterationTimeline, what: 'tool' | 'start' = 
     each(t.workflowTasks, t.workflowTaskQueue, t.workflowTaskWorker, 'workflow tasks'),
     each(t.modelActivities, t.modelQueue, t.modelRun, 'model activity'),
     each(t.toolActivities, t.toolQueue, t.toolRun, what === 'tool' ? 'tool activity' : 'other activity'),
+    t.localModelCalls > 0 ? `${t.localModelCalls.toFixed(1)} local-activity model call (inside a workflow task)` : undefined,
     t.localActivities > 0 ? `${t.localActivities.toFixed(1)} ${what === 'tool' ? 'local-activity tool' : 'local activity'} (inside a workflow task)` : undefined,
   ].filter(Boolean);
   const accounted = t.workflowTaskQueue + t.workflowTaskWorker + t.modelQueue + t.modelRun + t.toolQueue + t.toolRun;

@@ -8,7 +8,8 @@
  * 100 runs spent 1–2 s of the workflow thread on it. So the modules workflow code imports are free of
  * zod (test/workflows/bundle-imports.test.ts checks it), and what needs zod is loaded here, only by the
  * runs that use it: the JSON planner's reply parser, the input validation of runs recorded before
- * `agentLoop` validated its input in `resolveRun`, and `pursueGoal`'s input validation.
+ * `agentLoop` validated its input in `resolveRun`, and the validation of a goal tree's root input
+ * (its sub-goals get theirs from their parent goal).
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- deliberate: loaded on first use (see above) */
 export const lazy = {

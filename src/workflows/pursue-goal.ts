@@ -45,9 +45,23 @@ const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
  * parent. A failing, timed-out or refused child is evidence for its parent, never a crash of the tree.
  */
 export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
-  const input = lazy.goalContract().parseGoalInput(rawInput);
+  const input = fromParentGoal(rawInput) ?? lazy.goalContract().parseGoalInput(rawInput);
   const node = input.node ?? (await rootNode(input));
   return new Pursuit(input, node).run();
+}
+
+/**
+ * A sub-goal's input as its parent goal built it, from the parent's validated input and the model's
+ * validated sub-goal: recognised by the parent's workflow id, which the node's path names. It is not
+ * validated again, so a tree's children load no zod (src/workflows/lazy.ts). Any other input is.
+ */
+function fromParentGoal(rawInput: unknown): GoalInput | undefined {
+  const parent = workflowInfo().parent;
+  const node = (rawInput as Partial<GoalInput> | null)?.node;
+  if (!parent || typeof node !== 'object' || node === null || typeof node.rootId !== 'string' || !Array.isArray(node.path) || node.path.length === 0) {
+    return undefined;
+  }
+  return parent.workflowId === goalWorkflowId(node.rootId, node.path.slice(0, -1)) ? (rawInput as GoalInput) : undefined;
 }
 
 interface Violation {
