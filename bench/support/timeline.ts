@@ -134,6 +134,10 @@ export function startTimeline(histories: History[]): IterationTimeline {
  * activities other than model calls (tools per iteration; the run's resolution before its first call).
  */
 export function describeTimeline(t: IterationTimeline, what: 'tool' | 'start' = 'tool'): string {
+  if (t.modelActivities === 0 && t.localModelCalls > 0) {
+    const perTask = t.workflowTasks > 0 ? `${(1 / t.workflowTasks).toFixed(1)} iterations per workflow task` : 'every iteration inside one workflow task';
+    return `model calls and tools ran as local activities, ${perTask}; history records local activities when their workflow task completes, so its event times do not split an iteration`;
+  }
   const each = (count: number, queue: number, run: number, name: string) =>
     count > 0 ? `${count.toFixed(1)} ${name} (queue ${(queue / count).toFixed(1)} + ${(run / count).toFixed(1)} ms each)` : undefined;
   const parts = [
