@@ -60,7 +60,7 @@ async function run(): Promise<void> {
     [1, 'engine overhead', () => engineOverhead(env, SIZES.overhead, agentsProblem)],
     [2, 'realistic model', () => realisticModel(env, SIZES.realistic, agentsProblem)],
     [3, 'wave parallelism', () => waves(env, SIZES.waveRepeats, agentsProblem)],
-    [4, 'throughput', () => throughput(env, SIZES.throughput)],
+    [4, 'throughput', () => throughput(env, process.env.BENCH_RUNS ? process.env.BENCH_RUNS.split(',').map(Number) : SIZES.throughput)],
     [5, 'history growth', () => historyGrowth(env, SIZES.history, SIZES.longRun)],
     [6, 'recovery', () => recovery(env)],
     [7, 'goal trees', () => goalTrees(env, SIZES.trees)],

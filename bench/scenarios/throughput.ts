@@ -65,6 +65,9 @@ export async function throughput(env: BenchEnv, counts: number[]): Promise<Scena
       localModelCalls: true,
     },
   ]);
+  // BENCH_ROLES=tuned,local measures only those configurations (diagnostics).
+  const roles = process.env.BENCH_ROLES?.split(',');
+  if (roles) configs.splice(0, configs.length, ...configs.filter((c) => roles.includes(c.role)));
   const targetOf: Partial<Record<Config['role'], (count: number) => string>> = { tuned: (count) => `${count} concurrent runs`, local: () => 'the same, the tool as a local activity', allLocal: () => 'the same, model calls and the tool as local activities (`localModelCalls`)' };
   const all: Figures[] = [];
   for (const config of configs) all.push(await measure(env, config));

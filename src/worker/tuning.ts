@@ -27,15 +27,20 @@ export function throughputTuning(
   { localModelCalls = false }: { localModelCalls?: boolean } = {},
 ): NonNullable<WaveloopWorkerOptions['tuning']> {
   const runs = Math.max(1, Math.ceil(concurrentRuns));
+  const workflowTaskPolls = 10;
   return {
     maxConcurrentActivityTaskExecutions: Math.max(100, 2 * runs),
     maxConcurrentLocalActivityExecutions: Math.max(100, 2 * runs),
     // With `localModelCalls` every run's model call is a local activity that keeps its workflow
-    // task, and its slot, until the model answers. Without, more slots than the SDK's 40 only add
-    // contention (scenario 4 of `npm run bench`: 5 points less at 100 runs).
-    ...(localModelCalls ? { maxConcurrentWorkflowTaskExecutions: Math.max(40, runs) } : {}),
+    // task, and its slot, until the model answers; while local activities follow one another (model,
+    // tools, model…) the task stays open, up to 8 s. Every open workflow-task poll holds a slot too:
+    // with only `runs` slots, the last runs waited for the first ones to end (scenario 4 of
+    // `npm run bench`: 100 runs at 39 % of the ideal rate, the last starting after 7 s; 54 % with
+    // room for the polls). Without `localModelCalls`, more slots than the SDK's 40 only add
+    // contention (5 points less at 100 runs).
+    ...(localModelCalls ? { maxConcurrentWorkflowTaskExecutions: Math.max(40, runs + workflowTaskPolls + Math.ceil(runs / 10)) } : {}),
     maxCachedWorkflows: Math.max(1_000, runs + runs / 4),
     maxConcurrentActivityTaskPolls: 20,
-    maxConcurrentWorkflowTaskPolls: 10,
+    maxConcurrentWorkflowTaskPolls: workflowTaskPolls,
   };
 }

@@ -13,7 +13,7 @@ import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/
 import OpenAI from 'openai';
 import { blobStoreIn, waveloopDataConverter } from '../../src/common/payload-codec';
 import type { EncryptionKeys } from '../../src/common/encryption-keys';
-import { createModelClient, createWorker } from '../../src/worker';
+import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
 import { FakeModel } from './fake-model';
 import { eventually } from './wait';
 import { queryWithRetry } from '../../src/client/query';
@@ -97,7 +97,9 @@ export class Harness {
   }
 
   /** A worker on a task queue of its own, with the demo tools (plus `extraTools`) and the fake model. */
-  async worker(options: { taskQueue?: string; extraTools?: AnyTool[]; agents?: AgentDefinition[]; modelTimeoutMs?: number; stream?: boolean } = {}) {
+  async worker(
+    options: { taskQueue?: string; extraTools?: AnyTool[]; agents?: AgentDefinition[]; modelTimeoutMs?: number; stream?: boolean; tuning?: WaveloopWorkerOptions['tuning'] } = {},
+  ) {
     const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
     const worker = await createWorker({
       connection: this.nativeConnection,
@@ -115,6 +117,7 @@ export class Harness {
       blobStore: this.blobStore,
       encryption: this.options.encryption,
       now: () => TEST_NOW,
+      tuning: options.tuning,
     });
     return { worker, taskQueue };
   }

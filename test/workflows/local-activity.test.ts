@@ -6,6 +6,8 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Harness } from '../support/harness';
 import { activities, payloadTexts, recordHistory } from '../support/history';
 import { defineTool } from '../../src/tools/define';
+import { throughputTuning } from '../../src/worker';
+import { AGENT_LOOP_WORKFLOW } from '../../src/common/contract';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -69,5 +71,43 @@ describe('agentLoop: local-activity tools', () => {
     // The long first reply is recorded once (its result), not again in the inputs of later calls.
     const recorded = payloadTexts(historyToJSON(history)).join('\n');
     expect(recorded.split(long).length - 1).toBe(1);
+  });
+});
+
+describe('throughputTuning with localModelCalls', () => {
+  it('throughputTuning(runs, { localModelCalls }): a workflow-task slot for every run and every open poll', () => {
+    // A local model call keeps its run's workflow task, and its slot, open while the model answers,
+    // and every open poll holds a slot too: with only `runs` slots the last runs waited for the first
+    // ones' tasks to end (about 8 s, when the SDK heartbeats a task; scenario 4 of `npm run bench`).
+    for (const runs of [1, 40, 100, 1_000]) {
+      const tuning = throughputTuning(runs, { localModelCalls: true });
+      expect(tuning.maxConcurrentWorkflowTaskExecutions).toBeGreaterThanOrEqual(runs + tuning.maxConcurrentWorkflowTaskPolls!);
+    }
+  });
+
+  it('throughputTuning(40, { localModelCalls }): 40 runs hold their model calls at once and all complete', async () => {
+    const RUNS = 40;
+    // Every reply waits until all the runs' model calls have arrived: a run the worker cannot take on
+    // while the others hold their workflow tasks (a local model call keeps its task open) never
+    // calls, and nothing ends.
+    let arrived!: () => void;
+    const allArrived = new Promise<void>((resolve) => (arrived = resolve));
+    h.fake.route(async () => {
+      if (h.fake.requests.length >= RUNS) arrived();
+      await allArrived;
+      return { content: 'done' };
+    });
+    const { worker, taskQueue } = await h.worker({ tuning: throughputTuning(RUNS, { localModelCalls: true }) });
+    const results = await worker.runUntil(async () => {
+      const handles = await Promise.all(
+        Array.from({ length: RUNS }, (_, i) =>
+          h.client.workflow.start(AGENT_LOOP_WORKFLOW, { taskQueue, workflowId: `tuning-${i}-${Date.now()}`, args: [{ goal: `run ${i}`, localModelCalls: true }] }),
+        ),
+      );
+      return Promise.all(handles.map((handle) => handle.result()));
+    });
+
+    expect(h.fake.requests).toHaveLength(RUNS);
+    expect(results.map((r) => (r as { status: string; answer: string }).answer)).toEqual(Array(RUNS).fill('done'));
   });
 });
