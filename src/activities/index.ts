@@ -7,6 +7,7 @@ import type { BlobStore } from '../common/payload-codec';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';
+import { ToolResultCache } from './tool-result-cache';
 import { createRunTool } from './tools';
 
 export interface ActivityDeps {
@@ -30,6 +31,8 @@ export interface ActivityDeps {
  * tests build them with fakes). Workflows import only the type of this function's result.
  */
 export function createActivities(deps: ActivityDeps) {
+  // What `runTool` returns, for the run's next `callModel` on this worker (`ModelCallInput.delta`).
+  const toolResults = new ToolResultCache();
   return {
     resolveRun: createResolveRun({
       registry: deps.registry,
@@ -38,8 +41,8 @@ export function createActivities(deps: ActivityDeps) {
       modelPrices: deps.modelPrices,
       searchAttributes: deps.searchAttributes,
     }),
-    callModel: createCallModel(deps),
-    runTool: createRunTool(deps),
+    callModel: createCallModel({ ...deps, toolResults }),
+    runTool: createRunTool({ ...deps, toolResults }),
     summarizeTranscript: createSummarize(deps),
     ...createGoalActivities(deps),
   };

@@ -13,6 +13,7 @@ import { chatStreamed, chatWhole } from './model-chat';
 import { jsonSchemaOf, toolParametersSchema } from './tool-schema';
 import { toModelFailure } from './model-errors';
 import { checkReply } from './model-reply';
+import type { ToolResultCache } from './tool-result-cache';
 import { TranscriptCache } from './transcript-cache';
 import type { Registry } from './registry';
 
@@ -27,6 +28,8 @@ export interface ModelDeps {
    * or ask for whole replies (`WAVELOOP_STREAM=false`, for endpoints that cannot stream).
    */
   stream?: boolean;
+  /** The results of the tool calls this worker ran, which `delta` refers to (shared with `runTool`). */
+  toolResults?: ToolResultCache;
 }
 
 /**
@@ -35,7 +38,7 @@ export interface ModelDeps {
  * or, when the input says what was added since this worker's previous call of the run, joined
  * from the worker's `TranscriptCache` without a query.
  */
-export function createCallModel({ registry, openai, readTranscript, stream = true }: ModelDeps) {
+export function createCallModel({ registry, openai, readTranscript, stream = true, toolResults }: ModelDeps) {
   const schemas = new Map<string, OpenAI.Chat.Completions.ChatCompletionTool>();
   const toolSchema = (tool: AnyTool) => {
     let schema = schemas.get(tool.name);
@@ -50,12 +53,29 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
   };
 
   const cache = new TranscriptCache();
+  /** `delta` with each referenced tool result filled in from `toolResults`, joined to the kept transcript; undefined on any miss. */
+  const joinDelta = (workflowId: string, runId: string, delta: NonNullable<ModelCallInput['delta']>, count: number) => {
+    const messages: ChatMessage[] = [];
+    for (const message of delta.messages) {
+      if (!('result' in message)) {
+        messages.push(message);
+        continue;
+      }
+      const content = toolResults?.take(workflowId, runId, message.tool_call_id, message.result);
+      if (content === undefined) return undefined;
+      messages.push({ role: 'tool', tool_call_id: message.tool_call_id, content });
+    }
+    // A run's first call carries its opening messages whole (`replyId` is empty: no reply yet).
+    if (delta.from === 0) return messages.length === count ? messages : undefined;
+    return cache.join(workflowId, runId, { ...delta, messages }, count);
+  };
 
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
-    const { workflowId, runId, messageCount, since } = input;
+    const { workflowId, runId, messageCount, since, delta } = input;
     const transcript =
       input.messages ??
       (since && cache.join(workflowId, runId, since, messageCount)) ??
+      (delta && joinDelta(workflowId, runId, delta, messageCount)) ??
       (await readTranscript(workflowId, runId, messageCount));
     const messages = input.systemNote ? withSystemNote(transcript, input.systemNote) : transcript;
     const tools = input.tools.map((name) => {

@@ -7,6 +7,7 @@ import { withHeartbeats } from './heartbeat';
 import type { BlobStore } from '../common/payload-codec';
 import type { Registry } from './registry';
 import { resultForTranscript } from './tool-result';
+import type { ToolResultCache } from './tool-result-cache';
 
 /**
  * One tool call of a wave. Arguments are validated against the tool's zod schema first (a
@@ -14,7 +15,7 @@ import { resultForTranscript } from './tool-result';
  * non-retryable too; any other error is retried per the tool's retry policy. A result longer than
  * `TOOL_RESULT_MAX_CHARS` reaches the model truncated, with a note (see `resultForTranscript`).
  */
-export function createRunTool({ registry, blobStore }: { registry: Registry; blobStore?: BlobStore }) {
+export function createRunTool({ registry, blobStore, toolResults }: { registry: Registry; blobStore?: BlobStore; toolResults?: ToolResultCache }) {
   return async function runTool(input: ToolCallInput): Promise<ToolCallOutput> {
     const tool = registry.tools.get(input.name);
     if (!tool) {
@@ -55,6 +56,10 @@ export function createRunTool({ registry, blobStore }: { registry: Registry; blo
         });
       }
     });
-    return { content: resultForTranscript(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'), blobStore) };
+    const content = resultForTranscript(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'), blobStore);
+    // Kept for the run's next model call on this worker, which then gets only a reference to it.
+    const runId = context.info.workflowExecution?.runId;
+    if (runId) toolResults?.remember(input.workflowId, runId, input.toolCallId, content);
+    return { content };
   };
 }

@@ -69,10 +69,26 @@ export interface ModelCallInput {
    */
   since?: { from: number; messages: ChatMessage[]; replyId: string };
   /**
+   * `since`, with each tool result that `runTool` produced replaced by a reference to it (its call,
+   * length and hash): the worker that ran the tool kept the result (`ToolResultCache`), so history
+   * records it once, in the tool's completion. A worker that lacks one reads the transcript through
+   * the query. Sent instead of `since` by newer workflow code; a worker that predates it ignores it
+   * and queries. A run's first call sends its opening messages this way (`from` 0, no `replyId`)
+   * when they are short.
+   */
+  delta?: { from: number; messages: Array<ChatMessage | ToolResultRef>; replyId: string };
+  /**
    * The whole transcript, for model calls run as local activities: their input is not recorded in
    * history (only their result is), and the worker cannot query a workflow whose task it is running.
    */
   messages?: ChatMessage[];
+}
+
+/** A tool message whose content (a `runTool` result) the worker that ran the tool kept. */
+export interface ToolResultRef {
+  role: 'tool';
+  tool_call_id: string;
+  result: { chars: number; hash: string };
 }
 
 export interface ModelCallOutput {

@@ -21,10 +21,11 @@ import {
   RESOLVE_RUN_ACTIVITY_OPTIONS,
   SEARCH_ATTRIBUTE_REFRESH_MS,
 } from '../common/activity-options';
-import type { ModelCallInput, ResolvedRun, ToolInfo } from '../common/activity-io';
+import type { ModelCallInput, ResolvedRun, ToolInfo, ToolResultRef } from '../common/activity-io';
 import type { AgentLoopInput, AgentLoopResult, ChatMessage, RunProgress, RunStatus, WaveRecord } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
+import { textHash } from '../common/text-hash';
 import { addUsage, ZERO_USAGE, type Usage } from '../common/usage';
 import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from './limits';
 import { clippedWaves, compacted, compactionRange } from './compaction';
@@ -157,9 +158,16 @@ class AgentRun {
     const breaker = new CircuitBreaker(run.circuitBreaker);
     const deadline = softDeadline(executionExpirationTime, executionTimeoutMs);
     // What the previous model call of this run saw plus its reply: the next call sends only what
-    // came after (`ModelCallInput.since`), and a worker that kept the rest needs no query. A local
+    // came after (`ModelCallInput.delta`), and a worker that kept the rest needs no query. A local
     // model call gets the whole transcript instead (its input is not recorded).
     let previous: { seen: number; replyId: string } | undefined;
+    // The calls of the latest wave whose results `runTool` returned: the worker that ran them kept
+    // them, so the next model call names them instead of carrying them (`ModelCallInput.delta`).
+    let fromRunTool = new Set<string>();
+    const byReference = (message: ChatMessage): ChatMessage | ToolResultRef =>
+      message.role === 'tool' && fromRunTool.has(message.tool_call_id)
+        ? { role: 'tool', tool_call_id: message.tool_call_id, result: { chars: message.content.length, hash: textHash(message.content) } }
+        : message;
     const request = (iteration: number, overrides: Partial<ModelCallInput> = {}): ModelCallInput => ({
       workflowId,
       runId,
@@ -170,7 +178,9 @@ class AgentRun {
       iteration,
       ...(run.localModelCalls
         ? { messages }
-        : previous && { since: { from: previous.seen, messages: messages.slice(previous.seen), replyId: previous.replyId } }),
+        : previous
+          ? { delta: { from: previous.seen, messages: messages.slice(previous.seen).map(byReference), replyId: previous.replyId } }
+          : opening(messages)),
       ...overrides,
     });
     /** One model call; its reply joins the transcript. */
@@ -269,6 +279,7 @@ class AgentRun {
       const wave: WaveRecord = { iteration, calls };
       progress.waves.push(wave);
       messages.push(...planner.report(wave));
+      fromRunTool = new Set(calls.filter((call) => call.ok && tools.has(call.tool) && !tools.get(call.tool)!.interaction).map((call) => call.id));
 
       const ended = (kind: ToolInfo['interaction'] | 'complete') =>
         wave.calls.find((record) => {
@@ -310,6 +321,17 @@ function withDefaults(run: ResolvedRun): ResolvedRun {
     idleTimeoutMs: run.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
   };
 }
+
+/**
+ * A run's first model call carries its opening messages (the system prompt and the goal) when they
+ * are short, sparing the worker a query for them; longer ones are read through the query, so history
+ * does not record a long goal twice.
+ */
+function opening(messages: ChatMessage[]): Pick<ModelCallInput, 'delta'> {
+  const chars = messages.reduce((n, message) => n + (message.content?.length ?? 0), 0);
+  return chars <= OPENING_MAX_CHARS ? { delta: { from: 0, messages, replyId: '' } } : {};
+}
+const OPENING_MAX_CHARS = 8_000;
 
 /**
  * The input as sent, for `resolveRun` to validate on the worker (a continuation comes from this

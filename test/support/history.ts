@@ -27,6 +27,8 @@ export interface ActivityStory {
   inputBytes: number;
   attempts: number;
   completedEventId?: number;
+  /** What the activity returned (decoded), when it completed. */
+  result?: unknown;
   failedEventId?: number;
 }
 
@@ -50,7 +52,10 @@ export function activities(history: History, store?: BlobStore): ActivityStory[]
       const attrs = event.activityTaskStartedEventAttributes!;
       byScheduled.get(Number(attrs.scheduledEventId))!.attempts = attrs.attempt ?? 1;
     } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
-      byScheduled.get(Number(event.activityTaskCompletedEventAttributes!.scheduledEventId))!.completedEventId = id;
+      const attrs = event.activityTaskCompletedEventAttributes!;
+      const story = byScheduled.get(Number(attrs.scheduledEventId))!;
+      const payload = attrs.result?.payloads?.[0];
+      Object.assign(story, { completedEventId: id, result: payload ? defaultPayloadConverter.fromPayload(decodePayloadSync(payload, store)) : undefined });
     } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED) {
       byScheduled.get(Number(event.activityTaskFailedEventAttributes!.scheduledEventId))!.failedEventId = id;
     }

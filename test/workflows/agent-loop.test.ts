@@ -5,6 +5,9 @@ import { FAKE_USAGE, toolMessages, type ChatRequest } from '../support/fake-mode
 import { Harness, waitForProgress } from '../support/harness';
 import { approveUpdate } from '../../src/workflows/messages';
 import { activities, recordHistory } from '../support/history';
+import { textHash } from '../../src/common/text-hash';
+import { defineTool } from '../../src/tools/define';
+import { z } from 'zod';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -241,6 +244,23 @@ describe('agentLoop', () => {
     expect(h.fake.requests).toHaveLength(0);
   });
 
+  it('a tool result is recorded once, in the tool activity: the next model input names it, and the model still reads it whole', async () => {
+    const report = `${'quarterly figures, '.repeat(250)}end`;
+    const fetchReport = defineTool({ name: 'fetch_report', description: 'The quarterly report.', parameters: z.object({}), execute: () => report });
+    h.fake.script({ toolCalls: [{ name: 'fetch_report', args: {} }] }, { content: 'Summarised.' });
+    const { handle, result } = await h.run({ goal: 'Summarise the report' }, { extraTools: [fetchReport] });
+
+    h.fake.assertDone();
+    expect(result!.status).toBe('completed');
+    const story = activities(await handle.fetchHistory());
+    const [tool] = story.filter((a) => a.type === 'runTool');
+    const model = story.filter((a) => a.type === 'callModel');
+    expect(tool.result).toEqual({ content: report });
+    expect(model[1].input).toMatchObject({ delta: { messages: [{ role: 'tool', result: { chars: report.length, hash: textHash(report) } }] } });
+    expect(model[1].inputBytes).toBeLessThan(1_000);
+    expect(toolMessages(h.fake.requests[1])).toEqual([report]);
+  });
+
   it('history grows linearly: the model activity input carries only what came since the previous reply', async () => {
     const big = 'x'.repeat(5_000);
     const steps = Array.from({ length: 6 }, (_, i) => ({ content: big, toolCalls: [{ name: 'calculator', args: { expression: `${i} + 1` } }] }));
@@ -256,7 +276,10 @@ describe('agentLoop', () => {
     const sizes = model.slice(1).map((a) => a.inputBytes);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThan(10);
     expect(Math.max(...sizes, model[0].inputBytes)).toBeLessThan(1_000);
-    expect((model[3].input as { since: { messages: unknown[] } }).since.messages).toEqual([{ role: 'tool', tool_call_id: expect.any(String), content: '3' }]);
+    // The tool result itself is in the tool's completion; the model input names it (`delta`).
+    expect((model[3].input as { delta: { messages: unknown[] } }).delta.messages).toEqual([
+      { role: 'tool', tool_call_id: expect.any(String), result: { chars: 1, hash: textHash('3') } },
+    ]);
     // And the model still saw the whole conversation, in order.
     expect(h.fake.requests[6].messages).toHaveLength(2 + 6 * 2);
     expect(h.fake.requests[6].messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['1', '2', '3', '4', '5', '6']);
