@@ -49,7 +49,7 @@ function figuresOf(env: BenchEnv, engine: string, ids: string[], error?: string)
   return { engine, iterations: all.length, median: median(all), p95: p95(all), error };
 }
 
-/** The floor: the same loop in-process (runFloor), after a warm-up run. */
+/** The floor alone: the same loop in-process (runFloor), after a warm-up run. */
 async function measureFloor(env: BenchEnv, sizes: OverheadSizes, delay: number): Promise<EngineFigures> {
   const warm = Math.min(5, sizes.iterations);
   await runFloor(env, goalsFor('warm-floor', 1, warm, delay)[0].goal, warm + 1);
@@ -58,59 +58,98 @@ async function measureFloor(env: BenchEnv, sizes: OverheadSizes, delay: number):
   return figuresOf(env, FLOOR, measured.map((g) => g.id));
 }
 
+/** What one engine measured over the rounds: its runs, CPU seconds and iterations, the first error. */
+interface Tally {
+  engine: string;
+  ids: string[];
+  temporal: boolean;
+  cpu?: { engine: number; server: number | undefined; iterations: number };
+  error?: string;
+}
+
 /**
  * Per-iteration time of one model call plus a wave of one trivial tool, for waveloop, the floor
- * (the same loop in-process) and Temporal's integration; runs one at a time, after a warm-up run.
- * The time is taken by the fake model: the gap between two model calls of a run.
+ * (the same loop in-process) and Temporal's integration; runs one at a time, each after a warm-up
+ * run. The engines take turns, one run each per round, in the opposite order every other round, so
+ * that a machine whose speed drifts (a VM with busy neighbours) slows them alike. The time is taken
+ * by the fake model: the gap between two model calls of a run.
  */
 async function measure(env: BenchEnv, sizes: OverheadSizes, delay: number, agentsProblem: string | undefined): Promise<EngineFigures[]> {
   const goals = (engine: string, n: number, iters: number) => goalsFor(engine, n, iters, delay);
-  const figures = (engine: string, ids: string[], error?: string) => figuresOf(env, engine, ids, error);
-  const timeline = async (ids: string[]) => iterationTimeline(await Promise.all(ids.map((id) => env.client.workflow.getHandle(id).fetchHistory())));
   const warm = Math.min(5, sizes.iterations);
+  const tallies = new Map<string, Tally>();
+  const tally = (engine: string, temporal: boolean) => {
+    if (!tallies.has(engine)) tallies.set(engine, { engine, ids: [], temporal });
+    return tallies.get(engine)!;
+  };
+  const addCpu = (t: Tally, engine: number, server: number | undefined, iterations: number) => {
+    const before = t.cpu ?? { engine: 0, server: 0, iterations: 0 };
+    t.cpu = { engine: before.engine + engine, server: server === undefined || before.server === undefined ? undefined : before.server + server, iterations: before.iterations + iterations };
+  };
 
-  const engines: EngineFigures[] = [];
-  for (const config of WAVELOOP_CONFIGS) {
+  const waveloopRun = (config: (typeof WAVELOOP_CONFIGS)[number]) => async () => {
+    const t = tally(config.name, true);
     const { worker, taskQueue } = await env.worker({}, { tools: config.tools });
-    const measured = goals('waveloop', sizes.runs, sizes.iterations);
+    const [measured] = goals('waveloop', 1, sizes.iterations);
     const { failed, cpu } = await worker.runUntil(async () => {
       const { localModelCalls } = config;
       await runLoopsInTurn(env, taskQueue, goals('warm', 1, warm).map((g) => ({ id: g.id, goal: g.goal, maxIterations: warm + 1, localModelCalls })));
       const sampler = cpuSampler(env.serverPid());
-      const done = await runLoopsInTurn(env, taskQueue, measured.map((g) => ({ id: g.id, goal: g.goal, maxIterations: g.iters + 1, localModelCalls })));
+      const done = await runLoopsInTurn(env, taskQueue, [{ id: measured.id, goal: measured.goal, maxIterations: measured.iters + 1, localModelCalls }]);
       return { failed: done.find((d) => d.error || d.result?.status !== 'completed'), cpu: sampler.stop() };
     });
-    const ids = measured.map((g) => g.id);
-    const f = figures(config.name, ids, failed ? String(failed.error ?? failed.result?.status) : undefined);
-    engines.push({ ...f, timeline: await timeline(ids), cpu: perIteration(cpu.runner, cpu.server, f.iterations) });
-  }
-
-  const floor = await measureFloor(env, sizes, delay);
-
-  let agents: EngineFigures;
-  if (agentsProblem) {
-    agents = { engine: AGENTS, iterations: 0, median: NaN, p95: NaN, error: agentsProblem };
-  } else {
+    t.ids.push(measured.id);
+    t.error ??= failed ? String(failed.error ?? failed.result?.status) : undefined;
+    addCpu(t, cpu.runner, cpu.server, gaps(env.model.arrivals.get(measured.id) ?? []).length);
+  };
+  const floorRun = async () => {
+    const t = tally(FLOOR, false);
+    await runFloor(env, goals('warm-floor', 1, warm)[0].goal, warm + 1);
+    const [measured] = goals('floor', 1, sizes.iterations);
+    await runFloor(env, measured.goal, measured.iters + 1);
+    t.ids.push(measured.id);
+  };
+  const agentsRun = async () => {
+    const t = tally(AGENTS, true);
+    if (agentsProblem) {
+      t.error ??= agentsProblem;
+      return;
+    }
     const warmAgents = goals('warm-agents', 1, warm);
-    const measured = goals('agents', sizes.runs, sizes.iterations);
+    const measured = goals('agents', 1, sizes.iterations);
     try {
       // The server's CPU is taken over the whole child process (its start and the warm-up run included).
       const sampler = cpuSampler(env.serverPid());
       const outcome = await runAgents(env.address, env.model.baseURL, [...warmAgents, ...measured].map((g) => ({ id: g.id, goal: g.goal, maxTurns: g.iters + 2 })));
       const cpu = sampler.stop();
-      const failed = outcome.results.find((r) => !r.ok);
       const ids = measured.map((g) => g.id);
-      const f = figures(AGENTS, ids, failed?.error);
-      const workerMs = outcome.results.filter((r) => ids.includes(r.id)).reduce((sum, r) => sum + r.cpuMs, 0);
+      t.ids.push(...ids);
+      t.error ??= outcome.results.find((r) => !r.ok)?.error;
+      const measuredIterations = ids.reduce((sum, id) => sum + gaps(env.model.arrivals.get(id) ?? []).length, 0);
       const total = [...warmAgents, ...measured].reduce((sum, g) => sum + gaps(env.model.arrivals.get(g.id) ?? []).length, 0);
+      const workerSeconds = outcome.results.filter((r) => ids.includes(r.id)).reduce((sum, r) => sum + r.cpuMs, 0) / 1000;
       // The runner holds only the fake model here; its CPU is counted with the worker's, as for waveloop.
-      const around = perIteration(cpu.runner, cpu.server, total);
-      agents = { ...f, timeline: await timeline(ids), cpu: { engine: workerMs / f.iterations + around.engine, server: around.server } };
+      addCpu(t, workerSeconds + (cpu.runner * measuredIterations) / total, cpu.server === undefined ? undefined : (cpu.server * measuredIterations) / total, measuredIterations);
     } catch (err) {
-      agents = { engine: AGENTS, iterations: 0, median: NaN, p95: NaN, error: String(err) };
+      t.error ??= String(err);
     }
+  };
+
+  const turns = [...WAVELOOP_CONFIGS.map(waveloopRun), floorRun, agentsRun];
+  for (let round = 0; round < sizes.runs; round++) {
+    for (const turn of round % 2 === 0 ? turns : [...turns].reverse()) await turn();
   }
-  return [...engines, floor, agents];
+  const timeline = async (ids: string[]) => iterationTimeline(await Promise.all(ids.map((id) => env.client.workflow.getHandle(id).fetchHistory())));
+  const engines: EngineFigures[] = [];
+  for (const t of tallies.values()) {
+    const f = figuresOf(env, t.engine, t.ids, t.error);
+    engines.push({
+      ...f,
+      ...(t.temporal && t.ids.length ? { timeline: await timeline(t.ids) } : {}),
+      ...(t.cpu?.iterations ? { cpu: perIteration(t.cpu.engine, t.cpu.server, t.cpu.iterations) } : {}),
+    });
+  }
+  return engines;
 }
 
 /** CPU seconds spent over `iterations` as milliseconds per iteration. */
@@ -137,7 +176,7 @@ export async function engineOverhead(env: BenchEnv, sizes: OverheadSizes, agents
   return {
     id: 1,
     title: 'Engine overhead per iteration (zero-latency model, one trivial tool)',
-    sizes: `${sizes.runs} runs × ${sizes.iterations} iterations per engine, one run at a time, after a 5-iteration warm-up run`,
+    sizes: `${sizes.runs} runs × ${sizes.iterations} iterations per engine, one run at a time, each after a 5-iteration warm-up run; the engines take turns (one run each per round, the order reversed every other round)`,
     table: { head: ['engine', 'iterations', 'median', 'p95', '× floor', '× openai-agents', 'overhead over floor'], rows },
     targets: [
       { target: 'waveloop ≤ 0.8× @temporalio/openai-agents (median per iteration)', value: ratio(vs(waveloop)), met: vs(waveloop) <= 0.8 },
