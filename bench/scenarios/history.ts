@@ -88,7 +88,7 @@ export async function historyGrowth(env: BenchEnv, iterations: number, longRun: 
     ],
     notes: [
       'Bytes are the protobuf-encoded size of each HistoryEvent, as the server stores and sends them.',
-      `Iteration ${iterations} by event: ${byType.map(([name, bytes]) => `${name} ${bytes} B`).join(', ')}. The ${OUTPUT_BYTES} B tool output is in the tool activity's result and again in the next model call's input, which carries the messages since the previous reply (so the worker that keeps the transcript needs no query).`,
+      `Iteration ${iterations} by event: ${byType.map(([name, bytes]) => `${name} ${bytes} B`).join(', ')}. The ${OUTPUT_BYTES} B tool output is in the tool activity's result only: the next model call's input names it (call id, length, hash) and the worker that ran the tool fills it in (\`ModelCallInput.delta\`; before commit 8f9121d it was recorded there too, 6.7 KB per iteration).`,
     ],
     data: { growth, byType, chain, longMs, longResult: { status: result.status, iterations: result.iterations } },
   };
