@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
+import { defaultPayloadConverter, type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import { decryptPayload, EncryptionCodec } from './encryption-codec';
 import type { EncryptionKeys } from './encryption-keys';
 import { encodingOf, pack, unpack, utf8 } from './payload-bytes';
@@ -118,11 +118,18 @@ export function waveloopCodecs(store?: BlobStore, keys?: EncryptionKeys): Payloa
 /**
  * The data converter of waveloop's workers and clients (see `waveloopCodecs`). Omit `store` and
  * payloads over 2 MB after compression fail as Temporal's limits say; omit `keys` and nothing is
- * encrypted.
+ * encrypted. With a key, failures' messages and stack traces travel as an encrypted payload too
+ * (`encoded-failures.cjs`): a tool's error may quote what it read.
  */
 export function waveloopDataConverter(store?: BlobStore, keys?: EncryptionKeys): DataConverter {
-  return { payloadCodecs: waveloopCodecs(store, keys) };
+  return {
+    payloadCodecs: waveloopCodecs(store, keys),
+    ...(keys?.currentId ? { failureConverterPath: ENCODED_FAILURES_PATH } : {}),
+  };
 }
+
+/** The failure converter that encodes messages and stack traces (for a worker's `bundleWorkflowCode`, when given a bundle). */
+export const ENCODED_FAILURES_PATH = path.join(__dirname, 'encoded-failures.cjs');
 
 /** Codecs as one, the way Temporal applies a converter's list: encode in order, decode in reverse. */
 export function chainCodecs(codecs: readonly PayloadCodec[]): PayloadCodec {
@@ -150,10 +157,28 @@ export async function decodeHistoryPayloads<H extends object>(history: H, codecs
     const record = value as Record<string, unknown>;
     if (Array.isArray(record.payloads)) record.payloads = await codec.decode(record.payloads as Payload[]);
     else await Promise.all(Object.values(record).map(visit));
+    if (isPayload(record.encodedAttributes)) await decodeFailureAttributes(record, codec);
   };
   await visit(history);
   return history;
 }
+
+/**
+ * A failure whose message and stack trace were encoded (`encoded-failures.cjs`) gets them back, as
+ * the SDK's failure converter does when it reads one: the history holds only "Encoded failure".
+ */
+async function decodeFailureAttributes(failure: Record<string, unknown>, codec: PayloadCodec): Promise<void> {
+  const [payload] = await codec.decode([failure.encodedAttributes as Payload]);
+  failure.encodedAttributes = payload;
+  const attributes: unknown = defaultPayloadConverter.fromPayload(payload);
+  if (typeof attributes !== 'object' || attributes === null) return;
+  const { message, stack_trace: stackTrace } = attributes as { message?: unknown; stack_trace?: unknown };
+  if (typeof message === 'string') failure.message = message;
+  if (typeof stackTrace === 'string') failure.stackTrace = stackTrace;
+}
+
+const isPayload = (value: unknown): value is Payload =>
+  typeof value === 'object' && value !== null && 'metadata' in value && 'data' in value;
 
 /** Decodes one payload the way the codecs above do, synchronously (for tools that read histories). */
 export function decodePayloadSync(payload: Payload, store?: BlobStore, keys?: EncryptionKeys): Payload {

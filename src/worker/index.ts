@@ -29,7 +29,11 @@ export interface WaveloopWorkerOptions {
   agents: readonly AgentDefinition[];
   openai: OpenAI;
   defaultModel?: string;
-  /** A pre-built workflow bundle (tests build it once); default: bundle `src/workflows` now. */
+  /**
+   * A pre-built workflow bundle (tests build it once); default: bundle `src/workflows` now. With
+   * `encryption`, build it with `failureConverterPath: ENCODED_FAILURES_PATH`, so failures the
+   * workflow raises are encrypted too.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   now?: () => Date;
   /**
@@ -188,3 +192,4 @@ export async function createStandardWorker(
 }
 
 export { DEFAULT_WORKER_TUNING, throughputTuning } from './tuning';
+export { ENCODED_FAILURES_PATH } from '../common/payload-codec';

@@ -42,11 +42,19 @@ Runtime.install({ logger: new DefaultLogger('ERROR') });
 /** The instant the demo tools take as "now" in tests: Sunday 2026-11-22, 10:00 UTC. */
 export const TEST_NOW = new Date('2026-11-22T10:00:00Z');
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
-/** The workflow bundle, built once per test file. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'), logger: quietLogger });
+/**
+ * The workflow bundle, built once per test file (and once more with the failure converter of
+ * encrypted runs, `failureConverterPath`, as `createWorker` bundles it when given a key).
+ */
+export function workflowBundle(failureConverterPath?: string): Promise<WorkflowBundleWithSourceMap> {
+  const key = failureConverterPath ?? '';
+  let bundle = bundles.get(key);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'), failureConverterPath, logger: quietLogger });
+    bundles.set(key, bundle);
+  }
   return bundle;
 }
 
@@ -113,7 +121,7 @@ export class Harness {
         : createModelClient({ baseURL: this.fake.baseURL, apiKey: 'test-key' }),
       defaultModel: 'fake-model',
       stream: options.stream,
-      workflowBundle: await workflowBundle(),
+      workflowBundle: await workflowBundle(waveloopDataConverter(undefined, this.options.encryption).failureConverterPath),
       blobStore: this.blobStore,
       encryption: this.options.encryption,
       now: () => TEST_NOW,

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Client } from '@temporalio/client';
+import { Client, WorkflowFailedError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DEFAULT_WEB_UI_ORIGINS, startCodecServer } from '../../src/client/codec-server';
@@ -9,8 +9,8 @@ import { encryptedBlobStore } from '../../src/common/encryption-codec';
 import { AGENT_LOOP_WORKFLOW } from '../../src/common/contract';
 import { EncryptionKeys, keyIdOf } from '../../src/common/encryption-keys';
 import { metadataFromBase64, metadataToBase64 } from '../../src/common/payload-bytes';
-import { chainCodecs, waveloopCodecs, waveloopDataConverter } from '../../src/common/payload-codec';
-import { defineTool } from '../../src/tools/define';
+import { chainCodecs, decodeHistoryPayloads, waveloopCodecs, waveloopDataConverter } from '../../src/common/payload-codec';
+import { defineTool, ToolError } from '../../src/tools/define';
 import { toolMessages } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { historyPayloads, historyText } from '../support/history';
@@ -98,6 +98,42 @@ describe('encryption at rest', () => {
     } finally {
       await keyless.stop();
     }
+  });
+
+  it('encryption: failure messages are encrypted too: a tool error and a failed run quote personal data, the history holds neither, waveloop reads both', async () => {
+    const lookup = defineTool({
+      name: 'check_contact',
+      description: 'Checks a contact.',
+      parameters: z.object({}),
+      execute: () => {
+        throw new ToolError(`${EMAIL} has left the company`);
+      },
+    });
+    h.fake.script({ toolCalls: [{ name: 'check_contact', args: {} }] }, { status: 400, message: `The request quoted ${EMAIL}` });
+    const { handle, error, result } = await h.run({ goal: GOAL }, { extraTools: [lookup] });
+    h.fake.assertDone();
+    expect(result).toBeUndefined();
+    // The run failed on the model's refusal, and the client reads the message through the codecs.
+    expect((error as WorkflowFailedError).cause?.message).toContain(`The request quoted ${EMAIL}`);
+    // The workflow saw the tool's error (the second model call carried it).
+    expect(toolMessages(h.fake.requests.at(-1)!)[0]).toContain(`${EMAIL} has left the company`);
+
+    const history = await handle.fetchHistory();
+    const raw = historyText(historyToJSON(history));
+    expect(raw).not.toContain(EMAIL);
+    const toolFailure = history.events!.find((e) => e.activityTaskFailedEventAttributes)!.activityTaskFailedEventAttributes!.failure!;
+    expect(toolFailure.message).toBe('Encoded failure');
+    expect(encodingOf(toolFailure.encodedAttributes as never)).toBe('binary/encrypted');
+
+    // `decodeHistoryPayloads` (waveloop tree, the bench) restores messages and stack traces.
+    const decoded = await decodeHistoryPayloads(history, waveloopCodecs(h.blobStore, keys));
+    const failures = decoded.events!.flatMap((e) => [e.activityTaskFailedEventAttributes?.failure, e.workflowExecutionFailedEventAttributes?.failure]).filter(Boolean);
+    // The tool's failure, the model call's, and the run's.
+    expect(failures.map((f) => f!.message)).toEqual([
+      `${EMAIL} has left the company`,
+      expect.stringContaining(`The request quoted ${EMAIL}`),
+      expect.stringContaining(`The request quoted ${EMAIL}`),
+    ]);
   });
 
   it('encryption: the full text of a truncated tool result is kept encrypted in the blob store', async () => {
