@@ -13,7 +13,7 @@ export function resultForTranscript(content: string, store: BlobStore | undefine
   let kept = '';
   if (store) {
     const bytes = new TextEncoder().encode(content);
-    const key = createHash('sha256').update(bytes).digest('hex');
+    const key = store.keyOf?.(bytes) ?? createHash('sha256').update(bytes).digest('hex');
     store.put(key, bytes);
     kept = ` The full result is stored under payload key ${key}.`;
   }

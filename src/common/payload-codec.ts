@@ -49,6 +49,8 @@ function decodeGzip(payload: Payload): Payload {
 export interface BlobStore {
   put(key: string, bytes: Uint8Array): void;
   get(key: string): Uint8Array;
+  /** The key to keep `bytes` under (64 hex digits); default: their SHA-256. */
+  keyOf?(bytes: Uint8Array): string;
 }
 
 /** A blob store in a directory (the embedded default: `<dataDir>/payloads`), one file per payload, written atomically. */
