@@ -14,6 +14,7 @@ import {
   type ChatMessage,
   type RunProgress,
 } from '../common/contract';
+import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import type { GoalResult, GoalTreeInput } from '../common/goal-contract';
 import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
 import { connectClient } from './connection';
@@ -31,6 +32,8 @@ export interface StartOptions {
 export interface RunSummary {
   workflowId: string;
   runId: string;
+  /** `agentLoop` (an agent run, a goal tree's executing sub-goals included) or `pursueGoal` (a goal tree's root). */
+  workflowType: string;
   /** Temporal's status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, … */
   execution: string;
   startTime: Date;
@@ -117,6 +120,7 @@ export class WaveloopClient {
     const report: RunStatusReport = {
       workflowId: description.workflowId,
       runId: description.runId,
+      workflowType: description.type,
       execution: description.status.name,
       startTime: description.startTime,
       closeTime: description.closeTime,
@@ -185,13 +189,20 @@ export class WaveloopClient {
    * The latest `agentLoop` runs, newest first; with `status`, only runs whose `WaveloopStatus`
    * search attribute says so (e.g. `waiting_for_input`: the runs that need a person).
    */
+  /**
+   * The newest runs first: agent runs and goal trees (their roots; a tree's sub-goals are in
+   * `waveloop tree`). `status` (a `WaveloopStatus`) keeps agent runs in that status only.
+   */
   async list(limit = 20, status?: string): Promise<RunSummary[]> {
     const runs: RunSummary[] = [];
-    const filter = status ? ` AND WaveloopStatus = '${status.replace(/'/g, '')}'` : '';
-    for await (const run of this.client.workflow.list({ query: `WorkflowType = '${AGENT_LOOP_WORKFLOW}'${filter}` })) {
+    const query = status
+      ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND WaveloopStatus = '${status.replace(/'/g, '')}'`
+      : `WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL)`;
+    for await (const run of this.client.workflow.list({ query })) {
       runs.push({
         workflowId: run.workflowId,
         runId: run.runId,
+        workflowType: run.type,
         execution: run.status.name,
         startTime: run.startTime,
         closeTime: run.closeTime,

@@ -13,6 +13,7 @@ import { createStandardWorker } from '../worker';
 import { WaveloopClient } from './api';
 import { registerCodecServerCommand } from './codec-server';
 import { followRun } from './follow';
+import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import { registerGoalCommands } from './goal-commands';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
@@ -265,7 +266,7 @@ async function listCommand(options: { limit: number; json?: boolean; status?: st
     const runs = await client.list(options.limit, options.status);
     if (options.json) print(JSON.stringify(runs, null, 2));
     else if (runs.length === 0) print('No runs yet.');
-    else runs.forEach((run) => print(`${run.workflowId.padEnd(40)} ${run.execution.padEnd(11)} ${run.startTime.toISOString()}`));
+    else runs.forEach((run) => print(`${run.workflowId.padEnd(40)} ${run.execution.padEnd(11)} ${run.startTime.toISOString()}  ${run.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal tree' : 'agent run'}`));
     return 0;
   });
 }
@@ -377,9 +378,9 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(action((id: string) => showCommand(id)));
   program
     .command('list')
-    .description('list recent runs')
+    .description('list recent agent runs and goal trees')
     .addOption(new Option('--limit <n>', 'how many').argParser(parsePositiveInt).default(20))
-    .option('--status <status>', 'only runs in this state, e.g. waiting_for_input or waiting_for_approval')
+    .option('--status <status>', 'only agent runs in this state, e.g. waiting_for_input or waiting_for_approval')
     .option('--json', 'print JSON')
     .action(action((options: { limit: number; json?: boolean; status?: string }) => listCommand(options)));
   program

@@ -58,6 +58,18 @@ describe('waveloop goal and tree', () => {
     expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({ depth: 1, parent_goal: GOAL, workflow_id: 'cli-goal/2' });
   });
 
+  it('waveloop list: shows the goal tree by its root, and the agent run that executed a sub-goal, not the sub-goals', async () => {
+    const list = await waveloop(['list'], env);
+    expect(list.code).toBe(0);
+    const lines = list.stdout.trim().split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal +COMPLETED +\S+  goal tree$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +COMPLETED +\S+  agent run$/));
+    expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);
+
+    const json = JSON.parse((await waveloop(['list', '--json'], env)).stdout) as Array<{ workflowId: string; workflowType: string }>;
+    expect(json.find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal' });
+  });
+
   it('waveloop goal: bad options are refused before anything starts', async () => {
     const out = await waveloop(['goal', '--max-depth', '0', 'x'], env);
     expect(out.code).not.toBe(0);
