@@ -18,3 +18,22 @@ export function addUsage(a: Usage, b: Usage): Usage {
     totalTokens: a.totalTokens + b.totalTokens,
   };
 }
+
+/**
+ * What a failed run had used, carried in its failure's details (`{ usage }`), so that whoever
+ * started it (a goal tree's parent) can count the tokens spent before it failed.
+ */
+export function usageReport(usage: Usage): { usage: Usage } {
+  return { usage };
+}
+
+/** The usage a failure's details report (`usageReport`), if any. */
+export function reportedUsage(details: readonly unknown[] | undefined): Usage | undefined {
+  for (const detail of details ?? []) {
+    const usage = (detail as { usage?: Partial<Usage> } | null)?.usage;
+    if (usage && [usage.promptTokens, usage.completionTokens, usage.totalTokens].every((n) => typeof n === 'number' && Number.isFinite(n))) {
+      return usage as Usage;
+    }
+  }
+  return undefined;
+}

@@ -26,7 +26,7 @@ import type { AgentLoopInput, AgentLoopResult, ChatMessage, RunProgress, RunStat
 import { FailureType } from '../common/errors';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
 import { textHash } from '../common/text-hash';
-import { addUsage, ZERO_USAGE, type Usage } from '../common/usage';
+import { addUsage, usageReport, ZERO_USAGE, type Usage } from '../common/usage';
 import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from './limits';
 import { clippedWaves, compacted, compactionRange } from './compaction';
 import { HumanGate } from './human-gate';
@@ -76,8 +76,20 @@ export async function agentLoop(rawInput: unknown): Promise<AgentLoopResult> {
     if (isCancellation(err) && run.started) return run.finish('cancelled', run.lastText);
     if (err instanceof ContinueAsNew) throw err;
     Object.assign(run.progress, { status: 'failed', phase: 'done' });
-    throw err;
+    throw withUsageReport(err, run.progress.usage);
   }
+}
+
+/** A run's failure, with what the run used in its details (a goal tree's parent counts it). */
+function withUsageReport(err: unknown, usage: Usage): unknown {
+  if (!(err instanceof ApplicationFailure) || usage.totalTokens === 0 || err.details?.length) return err;
+  return ApplicationFailure.create({
+    type: err.type ?? undefined,
+    message: err.message,
+    nonRetryable: err.nonRetryable ?? undefined,
+    cause: err.cause,
+    details: [usageReport(usage)],
+  });
 }
 
 class AgentRun {

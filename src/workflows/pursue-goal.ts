@@ -25,7 +25,7 @@ import type {
   SubGoal,
 } from '../common/goal-contract';
 import { costOf } from '../common/pricing';
-import { addUsage, ZERO_USAGE, type Usage } from '../common/usage';
+import { addUsage, reportedUsage, ZERO_USAGE, type Usage } from '../common/usage';
 import { agentLoop } from './agent-loop';
 import { childDeadline, MIN_CHILD_TIME_MS, shareLevel, type Share } from './goal-budget';
 import { findCycle, groupIntoLevels } from './goal-levels';
@@ -165,6 +165,10 @@ class Pursuit {
     } catch (err) {
       if (isCancellation(err)) throw err;
       if (isTimeout(err)) return this.constrained(this.timeViolation());
+      // A loop that failed after some model calls says what they used (`usageReport`).
+      const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
+      const used = cause instanceof ApplicationFailure ? reportedUsage(cause.details ?? undefined) : undefined;
+      if (used) this.spend(used);
       return this.finish('failed', { reason: `The tool loop failed: ${describeFailure(err)}` });
     }
   }
