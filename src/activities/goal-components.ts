@@ -4,6 +4,7 @@ import type OpenAI from 'openai';
 import { z } from 'zod';
 import type { Usage } from '../common/contract';
 import { FailureType } from '../common/errors';
+import { describeIssues } from '../common/issues';
 import {
   GOAL_COMPONENT_SCHEMAS,
   type Achievement,
@@ -132,5 +133,5 @@ export function parseReply<T>(reply: string, schema: z.ZodType<T>): { ok: true; 
   }
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, error: parsed.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; ') };
+  return { ok: false, error: describeIssues(parsed.error.issues, 'reply') };
 }

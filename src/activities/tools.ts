@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ToolCallInput, ToolCallOutput } from '../common/activity-io';
 import { FailureType } from '../common/errors';
+import { describeIssues } from '../common/issues';
 import { ToolError } from '../tools/define';
 import { withHeartbeats } from './heartbeat';
 import type { BlobStore } from '../common/payload-codec';
@@ -27,10 +28,9 @@ export function createRunTool({ registry, blobStore, toolResults }: { registry: 
     }
     const parsed = tool.parameters.safeParse(input.args);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`);
       throw ApplicationFailure.create({
         type: FailureType.InvalidToolArguments,
-        message: `Invalid arguments for ${tool.name}: ${problems.join('; ')}`,
+        message: `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues, 'arguments')}`,
         nonRetryable: true,
       });
     }

@@ -8,12 +8,13 @@ import { DefaultLogger, type LogEntry, type LogLevel, Runtime, type Worker } fro
 import { ZodError } from 'zod';
 import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
 import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult, type RunProgress } from '../common/contract';
+import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
+import { describeIssues } from '../common/issues';
 import { toolSummary } from '../workflows/summaries';
 import { createStandardWorker } from '../worker';
 import { WaveloopClient } from './api';
 import { registerCodecServerCommand } from './codec-server';
 import { followRun } from './follow';
-import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import { registerGoalCommands } from './goal-commands';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
@@ -487,7 +488,7 @@ function buildProgram(setExit: (code: number) => void): Command {
 function describeError(err: unknown): string {
   if (err instanceof UsageError) return err.message;
   if (err instanceof ZodError) {
-    return `Invalid input: ${err.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`;
+    return `Invalid input: ${describeIssues(err.issues, 'input')}`;
   }
   if (err instanceof WorkflowFailedError) {
     const cause = err.cause;

@@ -4,6 +4,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { loadConfig } from '../common/config';
+import { describeIssues } from '../common/issues';
 import { metadataFromBase64, metadataToBase64 } from '../common/payload-bytes';
 import { blobStoreIn, chainCodecs, waveloopCodecs } from '../common/payload-codec';
 import type { CliContext } from './goal-commands';
@@ -90,7 +91,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, { cod
   }
   const parsed = PayloadsJsonSchema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ');
+    const problems = describeIssues(parsed.error.issues, 'body');
     return send(res, 400, { error: `The body must be {"payloads": [{"metadata": {…}, "data": "<base64>"}]}: ${problems}` });
   }
   try {

@@ -1,7 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { ResolvedRun } from './activity-io';
-import { FailureType } from './errors';
+import { parseWorkflowInput } from './issues';
 import { PlannerSchema } from './plan';
 import type { Usage } from './usage';
 
@@ -49,14 +48,7 @@ export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 
 /** Validates an `agentLoop` input; what is wrong fails as a non-retryable `InvalidInput` naming each problem. */
 export function parseAgentLoopInput(rawInput: unknown): AgentLoopInput {
-  const parsed = AgentLoopInputSchema.safeParse(rawInput);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
-  throw ApplicationFailure.create({
-    type: FailureType.InvalidInput,
-    message: `Invalid agentLoop input: ${problems.join('; ')}`,
-    nonRetryable: true,
-  });
+  return parseWorkflowInput(AgentLoopInputSchema, rawInput, 'agentLoop');
 }
 
 /** What a run carries into the next run of its chain when it continues as new. */

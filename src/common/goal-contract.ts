@@ -1,7 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { Usage } from './contract';
-import { FailureType } from './errors';
+import { parseWorkflowInput } from './issues';
 
 /**
  * The contract of the `pursueGoal` workflow (seed 002): a goal pursued recursively as a tree of
@@ -77,14 +76,7 @@ export type GoalInput = z.infer<typeof GoalInputSchema>;
 
 /** Validates a `pursueGoal` input; what is wrong fails as a non-retryable `InvalidInput` naming each problem. */
 export function parseGoalInput(rawInput: unknown): GoalInput {
-  const parsed = GoalInputSchema.safeParse(rawInput);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
-  throw ApplicationFailure.create({
-    type: FailureType.InvalidInput,
-    message: `Invalid pursueGoal input: ${problems.join('; ')}`,
-    nonRetryable: true,
-  });
+  return parseWorkflowInput(GoalInputSchema, rawInput, 'pursueGoal');
 }
 
 /** What a client sends to start a tree (the `node` field is the tree's own business). */

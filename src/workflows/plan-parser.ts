@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssues } from '../common/issues';
 import { WavePlanSchema, type WavePlan } from '../common/plan';
 
 /*
@@ -31,8 +32,7 @@ export function parsePlan(text: string): Parsed<WavePlan> {
   }
   const plan = WavePlanSchema.safeParse(value);
   if (!plan.success) {
-    const problems = plan.error.issues.map((issue) => `${issue.path.join('.') || 'plan'}: ${issue.message}`);
-    return { ok: false, error: `the plan does not match the wave_plan schema: ${problems.join('; ')}.` };
+    return { ok: false, error: `the plan does not match the wave_plan schema: ${describeIssues(plan.error.issues, 'plan')}.` };
   }
   return { ok: true, value: plan.data };
 }
