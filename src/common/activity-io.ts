@@ -65,7 +65,8 @@ export interface ModelCallInput {
    * falls back to the `transcript` query. These messages are then recorded twice (as tool results
    * and here): history still grows linearly, by a constant factor more. `replyId` is the previous
    * call's (`ModelCallOutput.replyId`): a worker's kept transcript counts only if it ends with the
-   * reply the workflow recorded, not one of an attempt that timed out.
+   * reply the workflow recorded, not one of an attempt that timed out. Sent by workflow code before
+   * `delta`; still read, for the model calls such runs scheduled before their worker was upgraded.
    */
   since?: { from: number; messages: ChatMessage[]; replyId: string };
   /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Usage } from './contract';
+import { MAX_SUB_GOALS } from './goal-defaults';
 import { parseWorkflowInput } from './issues';
 
 /**
@@ -8,7 +9,6 @@ import { parseWorkflowInput } from './issues';
  */
 
 export { DEFAULT_GOAL_CONSTRAINTS, MAX_SUB_GOALS, PURSUE_GOAL_WORKFLOW } from './goal-defaults';
-import { MAX_SUB_GOALS } from './goal-defaults';
 
 export const GoalConstraintsSchema = z.strictObject({
   maxDepth: z.number().int().min(1).max(50).optional(),
