@@ -82,8 +82,8 @@ export async function throughput(env: BenchEnv, counts: number[]): Promise<Scena
   const all: Figures[] = configs.map((config) => medianRound(rounds.get(config)!));
   const percent = (f: Figures) => `${((f.rate / f.ideal) * 100).toFixed(0)} %`;
   const spread = (f: Figures) => {
-    const all = rounds.get(f.config)!.map((r) => (r.rate / r.ideal) * 100);
-    return all.length < 2 ? '–' : `${Math.min(...all).toFixed(0)}–${Math.max(...all).toFixed(0)} %`;
+    const shares = rounds.get(f.config)!.map((r) => (r.rate / r.ideal) * 100);
+    return shares.length < 2 ? '–' : `${Math.min(...shares).toFixed(0)}–${Math.max(...shares).toFixed(0)} %`;
   };
   const share = (seconds: number | undefined, f: Figures) => (seconds === undefined ? '–' : `${((seconds / f.cpu.wall) * 100).toFixed(0)} %`);
   return {
