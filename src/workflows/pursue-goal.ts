@@ -4,11 +4,13 @@ import {
   ChildWorkflowFailure,
   executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
+import type { AgentLoopResult } from '../common/contract';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../common/activity-options';
 import { DEFAULT_GOAL_CONSTRAINTS } from '../common/goal-defaults';
 import type {
@@ -33,6 +35,12 @@ import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, 
 import { lazy } from './lazy';
 
 type Activities = ReturnType<typeof createActivities>;
+
+/**
+ * A goal's tool loop gets the goal's remaining tokens and cost as its budgets (and is not started
+ * when they are spent). Runs that started their loop before this replay without it.
+ */
+const LOOP_BUDGETS_PATCH = 'goal-loop-budgets';
 
 const { resolveGoal } = proxyActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
 const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
@@ -139,6 +147,14 @@ class Pursuit {
 
     const timeoutMs = this.childDeadlineMs - Date.now();
     if (timeoutMs < MIN_CHILD_TIME_MS) return this.constrained(this.timeViolation());
+    // The tool loop gets what this goal has left of the tree's tokens and cost as its own budgets,
+    // so it ends gracefully with what it found (`budget_exhausted`) instead of overspending.
+    const budgeted = patched(LOOP_BUDGETS_PATCH);
+    const left = this.left();
+    if (budgeted) {
+      const violation = this.violation();
+      if (violation) return this.constrained(violation);
+    }
     try {
       const run = await executeChild(agentLoop, {
         workflowId: executionWorkflowId(this.id),
@@ -147,21 +163,15 @@ class Pursuit {
             goal: executionGoal(this.node.goal, this.input.objective, action?.description, this.node.evidence),
             model: this.node.model,
             tools: this.node.tools,
+            ...(budgeted && left.tokens !== undefined ? { maxTokens: Math.floor(left.tokens) } : {}),
+            ...(budgeted && left.costUsd !== undefined ? { maxCostUsd: left.costUsd } : {}),
           },
         ],
         workflowExecutionTimeout: timeoutMs,
         staticSummary: workflowSummary(`tools · ${this.node.goal}`),
       });
       this.spend(run.usage);
-      const calls = run.waves.flatMap((wave) => wave.calls);
-      const findings = calls.filter((c) => c.ok).map((c) => clip(`${c.tool}(${JSON.stringify(c.args)}) → ${c.result ?? ''}`, 200));
-      const confidence = calls.length === 0 ? 1 : calls.filter((c) => c.ok).length / calls.length;
-      if (run.status === 'completed') return this.finish('achieved', { summary: run.answer, key_findings: findings, confidence });
-      return this.finish('failed', {
-        summary: run.answer,
-        key_findings: findings,
-        reason: `The tool loop stopped at its iteration limit (${run.iterations}) without an answer.`,
-      });
+      return this.loopEnded(run, left);
     } catch (err) {
       if (isCancellation(err)) throw err;
       if (isTimeout(err)) return this.constrained(this.timeViolation());
@@ -318,6 +328,33 @@ class Pursuit {
     }
   }
 
+  /** A goal's result from how its tool loop ended: the loop's answer and findings are its evidence. */
+  private loopEnded(run: AgentLoopResult, budgets: { tokens?: number; costUsd?: number }): GoalResult {
+    const calls = run.waves.flatMap((wave) => wave.calls);
+    const evidence = {
+      summary: run.answer,
+      key_findings: calls.filter((c) => c.ok).map((c) => clip(`${c.tool}(${JSON.stringify(c.args)}) → ${c.result ?? ''}`, 200)),
+    };
+    switch (run.status) {
+      case 'completed': {
+        const confidence = calls.length === 0 ? 1 : calls.filter((c) => c.ok).length / calls.length;
+        return this.finish('achieved', { ...evidence, confidence });
+      }
+      case 'deadline':
+      case 'budget_exhausted': {
+        const kind = run.status === 'deadline' ? 'time' : spentBudget(run.usage, costOf(run.usage, this.node.price), budgets);
+        const { reason } = this.violationOf(kind);
+        return this.finish('constrained', { ...evidence, reason: `${reason}: the tool loop stopped after ${run.iterations} iterations`, constraint: kind });
+      }
+      case 'max_iterations':
+        return this.finish('failed', { ...evidence, reason: `The tool loop stopped at its iteration limit (${run.iterations}) without an answer.` });
+      case 'circuit_open':
+        return this.finish('failed', { ...evidence, reason: `The tool loop stopped: ${run.answer}` });
+      case 'cancelled':
+        return this.finish('failed', { ...evidence, reason: 'The tool loop was cancelled.' });
+    }
+  }
+
   private spend(usage: Usage): void {
     this.usage = addUsage(this.usage, usage);
     this.costUsd += costOf(usage, this.node.price);
@@ -458,6 +495,13 @@ async function rootNode(input: GoalInput): Promise<GoalNode> {
     },
     ...resolved,
   };
+}
+
+/** Which of a tool loop's budgets it used up: the one it spent the larger share of. */
+function spentBudget(usage: Usage, costUsd: number, budgets: { tokens?: number; costUsd?: number }): 'tokens' | 'cost' {
+  const tokenShare = budgets.tokens ? usage.totalTokens / budgets.tokens : 0;
+  const costShare = budgets.costUsd ? costUsd / budgets.costUsd : 0;
+  return costShare > tokenShare ? 'cost' : 'tokens';
 }
 
 function isTimeout(err: unknown): boolean {

@@ -327,6 +327,41 @@ describe('pursueGoal', () => {
     ]);
   });
 
+  it("token limit reaching a tool loop: the loop's budget is what its goal has left; it stops with what it found and the goal is constrained", async () => {
+    const GOAL = 'Add up the invoices';
+    const add = (expression: string) => ({ toolCalls: [{ name: 'calculator', args: { expression } }] });
+    const router = model({
+      [GOAL]: { assessment: [assess.tools()], agent: [add('1 + 1'), add('2 + 2'), add('3 + 3'), { content: 'So far: 2, 4 and 6.' }] },
+    });
+
+    // The assessment uses 110 of 500 tokens: the loop gets 390, room for three calls of 110, then its wrap-up call.
+    const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxTokens: 500 }, tools: ['calculator'] }, { workflowId: 'goal-loop-budgets' });
+    await recordHistory('goal-loop-budgets', handle);
+
+    h.fake.assertDone();
+    router.assertDone();
+    const loop = h.client.workflow.getHandle(`${handle.workflowId}/exec`);
+    expect(await loop.result()).toMatchObject({ status: 'budget_exhausted', iterations: 3, answer: 'So far: 2, 4 and 6.' });
+    expect(result).toMatchObject({ status: 'constrained', constraint: 'tokens', summary: 'So far: 2, 4 and 6.' });
+    expect(result!.reason).toMatch(/^Token limit \(500 for the tree\) reached.*: the tool loop stopped after 3 iterations$/);
+    expect(result!.key_findings).toEqual(['1 + 1', '2 + 2', '3 + 3'].map((e, i) => `calculator({"expression":"${e}"}) → ${2 * (i + 1)}`));
+    expect(result!.usage.totalTokens).toBe(5 * FAKE_USAGE.total_tokens);
+  });
+
+  it("time limit reaching a tool loop: the loop ends at its soft deadline with an answer; the goal is constrained by time, not failed", async () => {
+    const GOAL = 'Check every supplier contract';
+    // The loop's soft deadline keeps at least 5 s back from its timeout: with 3 s in all it wraps up at once.
+    const router = model({ [GOAL]: { assessment: [assess.tools()], agent: [{ content: 'No contract checked yet.' }] } });
+
+    const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxTimeSeconds: 3 }, tools: ['calculator'] });
+
+    h.fake.assertDone();
+    router.assertDone();
+    expect(await h.client.workflow.getHandle(`${handle.workflowId}/exec`).result()).toMatchObject({ status: 'deadline', iterations: 0 });
+    expect(result).toMatchObject({ status: 'constrained', constraint: 'time', summary: 'No contract checked yet.' });
+    expect(result!.reason).toMatch(/^Time limit \(3s\) reached: the tool loop stopped after 0 iterations$/);
+  });
+
   it('cycle detection: a sub-goal nearly the same as a goal on its stack is cycle_detected and never started', async () => {
     const GOAL = 'Write a report on solar power';
     const DATA = 'Gather recent data on solar panel efficiency';
