@@ -49,9 +49,10 @@ interface Figures {
 /**
  * Many concurrent runs of 5 iterations (4 waves of one trivial tool, then the answer) on one worker
  * and the embedded server, with a model that answers after 1 s. The ideal rate is `runs / 1 s`
- * iterations per second (the tool takes ~0 ms).
+ * iterations per second (the tool takes ~0 ms). Sizes up to 100 runs are measured `roundsPerSize`
+ * times (BENCH_THROUGHPUT_ROUNDS, 3 by default), larger ones once.
  */
-export async function throughput(env: BenchEnv, counts: number[]): Promise<ScenarioResult> {
+export async function throughput(env: BenchEnv, counts: number[], roundsPerSize = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3)): Promise<ScenarioResult> {
   const configs: Config[] = counts.flatMap((count) => [
     ...(count <= 100 ? [{ count, name: 'SDK defaults', tuning: {}, tools: [benchTool], role: 'sdk' as const }] : []),
     { count, name: 'throughputTuning(runs)', tuning: throughputTuning(count), tools: [benchTool], role: 'tuned' as const },
@@ -74,7 +75,7 @@ export async function throughput(env: BenchEnv, counts: number[]): Promise<Scena
   const rounds = new Map<Config, Figures[]>(configs.map((config) => [config, []]));
   for (const count of counts) {
     const ofSize = configs.filter((config) => config.count === count);
-    const roundCount = count <= 100 ? Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3) : 1;
+    const roundCount = count <= 100 ? roundsPerSize : 1;
     for (let round = 0; round < roundCount; round++) {
       for (const config of round % 2 === 0 ? ofSize : [...ofSize].reverse()) rounds.get(config)!.push(await measure(env, config));
     }
@@ -89,7 +90,7 @@ export async function throughput(env: BenchEnv, counts: number[]): Promise<Scena
   return {
     id: 4,
     title: `Throughput: concurrent runs of ${ITERATIONS} iterations, the model answering after ${MODEL_MS / 1000} s`,
-    sizes: `${counts.join(' and ')} concurrent runs${counts.includes(1000) ? '' : ' (1,000 with BENCH_FULL=1)'}; up to 100 runs, ${process.env.BENCH_THROUGHPUT_ROUNDS ?? 3} rounds in which the configurations take turns (the order reversed every other round), each row its median round by rate`,
+    sizes: `${counts.join(' and ')} concurrent runs${counts.includes(1000) ? '' : ' (1,000 with BENCH_FULL=1)'}; up to 100 runs, ${roundsPerSize} round${roundsPerSize === 1 ? '' : 's'} in which the configurations take turns (the order reversed every other round), each row its median round by rate`,
     table: {
       head: ['runs', 'worker', 'completed', 'wall time', 'iterations/s', 'of ideal', 'of ideal, every round', 'p95 activity schedule-to-start', 'CPU: runner, server (of one core)', 'CPU per iteration', 'peak RSS (runner)'],
       rows: all.map((f) => [
