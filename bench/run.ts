@@ -4,10 +4,10 @@ import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { TEMPORAL_CLI_VERSION } from '../src/client/temporal-cli';
 import { BenchEnv } from './support/env';
-import { agentsVersions, prepareAgents } from './support/openai-agents';
+import { agentsInstalled, agentsVersions, prepareAgents } from './support/openai-agents';
 import { markdownTable, type ScenarioResult } from './support/report';
 import { loadAverage } from './support/stats';
-import { engineOverhead, realisticModel } from './scenarios/overhead';
+import { engineOverhead, realisticModel, type OverheadSizes } from './scenarios/overhead';
 import { waves } from './scenarios/waves';
 import { throughput } from './scenarios/throughput';
 import { historyGrowth } from './scenarios/history';
@@ -16,7 +16,13 @@ import { goalTrees } from './scenarios/goal-tree';
 import { localActivities } from './scenarios/local-activities';
 
 const ROOT = path.join(__dirname, '..', '..');
-const FULL = process.env.BENCH_FULL === '1';
+/**
+ * `BENCH_SMOKE=1` runs every scenario at tiny sizes, to check that each one still runs (a test does,
+ * test/bench/smoke.test.ts): it writes its report to BENCH_OUT (or a temporary file) and nothing
+ * else, and exits with status 1 when a scenario failed. Its figures mean nothing.
+ */
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const FULL = process.env.BENCH_FULL === '1' && !SMOKE;
 /**
  * `BENCH_ONLY=1,3` runs those scenarios only and writes bench/results.partial.json, not the report;
  * with BENCH_FULL=1 as well, it writes bench/results.full.json, which BENCHMARKS.md shows in a
@@ -28,7 +34,26 @@ const FULL_RESULTS = path.join(ROOT, 'bench', 'results.full.json');
 
 type Report = { machine: Record<string, unknown>; results: ScenarioResult[] };
 
-const SIZES = FULL
+/** What each scenario runs. */
+interface Sizes {
+  overhead: OverheadSizes;
+  realistic: OverheadSizes;
+  waveRepeats: number;
+  /** Scenario 3's wave widths (N = 1, 4, 16, 64 unless given). */
+  waveSizes?: number[];
+  throughput: number[];
+  /** Scenario 4's rounds per size (BENCH_THROUGHPUT_ROUNDS, or 3, unless given). */
+  throughputRounds?: number;
+  history: number;
+  longRun: number;
+  /** Scenario 5's long run hands over past this many events (the default 2,000 unless given). */
+  longRunMaxHistoryEvents?: number;
+  trees: number[];
+}
+
+const SIZES: Sizes = SMOKE
+  ? { overhead: { runs: 1, iterations: 3 }, realistic: { runs: 1, iterations: 2, modelDelayMs: 50 }, waveRepeats: 1, waveSizes: [1, 4], throughput: [5], throughputRounds: 1, history: 12, longRun: 30, longRunMaxHistoryEvents: 100, trees: [10] }
+  : FULL
   ? { overhead: { runs: 3, iterations: 300 }, realistic: { runs: 1, iterations: 60 }, waveRepeats: 5, throughput: [100, 1000], history: 200, longRun: 10_000, trees: [10, 100] }
   : { overhead: { runs: 2, iterations: 100 }, realistic: { runs: 1, iterations: 20 }, waveRepeats: 3, throughput: [100], history: 200, longRun: 1_000, trees: [10, 100] };
 
@@ -48,20 +73,25 @@ async function run(): Promise<void> {
     date: new Date().toISOString().slice(0, 16).replace('T', ' '),
     loadAtStart: loadAverage(),
     full: FULL,
+    smoke: SMOKE,
+    sizes: SIZES,
+    agentsLeftOut: undefined as string | undefined,
   };
-  log(`machine: ${machine.cpu}, load ${machine.loadAtStart}; ${FULL ? 'BENCH_FULL sizes' : 'default sizes'}`);
-  const agentsProblem = prepareAgents(log);
+  log(`machine: ${machine.cpu}, load ${machine.loadAtStart}; ${SMOKE ? 'smoke sizes (BENCH_SMOKE)' : FULL ? 'BENCH_FULL sizes' : 'default sizes'}`);
+  // The smoke run never installs the integration (a test runs it); it uses it when it is installed.
+  const agentsProblem = SMOKE && !agentsInstalled() ? 'not installed (bench/openai-agents/node_modules is missing; a run without BENCH_SMOKE installs it)' : prepareAgents(log);
   if (agentsProblem) log(`Temporal's integration will be left out: ${agentsProblem}`);
   machine.openaiAgents = agentsVersions();
+  machine.agentsLeftOut = agentsProblem;
 
   const env = await new BenchEnv().start();
   const results: ScenarioResult[] = [];
   const scenarios: Array<[number, string, () => Promise<ScenarioResult>]> = [
     [1, 'engine overhead', () => engineOverhead(env, SIZES.overhead, agentsProblem)],
     [2, 'realistic model', () => realisticModel(env, SIZES.realistic, agentsProblem)],
-    [3, 'wave parallelism', () => waves(env, SIZES.waveRepeats, agentsProblem)],
-    [4, 'throughput', () => throughput(env, process.env.BENCH_RUNS ? process.env.BENCH_RUNS.split(',').map(Number) : SIZES.throughput)],
-    [5, 'history growth', () => historyGrowth(env, SIZES.history, SIZES.longRun)],
+    [3, 'wave parallelism', () => waves(env, SIZES.waveRepeats, agentsProblem, SIZES.waveSizes)],
+    [4, 'throughput', () => throughput(env, process.env.BENCH_RUNS ? process.env.BENCH_RUNS.split(',').map(Number) : SIZES.throughput, SIZES.throughputRounds)],
+    [5, 'history growth', () => historyGrowth(env, SIZES.history, SIZES.longRun, SIZES.longRunMaxHistoryEvents)],
     [6, 'recovery', () => recovery(env)],
     [7, 'goal trees', () => goalTrees(env, SIZES.trees)],
     [8, 'local activities', () => localActivities(env, SIZES.overhead.iterations)],
@@ -91,11 +121,25 @@ async function run(): Promise<void> {
   }
   const report: Report = { machine: { ...machine, loadAtEnd: loadAverage(), minutes: (Date.now() - started) / 60_000 }, results };
   writeReport(report);
+  const failed = results.filter((r) => r.sizes === 'failed').map((r) => r.id);
+  if (SMOKE && failed.length) {
+    log(`smoke run: scenario ${failed.join(', ')} failed (the errors are in the report)`);
+    process.exitCode = 1;
+  }
 }
 
-/** Writes the raw figures and, unless only some scenarios ran at the default sizes, BENCHMARKS.md. */
+/**
+ * Writes the raw figures and, unless only some scenarios ran at the default sizes, BENCHMARKS.md;
+ * a smoke run writes its figures to BENCH_OUT (or a temporary file) only.
+ */
 function writeReport(report: Report): void {
   const json = (r: Report) => `${JSON.stringify(r, null, 2)}\n`;
+  if (SMOKE) {
+    const out = process.env.BENCH_OUT || path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bench-smoke-')), 'results.json');
+    fs.writeFileSync(out, json(report));
+    log(`wrote ${out} (BENCH_SMOKE: BENCHMARKS.md and bench/results*.json are left as they are)`);
+    return;
+  }
   if (ONLY && !FULL) {
     fs.writeFileSync(path.join(ROOT, 'bench', 'results.partial.json'), json(report));
     log('wrote bench/results.partial.json (BENCH_ONLY: BENCHMARKS.md is left as it is)');

@@ -25,12 +25,17 @@ export function agentsVersions(): Record<string, string> {
   return Object.fromEntries(['@temporalio/openai-agents', '@temporalio/worker', '@openai/agents-core', '@openai/agents-openai', 'openai'].map((n) => [n, version(n)]));
 }
 
+/** Whether the sub-package's dependencies are installed (`prepareAgents` installs them when not). */
+export function agentsInstalled(): boolean {
+  return fs.existsSync(path.join(AGENTS_DIR, 'node_modules', '@temporalio', 'openai-agents'));
+}
+
 /**
  * Installs the sub-package from its lockfile when its node_modules is missing, and
  * compiles it with the root's TypeScript. Returns why it cannot be used, or undefined when it can.
  */
 export function prepareAgents(log: (line: string) => void): string | undefined {
-  if (!fs.existsSync(path.join(AGENTS_DIR, 'node_modules', '@temporalio', 'openai-agents'))) {
+  if (!agentsInstalled()) {
     // `npm ci` refuses this lockfile on npm 11 (it lacks other platforms' optional @swc/core
     // binaries); `npm install --no-save` installs the locked versions and leaves the lockfile alone.
     log('Installing bench/openai-agents (npm install --no-save)...');
