@@ -1,0 +1,121 @@
+import { execFile, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ScenarioResult } from '../../bench/support/report';
+
+// Runs `npm run bench` as a user would, at the smoke sizes (BENCH_SMOKE=1): every scenario must
+// still run and do what it measures. No figure is asserted: this VM's speed is not the code's.
+
+const ROOT = path.join(__dirname, '..', '..');
+const SMOKE_TIMEOUT = 600_000;
+
+interface SmokeReport {
+  machine: {
+    sizes: { overhead: { iterations: number }; realistic: { iterations: number }; throughput: number[]; longRun: number };
+    agentsLeftOut?: string;
+  };
+  results: ScenarioResult[];
+}
+
+interface Engine {
+  engine: string;
+  iterations: number;
+  error?: string;
+}
+
+let exitCode: number | null;
+let stderr = '';
+let report: SmokeReport;
+
+const scenario = (id: number) => report.results.find((r) => r.id === id)!;
+const INTEGRATION = '@temporalio/openai-agents';
+
+beforeAll(async () => {
+  await promisify(execFile)(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.bench.json'], { cwd: ROOT });
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bench-smoke-test-')), 'results.json');
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, WAVELOOP_TEMPORAL_BIN: process.env.WAVELOOP_TEMPORAL_BIN, BENCH_SMOKE: '1', BENCH_OUT: out };
+  exitCode = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join('dist-bench', 'bench', 'run.js')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  if (!fs.existsSync(out)) throw new Error(`the bench wrote no report (exit ${exitCode}):\n${stderr.slice(-4000)}`);
+  report = JSON.parse(fs.readFileSync(out, 'utf8')) as SmokeReport;
+  fs.rmSync(path.dirname(out), { recursive: true, force: true });
+}, SMOKE_TIMEOUT);
+
+describe('bench (BENCH_SMOKE=1)', () => {
+  it('runs scenarios 1–8, none fails, and exits 0', () => {
+    const failed = report.results.filter((r) => r.sizes === 'failed').map((r) => `scenario ${r.id} (${r.title}): ${JSON.stringify(r.data)}`);
+    expect(failed).toEqual([]);
+    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(exitCode, stderr.slice(-4000)).toBe(0);
+  });
+
+  it.each([
+    [1, 'overhead'],
+    [2, 'realistic'],
+  ] as const)('scenario %i: every engine measures all its iterations without an error', (id, sizes) => {
+    const { engines } = scenario(id).data as { engines: Engine[] };
+    const iterations = report.machine.sizes[sizes].iterations;
+    expect(engines.map((e) => e.engine)).toEqual(expect.arrayContaining([expect.stringMatching(/^waveloop agentLoop/), expect.stringMatching(/floor/), INTEGRATION]));
+    for (const e of engines) {
+      // Temporal's integration is left out when its package is not installed (the smoke run never installs it).
+      if (e.engine === INTEGRATION && report.machine.agentsLeftOut) expect(e.error).toBe(report.machine.agentsLeftOut);
+      else expect({ iterations: e.iterations, error: e.error }, e.engine).toEqual({ iterations, error: undefined });
+    }
+  });
+
+  it('scenario 3: every worker configuration times every wave width', () => {
+    const data = scenario(3).data as Record<string, Record<string, number>>;
+    expect(Object.keys(data).length).toBeGreaterThanOrEqual(3);
+    for (const [worker, times] of Object.entries(data)) {
+      expect(Object.keys(times).length, worker).toBeGreaterThanOrEqual(2);
+      for (const t of Object.values(times)) expect(t, worker).toBeGreaterThan(0);
+    }
+  });
+
+  it('scenario 4: every configuration completes all its concurrent runs', () => {
+    const rows = scenario(4).data as Array<{ config: { count: number; role: string }; completed: number; firstError?: string }>;
+    const [count] = report.machine.sizes.throughput;
+    expect(rows.map((r) => r.config.role).sort()).toEqual(['allLocal', 'local', 'sdk', 'tuned']);
+    for (const r of rows) expect({ runs: r.config.count, completed: r.completed, error: r.firstError }, r.config.role).toEqual({ runs: count, completed: count, error: undefined });
+  });
+
+  it('scenario 5: history grows by some bytes an iteration; the long run hands over and reaches its last iteration', () => {
+    const data = scenario(5).data as {
+      growth: Array<{ iteration: number; incBytes: number }>;
+      chain: Array<{ events: number }>;
+      longResult: { status: string; iterations: number };
+    };
+    expect(data.growth.length).toBeGreaterThan(0);
+    for (const g of data.growth) expect(g.incBytes, `iteration ${g.iteration}`).toBeGreaterThan(0);
+    expect(data.longResult).toEqual({ status: 'max_iterations', iterations: report.machine.sizes.longRun });
+    expect(data.chain.length).toBeGreaterThan(1);
+  });
+
+  it('scenario 6: the run completes after its worker is killed during a model call', () => {
+    const row = scenario(6).data as Record<string, number>;
+    expect(row.killToRunEnd).toBeGreaterThan(0);
+    expect(row.killToCompleted).toBeGreaterThan(0);
+  });
+
+  it('scenario 7: the goal tree decomposes into all its goals and is achieved', () => {
+    const trees = scenario(7).data as Array<{ goals: number; statuses: string }>;
+    expect(trees.length).toBeGreaterThan(0);
+    for (const t of trees) expect(t.statuses).toBe('achieved');
+    expect(trees[0].goals).toBe(10);
+  });
+
+  it('scenario 8: the tool as a regular and as a local activity both run every iteration', () => {
+    const { figures } = scenario(8).data as { figures: Record<string, { iterations: number; timeline: { localActivities: number } }> };
+    const iterations = report.machine.sizes.overhead.iterations;
+    expect(figures['regular activity'].iterations).toBe(iterations);
+    expect(figures['local activity'].iterations).toBe(iterations);
+    expect(figures['local activity'].timeline.localActivities).toBeGreaterThan(0);
+  });
+});
