@@ -44,6 +44,8 @@ interface Sizes {
   throughput: number[];
   /** Scenario 4's rounds per size (BENCH_THROUGHPUT_ROUNDS, or 3, unless given). */
   throughputRounds?: number;
+  /** How long scenario 4's model takes to answer (1 s unless given). */
+  throughputModelMs?: number;
   history: number;
   longRun: number;
   /** Scenario 5's long run hands over past this many events (the default 2,000 unless given). */
@@ -52,7 +54,7 @@ interface Sizes {
 }
 
 const SIZES: Sizes = SMOKE
-  ? { overhead: { runs: 1, iterations: 3 }, realistic: { runs: 1, iterations: 2, modelDelayMs: 50 }, waveRepeats: 1, waveSizes: [1, 4], throughput: [5], throughputRounds: 1, history: 12, longRun: 30, longRunMaxHistoryEvents: 100, trees: [10] }
+  ? { overhead: { runs: 1, iterations: 3 }, realistic: { runs: 1, iterations: 2, modelDelayMs: 50 }, waveRepeats: 1, waveSizes: [1, 4], throughput: [5], throughputRounds: 1, throughputModelMs: 200, history: 12, longRun: 30, longRunMaxHistoryEvents: 100, trees: [10] }
   : FULL
   ? { overhead: { runs: 3, iterations: 300 }, realistic: { runs: 1, iterations: 60 }, waveRepeats: 5, throughput: [100, 1000], history: 200, longRun: 10_000, trees: [10, 100] }
   : { overhead: { runs: 2, iterations: 100 }, realistic: { runs: 1, iterations: 20 }, waveRepeats: 3, throughput: [100], history: 200, longRun: 1_000, trees: [10, 100] };
@@ -90,7 +92,7 @@ async function run(): Promise<void> {
     [1, 'engine overhead', () => engineOverhead(env, SIZES.overhead, agentsProblem)],
     [2, 'realistic model', () => realisticModel(env, SIZES.realistic, agentsProblem)],
     [3, 'wave parallelism', () => waves(env, SIZES.waveRepeats, agentsProblem, SIZES.waveSizes)],
-    [4, 'throughput', () => throughput(env, process.env.BENCH_RUNS ? process.env.BENCH_RUNS.split(',').map(Number) : SIZES.throughput, SIZES.throughputRounds)],
+    [4, 'throughput', () => throughput(env, process.env.BENCH_RUNS ? process.env.BENCH_RUNS.split(',').map(Number) : SIZES.throughput, SIZES.throughputRounds, SIZES.throughputModelMs)],
     [5, 'history growth', () => historyGrowth(env, SIZES.history, SIZES.longRun, SIZES.longRunMaxHistoryEvents)],
     [6, 'recovery', () => recovery(env)],
     [7, 'goal trees', () => goalTrees(env, SIZES.trees)],

@@ -93,9 +93,12 @@ export async function goalTrees(env: BenchEnv, sizes: number[]): Promise<Scenari
       rows: figures.map((f) => [f.goals, f.modelCalls, ms(f.wallMs, 0), ms(f.wallMs / f.goals), f.eventsPerGoal.toFixed(0), `${(f.bytesPerGoal / 1024).toFixed(1)} KiB`, f.statuses]),
     },
     targets: [],
-    notes: [
-      `Overhead per additional child workflow, (T(${large?.goals}) − T(${small?.goals})) / ${large && small ? large.goals - small.goals : '?'}: ${ms(perChild)}; with a zero-latency model this is all engine time (a goal is 2–4 model activities and its child workflow), and the levels of a tree run one after the other.`,
-    ],
+    notes:
+      large && small
+        ? [
+            `Overhead per additional child workflow, (T(${large.goals}) − T(${small.goals})) / ${large.goals - small.goals}: ${ms(perChild)}; with a zero-latency model this is all engine time (a goal is 2–4 model activities and its child workflow), and the levels of a tree run one after the other.`,
+          ]
+        : [],
     data: figures,
   };
 }

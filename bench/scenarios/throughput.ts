@@ -22,6 +22,8 @@ interface Config {
   /** The SDK's defaults, waveloop's throughput tuning (a target), the same with the local-activity tool (a target). */
   role: 'sdk' | 'tuned' | 'local' | 'allLocal';
   localModelCalls?: boolean;
+  /** How long the fake model takes to answer (1 s; less in a smoke run). */
+  modelMs: number;
 }
 
 /** What one configuration measured. */
@@ -52,13 +54,19 @@ interface Figures {
  * iterations per second (the tool takes ~0 ms). Sizes up to 100 runs are measured `roundsPerSize`
  * times (BENCH_THROUGHPUT_ROUNDS, 3 by default), larger ones once.
  */
-export async function throughput(env: BenchEnv, counts: number[], roundsPerSize = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3)): Promise<ScenarioResult> {
-  const configs: Config[] = counts.flatMap((count) => [
-    ...(count <= 100 ? [{ count, name: 'SDK defaults', tuning: {}, tools: [benchTool], role: 'sdk' as const }] : []),
-    { count, name: 'throughputTuning(runs)', tuning: throughputTuning(count), tools: [benchTool], role: 'tuned' as const },
-    { count, name: 'throughputTuning(runs), the tool as a local activity', tuning: throughputTuning(count), tools: [benchLocalTool], role: 'local' as const },
+export async function throughput(
+  env: BenchEnv,
+  counts: number[],
+  roundsPerSize = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3),
+  modelMs = MODEL_MS,
+): Promise<ScenarioResult> {
+  const configs: Config[] = counts.flatMap((count): Config[] => [
+    ...(count <= 100 ? [{ count, modelMs, name: 'SDK defaults', tuning: {}, tools: [benchTool], role: 'sdk' as const }] : []),
+    { count, modelMs, name: 'throughputTuning(runs)', tuning: throughputTuning(count), tools: [benchTool], role: 'tuned' as const },
+    { count, modelMs, name: 'throughputTuning(runs), the tool as a local activity', tuning: throughputTuning(count), tools: [benchLocalTool], role: 'local' as const },
     {
       count,
+      modelMs,
       name: 'throughputTuning(runs, { localModelCalls: true }), model calls and the tool as local activities',
       tuning: throughputTuning(count, { localModelCalls: true }),
       tools: [benchLocalTool],
@@ -89,7 +97,7 @@ export async function throughput(env: BenchEnv, counts: number[], roundsPerSize 
   const share = (seconds: number | undefined, f: Figures) => (seconds === undefined ? '–' : `${((seconds / f.cpu.wall) * 100).toFixed(0)} %`);
   return {
     id: 4,
-    title: `Throughput: concurrent runs of ${ITERATIONS} iterations, the model answering after ${MODEL_MS / 1000} s`,
+    title: `Throughput: concurrent runs of ${ITERATIONS} iterations, the model answering after ${modelMs / 1000} s`,
     sizes: `${counts.join(' and ')} concurrent runs${counts.includes(1000) ? '' : ' (1,000 with BENCH_FULL=1)'}; up to 100 runs, ${roundsPerSize} round${roundsPerSize === 1 ? '' : 's'} in which the configurations take turns (the order reversed every other round), each row its median round by rate`,
     table: {
       head: ['runs', 'worker', 'completed', 'wall time', 'iterations/s', 'of ideal', 'of ideal, every round', 'p95 activity schedule-to-start', 'CPU: runner, server (of one core)', 'CPU per iteration', 'peak RSS (runner)'],
@@ -142,7 +150,7 @@ async function measure(env: BenchEnv, config: Config): Promise<Figures> {
   const { wallMs, cpu, done } = await worker.runUntil(async () => {
     const runs = Array.from({ length: count }, () => {
       const id = runId(`tp${count}`);
-      return { id, goal: goalFor({ run: id, iters: ITERATIONS - 1, calls: 1, delay: MODEL_MS }), maxIterations: ITERATIONS, localModelCalls: config.localModelCalls };
+      return { id, goal: goalFor({ run: id, iters: ITERATIONS - 1, calls: 1, delay: config.modelMs }), maxIterations: ITERATIONS, localModelCalls: config.localModelCalls };
     });
     const results = await runLoops(env, taskQueue, runs);
     return { wallMs: performance.now() - started, cpu: sampler.stop(), done: results };
@@ -162,14 +170,14 @@ async function measure(env: BenchEnv, config: Config): Promise<Figures> {
     completed,
     wallMs,
     rate: (completed * ITERATIONS) / (wallMs / 1000),
-    ideal: count / (MODEL_MS / 1000),
+    ideal: count / (config.modelMs / 1000),
     p95ScheduleToStartMs: p95(histories.flatMap(scheduleToStart)),
     peakRss,
     cpu: { ...cpu, perIteration: cpu.server === undefined || !completed ? undefined : ((cpu.runner + cpu.server) * 1000) / (completed * ITERATIONS) },
     firstCall: median(firstCalls),
     lastFirstCall: Math.max(...firstCalls),
     iteration: median(arrivals.flatMap((a) => gaps(a))),
-    afterLastMs: started + wallMs - Math.max(...arrivals.map((a) => a[a.length - 1])) - MODEL_MS,
+    afterLastMs: started + wallMs - Math.max(...arrivals.map((a) => a[a.length - 1])) - config.modelMs,
     start: startTimeline(histories),
     iterationTimeline: iterationTimeline(histories),
     firstError: firstError ? String(firstError) : undefined,
@@ -193,7 +201,7 @@ function explain(rows: Figures[]): string {
     counted(s.localActivities, 'local activity', 'local activities'),
   ].filter(Boolean).join(', ');
   return (
-    `${main.config.count} runs, throughputTuning(runs): the wall time is the runs' start (their first model calls came ${ms(main.firstCall, 0)} after it, the median; before it every run needs ${trips}, all the runs at the same moment) and ${ITERATIONS} iterations of ${ms(main.iteration, 0)} each instead of ${ms(MODEL_MS, 0)}. ` +
+    `${main.config.count} runs, throughputTuning(runs): the wall time is the runs' start (their first model calls came ${ms(main.firstCall, 0)} after it, the median; before it every run needs ${trips}, all the runs at the same moment) and ${ITERATIONS} iterations of ${ms(main.iteration, 0)} each instead of ${ms(main.config.modelMs, 0)}. ` +
     `Both wait for CPU: the runner and the server used ${((main.cpu.runner + main.cpu.server!) / main.cpu.wall).toFixed(1)} of the ${cores} cores, and an iteration cost ${ms(main.cpu.perIteration)} of CPU, so at that cost this machine allows at most ${bound.toFixed(0)} iterations/s (${((bound / main.ideal) * 100).toFixed(0)} % of the ideal). ` +
     `The local-activity tool saves one workflow task and one activity per iteration (${local?.cpu.perIteration ? ms(main.cpu.perIteration - local.cpu.perIteration) : '–'} of CPU per iteration here).`
   );
