@@ -52,6 +52,9 @@ export function toModelFailure(err: unknown): ApplicationFailure {
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const rule = STATUS_RULES[err.status] ?? (err.status >= 500 ? SERVER_ERROR : undefined);
+    if (err.status === 400 && isContextOverflow(err)) {
+      return failure(FailureType.ModelContextExceeded, false, `Model endpoint answered 400: the transcript does not fit the model's context window. ${err.message}`, err);
+    }
     if (rule) {
       const message = `Model endpoint answered ${err.status}: ${rule.hint}. ${err.message}`;
       return failure(rule.type, rule.retryable, message, err, rule.retryable ? retryAfterMs(err.headers) : undefined);
@@ -60,6 +63,14 @@ export function toModelFailure(err: unknown): ApplicationFailure {
   }
   const error = err instanceof Error ? err : new Error(String(err));
   return failure(FailureType.ModelConnection, true, `The model call failed: ${error.message}`, error);
+}
+
+/**
+ * Whether a 400 says the request is longer than the model's context window: OpenAI's error code, or
+ * the wording OpenAI-compatible servers use (vLLM, llama.cpp, Azure, LiteLLM).
+ */
+function isContextOverflow(err: APIError): boolean {
+  return err.code === 'context_length_exceeded' || /context (length|window)|maximum context|too many tokens|prompt is too long/i.test(err.message);
 }
 
 function failure(type: FailureType, retryable: boolean, message: string, cause: Error, nextRetryDelayMs?: number) {

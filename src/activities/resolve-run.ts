@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
 import type { ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
+import { contextWindowOf } from '../common/context-windows';
 import { parseAgentLoopInput } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { jsonPlannerInstructions } from '../common/plan';
@@ -68,10 +69,15 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
       answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
       idleTimeoutMs: input.idleTimeoutSeconds === undefined ? undefined : input.idleTimeoutSeconds * 1000,
       maxHistoryEvents: input.maxHistoryEvents,
+      ...contextTokens(input.maxContextTokens ?? agent.limits?.maxContextTokens ?? contextWindowOf(model)),
       ...(input.localModelCalls ? { localModelCalls: true } : {}),
       searchAttributes: (await searchAttributes?.()) ?? false,
     };
   };
+}
+
+function contextTokens(tokens: number | undefined): Pick<ResolvedRun, 'contextTokens'> {
+  return tokens === undefined ? {} : { contextTokens: tokens };
 }
 
 function toolInfo(tool: AnyTool, needsApproval: boolean): ToolInfo {

@@ -21,7 +21,7 @@ export function createSummarize(deps: {
 }) {
   return async function summarizeTranscript(input: SummarizeInput): Promise<SummarizeOutput> {
     const messages = (await deps.readTranscript(input.workflowId, input.runId, input.to)).slice(input.from, input.to);
-    const text = messages.map(render).join('\n');
+    const text = clipped(messages.map(render), input.maxChars).join('\n');
     const completion = await withHeartbeats(async () => {
       try {
         return await deps.openai.chat.completions.create(
@@ -47,6 +47,17 @@ export function createSummarize(deps: {
       },
     };
   };
+}
+
+/**
+ * The rendered messages, each clipped to an equal share of `maxChars` (at least 200 characters) when
+ * together they are longer: the summary keeps every message's start rather than the first few whole.
+ */
+export function clipped(lines: string[], maxChars: number | undefined): string[] {
+  const total = lines.reduce((n, line) => n + line.length, 0);
+  if (maxChars === undefined || total <= maxChars) return lines;
+  const share = Math.max(200, Math.floor(maxChars / lines.length));
+  return lines.map((line) => (line.length <= share ? line : `${line.slice(0, share)}… (${line.length - share} characters clipped)`));
 }
 
 function render(message: ChatMessage): string {

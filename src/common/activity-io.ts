@@ -33,6 +33,8 @@ export interface ResolvedRun {
   idleTimeoutMs?: number;
   /** The run continues as new past this many history events (or when Temporal suggests it). */
   maxHistoryEvents?: number;
+  /** The model's context window in tokens, when known (`AgentLoopInput.maxContextTokens`). */
+  contextTokens?: number;
   /** Model calls run as local activities (`AgentLoopInput.localModelCalls`). */
   localModelCalls?: boolean;
   /** Whether the namespace has waveloop's search attributes, so the run may set them. */
@@ -120,6 +122,8 @@ export interface SummarizeInput {
   from: number;
   to: number;
   model: string;
+  /** Clip the messages to about this many characters in all, so the summary's own request fits the context window. */
+  maxChars?: number;
 }
 
 export interface SummarizeOutput {

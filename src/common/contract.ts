@@ -24,6 +24,11 @@ export const AgentLoopInputSchema = z.strictObject({
   maxTokens: z.number().int().positive().optional(),
   /** Cost budget in USD, from the model's price (unknown models cost 0). */
   maxCostUsd: z.number().positive().optional(),
+  /**
+   * The model's context window in tokens: past 80 % of it the older part of the transcript is
+   * summarised (seed 004's memory pruning). Default: the agent's, else known for OpenAI's models.
+   */
+  maxContextTokens: z.number().int().min(1_000).optional(),
   /** The same tool failing with the same error this many times in a row ends the run (default 3; 0: never). */
   circuitBreaker: z.number().int().min(0).max(100).optional(),
   /** How long `ask_question` waits for an answer before telling the model nobody answered (default: forever). */

@@ -14,6 +14,11 @@ export const FailureType = {
   ModelNotFound: 'ModelNotFound',
   /** The endpoint refused the request as malformed (400, 422). Never retried. */
   ModelBadRequest: 'ModelBadRequest',
+  /**
+   * The transcript no longer fits the model's context window (a 400 saying so). Never retried as it
+   * is: the loop compacts the transcript once and asks again (README "Memory").
+   */
+  ModelContextExceeded: 'ModelContextExceeded',
   /** Too many requests (429); retried after the endpoint's `retry-after`. */
   ModelRateLimit: 'ModelRateLimit',
   /** The endpoint failed (5xx) or reported a conflict (409); retried. */
@@ -45,6 +50,7 @@ export const NON_RETRYABLE_MODEL_FAILURES: readonly FailureType[] = [
   FailureType.ModelPermissionDenied,
   FailureType.ModelNotFound,
   FailureType.ModelBadRequest,
+  FailureType.ModelContextExceeded,
   FailureType.ModelContentFiltered,
   FailureType.ModelOutputTruncated,
 ];

@@ -28,8 +28,12 @@ export const DEFAULT_MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
  * the name starts with (so `gpt-4o-mini-2024-07-18` is priced as `gpt-4o-mini`). Undefined when unknown.
  */
 export function priceOf(model: string, overrides: Readonly<Record<string, ModelPrice>> = {}): ModelPrice | undefined {
-  const table = { ...DEFAULT_MODEL_PRICES, ...overrides };
-  if (table[model]) return table[model];
+  return modelEntry({ ...DEFAULT_MODEL_PRICES, ...overrides }, model);
+}
+
+/** The entry of a per-model table for `model`: its own, else the longest name it starts with. */
+export function modelEntry<T>(table: Readonly<Record<string, T>>, model: string): T | undefined {
+  if (Object.hasOwn(table, model)) return table[model];
   const prefix = Object.keys(table)
     .filter((name) => model.startsWith(name))
     .sort((a, b) => b.length - a.length)[0];

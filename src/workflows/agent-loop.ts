@@ -56,6 +56,10 @@ const { callModel: callModelLocally } = proxyLocalActivities<Activities>(LOCAL_M
 const PATCH_LOCAL_RESOLVE = 'resolve-run-local-activity';
 const PATCH_SEARCH_ATTRIBUTES_ON_CHANGE = 'search-attributes-on-change';
 const PATCH_VALIDATE_IN_RESOLVE = 'validate-input-in-resolve-run';
+/** A model call refused as longer than the context window prunes the transcript and asks again (README "Memory"). */
+const PATCH_COMPACT_ON_OVERFLOW = 'compact-on-context-overflow';
+/** Past this share of the model's context window, the transcript is pruned before the next model call. */
+export const CONTEXT_PRUNE_SHARE = 0.8;
 
 /**
  * The agent loop (seeds 000, 001, 003, 004). The workflow owns the loop; activities only execute.
@@ -199,8 +203,13 @@ class AgentRun {
     const heard = (reply: ModelCallOutput) => {
       messages.push(reply.message);
       previous = reply.replyId ? { seen: messages.length, replyId: reply.replyId } : undefined;
+      seenByLastCall = messages.length;
+      compactedSinceCall = false;
       return reply;
     };
+    // What the latest model call saw, for the context-window estimate (memory pruning).
+    let seenByLastCall = messages.length;
+    let compactedSinceCall = false;
 
     /** One last model call without tools, so a run stopped by a limit still answers with what it has. */
     const wrapUp = async (status: RunStatus, reason: string): Promise<AgentLoopResult> => {
@@ -215,6 +224,47 @@ class AgentRun {
     // In a conversation, each turn (each message from the person) gets the full iteration limit.
     let turnStart = carried?.turnStart ?? 0;
 
+    /**
+     * The transcript with its older part replaced by the model's summary of it (seed 004's memory
+     * pruning: the system prompt, the goal and the recent turns are kept), or undefined when there is
+     * nothing to drop. `label` names the summary activity in the history.
+     */
+    const summarized = async (label: string): Promise<ChatMessage[] | undefined> => {
+      const range = compactionRange(messages);
+      if (!range) return undefined;
+      let summary: string;
+      try {
+        const out = await summarizeTranscript.executeWithOptions(
+          { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: `${label} · summarize ${range.to - range.from} messages` },
+          [{ workflowId, runId, from: range.from, to: range.to, model: run.model, ...(run.contextTokens ? { maxChars: run.contextTokens * 2 } : {}) }],
+        );
+        progress.usage = addUsage(progress.usage, out.usage);
+        summary = out.summary;
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        summary = '(The summary of these messages could not be made; they were dropped.)';
+      }
+      return compacted(messages, range, summary);
+    };
+    /** Prunes the transcript within this run; the next model call carries it whole. False when there was nothing to drop. */
+    const compactInPlace = async (): Promise<boolean> => {
+      const kept = await summarized('memory');
+      if (!kept) return false;
+      messages.splice(0, messages.length, ...kept);
+      previous = undefined;
+      compactedSinceCall = true;
+      return true;
+    };
+    /**
+     * Whether the next model call would fill more than `CONTEXT_PRUNE_SHARE` of the model's context
+     * window: the latest call's tokens plus what came after it (about 4 characters a token).
+     */
+    const contextNearlyFull = (): boolean => {
+      if (!run.contextTokens || !lastCall || compactedSinceCall) return false;
+      const added = messages.slice(seenByLastCall).reduce((n, message) => n + (message.content?.length ?? 0), 0);
+      return lastCall.promptTokens + lastCall.completionTokens + Math.ceil(added / 4) > run.contextTokens * CONTEXT_PRUNE_SHARE;
+    };
+
     /** Whether the history has grown long enough for a hand-over (checked without an `await`: see `askModel`). */
     const handOverDue = () => {
       const info = workflowInfo();
@@ -227,23 +277,7 @@ class AgentRun {
      * counters carry over.
      */
     const handOver = async (): Promise<void> => {
-      let kept = messages;
-      const range = compactionRange(messages);
-      if (range) {
-        let summary: string;
-        try {
-          const out = await summarizeTranscript.executeWithOptions(
-            { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: `hand-over · summarize ${range.to - range.from} messages` },
-            [{ workflowId, runId, from: range.from, to: range.to, model: run.model }],
-          );
-          progress.usage = addUsage(progress.usage, out.usage);
-          summary = out.summary;
-        } catch (err) {
-          if (isCancellation(err)) throw err;
-          summary = '(The summary of these messages could not be made; they were dropped.)';
-        }
-        kept = compacted(messages, range, summary);
-      }
+      const kept = (await summarized('hand-over')) ?? messages;
       const { continuation: _previous, ...original } = input;
       await continueAsNew<typeof agentLoop>({
         ...original,
@@ -267,10 +301,22 @@ class AgentRun {
       if (overBudget) return wrapUp('budget_exhausted', overBudget);
       if (deadline !== undefined && Date.now() >= deadline) return wrapUp('deadline', 'the time limit of this run is close');
 
+      if (contextNearlyFull()) await compactInPlace();
+
       progress.iteration += 1;
       const iteration = progress.iteration;
       progress.phase = 'model';
-      const reply = heard(await askModel(request(iteration, { systemNote: iterationWarning(iteration - turnStart, run.maxIterations) })));
+      const ask = () => askModel(request(iteration, { systemNote: iterationWarning(iteration - turnStart, run.maxIterations) }));
+      let answer: ModelCallOutput;
+      try {
+        answer = await ask();
+      } catch (err) {
+        // The endpoint says the transcript no longer fits (a model whose window is unknown, or an
+        // estimate that fell short): prune it once and ask again.
+        if (!isContextExceeded(err) || !patched(PATCH_COMPACT_ON_OVERFLOW) || !(await compactInPlace())) throw err;
+        answer = await ask();
+      }
+      const reply = heard(answer);
       lastCall = reply.usage;
       progress.usage = addUsage(progress.usage, reply.usage);
       this.publish();
@@ -390,6 +436,10 @@ function askModel(request: ModelCallInput): Promise<ModelCallOutput> {
  * Turns an activity failure into the run's failure: a non-retryable cause keeps its type and
  * message (say `ModelAuthentication`); retries that ran out become `fallbackType`.
  */
+function isContextExceeded(err: unknown): boolean {
+  return err instanceof ApplicationFailure && err.type === FailureType.ModelContextExceeded;
+}
+
 function asRunFailure(err: unknown, context: string, fallbackType?: string): unknown {
   // A cancelled run ends as cancelled, not as failed.
   if (!(err instanceof ActivityFailure) || isCancellation(err)) return err;

@@ -45,6 +45,17 @@ describe('toModelFailure', () => {
     expect(toModelFailure(apiError(401, { 'retry-after': '7' })).nextRetryDelay).toBeUndefined();
   });
 
+  it.each([
+    ['OpenAI\'s code', { message: 'Request too large', code: 'context_length_exceeded' }],
+    ['OpenAI\'s wording', { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens." }],
+    ['vLLM\'s wording', { message: 'The prompt is too long for the context window of this model.' }],
+  ])('toModelFailure: a 400 saying the transcript is too long (%s) is a non-retryable ModelContextExceeded', (_name, body) => {
+    const failure = toModelFailure(APIError.generate(400, { error: body }, undefined, new Headers()));
+    expect(failure.type).toBe('ModelContextExceeded');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toMatch(/^Model endpoint answered 400: the transcript does not fit the model's context window\./);
+  });
+
   it('toModelFailure: network errors are retryable', () => {
     expect(toModelFailure(new APIConnectionError({ message: 'ECONNREFUSED' }))).toMatchObject({ type: 'ModelConnection', nonRetryable: false });
     expect(toModelFailure(new APIConnectionTimeoutError())).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });

@@ -32,7 +32,7 @@ export interface StreamScript {
 export type ScriptedReply = (
   | { content: string | null; toolCalls?: undefined; finishReason?: string; stream?: StreamScript }
   | { toolCalls: ScriptedToolCall[]; content?: string; finishReason?: string; stream?: StreamScript }
-  | { status: number; message?: string; headers?: Record<string, string> }
+  | { status: number; message?: string; code?: string; headers?: Record<string, string> }
   /** Closes the connection without answering (a dropped connection). */
   | { drop: true }
   /** Answers 200 with this exact body text (malformed or choice-less completions). */
@@ -40,6 +40,8 @@ export type ScriptedReply = (
 ) & {
   /** Answer only after this many milliseconds (a slow model, or a hang past the activity timeout). */
   delayMs?: number;
+  /** The usage the reply reports (default FAKE_USAGE), as a model near its context window would. */
+  usage?: typeof FAKE_USAGE;
 };
 
 /** A step may be a function of the request (route by what was asked), and may answer late (a slow model). */
@@ -150,7 +152,7 @@ export class FakeModel {
       return;
     }
     if ('status' in reply) {
-      return send(res, reply.status, { error: { message: reply.message ?? `fake model: scripted ${reply.status}` } }, reply.headers);
+      return send(res, reply.status, { error: { message: reply.message ?? `fake model: scripted ${reply.status}`, ...(reply.code ? { code: reply.code } : {}) } }, reply.headers);
     }
     const toolCalls = (reply.toolCalls ?? []).map((call) => ({
       id: call.id ?? `call_${++this.callCounter}`,
@@ -159,7 +161,7 @@ export class FakeModel {
     }));
     const finishReason = reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop');
     if (request.stream && !reply.stream?.whole) {
-      return streamReply(req, res, request, reply.content ?? null, toolCalls, finishReason, reply.stream ?? {});
+      return streamReply(req, res, request, reply.content ?? null, toolCalls, finishReason, reply.stream ?? {}, reply.usage ?? FAKE_USAGE);
     }
     send(res, 200, {
       id: `chatcmpl-${this.requests.length}`,
@@ -173,7 +175,7 @@ export class FakeModel {
           finish_reason: finishReason,
         },
       ],
-      usage: FAKE_USAGE,
+      usage: reply.usage ?? FAKE_USAGE,
     });
   }
 }
@@ -189,6 +191,7 @@ async function streamReply(
   toolCalls: FakeToolCall[],
   finishReason: string,
   script: StreamScript,
+  usage: typeof FAKE_USAGE,
 ): Promise<void> {
   const chunk = (delta: unknown, finish: string | null = null) => ({
     id: 'chatcmpl-stream',
@@ -215,7 +218,7 @@ async function streamReply(
     }
   }
   event(chunk({}, finishReason));
-  if (request.stream_options?.include_usage) event({ ...chunk({}), choices: [], usage: FAKE_USAGE });
+  if (request.stream_options?.include_usage) event({ ...chunk({}), choices: [], usage });
   event('[DONE]');
   res.end();
 }

@@ -399,7 +399,7 @@ describe('pursueGoal', () => {
         synthesis: [synthesis('API and queue are fine; the database check failed.')],
       },
       [API]: { assessment: [assess.answer()], synthesis: [synthesis('API is up.')] },
-      [DB]: { assessment: [assess.tools()], agent: [{ toolCalls: [{ name: 'calculator', args: { expression: '1 + 1' } }] }, { status: 400, message: 'context length exceeded' }] },
+      [DB]: { assessment: [assess.tools()], agent: [{ toolCalls: [{ name: 'calculator', args: { expression: '1 + 1' } }] }, { status: 400, message: 'Invalid schema for function calculator' }] },
       [QUEUE]: { assessment: [assess.answer()], synthesis: [synthesis('Queue is empty.')] },
     });
 
@@ -409,7 +409,7 @@ describe('pursueGoal', () => {
     router.assertDone();
     expect(result!.status).toBe('synthesized');
     expect(result!.children.map((c) => c.status)).toEqual(['achieved', 'failed', 'achieved']);
-    expect(result!.children[1].reason).toMatch(/^The tool loop failed: ModelBadRequest: .*context length exceeded/);
+    expect(result!.children[1].reason).toMatch(/^The tool loop failed: ModelBadRequest: .*Invalid schema for function calculator/);
     // The failed loop's first model call is counted (its assessment, and the call before the refusal), and so in the root's total.
     expect(result!.children.map((c) => c.usage.totalTokens)).toEqual([2, 2, 2].map((n) => n * FAKE_USAGE.total_tokens));
     expect(result!.usage.totalTokens).toBe(10 * FAKE_USAGE.total_tokens);
