@@ -58,6 +58,8 @@ const PATCH_SEARCH_ATTRIBUTES_ON_CHANGE = 'search-attributes-on-change';
 const PATCH_VALIDATE_IN_RESOLVE = 'validate-input-in-resolve-run';
 /** A model call refused as longer than the context window prunes the transcript and asks again (README "Memory"). */
 const PATCH_COMPACT_ON_OVERFLOW = 'compact-on-context-overflow';
+/** A plain-prose reply of a model that planned with `<tool>` blocks is its answer (seed 004), not a plan that did not parse. */
+const PATCH_TAGGED_PROSE_ANSWER = 'tagged-prose-answer';
 /** Past this share of the model's context window, the transcript is pruned before the next model call. */
 export const CONTEXT_PRUNE_SHARE = 0.8;
 
@@ -170,7 +172,7 @@ class AgentRun {
       messages.push({ role: 'system', content: run.system }, { role: 'user', content: input.goal });
     }
     const tools = new Map(run.tools.map((tool) => [tool.name, tool]));
-    const planner = plannerFor(run.planner);
+    const planner = plannerFor(run.planner, { proseAnswers: () => patched(PATCH_TAGGED_PROSE_ANSWER) });
     const breaker = new CircuitBreaker(run.circuitBreaker);
     const deadline = softDeadline(executionExpirationTime, executionTimeoutMs);
     // What the previous model call of this run saw plus its reply: the next call sends only what

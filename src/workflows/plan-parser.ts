@@ -18,7 +18,7 @@ const TOOL_TAG = /<tool>([\s\S]*?)<\/tool>/g;
  */
 export function parsePlan(text: string): Parsed<WavePlan> {
   const tagged = [...text.matchAll(TOOL_TAG)];
-  if (tagged.length > 0) return parseTagged(tagged.map((match) => match[1]));
+  if (tagged.length > 0) return parseTagged(tagged.map((match) => match[1]), text.replace(TOOL_TAG, '').trim());
 
   const json = extractJson(text);
   if (json === undefined) {
@@ -37,7 +37,8 @@ export function parsePlan(text: string): Parsed<WavePlan> {
   return { ok: true, value: plan.data };
 }
 
-function parseTagged(blocks: string[]): Parsed<WavePlan> {
+/** `<tool>` blocks (seed 004); the text around them is what the model was thinking, kept as the plan's action. */
+function parseTagged(blocks: string[], around: string): Parsed<WavePlan> {
   const tools: WavePlan['tools'] = [];
   for (const [index, block] of blocks.entries()) {
     let value: unknown;
@@ -52,7 +53,7 @@ function parseTagged(blocks: string[]): Parsed<WavePlan> {
     }
     tools.push({ id: '', tool: call.data.tool_name, args: call.data.arguments });
   }
-  return { ok: true, value: { status: 'continue', action: 'tool calls', tools, reasoning: '' } };
+  return { ok: true, value: { status: 'continue', action: around || 'tool calls', tools, reasoning: '' } };
 }
 
 function extractJson(text: string): string | undefined {

@@ -18,8 +18,17 @@ export interface PlannerRules {
   report(wave: WaveRecord): ChatMessage[];
 }
 
-export function plannerFor(planner: Planner): PlannerRules {
-  return planner === 'json' ? jsonPlanner : nativePlanner;
+export interface PlannerOptions {
+  /**
+   * Whether a reply in plain prose, after the model has planned with `<tool>` blocks, is its answer
+   * (seed 004: no tool call → the response). The loop passes its upgrade check (`patched`): runs
+   * from before this retried such a reply as a plan that did not parse.
+   */
+  proseAnswers?: () => boolean;
+}
+
+export function plannerFor(planner: Planner, options: PlannerOptions = {}): PlannerRules {
+  return planner === 'json' ? jsonPlanner(options) : nativePlanner;
 }
 
 /** Native tool calling: the reply's `tool_calls` are the wave; results go back as tool messages. */
@@ -38,11 +47,21 @@ const nativePlanner: PlannerRules = {
  * text with `<tool>{"tool_name": …, "arguments": …}</tool>` blocks (seed 004). Results go back as one
  * user message per wave.
  */
-const jsonPlanner: PlannerRules = {
-  read(reply, iteration) {
+function jsonPlanner(options: PlannerOptions): PlannerRules {
+  // Whether the model has planned with `<tool>` blocks in this run: it has no JSON mode, and a reply
+  // without blocks or JSON is then its answer.
+  let tagged = false;
+  return { read, report };
+
+  function read(reply: AssistantMessage, iteration: number): Step {
     const text = reply.content ?? '';
+    if (TOOL_TAG.test(text)) tagged = true;
     const plan = lazy.planParser().parsePlan(text);
-    if (!plan.ok) return { kind: 'retry', feedback: plan.error, text };
+    if (!plan.ok) {
+      const prose = tagged && text.trim() !== '' && !text.includes('{');
+      if (prose && options.proseAnswers?.()) return { kind: 'answer', answer: text.trim() };
+      return { kind: 'retry', feedback: plan.error, text };
+    }
     const { tools, status, answer, action } = plan.value;
     if (tools.length === 0) {
       if (status === 'done') return { kind: 'answer', answer: answer ?? action };
@@ -56,12 +75,15 @@ const jsonPlanner: PlannerRules = {
       return { id, type: 'function', function: { name: call.tool, arguments: JSON.stringify(call.args) } };
     });
     return { kind: 'wave', calls, text: answer ?? action };
-  },
-  report(wave) {
+  }
+
+  function report(wave: WaveRecord): ChatMessage[] {
     const lines = wave.calls.map((call) => `- ${call.id} (${call.tool}): ${resultText(call)}`);
     return [{ role: 'user', content: `Results of wave ${wave.iteration}:\n${lines.join('\n')}` }];
-  },
-};
+  }
+}
+
+const TOOL_TAG = /<tool>/;
 
 function resultText(call: WaveRecord['calls'][number]): string {
   return call.ok ? (call.result ?? '') : `Error: ${call.error}`;

@@ -175,4 +175,33 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
       { tools: ['task_complete'], parallel: true },
     ]);
   });
+  it('tagged fallback: the text around the blocks is what the model was thinking; a reply in prose after them is the answer', async () => {
+    h.fake.script(
+      { content: 'Bob first, then his record.\n<tool>{"tool_name": "search_users", "arguments": {"name": "Bob"}}</tool>' },
+      { content: 'Bob Martin works at Acme.' },
+    );
+    const { handle, result, progress } = await h.run({ goal: 'Where does Bob work?', planner: 'json' });
+    await recordHistory('json-planner-tagged-prose-answer', handle);
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', iterations: 2, answer: 'Bob Martin works at Acme.' });
+    expect(progress.said).toEqual({ iteration: 1, text: 'Bob first, then his record.' });
+  });
+
+  it('tagged fallback: a run stopped by its iteration limit answers with what the model last said around its blocks', async () => {
+    h.fake.script({ content: 'Looking Bob up.\n<tool>{"tool_name": "search_users", "arguments": {"name": "Bob"}}</tool>' });
+    const { result } = await h.run({ goal: 'Where does Bob work?', planner: 'json', maxIterations: 1 });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'max_iterations', answer: 'Looking Bob up.' });
+  });
+
+  it('JSON mode: a reply in prose is still a plan that did not parse (the model has not planned with <tool> blocks)', async () => {
+    h.fake.script({ content: 'Bob works at Acme, I believe.' }, { content: '{"status": "done", "action": "answer", "answer": "Acme.", "tools": [], "reasoning": ""}' });
+    const { result } = await h.run({ goal: 'Where does Bob work?', planner: 'json' });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', iterations: 2, answer: 'Acme.' });
+    expect(h.fake.requests[1].messages.at(-1)!.content).toMatch(/^Your reply could not be used: the reply is not a JSON object/);
+  });
 });
