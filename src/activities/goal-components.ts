@@ -13,7 +13,7 @@ import {
   type AssessInput,
   type ComponentOutput,
   type Decomposition,
-  type GoalContextInput,
+  type DecomposeInput,
   type GoalSchemaName,
   type ResolvedGoalRun,
   type ResultsInput,
@@ -94,7 +94,7 @@ export function createGoalActivities({ registry, openai, defaultModel, modelPric
     async assessGoal(input: AssessInput): Promise<ComponentOutput<Assessment>> {
       return structured('assessment', input.model, assessPrompt(input, capabilities(input.tools)));
     },
-    async decomposeGoal(input: GoalContextInput): Promise<ComponentOutput<Decomposition>> {
+    async decomposeGoal(input: DecomposeInput): Promise<ComponentOutput<Decomposition>> {
       return structured('decomposition', input.model, decomposePrompt(input, capabilities(input.tools)));
     },
     async checkAchieved(input: ResultsInput): Promise<ComponentOutput<Achievement>> {

@@ -1,4 +1,4 @@
-import type { AnswerInput, AssessInput, GoalContextInput, ResultsInput } from '../common/goal-contract';
+import type { AnswerInput, AssessInput, DecomposeInput, GoalContextInput, ResultsInput } from '../common/goal-contract';
 import { formatEvidence } from '../workflows/goal-text';
 
 /**
@@ -23,13 +23,17 @@ export function assessPrompt(input: AssessInput, capabilities: string): PromptMe
   ]);
 }
 
-export function decomposePrompt(input: GoalContextInput, capabilities: string): PromptMessage[] {
+export function decomposePrompt(input: DecomposeInput, capabilities: string): PromptMessage[] {
   return messages(input, capabilities, [
+    ...(input.rationale ? [`WHY DECOMPOSITION IS NEEDED: ${input.rationale}`, ''] : []),
+    ...(input.others?.length
+      ? ['OTHER GOALS ALREADY IN THE TREE (pursued elsewhere; do not plan them again):', ...input.others.map((goal) => `- ${goal}`), '']
+      : []),
     'Break this goal into sub-goals that:',
     '1. together fully address the goal;',
     '2. are as independent as possible (independent sub-goals run in parallel);',
     '3. are appropriately sized;',
-    '4. do not duplicate the goal stack or the evidence.',
+    '4. do not duplicate the goal stack, the evidence or the other goals in the tree.',
     '`dependencies` lists the 0-based indices of earlier sub-goals whose results a sub-goal needs.',
   ]);
 }

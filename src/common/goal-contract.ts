@@ -57,6 +57,12 @@ export const GoalNodeSchema = z.strictObject({
     tokens: z.number().min(0).optional(),
     costUsd: z.number().min(0).optional(),
   }),
+  /**
+   * Goals elsewhere in the tree: the other sub-goals its parent and their ancestors planned (seed
+   * 002's "existing goals"), so a decomposition does not plan them again. Absent in trees started
+   * before it was added.
+   */
+  others: z.array(z.string()).optional(),
   /** Resolved once by the root: the model, its price, the tool allowlist. */
   model: z.string().min(1),
   price: PriceSchema.nullable(),
@@ -170,6 +176,13 @@ export interface GoalContextInput {
   evidence: Evidence[];
   /** A reply that did not parse, shown to the model once with the error. */
   repair?: { reply: string; error: string };
+}
+
+export interface DecomposeInput extends GoalContextInput {
+  /** Why the assessment said the goal needs decomposing. */
+  rationale?: string;
+  /** Goals elsewhere in the tree, not to be planned again (`GoalNode.others`). */
+  others?: string[];
 }
 
 export interface AssessInput extends GoalContextInput {

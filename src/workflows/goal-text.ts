@@ -13,6 +13,16 @@ const MAX_FINDING_CHARS = 200;
 const MAX_WORKFLOW_SUMMARY_CHARS = 200;
 
 /** `<root>` for the root, `<root>/1` below it, then `<root>/1.2`, `<root>/1.2.3`, … */
+/** How many goals elsewhere in the tree a goal is told about (the nearest first), each clipped. */
+const MAX_OTHER_GOALS = 20;
+const MAX_OTHER_GOAL_CHARS = 200;
+
+/** The goals elsewhere in the tree for a sub-goal: its siblings, then what its parent was told. */
+export function otherGoals(siblings: readonly string[], goal: string, inherited: readonly string[] = []): string[] {
+  const others = [...siblings.filter((sibling) => sibling !== goal), ...inherited].map((other) => clip(other, MAX_OTHER_GOAL_CHARS));
+  return [...new Set(others)].slice(0, MAX_OTHER_GOALS);
+}
+
 export function goalWorkflowId(rootId: string, path: readonly number[]): string {
   return path.length === 0 ? rootId : `${rootId}/${path.join('.')}`;
 }

@@ -31,7 +31,7 @@ import { addUsage, reportedUsage, ZERO_USAGE, type Usage } from '../common/usage
 import { agentLoop } from './agent-loop';
 import { childDeadline, MIN_CHILD_TIME_MS, shareLevel, type Share } from './goal-budget';
 import { findCycle, groupIntoLevels } from './goal-levels';
-import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, toEvidence, workflowSummary } from './goal-text';
+import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, otherGoals, toEvidence, workflowSummary } from './goal-text';
 import { lazy } from './lazy';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -96,6 +96,8 @@ class Pursuit {
   /** Sub-goals this goal did not start because of a limit. */
   private readonly refusals: Violation[] = [];
   private planned = 0;
+  /** The descriptions of this goal's sub-goals, once decomposed. */
+  private subGoals: string[] = [];
 
   constructor(
     private readonly input: GoalInput,
@@ -125,8 +127,9 @@ class Pursuit {
 
     const violation = this.violation();
     if (violation) return this.constrained(violation);
+    const { reasoning, decomposition_needed_because: because } = assessed.value;
     const decomposed = await this.ask<Decomposition>('decompose', (input, summary) =>
-      decomposeGoal.executeWithOptions(modelOptions(summary), [input]),
+      decomposeGoal.executeWithOptions(modelOptions(summary), [{ ...input, rationale: because || reasoning, others: this.node.others ?? [] }]),
     );
     if (!decomposed.ok) return this.finish('failed', { reason: decomposed.error });
     return this.pursueSubGoals(decomposed.value.sub_goals);
@@ -185,6 +188,7 @@ class Pursuit {
 
   private async pursueSubGoals(subGoals: SubGoal[]): Promise<GoalResult> {
     this.planned = subGoals.length;
+    this.subGoals = subGoals.map((s) => s.description);
     const { levels, problem } = groupIntoLevels(subGoals.map((s) => s.dependencies));
     if (problem) this.limitations.push(problem);
 
@@ -276,6 +280,7 @@ class Pursuit {
       stack,
       evidence,
       budget: { goals: share.goals, deadlineMs: this.childDeadlineMs, tokens: share.tokens, costUsd: share.costUsd },
+      others: otherGoals(this.subGoals, goal, this.node.others),
     };
     const { objective, constraints, tools, model } = this.input;
     try {

@@ -133,6 +133,11 @@ describe('pursueGoal', () => {
     // A grandchild knows its whole stack; the tool loop got the goal first, then its context.
     expect(prompt(router.requests(LIST, 'assessment')[0])).toContain(`"${OFFSITE}" > "${VENUES}"`);
     expect(prompt(router.requests(LIST, 'agent')[0])).toContain(`Original objective: ${OFFSITE}`);
+    // A decomposition is told why it is needed and which goals the tree already pursues elsewhere (seed 002).
+    const venuesPlan = prompt(router.requests(VENUES, 'decomposition')[0]);
+    expect(venuesPlan).toContain('WHY DECOMPOSITION IS NEEDED: several parts');
+    expect(venuesPlan).toContain(`OTHER GOALS ALREADY IN THE TREE (pursued elsewhere; do not plan them again):\n- ${BUDGET}\n- ${AGENDA}\n`);
+    expect(prompt(router.requests(OFFSITE, 'decomposition')[0])).not.toContain('OTHER GOALS ALREADY IN THE TREE');
     // Structured output: each component asks for its JSON Schema by name.
     const schema = router.requests(OFFSITE, 'decomposition')[0].response_format!.json_schema!;
     expect(schema.name).toBe('decomposition');
