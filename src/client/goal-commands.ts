@@ -1,11 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Worker } from '@temporalio/worker';
 import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import type { RunProgress } from '../common/contract';
 import { GoalTreeInputSchema, type GoalResult } from '../common/goal-contract';
 import { createStandardWorker } from '../worker';
 import type { WaveloopClient } from './api';
 import { renderGoalEvent, renderGoalTotals, renderGoalTree } from './goal-render';
 import { goalEvents, type GoalTreeNode } from './goal-tree';
+import { toolSummary } from '../workflows/summaries';
 
 /** What the goal commands borrow from the CLI (`cli.ts`): output, option parsers, server and client. */
 export interface CliContext {
@@ -141,8 +143,9 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
 }
 
 /**
- * Prints each event of the tree's log as it appears in the histories. While nothing has been
- * printed, `onIdle` runs every few seconds, to notice a tree that no worker picked up.
+ * Prints each event of the tree's log as it appears in the histories, and what the tool loops of
+ * its goals wait for from a person (a question, an approval), with the command that gives it. While
+ * nothing has been printed, `onIdle` runs every few seconds, to notice a tree that no worker picked up.
  */
 function followTree(client: WaveloopClient, workflowId: string, out: (line: string) => void, onIdle: () => Promise<void>) {
   const POLL_MS = 500;
@@ -158,6 +161,14 @@ function followTree(client: WaveloopClient, workflowId: string, out: (line: stri
       if (seen.has(key)) continue;
       seen.add(key);
       out(renderGoalEvent(event));
+    }
+    for (const node of openExecutions(tree)) {
+      const progress = await client.progress(node.openExecution!, { quick: true }).catch(() => undefined);
+      for (const line of waitingFor(node.openExecution!, progress)) {
+        if (seen.has(line)) continue;
+        seen.add(line);
+        out(line);
+      }
     }
   };
   const loop = (async () => {
@@ -182,6 +193,26 @@ function followTree(client: WaveloopClient, workflowId: string, out: (line: stri
       await poll().catch(() => undefined);
     },
   };
+}
+
+/** The running goals whose tool loops run now. */
+function openExecutions(node: GoalTreeNode): GoalTreeNode[] {
+  const own = node.execution === 'RUNNING' && node.openExecution ? [node] : [];
+  return [...own, ...node.children.flatMap(openExecutions)];
+}
+
+/** What a goal's tool loop waits for from a person, each with the command that answers it. */
+function waitingFor(execution: string, progress: RunProgress | undefined): string[] {
+  if (!progress) return [];
+  return [
+    ...(progress.pendingQuestions ?? []).map(
+      (q) => `${execution} · question: ${q.question}\n  answer with: waveloop answer ${execution} "<your answer>"`,
+    ),
+    ...(progress.pendingApprovals ?? []).map(
+      (a) =>
+        `${execution} · approval needed: ${toolSummary(a.iteration, a.tool, a.args)}\n  decide with: waveloop approve ${execution} ${a.callId}   (or: waveloop deny ${execution} ${a.callId} --reason "…")`,
+    ),
+  ];
 }
 
 async function treeCommand(cli: CliContext, id: string, options: { jsonl?: boolean }): Promise<number> {

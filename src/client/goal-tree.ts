@@ -54,6 +54,8 @@ export interface GoalTreeNode {
   result?: GoalResult;
   /** Why the workflow failed, timed out or was terminated. */
   failure?: string;
+  /** The workflow id of the goal's tool loop (`agentLoop`) while it runs: it may wait for a person. */
+  openExecution?: string;
   events: GoalEvent[];
   children: GoalTreeNode[];
 }
@@ -140,13 +142,17 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
       case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED: {
         const attrs = event.startChildWorkflowExecutionInitiatedEventAttributes!;
         if (attrs.workflowType?.name === PURSUE_GOAL_WORKFLOW) childIds.push(attrs.workflowId!);
-        if (attrs.workflowType?.name === AGENT_LOOP_WORKFLOW) executions.add(attrs.workflowId!);
+        if (attrs.workflowType?.name === AGENT_LOOP_WORKFLOW) {
+          executions.add(attrs.workflowId!);
+          node.openExecution = attrs.workflowId!;
+        }
         break;
       }
       case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED: {
         const attrs = event.childWorkflowExecutionCompletedEventAttributes!;
         const id = attrs.workflowExecution?.workflowId ?? '';
         if (executions.has(id)) {
+          delete node.openExecution;
           const run = decode<AgentLoopResult>(attrs.result?.payloads?.[0]);
           emit(event, 'executed', { success: run?.status === 'completed', mode: 'tools', workflow_id: id, iterations: run?.iterations });
         }
@@ -162,7 +168,10 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
           event.childWorkflowExecutionTerminatedEventAttributes ??
           event.childWorkflowExecutionCanceledEventAttributes;
         const id = attrs?.workflowExecution?.workflowId ?? '';
-        if (executions.has(id)) emit(event, 'executed', { success: false, mode: 'tools', workflow_id: id, outcome: closeName(event.eventType) });
+        if (executions.has(id)) {
+          delete node.openExecution;
+          emit(event, 'executed', { success: false, mode: 'tools', workflow_id: id, outcome: closeName(event.eventType) });
+        }
         break;
       }
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED: {

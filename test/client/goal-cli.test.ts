@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waveloop, cliFixture } from '../support/cli';
+import { waveloop, waveloopLive, cliFixture } from '../support/cli';
 import type { FakeModel } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 
@@ -68,6 +68,35 @@ describe('waveloop goal and tree', () => {
 
     const json = JSON.parse((await waveloop(['list', '--json'], env)).stdout) as Array<{ workflowId: string; workflowType: string }>;
     expect(json.find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal' });
+  });
+
+  it("waveloop goal: a goal's tool loop waiting for an approval says so, with the command; approved, the tree goes on", async () => {
+    const MOVE = 'Move Bob Martin to EPAM';
+    const router = goalModel({
+      [MOVE]: {
+        assessment: [assess.tools()],
+        agent: [{ toolCalls: [{ name: 'update_user', args: { id: 1, company: 'EPAM' } }] }, { content: 'Bob Martin now works at EPAM.' }],
+      },
+    });
+    fake.script(...router.steps);
+
+    const running = waveloopLive(['goal', '--id', 'cli-goal-approval', '--tools', 'update_user', MOVE], env);
+    let match: RegExpExecArray | null = null;
+    for (let i = 0; i < 300 && !match; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      match = /cli-goal-approval\/exec · approval needed: wave 1 · update_user\(id=1, company=EPAM\)\n  decide with: waveloop approve (cli-goal-approval\/exec) (\S+) /.exec(running.stdout());
+    }
+    expect(match, `${running.stdout()}\n${running.stderr()}`).not.toBeNull();
+    const approved = await waveloop(['approve', match![1], match![2]], env);
+    expect(approved.code).toBe(0);
+    const out = await running.done;
+
+    expect(out.code).toBe(0);
+    fake.assertDone();
+    router.assertDone();
+    expect(out.stdout).toContain(`cli-goal-approval · executed · done (tools) · ${MOVE}`);
+    // Printed once, though the loop waited through several polls.
+    expect(out.stdout.match(/approval needed/g)).toHaveLength(1);
   });
 
   it('waveloop goal: bad options are refused before anything starts', async () => {

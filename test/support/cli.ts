@@ -24,7 +24,7 @@ export function waveloop(args: string[], env: Record<string, string | undefined>
 }
 
 /** `waveloop` for commands that print while they run: `stdout()` is what was printed so far. */
-export function waveloopLive(args: string[], env: Record<string, string | undefined>, script?: string): { stdout(): string; done: Promise<Exec> } {
+export function waveloopLive(args: string[], env: Record<string, string | undefined>, script?: string): { stdout(): string; stderr(): string; done: Promise<Exec> } {
   let stdout = '';
   let stderr = '';
   const done = new Promise<Exec>((resolve, reject) => {
@@ -37,7 +37,7 @@ export function waveloopLive(args: string[], env: Record<string, string | undefi
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-  return { stdout: () => stdout, done };
+  return { stdout: () => stdout, stderr: () => stderr, done };
 }
 
 /**
