@@ -82,6 +82,27 @@ describe('agentLoop: approvals and conversations', () => {
     expect(result!.waves[0].calls[0]).toMatchObject({ ok: true, result: '42' });
   });
 
+  it('denials are a person\'s decision, not tool failures: three in a row do not open the circuit breaker', async () => {
+    const move = (company: string) => ({ toolCalls: [{ name: 'update_user', args: { id: 1, company } }] });
+    h.fake.script(move('Globex'), move('Initech'), move('Umbrella'), { content: 'Nobody approved a move; user 1 stays where they are.' });
+
+    const { result } = await h.run(
+      { goal: 'Move user 1 to another company', tools: ['update_user'], circuitBreaker: 3 },
+      {
+        during: async (handle) => {
+          for (let i = 0; i < 3; i++) {
+            const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length > 0 && p.iteration === i + 1);
+            await handle.executeUpdate(denyUpdate, { args: [waiting.pendingApprovals[0].callId, 'no moves this quarter'] });
+          }
+        },
+      },
+    );
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', iterations: 4, answer: 'Nobody approved a move; user 1 stays where they are.' });
+    expect(result!.waves.map((w) => [w.calls[0].ok, w.calls[0].error])).toEqual(Array.from({ length: 3 }, () => [false, 'denied: no moves this quarter']));
+  });
+
   it('requireApproval: naming a tool the run does not have is InvalidInput', async () => {
     h.fake.script();
     const { error } = await h.run({ goal: 'x', tools: ['calculator'], requireApproval: ['update_user'] });

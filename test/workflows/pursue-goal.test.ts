@@ -332,6 +332,55 @@ describe('pursueGoal', () => {
     ]);
   });
 
+  it('a dependency cycle among sub-goals: they run one after another and the result says why in its limitations', async () => {
+    const GOAL = 'Prepare the board meeting';
+    const [SLIDES, NOTES] = ['Draft the slides', 'Write the speaker notes'];
+    const router = model({
+      [GOAL]: {
+        assessment: [assess.decompose()],
+        decomposition: [decomposition([SLIDES, [1]], [NOTES, [0]])],
+        achievement: [achievement(false, ['rehearsal']), achievement(true)],
+        synthesis: [synthesis('Slides and notes are ready.')],
+      },
+      [SLIDES]: { assessment: [assess.answer()], synthesis: [synthesis('Ten slides.')] },
+      [NOTES]: { assessment: [assess.answer()], synthesis: [synthesis('Notes for each slide.')] },
+    });
+
+    const { handle, result } = await h.pursue({ objective: GOAL, tools: [] });
+
+    h.fake.assertDone();
+    router.assertDone();
+    expect(result).toMatchObject({ status: 'achieved', summary: 'Slides and notes are ready.' });
+    expect(result!.limitations).toContain('Dependency cycle among sub-goals 0, 1: the sub-goals ran one after another.');
+    // One after another: the second child started after the first had closed.
+    const children = childEvents(await handle.fetchHistory());
+    expect(children.get(`${handle.workflowId}/2`)!.initiated).toBeGreaterThan(children.get(`${handle.workflowId}/1`)!.closed!);
+  });
+
+  it('cost limit: with a priced model, the tree stops when its children\'s slices of maxCostUsd are spent', async () => {
+    const GOAL = 'Review the supplier agreements';
+    const [C1, C2] = ['Summarise the Acme contract', 'Summarise the Globex contract'];
+    const router = model({
+      [GOAL]: { assessment: [assess.decompose()], decomposition: [decomposition(C1, C2)] },
+      [C1]: { assessment: [assess.answer()] },
+      [C2]: { assessment: [assess.answer()] },
+    });
+    // gpt-4o-mini: 100 prompt and 10 completion tokens cost $0.000021 a call. The root's two calls
+    // leave $0.000008 of $0.00005; each child gets a slice of it, which its first call overspends.
+    const { result } = await h.pursue({ objective: GOAL, model: 'gpt-4o-mini', constraints: { maxCostUsd: 0.00005 }, tools: [] });
+
+    h.fake.assertDone();
+    router.assertDone();
+    expect(result).toMatchObject({ status: 'constrained', constraint: 'cost', goals: 3 });
+    expect(result!.reason).toMatch(/^Cost limit \(\$0\.00005 for the tree\) reached/);
+    expect(result!.children.map((c) => [c.status, c.constraint])).toEqual([
+      ['constrained', 'cost'],
+      ['constrained', 'cost'],
+    ]);
+    expect(result!.costUsd).toBeCloseTo(4 * 0.000021, 9);
+    expect(h.fake.requests.every((r) => r.model === 'gpt-4o-mini')).toBe(true);
+  });
+
   it("token limit reaching a tool loop: the loop's budget is what its goal has left; it stops with what it found and the goal is constrained", async () => {
     const GOAL = 'Add up the invoices';
     const add = (expression: string) => ({ toolCalls: [{ name: 'calculator', args: { expression } }] });
