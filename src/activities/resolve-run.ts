@@ -69,11 +69,16 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
       answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
       idleTimeoutMs: input.idleTimeoutSeconds === undefined ? undefined : input.idleTimeoutSeconds * 1000,
       maxHistoryEvents: input.maxHistoryEvents,
+      ...timeoutOf(input.timeoutSeconds ?? agent.limits?.timeoutSeconds),
       ...contextTokens(input.maxContextTokens ?? agent.limits?.maxContextTokens ?? contextWindowOf(model)),
       ...(input.localModelCalls ? { localModelCalls: true } : {}),
       searchAttributes: (await searchAttributes?.()) ?? false,
     };
   };
+}
+
+function timeoutOf(seconds: number | undefined): Pick<ResolvedRun, 'timeoutMs'> {
+  return seconds === undefined ? {} : { timeoutMs: seconds * 1000 };
 }
 
 function contextTokens(tokens: number | undefined): Pick<ResolvedRun, 'contextTokens'> {

@@ -17,6 +17,8 @@ export interface AgentDefinition {
     maxTokens?: number;
     /** Cost budget of a run in USD (default: none). */
     maxCostUsd?: number;
+    /** How long a run may take, in seconds, before it wraps up with an answer (`deadline`; default: none). */
+    timeoutSeconds?: number;
     /**
      * The model's context window in tokens, for memory pruning (default: known for OpenAI's models,
      * `src/common/context-windows.ts`; for others the transcript is compacted when the endpoint says

@@ -33,6 +33,8 @@ export interface ResolvedRun {
   idleTimeoutMs?: number;
   /** The run continues as new past this many history events (or when Temporal suggests it). */
   maxHistoryEvents?: number;
+  /** How long the run may take (`AgentLoopInput.timeoutSeconds`), in milliseconds. */
+  timeoutMs?: number;
   /** The model's context window in tokens, when known (`AgentLoopInput.maxContextTokens`). */
   contextTokens?: number;
   /** Model calls run as local activities (`AgentLoopInput.localModelCalls`). */

@@ -29,6 +29,11 @@ export const AgentLoopInputSchema = z.strictObject({
    * summarised (seed 004's memory pruning). Default: the agent's, else known for OpenAI's models.
    */
   maxContextTokens: z.number().int().min(1_000).optional(),
+  /**
+   * How long the run may take, in seconds (seed 001's per-agent timeout): past it the run wraps up
+   * with an answer from what it has (`deadline`), at the next iteration. Default: the agent's, else none.
+   */
+  timeoutSeconds: z.number().positive().optional(),
   /** The same tool failing with the same error this many times in a row ends the run (default 3; 0: never). */
   circuitBreaker: z.number().int().min(0).max(100).optional(),
   /** How long `ask_question` waits for an answer before telling the model nobody answered (default: forever). */
@@ -68,6 +73,8 @@ export interface Continuation {
   lastCall?: Usage;
   /** How many hand-overs happened before this run. */
   handOvers: number;
+  /** When the first run of the chain started (epoch ms), for `timeoutSeconds`; absent in older hand-overs. */
+  startedAtMs?: number;
 }
 
 /** How a run ended. Every status but `failed` comes with an answer (possibly partial). */

@@ -154,7 +154,7 @@ class AgentRun {
   }
 
   async loop(rawInput: unknown): Promise<AgentLoopResult> {
-    const { workflowId, runId, executionExpirationTime, executionTimeoutMs } = workflowInfo();
+    const { workflowId, runId, executionExpirationTime, executionTimeoutMs, runStartTime } = workflowInfo();
     const { progress, messages } = this;
     const input = patched(PATCH_VALIDATE_IN_RESOLVE) ? unvalidated(rawInput) : lazy.contract().parseAgentLoopInput(rawInput);
     const carried = input.continuation;
@@ -174,7 +174,8 @@ class AgentRun {
     const tools = new Map(run.tools.map((tool) => [tool.name, tool]));
     const planner = plannerFor(run.planner, { proseAnswers: () => patched(PATCH_TAGGED_PROSE_ANSWER) });
     const breaker = new CircuitBreaker(run.circuitBreaker);
-    const deadline = softDeadline(executionExpirationTime, executionTimeoutMs);
+    const startedAtMs = carried?.startedAtMs ?? runStartTime.getTime();
+    const deadline = earliest(softDeadline(executionExpirationTime, executionTimeoutMs), run.timeoutMs === undefined ? undefined : startedAtMs + run.timeoutMs);
     // What the previous model call of this run saw plus its reply: the next call sends only what
     // came after (`ModelCallInput.delta`), and a worker that kept the rest needs no query. A local
     // model call gets the whole transcript instead (its input is not recorded).
@@ -293,6 +294,7 @@ class AgentRun {
           lastText: this.lastText,
           lastCall,
           handOvers: (carried?.handOvers ?? 0) + 1,
+          startedAtMs,
         },
       });
     };
@@ -438,6 +440,11 @@ function askModel(request: ModelCallInput): Promise<ModelCallOutput> {
  * Turns an activity failure into the run's failure: a non-retryable cause keeps its type and
  * message (say `ModelAuthentication`); retries that ran out become `fallbackType`.
  */
+function earliest(...times: Array<number | undefined>): number | undefined {
+  const known = times.filter((time): time is number => time !== undefined);
+  return known.length ? Math.min(...known) : undefined;
+}
+
 function isContextExceeded(err: unknown): boolean {
   return err instanceof ApplicationFailure && err.type === FailureType.ModelContextExceeded;
 }

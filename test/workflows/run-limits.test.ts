@@ -124,6 +124,24 @@ describe('agentLoop: people and limits', () => {
     expect(result).toMatchObject({ status: 'deadline', answer: 'Out of time: 2 and 4.', iterations: 2 });
   });
 
+  it("timeoutSeconds: an agent's own time limit (seed 001) wraps the run up with what it has; the input overrides it", async () => {
+    const patient = { name: 'patient', system: 'You add numbers.', tools: ['calculator'], limits: { timeoutSeconds: 60 } };
+    const hasty = { ...patient, name: 'hasty', limits: { timeoutSeconds: 1 } };
+    // The first model call alone takes longer than the hasty agent's second.
+    h.fake.script({ ...calc('1+1', 'thinking slowly'), delayMs: 1_500 }, { content: 'Out of time: 2.' });
+    const { result } = await h.run({ goal: 'Add slowly', agent: 'hasty' }, { agents: [patient, hasty] });
+
+    h.fake.assertDone();
+    expect(h.fake.requests[1].messages.at(-1)!.content).toMatch(/^Stop here: the time limit of this run is close/);
+    expect(result).toMatchObject({ status: 'deadline', answer: 'Out of time: 2.', iterations: 1 });
+
+    // The same agent with a longer limit in the input: the run finishes on its own.
+    h.fake.script({ ...calc('1+1'), delayMs: 1_500 }, { content: '2.' });
+    const again = await h.run({ goal: 'Add slowly', agent: 'hasty', timeoutSeconds: 60 }, { agents: [patient, hasty] });
+    h.fake.assertDone();
+    expect(again.result).toMatchObject({ status: 'completed', answer: '2.', iterations: 2 });
+  });
+
   it('cancel: a run cancelled during a slow model call ends with status cancelled and keeps its transcript', async () => {
     h.fake.script(calc('6*7', 'first'), { content: 'never seen', delayMs: 20_000 });
     const { result, transcript } = await h.run(
