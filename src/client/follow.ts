@@ -1,7 +1,7 @@
-import type { AgentLoopResult, RunProgress } from '../common/contract';
+import type { AgentLoopResult, RunProgress, WaveRecord } from '../common/contract';
 import { unseenText, type StreamedText } from '../common/streaming';
 import type { WaveloopClient } from './api';
-import { renderWave } from './render';
+import { renderCall } from './render';
 
 export interface FollowOutput {
   /** Prints a whole line. */
@@ -29,10 +29,21 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
   const seen = new Set<string>();
   const said = new SaidPrinter(out);
 
-  const showWaves = (waves: AgentLoopResult['waves']) => {
-    if (waves.length > printedWaves) said.endLine();
-    for (const wave of waves.slice(printedWaves)) renderWave(wave).forEach((line) => out.line(line));
+  // Calls printed as they settled, before their wave ended (not printed again with it).
+  const printedCalls = new Set<string>();
+  const showCalls = (wave: WaveRecord) => {
+    for (const call of wave.calls) {
+      const key = `${wave.iteration}:${call.id}`;
+      if (printedCalls.has(key)) continue;
+      printedCalls.add(key);
+      said.endLine();
+      out.line(renderCall(wave.iteration, call));
+    }
+  };
+  const showWaves = (waves: AgentLoopResult['waves'], settling?: WaveRecord) => {
+    for (const wave of waves.slice(printedWaves)) showCalls(wave);
     printedWaves = Math.max(printedWaves, waves.length);
+    if (settling) showCalls(settling);
   };
   /** Whether `key` is new (and so to be printed, on a line of its own). */
   const isNew = (key: string) => {
@@ -49,7 +60,7 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
     }
     const progress = await client.progress(workflowId, { quick: true });
     if (progress.said) said.whole(progress.said.iteration, progress.said.text);
-    showWaves(progress.waves);
+    showWaves(progress.waves, progress.settling);
     for (const q of progress.pendingQuestions ?? []) {
       if (isNew(q.callId)) out.line(`Question: ${q.question}\n  answer with: waveloop answer ${workflowId} "<your answer>"`);
     }

@@ -117,6 +117,11 @@ export interface RunProgress {
   agent: string;
   model: string;
   waves: WaveRecord[];
+  /**
+   * The wave that is running: its calls that have settled so far, in the order they did (seed 004's
+   * tool result events). The whole wave joins `waves` when its last call settles.
+   */
+  settling?: WaveRecord;
   usage: Usage;
   /** Questions (`ask_question`) waiting for the `answer` update, oldest first. */
   pendingQuestions: Array<{ callId: string; question: string }>;

@@ -22,7 +22,7 @@ import {
   SEARCH_ATTRIBUTE_REFRESH_MS,
 } from '../common/activity-options';
 import type { ModelCallInput, ModelCallOutput, ResolvedRun, ToolInfo, ToolResultRef } from '../common/activity-io';
-import type { AgentLoopInput, AgentLoopResult, ChatMessage, RunProgress, RunStatus, WaveRecord } from '../common/contract';
+import type { AgentLoopInput, AgentLoopResult, ChatMessage, RunProgress, RunStatus, ToolCallRecord, WaveRecord } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
 import { textHash } from '../common/text-hash';
@@ -339,7 +339,21 @@ class AgentRun {
       }
 
       progress.phase = 'tools';
-      const calls = await runWave(step.calls, { iteration, tools, workflowId, gate: this.gate, answerTimeoutMs: run.answerTimeoutMs });
+      const settling: WaveRecord = { iteration, calls: [] };
+      progress.settling = settling;
+      let calls: ToolCallRecord[];
+      try {
+        calls = await runWave(step.calls, {
+          iteration,
+          tools,
+          workflowId,
+          gate: this.gate,
+          answerTimeoutMs: run.answerTimeoutMs,
+          settled: (record) => settling.calls.push(record),
+        });
+      } finally {
+        delete progress.settling;
+      }
       const wave: WaveRecord = { iteration, calls };
       progress.waves.push(wave);
       messages.push(...planner.report(wave));

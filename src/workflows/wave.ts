@@ -22,6 +22,8 @@ export interface WaveContext {
   workflowId: string;
   gate: HumanGate;
   answerTimeoutMs: number | undefined;
+  /** Told of each call as it settles, before the rest of its wave (for live followers). */
+  settled?: (record: ToolCallRecord) => void;
 }
 
 /**
@@ -33,7 +35,8 @@ export interface WaveContext {
  * cancellation goes through.
  */
 export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Promise<ToolCallRecord[]> {
-  return Promise.all(calls.map((call) => runCall(call, context)));
+  const { settled } = context;
+  return Promise.all(calls.map((call) => (settled ? runCall(call, context).then((record) => (settled(record), record)) : runCall(call, context))));
 }
 
 async function runCall(call: ToolCallMessagePart, { iteration, tools, workflowId, gate, answerTimeoutMs }: WaveContext): Promise<ToolCallRecord> {

@@ -244,6 +244,43 @@ describe('agentLoop', () => {
     expect(h.fake.requests).toHaveLength(0);
   });
 
+  it('a wave shows each call as it settles: the status query has the fast call\'s result while the slow one still runs', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slowLookup = defineTool({
+      name: 'slow_lookup',
+      description: 'Looks a key up, slowly.',
+      parameters: z.object({ key: z.string() }),
+      execute: async ({ key }) => {
+        await held;
+        return `value of ${key}`;
+      },
+    });
+    h.fake.script(
+      { toolCalls: [{ name: 'slow_lookup', args: { key: 'k' }, id: 'call_slow' }, { name: 'calculator', args: { expression: '6*7' }, id: 'call_fast' }] },
+      { content: '42, and the value of k.' },
+    );
+
+    const { result, progress } = await h.run(
+      { goal: 'Compute 6*7 and look k up' },
+      {
+        extraTools: [slowLookup],
+        during: async (handle) => {
+          const running = await waitForProgress(h.client, handle, (p) => (p.settling?.calls.length ?? 0) > 0);
+          expect(running.settling).toEqual({ iteration: 1, calls: [{ id: 'call_fast', tool: 'calculator', args: { expression: '6*7' }, ok: true, result: '42' }] });
+          expect(running.waves).toEqual([]);
+          release();
+        },
+      },
+    );
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: '42, and the value of k.' });
+    // The wave keeps the model's order; once it ended, nothing is settling.
+    expect(result!.waves[0].calls.map((c) => [c.id, c.result])).toEqual([['call_slow', 'value of k'], ['call_fast', '42']]);
+    expect(progress.settling).toBeUndefined();
+  });
+
   it('a tool result is recorded once, in the tool activity: the next model input names it, and the model still reads it whole', async () => {
     const report = `${'quarterly figures, '.repeat(250)}end`;
     const fetchReport = defineTool({ name: 'fetch_report', description: 'The quarterly report.', parameters: z.object({}), execute: () => report });
