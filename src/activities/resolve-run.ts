@@ -68,6 +68,7 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
       circuitBreaker: input.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER,
       answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
       idleTimeoutMs: input.idleTimeoutSeconds === undefined ? undefined : input.idleTimeoutSeconds * 1000,
+      ...(input.conversation ? { conversation: true } : {}),
       maxHistoryEvents: input.maxHistoryEvents,
       ...timeoutOf(input.timeoutSeconds ?? agent.limits?.timeoutSeconds),
       ...contextTokens(input.maxContextTokens ?? agent.limits?.maxContextTokens ?? contextWindowOf(model)),

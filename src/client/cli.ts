@@ -80,6 +80,7 @@ interface RunOptions {
   id?: string;
   detach?: boolean;
   json?: boolean;
+  chat?: boolean;
 }
 
 async function runCommand(goalWords: string[], options: RunOptions): Promise<number> {
@@ -92,6 +93,7 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
     tools: options.tools?.split(',').map((t) => t.trim()).filter(Boolean),
     maxIterations: options.maxIterations,
     planner: options.planner,
+    conversation: options.chat || undefined,
   });
   // Runs on the embedded server are served by a worker of this machine, so it needs a model now.
   // A remote cluster's workers carry their own model configuration.
@@ -132,6 +134,7 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
           if (!inProcess && (await client.waitingForWorker(handle.workflowId))) await startWorker();
         },
         onApproval: (call) => askApproval(client, handle.workflowId, call, out),
+        onMessage: process.stdin.isTTY && !options.json ? () => askNextMessage(client, handle.workflowId, out) : undefined,
       });
       try {
         const ended = await Promise.race([
@@ -188,6 +191,20 @@ async function askApproval(
   }
 }
 
+/** At a terminal, in a chat: reads the person's next message (an empty line or /end ends the chat). */
+async function askNextMessage(client: WaveloopClient, workflowId: string, out: (line: string) => void): Promise<void> {
+  const prompt = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const text = (await prompt.question('you (an empty line ends the chat)> ')).trim();
+    if (text === '' || text === '/end') await client.end(workflowId);
+    else await client.send(workflowId, text);
+  } catch (err) {
+    out(`Could not send the message: ${describeError(err)}`);
+  } finally {
+    prompt.close();
+  }
+}
+
 async function followCommand(workflowId: string): Promise<number> {
   return withClient(loadConfig(), async (client) => {
     const stopRequested = new Promise<void>((resolve) => process.once('SIGINT', resolve));
@@ -196,6 +213,7 @@ async function followCommand(workflowId: string): Promise<number> {
       text: write,
       onIdle: async () => undefined,
       onApproval: (call) => askApproval(client, workflowId, call, print),
+      onMessage: process.stdin.isTTY ? () => askNextMessage(client, workflowId, print) : undefined,
     });
     const ended = await Promise.race([
       client.result(workflowId).then((result) => ({ result })),
@@ -354,6 +372,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .addOption(new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']))
     .option('--timeout <duration>', 'hard wall-clock limit of the run, e.g. 10m', parseDuration)
     .option('--id <workflowId>', 'workflow id of the run')
+    .option('--chat', 'a conversation: after each answer the run waits for your next message (at a terminal, asked right here)')
     .option('--detach', 'start the run and exit')
     .option('--json', 'print the result object as JSON')
     .action(action((goal: string[], options: RunOptions) => runCommand(goal, options)));

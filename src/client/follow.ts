@@ -12,6 +12,8 @@ export interface FollowOutput {
   onIdle(): Promise<void>;
   /** A call waits for approval. */
   onApproval(call: RunProgress['pendingApprovals'][number]): Promise<void>;
+  /** The run waits for the person's next message (after it was printed); absent: say how to send one. */
+  onMessage?(): Promise<void>;
 }
 
 const POLL_MS = 250;
@@ -68,7 +70,10 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
       if (isNew(a.callId)) await out.onApproval(a);
     }
     if (progress.conversation && isNew(`message:${progress.iteration}`)) {
-      out.line(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
+      if (out.onMessage) {
+        out.line(progress.conversation.message);
+        await out.onMessage();
+      } else out.line(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
     }
     // A reply streams while the model call runs; show it once the waves before it are shown.
     if (out.text && progress.phase === 'model') {

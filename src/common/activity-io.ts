@@ -31,6 +31,8 @@ export interface ResolvedRun {
   circuitBreaker: number;
   answerTimeoutMs?: number;
   idleTimeoutMs?: number;
+  /** After each answer, wait for the next message (`AgentLoopInput.conversation`). */
+  conversation?: boolean;
   /** The run continues as new past this many history events (or when Temporal suggests it). */
   maxHistoryEvents?: number;
   /** How long the run may take (`AgentLoopInput.timeoutSeconds`), in milliseconds. */

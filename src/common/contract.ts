@@ -40,6 +40,12 @@ export const AgentLoopInputSchema = z.strictObject({
   answerTimeoutSeconds: z.number().positive().optional(),
   /** Tools whose calls wait for a person's approval in this run, besides those marked `requiresApproval`. */
   requireApproval: z.array(z.string().trim().min(1)).optional(),
+  /**
+   * A chat (seeds 000 and 004): after each answer the run waits for the person's next message
+   * (`send`), which continues it with the whole conversation, or for its end (`end`, or
+   * `idleTimeoutSeconds` of silence). Default false: an answer ends the run.
+   */
+  conversation: z.boolean().optional(),
   /** How long a conversation (`converse`) waits for the next message before it ends (default: 7 days). */
   idleTimeoutSeconds: z.number().positive().optional(),
   /**

@@ -268,6 +268,19 @@ class AgentRun {
       return lastCall.promptTokens + lastCall.completionTokens + Math.ceil(added / 4) > run.contextTokens * CONTEXT_PRUNE_SHARE;
     };
 
+    /**
+     * A conversation's turn is out (`message`): waits for the person's next message, which joins the
+     * transcript and starts a turn with the full iteration limit. False when the conversation ended.
+     */
+    const nextTurn = async (message: string): Promise<boolean> => {
+      progress.phase = 'waiting';
+      const turn = await this.gate.converse(message, run.idleTimeoutMs);
+      if (turn.kind !== 'message') return false;
+      messages.push({ role: 'user', content: turn.text });
+      turnStart = progress.iteration;
+      return true;
+    };
+
     /** Whether the history has grown long enough for a hand-over (checked without an `await`: see `askModel`). */
     const handOverDue = () => {
       const info = workflowInfo();
@@ -326,7 +339,12 @@ class AgentRun {
       this.publish();
 
       const step = planner.read(reply.message, iteration);
-      if (step.kind === 'answer') return this.finish('completed', step.answer);
+      if (step.kind === 'answer') {
+        // In a chat the answer is this turn's; the run waits for the person's next message.
+        if (!run.conversation || !(await nextTurn(step.answer))) return this.finish('completed', step.answer);
+        this.lastText = step.answer;
+        continue;
+      }
       if (step.text) {
         this.lastText = step.text;
         progress.said = { iteration, text: step.text };
@@ -373,13 +391,7 @@ class AgentRun {
       }
 
       const said = ended('conversation');
-      if (said) {
-        progress.phase = 'waiting';
-        const turn = await this.gate.converse(said.result ?? '', run.idleTimeoutMs);
-        if (turn.kind !== 'message') return this.finish('completed', said.result ?? '');
-        messages.push({ role: 'user', content: turn.text });
-        turnStart = progress.iteration;
-      }
+      if (said && !(await nextTurn(said.result ?? ''))) return this.finish('completed', said.result ?? '');
     }
     return this.finish('max_iterations', this.lastText);
   }

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, waveloop, cliFixture } from '../support/cli';
+import { CLI, ROOT, waveloop, waveloopLive, cliFixture } from '../support/cli';
 import { toolMessages, type FakeModel } from '../support/fake-model';
 
 describe('waveloop CLI', () => {
@@ -52,6 +52,24 @@ describe('waveloop CLI', () => {
     const bob = db.prepare("SELECT company FROM users WHERE name = 'Bob Martin'").get() as { company: string };
     db.close();
     expect(bob.company).toBe('EPAM');
+  });
+
+  it('waveloop run --chat: each answer waits for the next message; send continues the conversation, end finishes it', async () => {
+    fake.script({ content: 'Hello! Ask me anything.' }, (req) => ({ content: `You asked: ${req.messages.at(-1)!.content}` }));
+    const running = waveloopLive(['run', '--chat', '--tools', 'calculator', '--id', 'cli-chat', 'Say hello'], env);
+    const waitFor = async (text: string) => {
+      for (let i = 0; i < 300 && !running.stdout().includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(running.stdout()).toContain(text);
+    };
+    await waitFor('Hello! Ask me anything.\n  reply with: waveloop send cli-chat "…"   (or: waveloop end cli-chat)');
+    expect((await waveloop(['send', 'cli-chat', 'What is 6*7?'], env)).code).toBe(0);
+    await waitFor('You asked: What is 6*7?\n  reply with: waveloop send cli-chat');
+    expect((await waveloop(['end', 'cli-chat'], env)).code).toBe(0);
+    const out = await running.done;
+
+    expect(out.code).toBe(0);
+    fake.assertDone();
+    expect(out.stdout).toContain('Answer (2 iterations, 220 tokens):\nYou asked: What is 6*7?');
   });
 
   it('waveloop status and show: read a finished run without any worker running', async () => {

@@ -110,6 +110,38 @@ describe('agentLoop: approvals and conversations', () => {
     expect((error as any).cause.message).toMatch(/requireApproval names tools the run does not have: "update_user"/);
   });
 
+  it('conversation: true: each answer is a turn; the next message continues the run with the whole conversation; end ends it', async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }] },
+      { content: 'Bob Martin works at Acme.' },
+      (req) => {
+        // The follow-up sees the first question, its tool call and result, and the first answer.
+        expect(req.messages.slice(1).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+        expect(req.messages[1].content).toBe('Where does Bob work?');
+        expect(req.messages.at(-2)!.content).toBe('Bob Martin works at Acme.');
+        expect(req.messages.at(-1)).toEqual({ role: 'user', content: 'And since when?' });
+        return { content: 'Since 2019.' };
+      },
+    );
+    const { handle, result } = await h.run(
+      { goal: 'Where does Bob work?', conversation: true, tools: ['search_users'] },
+      {
+        during: async (handle) => {
+          const first = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message');
+          expect(first.conversation).toEqual({ message: 'Bob Martin works at Acme.' });
+          await handle.executeUpdate(sendUpdate, { args: ['And since when?'] });
+          const second = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message' && p.conversation?.message === 'Since 2019.');
+          expect(second.iteration).toBe(3);
+          await handle.executeUpdate(endUpdate, { args: [] });
+        },
+      },
+    );
+    await recordHistory('conversation-mode', handle);
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: 'Since 2019.', iterations: 3 });
+  });
+
   it('converse: a conversation with two follow-ups is one durable run, ended by the person', async () => {
     h.fake.script(
       { toolCalls: [{ name: 'converse', args: { message: 'Hi! What shall I look up?' } }] },
