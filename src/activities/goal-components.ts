@@ -78,8 +78,16 @@ export function createGoalActivities({ registry, openai, defaultModel, modelPric
 
   return {
     /** Settles the model, its price and the tool allowlist of a tree once, at its root. */
-    async resolveGoal(input: { model?: string; tools?: string[] }): Promise<ResolvedGoalRun> {
-      const tools = input.tools ?? registry.agents.get('default')?.tools ?? [...registry.tools.keys()];
+    async resolveGoal(input: { model?: string; tools?: string[]; agent?: string }): Promise<ResolvedGoalRun> {
+      const agent = registry.agents.get(input.agent ?? 'default');
+      if (input.agent && !agent) {
+        throw ApplicationFailure.create({
+          type: FailureType.InvalidInput,
+          message: `Unknown agent "${input.agent}". Known agents: ${[...registry.agents.keys()].join(', ')}.`,
+          nonRetryable: true,
+        });
+      }
+      const tools = input.tools ?? agent?.tools ?? [...registry.tools.keys()];
       const unknown = tools.filter((name) => !registry.tools.has(name));
       if (unknown.length > 0) {
         throw ApplicationFailure.create({
@@ -88,7 +96,7 @@ export function createGoalActivities({ registry, openai, defaultModel, modelPric
           nonRetryable: true,
         });
       }
-      const model = input.model ?? defaultModel;
+      const model = input.model ?? (input.agent ? agent?.model : undefined) ?? defaultModel;
       return { model, price: priceOf(model, modelPrices) ?? null, tools: [...new Set(tools)] };
     },
     async assessGoal(input: AssessInput): Promise<ComponentOutput<Assessment>> {

@@ -30,6 +30,7 @@ interface GoalOptions {
   maxTokens?: number;
   tools?: string;
   model?: string;
+  agent?: string;
   id?: string;
   detach?: boolean;
   json?: boolean;
@@ -48,6 +49,7 @@ export function registerGoalCommands(program: Command, cli: CliContext): void {
     .option('--max-tokens <n>', 'token limit of the whole tree', cli.parsePositiveInt)
     .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
     .option('--model <name>', 'model name (overrides WAVELOOP_MODEL)')
+    .option('--agent <name>', "agent profile the tool loops run as (its instructions, and its tools and model unless given)")
     .option('--id <workflowId>', 'workflow id of the root goal')
     .option('--detach', 'start the tree and exit')
     .option('--json', 'print the result object as JSON')
@@ -75,6 +77,7 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
     constraints: Object.values(constraints).some((v) => v !== undefined) ? constraints : undefined,
     tools: options.tools?.split(',').map((t) => t.trim()).filter(Boolean),
     model: options.model,
+    agent: options.agent,
   });
   // Trees on the embedded server are served by a worker of this machine, so it needs a model now.
   const problem = config.temporalAddress ? undefined : modelConfigProblem(config.model);

@@ -74,6 +74,11 @@ export const GoalInputSchema = z.strictObject({
   objective: z.string().trim().min(1, 'objective must be a non-empty string'),
   constraints: GoalConstraintsSchema.optional(),
   tools: z.array(z.string().trim().min(1)).optional(),
+  /**
+   * The agent profile the tree's tool loops run as (seed 002's delegation to a sub-agent): its
+   * system prompt and limits, and its tools and model unless given. Default: the `default` agent.
+   */
+  agent: z.string().trim().min(1).optional(),
   model: z.string().trim().min(1).optional(),
   /** Set by a parent goal for its children; absent at the root. */
   node: GoalNodeSchema.optional(),

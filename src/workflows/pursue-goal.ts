@@ -166,6 +166,7 @@ class Pursuit {
             goal: executionGoal(this.node.goal, this.input.objective, action?.description, this.node.evidence),
             model: this.node.model,
             tools: this.node.tools,
+            ...(this.input.agent ? { agent: this.input.agent } : {}),
             ...(budgeted && left.tokens !== undefined ? { maxTokens: Math.floor(left.tokens) } : {}),
             ...(budgeted && left.costUsd !== undefined ? { maxCostUsd: left.costUsd } : {}),
           },
@@ -282,11 +283,11 @@ class Pursuit {
       budget: { goals: share.goals, deadlineMs: this.childDeadlineMs, tokens: share.tokens, costUsd: share.costUsd },
       others: otherGoals(this.subGoals, goal, this.node.others),
     };
-    const { objective, constraints, tools, model } = this.input;
+    const { objective, constraints, tools, model, agent } = this.input;
     try {
       const result = await executeChild(pursueGoal, {
         workflowId,
-        args: [{ objective, constraints, tools, model, node }],
+        args: [{ objective, constraints, tools, model, ...(agent ? { agent } : {}), node }],
         workflowExecutionTimeout: timeoutMs,
         staticSummary: workflowSummary(goal),
       });
@@ -475,7 +476,7 @@ async function rootNode(input: GoalInput): Promise<GoalNode> {
   let resolved;
   try {
     resolved = await resolveGoal.executeWithOptions({ ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve model and tools' }, [
-      { model: input.model, tools: input.tools },
+      { model: input.model, tools: input.tools, ...(input.agent ? { agent: input.agent } : {}) },
     ]);
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : err;

@@ -332,6 +332,28 @@ describe('pursueGoal', () => {
     ]);
   });
 
+  it("agent: the tree's tool loops run as the named agent, with its instructions and its tools", async () => {
+    const GOAL = 'Move Bob Martin to Globex';
+    const router = model({
+      [GOAL]: { assessment: [assess.tools()], agent: [{ content: 'Done: Bob Martin works at Globex now.' }] },
+    });
+
+    const { handle, result } = await h.pursue({ objective: GOAL, agent: 'back-office' });
+
+    h.fake.assertDone();
+    router.assertDone();
+    expect(result).toMatchObject({ status: 'achieved', summary: 'Done: Bob Martin works at Globex now.' });
+    const loop = router.requests(GOAL, 'agent')[0];
+    expect(loop.messages[0].content).toMatch(/^You are a back-office assistant/);
+    expect(loop.tools!.map((t) => t.function.name).sort()).toEqual(
+      ['search_users', 'get_user', 'update_user', 'resolve_holiday', 'resolve_date_hint', 'get_availability', 'calculator', 'task_complete', 'ask_question'].sort(),
+    );
+    // The tool loop's input, as the Web UI shows it, names the agent.
+    const started = (await h.client.workflow.getHandle(`${handle.workflowId}/exec`).fetchHistory()).events![0].workflowExecutionStartedEventAttributes!;
+    expect(started.workflowType!.name).toBe('agentLoop');
+    expect(defaultPayloadConverter.fromPayload(started.input!.payloads![0])).toMatchObject({ agent: 'back-office', goal: expect.stringContaining(GOAL) });
+  });
+
   it('a dependency cycle among sub-goals: they run one after another and the result says why in its limitations', async () => {
     const GOAL = 'Prepare the board meeting';
     const [SLIDES, NOTES] = ['Draft the slides', 'Write the speaker notes'];
@@ -478,6 +500,7 @@ describe('pursueGoal', () => {
     ['an unknown field', { objective: 'x', maxDepth: 3 }, /maxDepth/],
     ['a bad constraint', { objective: 'x', constraints: { maxGoals: 0 } }, /constraints\.maxGoals/],
     ['an unknown tool', { objective: 'x', tools: ['rm_rf'] }, /Unknown tool "rm_rf"/],
+    ['an unknown agent', { objective: 'x', agent: 'nobody' }, /Unknown agent "nobody"/],
   ])('invalid input (%s) fails the tree at once with a non-retryable InvalidInput', async (_name, input, message) => {
     h.fake.script();
     const { error } = await h.pursue(input);
