@@ -16,7 +16,7 @@ import { WaveloopClient } from './api';
 import { registerCodecServerCommand } from './codec-server';
 import { followRun } from './follow';
 import { registerGoalCommands } from './goal-commands';
-import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
+import { approvalHint, renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
 import { packageRoot } from './temporal-cli';
 
@@ -176,7 +176,7 @@ async function askApproval(
 ): Promise<void> {
   const what = toolSummary(call.iteration, call.tool, call.args);
   if (!process.stdin.isTTY) {
-    out(`Approval needed: ${what}\n  decide with: waveloop approve ${workflowId} ${call.callId}   (or: waveloop deny ${workflowId} ${call.callId} --reason "…")`);
+    out(`Approval needed: ${what}\n  ${approvalHint(workflowId, call.callId)}`);
     return;
   }
   const prompt = readline.createInterface({ input: process.stdin, output: process.stderr });

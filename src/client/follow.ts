@@ -1,7 +1,8 @@
 import type { AgentLoopResult, RunProgress, WaveRecord } from '../common/contract';
 import { unseenText, type StreamedText } from '../common/streaming';
 import type { WaveloopClient } from './api';
-import { renderCall } from './render';
+import { approvalHint, renderCall } from './render';
+import { toolSummary } from '../workflows/summaries';
 
 export interface FollowOutput {
   /** Prints a whole line. */
@@ -9,9 +10,9 @@ export interface FollowOutput {
   /** Prints text without ending the line (the model's reply as it streams); absent: no streaming. */
   text?(text: string): void;
   /** Runs every few seconds while nothing has been printed (to notice a run no worker picked up). */
-  onIdle(): Promise<void>;
-  /** A call waits for approval. */
-  onApproval(call: RunProgress['pendingApprovals'][number]): Promise<void>;
+  onIdle?(): Promise<void>;
+  /** A call waits for approval; absent: a line says how to decide it. */
+  onApproval?(call: RunProgress['pendingApprovals'][number]): Promise<void>;
   /** The run waits for the person's next message (after it was printed); absent: say how to send one. */
   onMessage?(): Promise<void>;
 }
@@ -58,7 +59,7 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
   const poll = async () => {
     if (printedWaves === 0 && !said.started && Date.now() - lastIdleCheck >= IDLE_CHECK_MS) {
       lastIdleCheck = Date.now();
-      await out.onIdle();
+      await out.onIdle?.();
     }
     const progress = await client.progress(workflowId, { quick: true });
     if (progress.said) said.whole(progress.said.iteration, progress.said.text);
@@ -67,7 +68,9 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
       if (isNew(q.callId)) out.line(`Question: ${q.question}\n  answer with: waveloop answer ${workflowId} "<your answer>"`);
     }
     for (const a of progress.pendingApprovals ?? []) {
-      if (isNew(a.callId)) await out.onApproval(a);
+      if (!isNew(a.callId)) continue;
+      if (out.onApproval) await out.onApproval(a);
+      else out.line(`Approval needed: ${toolSummary(a.iteration, a.tool, a.args)}\n  ${approvalHint(workflowId, a.callId)}`);
     }
     if (progress.conversation && isNew(`message:${progress.iteration}`)) {
       if (out.onMessage) {

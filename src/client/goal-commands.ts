@@ -6,6 +6,7 @@ import { GoalTreeInputSchema, type GoalResult } from '../common/goal-contract';
 import { createStandardWorker } from '../worker';
 import type { WaveloopClient } from './api';
 import { renderGoalEvent, renderGoalTotals, renderGoalTree } from './goal-render';
+import { approvalHint } from './render';
 import { goalEvents, type GoalTreeNode } from './goal-tree';
 import { toolSummary } from '../workflows/summaries';
 
@@ -213,7 +214,7 @@ function waitingFor(execution: string, progress: RunProgress | undefined): strin
     ),
     ...(progress.pendingApprovals ?? []).map(
       (a) =>
-        `${execution} · approval needed: ${toolSummary(a.iteration, a.tool, a.args)}\n  decide with: waveloop approve ${execution} ${a.callId}   (or: waveloop deny ${execution} ${a.callId} --reason "…")`,
+        `${execution} · approval needed: ${toolSummary(a.iteration, a.tool, a.args)}\n  ${approvalHint(execution, a.callId)}`,
     ),
   ];
 }

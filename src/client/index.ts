@@ -1,4 +1,5 @@
 export { WaveloopClient, type RunStatusReport, type RunSummary, type StartOptions } from './api';
+export { followRun, type FollowOutput } from './follow';
 export { connectClient, connectionSettings } from './connection';
 export * from '../common/contract';
 export { loadConfig, type WaveloopConfig } from '../common/config';

@@ -4,6 +4,8 @@ import { toolMessages } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
 import { activities, recordHistory } from '../support/history';
 import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/workflows/messages';
+import { followRun, WaveloopClient, type AgentLoopResult } from '../../src/client';
+import { eventually } from '../support/wait';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -101,6 +103,36 @@ describe('agentLoop: approvals and conversations', () => {
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 4, answer: 'Nobody approved a move; user 1 stays where they are.' });
     expect(result!.waves.map((w) => [w.calls[0].ok, w.calls[0].error])).toEqual(Array.from({ length: 3 }, () => [false, 'denied: no moves this quarter']));
+  });
+
+  it('followRun (client API): a script sees each call as it settles and what waits for a person, with the command', async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }, { name: 'update_user', args: { id: 1, company: 'Globex' } }] },
+      { content: 'Done.' },
+    );
+    const lines: string[] = [];
+    const { handle, result } = await h.run(
+      { goal: 'Compute 6*7 and move user 1 to Globex', tools: ['calculator', 'update_user'] },
+      {
+        during: async (handle) => {
+          const follow = followRun(new WaveloopClient(h.client, 'unused'), handle.workflowId, { line: (line) => lines.push(line) });
+          const approval = await eventually(async () => lines.find((line) => line.startsWith('Approval needed')), Boolean, { attempts: 200 });
+          // The calculator's result is out while update_user still waits for its approval.
+          expect(lines).toContain('wave 1 · calculator(expression=6*7) → 42');
+          const callId = /waveloop approve \S+ (\S+)/.exec(approval!)![1];
+          await handle.executeUpdate(approveUpdate, { args: [callId] });
+          await follow.stop((await handle.result()) as AgentLoopResult);
+        },
+      },
+    );
+
+    h.fake.assertDone();
+    expect(result!.status).toBe('completed');
+    expect(lines.find((line) => line.startsWith('Approval needed'))).toMatch(
+      new RegExp(`^Approval needed: wave 1 · update_user\\(id=1, company=Globex\\)\n  decide with: waveloop approve ${handle.workflowId} \\S+`),
+    );
+    expect(lines.filter((line) => line.startsWith('wave 1 · calculator'))).toHaveLength(1);
+    expect(lines).toContainEqual(expect.stringMatching(/^wave 1 · update_user\(id=1, company=Globex\) → /));
   });
 
   it('requireApproval: naming a tool the run does not have is InvalidInput', async () => {
