@@ -462,19 +462,21 @@ function askModel(request: ModelCallInput): Promise<ModelCallOutput> {
   });
 }
 
-/**
- * Turns an activity failure into the run's failure: a non-retryable cause keeps its type and
- * message (say `ModelAuthentication`); retries that ran out become `fallbackType`.
- */
+/** The earliest of the times that are set (epoch ms), if any. */
 function earliest(...times: Array<number | undefined>): number | undefined {
   const known = times.filter((time): time is number => time !== undefined);
   return known.length ? Math.min(...known) : undefined;
 }
 
+/** Whether a model call failed because the transcript no longer fits the model's context window. */
 function isContextExceeded(err: unknown): boolean {
   return err instanceof ApplicationFailure && err.type === FailureType.ModelContextExceeded;
 }
 
+/**
+ * Turns an activity failure into the run's failure: a non-retryable cause keeps its type and
+ * message (say `ModelAuthentication`); retries that ran out become `fallbackType`.
+ */
 function asRunFailure(err: unknown, context: string, fallbackType?: string): unknown {
   // A cancelled run ends as cancelled, not as failed.
   if (!(err instanceof ActivityFailure) || isCancellation(err)) return err;
