@@ -172,7 +172,7 @@ class AgentRun {
       messages.push({ role: 'system', content: run.system }, { role: 'user', content: input.goal });
     }
     const tools = new Map(run.tools.map((tool) => [tool.name, tool]));
-    const planner = plannerFor(run.planner, { proseAnswers: () => patched(PATCH_TAGGED_PROSE_ANSWER) });
+    const planner = plannerFor(run.planner, { proseAnswers: () => patched(PATCH_TAGGED_PROSE_ANSWER), earlier: carried?.messages });
     const breaker = new CircuitBreaker(run.circuitBreaker);
     const startedAtMs = carried?.startedAtMs ?? runStartTime.getTime();
     const deadline = earliest(softDeadline(executionExpirationTime, executionTimeoutMs), run.timeoutMs === undefined ? undefined : startedAtMs + run.timeoutMs);

@@ -25,6 +25,8 @@ export interface PlannerOptions {
    * from before this retried such a reply as a plan that did not parse.
    */
   proseAnswers?: () => boolean;
+  /** What the model said before this run (a hand-over's transcript): whether it planned with `<tool>` blocks. */
+  earlier?: readonly ChatMessage[];
 }
 
 export function plannerFor(planner: Planner, options: PlannerOptions = {}): PlannerRules {
@@ -44,13 +46,13 @@ const nativePlanner: PlannerRules = {
 
 /**
  * The JSON planner (seed 003): each reply is a `wave_plan` object, or, for models without JSON mode,
- * text with `<tool>{"tool_name": …, "arguments": …}</tool>` blocks (seed 004). Results go back as one
- * user message per wave.
+ * text with `<tool>{"tool_name": …, "arguments": …}</tool>` blocks (seed 004), after which a reply in
+ * plain prose is the answer. Results go back as one user message per wave.
  */
 function jsonPlanner(options: PlannerOptions): PlannerRules {
   // Whether the model has planned with `<tool>` blocks in this run: it has no JSON mode, and a reply
   // without blocks or JSON is then its answer.
-  let tagged = false;
+  let tagged = (options.earlier ?? []).some((message) => message.role === 'assistant' && TOOL_TAG.test(message.content ?? ''));
   return { read, report };
 
   function read(reply: AssistantMessage, iteration: number): Step {
