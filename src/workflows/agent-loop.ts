@@ -210,9 +210,10 @@ class AgentRun {
       compactedSinceCall = false;
       return reply;
     };
-    // What the latest model call saw, for the context-window estimate (memory pruning).
+    // What the latest model call saw, for the context-window estimate (memory pruning). A run handed
+    // over has its transcript compacted already: the estimate waits for its first call's usage.
     let seenByLastCall = messages.length;
-    let compactedSinceCall = false;
+    let compactedSinceCall = carried !== undefined;
 
     /** One last model call without tools, so a run stopped by a limit still answers with what it has. */
     const wrapUp = async (status: RunStatus, reason: string): Promise<AgentLoopResult> => {
