@@ -154,6 +154,9 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
 function followTree(client: WaveloopClient, workflowId: string, out: (line: string) => void, onIdle: () => Promise<void>) {
   const POLL_MS = 500;
   const IDLE_CHECK_MS = 3_000;
+  // The tool loops are asked what they wait for every few polls: one query each, for every loop that runs.
+  const WAITING_CHECK_MS = 2_000;
+  let lastWaitingCheck = 0;
   const cache = new Map();
   const seen = new Set<string>();
   let stopped = false;
@@ -166,8 +169,12 @@ function followTree(client: WaveloopClient, workflowId: string, out: (line: stri
       seen.add(key);
       out(renderGoalEvent(event));
     }
-    for (const node of openExecutions(tree)) {
-      const progress = await client.progress(node.openExecution!, { quick: true }).catch(() => undefined);
+    if (Date.now() - lastWaitingCheck < WAITING_CHECK_MS) return;
+    lastWaitingCheck = Date.now();
+    const open = openExecutions(tree);
+    const progresses = await Promise.all(open.map((node) => client.progress(node.openExecution!, { quick: true }).catch(() => undefined)));
+    for (const [i, node] of open.entries()) {
+      const progress = progresses[i];
       for (const line of waitingFor(node.openExecution!, progress)) {
         if (seen.has(line)) continue;
         seen.add(line);
