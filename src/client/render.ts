@@ -33,6 +33,7 @@ export function renderProgress(progress: RunProgress): string[] {
     `Agent:      ${progress.agent} (model ${progress.model})`,
     `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
     `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
+    ...(progress.settling?.calls ?? []).map((call) => `Settled:    ${renderCall(progress.settling!.iteration, call)} (its wave still runs)`),
     `Tokens:     ${progress.usage.totalTokens} (prompt ${progress.usage.promptTokens}, completion ${progress.usage.completionTokens})`,
     ...(progress.pendingQuestions ?? []).map((q) => `Question:   ${q.question} (call ${q.callId})`),
     ...(progress.pendingApprovals ?? []).map((a) => `Approval:   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})`),

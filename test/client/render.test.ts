@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import type { RunProgress } from '../../src/common/contract';
+import { renderProgress } from '../../src/client/render';
+
+describe('renderProgress (waveloop status)', () => {
+  it('shows the calls of the running wave that have settled, and what waits for a person', () => {
+    const progress: RunProgress = {
+      status: 'waiting_for_approval',
+      iteration: 3,
+      maxIterations: 20,
+      phase: 'tools',
+      agent: 'back-office',
+      model: 'gpt-4o-mini',
+      waves: [{ iteration: 1, calls: [{ id: 'c1', tool: 'search_users', args: { name: 'Bob' }, ok: true, result: '[]' }] }],
+      settling: { iteration: 3, calls: [{ id: 'c2', tool: 'calculator', args: { expression: '6*7' }, ok: true, result: '42' }] },
+      usage: { promptTokens: 300, completionTokens: 30, totalTokens: 330 },
+      pendingQuestions: [],
+      pendingApprovals: [{ callId: 'c3', tool: 'update_user', args: { id: 2, company: 'EPAM' }, iteration: 3 }],
+    };
+
+    expect(renderProgress(progress)).toEqual([
+      'Status:     waiting_for_approval',
+      'Agent:      back-office (model gpt-4o-mini)',
+      'Iteration:  3 of 20 (phase: tools)',
+      'Waves:      1, 1 tool calls',
+      'Settled:    wave 3 · calculator(expression=6*7) → 42 (its wave still runs)',
+      'Tokens:     330 (prompt 300, completion 30)',
+      'Approval:   wave 3 · update_user(id=2, company=EPAM) (call c3)',
+    ]);
+  });
+});
