@@ -116,9 +116,9 @@ describe('agentLoop: approvals and conversations', () => {
       {
         during: async (handle) => {
           const follow = followRun(new WaveloopClient(h.client, 'unused'), handle.workflowId, { line: (line) => lines.push(line) });
+          // The calculator's result comes out while update_user still waits for its approval (given below).
+          await eventually(async () => lines.includes('wave 1 · calculator(expression=6*7) → 42'), Boolean, { attempts: 200 });
           const approval = await eventually(async () => lines.find((line) => line.startsWith('Approval needed')), Boolean, { attempts: 200 });
-          // The calculator's result is out while update_user still waits for its approval.
-          expect(lines).toContain('wave 1 · calculator(expression=6*7) → 42');
           const callId = /waveloop approve \S+ (\S+)/.exec(approval!)![1];
           await handle.executeUpdate(approveUpdate, { args: [callId] });
           await follow.stop((await handle.result()) as AgentLoopResult);
