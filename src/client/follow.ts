@@ -1,7 +1,7 @@
 import type { AgentLoopResult, RunProgress, WaveRecord } from '../common/contract';
 import { unseenText, type StreamedText } from '../common/streaming';
 import type { WaveloopClient } from './api';
-import { approvalHint, renderCall } from './render';
+import { answerHint, approvalHint, renderCall } from './render';
 import { toolSummary } from '../workflows/summaries';
 
 export interface FollowOutput {
@@ -65,7 +65,7 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
     if (progress.said) said.whole(progress.said.iteration, progress.said.text);
     showWaves(progress.waves, progress.settling);
     for (const q of progress.pendingQuestions ?? []) {
-      if (isNew(q.callId)) out.line(`Question: ${q.question}\n  answer with: waveloop answer ${workflowId} "<your answer>"`);
+      if (isNew(q.callId)) out.line(`Question: ${q.question}\n  ${answerHint(workflowId)}`);
     }
     for (const a of progress.pendingApprovals ?? []) {
       if (!isNew(a.callId)) continue;

@@ -6,7 +6,7 @@ import { GoalTreeInputSchema, type GoalResult } from '../common/goal-contract';
 import { createStandardWorker } from '../worker';
 import type { WaveloopClient } from './api';
 import { renderGoalEvent, renderGoalTotals, renderGoalTree } from './goal-render';
-import { approvalHint } from './render';
+import { answerHint, approvalHint } from './render';
 import { goalEvents, type GoalTreeNode } from './goal-tree';
 import { toolSummary } from '../workflows/summaries';
 
@@ -217,7 +217,7 @@ function waitingFor(execution: string, progress: RunProgress | undefined): strin
   if (!progress) return [];
   return [
     ...(progress.pendingQuestions ?? []).map(
-      (q) => `${execution} · question: ${q.question}\n  answer with: waveloop answer ${execution} "<your answer>"`,
+      (q) => `${execution} · question: ${q.question}\n  ${answerHint(execution)}`,
     ),
     ...(progress.pendingApprovals ?? []).map(
       (a) =>

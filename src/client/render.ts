@@ -10,6 +10,11 @@ export function renderCall(iteration: number, call: ToolCallRecord): string {
   return `${toolSummary(iteration, call.tool, call.args)} ${outcome}`;
 }
 
+/** How a person answers the question a run waits on (`ask_question`), from a terminal. */
+export function answerHint(workflowId: string): string {
+  return `answer with: waveloop answer ${workflowId} "<your answer>"`;
+}
+
 /** How a person decides a call that waits for approval, from a terminal. */
 export function approvalHint(workflowId: string, callId: string): string {
   return `decide with: waveloop approve ${workflowId} ${callId}   (or: waveloop deny ${workflowId} ${callId} --reason "…")`;
