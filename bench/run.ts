@@ -132,14 +132,16 @@ async function run(): Promise<void> {
 
 /**
  * Writes the raw figures and, unless only some scenarios ran at the default sizes, BENCHMARKS.md;
- * a smoke run writes its figures to BENCH_OUT (or a temporary file) only.
+ * a smoke run writes its figures to BENCH_OUT (or a temporary file) and its report as markdown
+ * beside them (BENCHMARKS.md in that directory), and nothing else.
  */
 function writeReport(report: Report): void {
   const json = (r: Report) => `${JSON.stringify(r, null, 2)}\n`;
   if (SMOKE) {
     const out = process.env.BENCH_OUT || path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bench-smoke-')), 'results.json');
     fs.writeFileSync(out, json(report));
-    log(`wrote ${out} (BENCH_SMOKE: BENCHMARKS.md and bench/results*.json are left as they are)`);
+    fs.writeFileSync(path.join(path.dirname(out), 'BENCHMARKS.md'), renderMarkdown(report, undefined));
+    log(`wrote ${out} and BENCHMARKS.md beside it (BENCH_SMOKE: the repository's BENCHMARKS.md and bench/results*.json are left as they are)`);
     return;
   }
   if (ONLY && !FULL) {

@@ -29,6 +29,7 @@ interface Engine {
 let exitCode: number | null;
 let stderr = '';
 let report: SmokeReport;
+let markdown: string;
 
 const scenario = (id: number) => report.results.find((r) => r.id === id)!;
 const INTEGRATION = '@temporalio/openai-agents';
@@ -45,6 +46,7 @@ beforeAll(async () => {
   });
   if (!fs.existsSync(out)) throw new Error(`the bench wrote no report (exit ${exitCode}):\n${stderr.slice(-4000)}`);
   report = JSON.parse(fs.readFileSync(out, 'utf8')) as SmokeReport;
+  markdown = fs.readFileSync(path.join(path.dirname(out), 'BENCHMARKS.md'), 'utf8');
   fs.rmSync(path.dirname(out), { recursive: true, force: true });
 }, SMOKE_TIMEOUT);
 
@@ -54,6 +56,17 @@ describe('bench (BENCH_SMOKE=1)', () => {
     expect(failed).toEqual([]);
     expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(exitCode, stderr.slice(-4000)).toBe(0);
+  });
+
+  it('renders its report as BENCHMARKS.md is: the machine, the targets, and a section with a table for every scenario', () => {
+    expect(markdown).toMatch(/^# Benchmarks\n/);
+    expect(markdown).toContain('\n## Machine\n');
+    expect(markdown).toContain('\n## Targets\n');
+    for (const result of report.results) {
+      const section = markdown.split(`\n## ${result.id}. `)[1]?.split('\n## ')[0];
+      expect(section, `scenario ${result.id}`).toBeDefined();
+      expect(section, `scenario ${result.id}`).toContain(`| ${result.table.head.join(' | ')} |`);
+    }
   });
 
   it.each([
