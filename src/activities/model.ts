@@ -123,7 +123,7 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
     const replyId = randomUUID();
     // A call given the whole transcript (a local one) never needs what the cache keeps.
     if (!input.messages) cache.remember(workflowId, runId, [...transcript, message], replyId);
-    return { message, finishReason: finishReason ?? 'unknown', usage, replyId };
+    return { message, finishReason: finishReason ?? 'unknown', usage, replyId, at: Date.now() };
   };
 }
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../common/search-attributes';
-import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../common/server-tuning';
+import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from '../common/server-tuning';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -39,6 +39,8 @@ export interface EnsureServerOptions {
   log?: (line: string) => void;
   /** How long to wait for a started server to serve; default 30 s. */
   readyTimeoutMs?: number;
+  /** Dynamic configuration beside waveloop's own (src/common/server-tuning.ts), as `--dynamic-config-value key=value`. */
+  dynamicConfig?: Readonly<Record<string, string | number>>;
 }
 
 export interface EnsureServerResult {
@@ -143,6 +145,7 @@ export async function ensureEmbeddedServer(opts: EnsureServerOptions): Promise<E
     'warn',
     ...START_DEV_SEARCH_ATTRIBUTE_FLAGS,
     ...START_DEV_DYNAMIC_CONFIG_FLAGS,
+    ...dynamicConfigFlags(opts.dynamicConfig ?? {}),
   ];
   const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd: dataDir });
   fs.closeSync(logFd);

@@ -104,6 +104,11 @@ export interface ModelCallOutput {
   finishReason: string;
   /** Names this reply, for the run's next call (`ModelCallInput.since`); absent in older histories. */
   replyId?: string;
+  /**
+   * When the reply arrived (ms since the epoch, the worker's clock). Recorded with the result, so
+   * workflow code may pace itself by it and replay the same way; absent in older histories.
+   */
+  at?: number;
 }
 
 /** `runTool`: one call of a wave. */

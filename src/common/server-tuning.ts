@@ -16,8 +16,10 @@ export const SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
   'history.visibilityProcessorMaxPollRPS': 1_000,
 };
 
-/** `--dynamic-config-value` flags of `temporal server start-dev` that set them. */
-export const START_DEV_DYNAMIC_CONFIG_FLAGS = Object.entries(SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) => [
-  '--dynamic-config-value',
-  `${key}=${value}`,
-]);
+/** `--dynamic-config-value` flags of `temporal server start-dev` that set `config` (values as YAML: strings quoted). */
+export function dynamicConfigFlags(config: Readonly<Record<string, string | number>>): string[] {
+  return Object.entries(config).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]);
+}
+
+/** The flags that set waveloop's own dynamic configuration. */
+export const START_DEV_DYNAMIC_CONFIG_FLAGS = dynamicConfigFlags(SERVER_DYNAMIC_CONFIG);

@@ -55,6 +55,14 @@ const { callModel: callModelLocally } = proxyLocalActivities<Activities>(LOCAL_M
  */
 const PATCH_LOCAL_RESOLVE = 'resolve-run-local-activity';
 const PATCH_SEARCH_ATTRIBUTES_ON_CHANGE = 'search-attributes-on-change';
+/**
+ * The pace of those upserts is measured by the model replies' own times (`ModelCallOutput.at`, in
+ * the history), not by the workflow clock, and the choice is made once, when the run starts. Before,
+ * a run decided at each change whether the last upsert was recent, by `Date.now()`, and called
+ * `patched()` only then: a worker that took such a run over and replayed it could decide otherwise
+ * and fail the run's workflow task as nondeterministic (the crash matrix caught it, `npm run test:chaos`).
+ */
+const PATCH_SEARCH_ATTRIBUTES_BY_REPLY_TIME = 'search-attributes-by-reply-time';
 const PATCH_VALIDATE_IN_RESOLVE = 'validate-input-in-resolve-run';
 /** A model call refused as longer than the context window prunes the transcript and asks again (README "Memory"). */
 const PATCH_COMPACT_ON_OVERFLOW = 'compact-on-context-overflow';
@@ -125,20 +133,32 @@ class AgentRun {
 
   /** Whether the namespace has waveloop's search attributes (from `resolveRun`). */
   private searchAttributes = false;
+  /** Whether `publish` paces itself by the model replies' times (runs started since PATCH_SEARCH_ATTRIBUTES_BY_REPLY_TIME). */
+  private byReplyTime = false;
+  /** When the latest model reply arrived, as its activity recorded it (`ModelCallOutput.at`). */
+  private replyAt: number | undefined;
   private published = { values: '', status: '', at: 0 };
 
   /**
    * Keeps the run's search attributes current, if the namespace has them: the status at once, the
-   * iteration and tokens within `SEARCH_ATTRIBUTE_REFRESH_MS` (and exact whenever the status changes).
+   * iteration and tokens within `SEARCH_ATTRIBUTE_REFRESH_MS` of model replies (and exact whenever
+   * the status changes). Every input of the decision is in the history, so a replay decides alike.
    */
   publish(): void {
     if (!this.searchAttributes) return;
     const { status, iteration, usage } = this.progress;
     const values = `${status}/${iteration}/${usage.totalTokens}`;
     if (values === this.published.values) return;
-    const recent = status === this.published.status && Date.now() - this.published.at < SEARCH_ATTRIBUTE_REFRESH_MS;
-    if (recent && patched(PATCH_SEARCH_ATTRIBUTES_ON_CHANGE)) return;
-    this.published = { values, status, at: Date.now() };
+    if (this.byReplyTime) {
+      const at = this.replyAt;
+      if (status === this.published.status && at !== undefined && at - this.published.at < SEARCH_ATTRIBUTE_REFRESH_MS) return;
+      this.published = { values, status, at: at ?? 0 };
+    } else {
+      // Runs started before the change replay as they were recorded.
+      const recent = status === this.published.status && Date.now() - this.published.at < SEARCH_ATTRIBUTE_REFRESH_MS;
+      if (recent && patched(PATCH_SEARCH_ATTRIBUTES_ON_CHANGE)) return;
+      this.published = { values, status, at: Date.now() };
+    }
     upsertSearchAttributes([
       { key: WAVELOOP_STATUS, value: status },
       { key: WAVELOOP_ITERATION, value: iteration },
@@ -156,6 +176,7 @@ class AgentRun {
   async loop(rawInput: unknown): Promise<AgentLoopResult> {
     const { workflowId, runId, executionExpirationTime, executionTimeoutMs, runStartTime } = workflowInfo();
     const { progress, messages } = this;
+    this.byReplyTime = patched(PATCH_SEARCH_ATTRIBUTES_BY_REPLY_TIME);
     const input = patched(PATCH_VALIDATE_IN_RESOLVE) ? unvalidated(rawInput) : lazy.contract().parseAgentLoopInput(rawInput);
     const carried = input.continuation;
     const run = carried ? carried.run : withDefaults(await resolve(input));
@@ -206,6 +227,7 @@ class AgentRun {
     const heard = (reply: ModelCallOutput) => {
       messages.push(reply.message);
       previous = reply.replyId ? { seen: messages.length, replyId: reply.replyId } : undefined;
+      this.replyAt = reply.at;
       seenByLastCall = messages.length;
       compactedSinceCall = false;
       return reply;

@@ -119,6 +119,16 @@ export class WorkerPool {
   }
 }
 
+/**
+ * Temporal slows the retries of a workflow task that keeps failing or timing out: past its third
+ * attempt, each attempt's timeout grows by 5 s × 2^n, up to 10 minutes. Meant for a worker in a crash
+ * loop, it punishes the crash matrix, which kills a worker every one to three seconds: a run whose
+ * workflow tasks happened to land on dying workers reached its 7th attempt (a 50 s timeout), and one
+ * more lost task would have it wait minutes after the kills have ended. The matrix tests waveloop's
+ * recovery, not that policy, so its server caps the added time at 10 s.
+ */
+const CHAOS_DYNAMIC_CONFIG = { 'history.workflowTaskRetryMaxInterval': '10s' };
+
 /** The embedded Temporal server of the crash matrix, on its own ports and data directory. */
 export class ChaosServer {
   restarts = 0;
@@ -131,7 +141,7 @@ export class ChaosServer {
 
   async start(): Promise<void> {
     for (let i = 0; i < 100 && (await isServerUp(this.address, 200)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    await ensureEmbeddedServer({ dataDir: this.dataDir, address: this.address, uiPort: this.uiPort, readyTimeoutMs: 60_000 });
+    await ensureEmbeddedServer({ dataDir: this.dataDir, address: this.address, uiPort: this.uiPort, readyTimeoutMs: 60_000, dynamicConfig: CHAOS_DYNAMIC_CONFIG });
   }
 
   /** Stops the server (SIGKILL when `hard`, else `stopEmbeddedServer`'s SIGTERM) and starts it again on the same SQLite file. */

@@ -11,6 +11,8 @@ import { activities } from '../support/history';
 import { approveUpdate, statusQuery } from '../../src/workflows/messages';
 import { approvalCallId, chaosGoal, chaosReply, chaosUserId, expectedAnswer } from './script';
 import { ChaosServer, freePorts, WorkerPool } from './cluster';
+import { temporal } from '@temporalio/proto';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 
 /**
  * The crash matrix: RUNS agent runs on WORKERS worker processes that are SIGKILLed at random points
@@ -29,6 +31,9 @@ const KILLS_AFTER_COMMIT = 3;
 const START_SPACING_MS = 1_200;
 /** A worker lives a random time in this range before it is killed. */
 const KILL_EVERY_MS: [number, number] = [1_000, 3_000];
+
+/** A run still open this long after the last kill or restart gets its state printed. */
+const STUCK_AFTER_MS = 45_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = ([min, max]: [number, number]) => min + Math.random() * (max - min);
@@ -163,6 +168,10 @@ describe('crash matrix', () => {
           const done = runs.filter((r) => r.done).length;
           console.log(`chaos ${Math.round((Date.now() - began) / 1000)}s: ${done}/${RUNS} runs done, ${pool.kills} kills, ${server.restarts} server restarts, ${pool.spawned} workers started (${pool.unexpectedExits} died unasked)`);
         }
+        // A run still open long after the chaos ended is stuck: say where, so a failure can be understood from CI's log.
+        if (tick % 30 === 0 && Date.now() - lastKillAt > STUCK_AFTER_MS) {
+          for (const run of runs.filter((r) => r.execution !== undefined && !r.done)) console.log(await diagnose(run));
+        }
         await Promise.all(
           runs.filter((r) => r.execution !== undefined && !r.done).map(async (run) => {
             if (!run.approved) await approve(run);
@@ -189,6 +198,8 @@ describe('crash matrix', () => {
     let duplicatedEffects = 0;
     let reranCalls = 0;
     let interrupted = 0;
+    let maxWorkflowTaskAttempt = 0;
+    const workflowTaskTrouble = new Map<string, number>();
     for (const run of runs) {
       const handle = client.workflow.getHandle(run.workflowId);
       const user = db.prepare('SELECT name FROM users WHERE id = ?').get(chaosUserId(run.n)) as { name: string };
@@ -214,6 +225,22 @@ describe('crash matrix', () => {
         }
       });
       if (activities(history).some((a) => a.attempts > 1)) interrupted += 1;
+      for (const event of history.events ?? []) {
+        maxWorkflowTaskAttempt = Math.max(maxWorkflowTaskAttempt, event.workflowTaskScheduledEventAttributes?.attempt ?? 0);
+        const timedOut = event.workflowTaskTimedOutEventAttributes;
+        const failed = event.workflowTaskFailedEventAttributes;
+        const trouble = timedOut
+          ? `timed out (${temporal.api.enums.v1.TimeoutType[timedOut.timeoutType ?? 0]})`
+          : failed
+            ? `failed (${temporal.api.enums.v1.WorkflowTaskFailedCause[failed.cause ?? 0]}: ${failed.failure?.message?.slice(0, 80)})`
+            : undefined;
+        if (trouble) workflowTaskTrouble.set(trouble, (workflowTaskTrouble.get(trouble) ?? 0) + 1);
+        if (failed) {
+          const kept = path.join(os.tmpdir(), `waveloop-chaos-failed-task-${run.workflowId}.json`);
+          fs.writeFileSync(kept, historyToJSON(history));
+          problems.push(`run ${run.n}: a workflow task failed (${failed.failure?.message}); history kept in ${kept}`);
+        }
+      }
     }
 
     const report = {
@@ -229,6 +256,8 @@ describe('crash matrix', () => {
       workerExitsUnasked: pool.unexpectedExits,
       serverRestarts: server.restarts,
       runsWithRetriedActivities: interrupted,
+      maxWorkflowTaskAttempt,
+      workflowTasksInTrouble: JSON.stringify(Object.fromEntries(workflowTaskTrouble)),
       lostRuns: lost,
       duplicatedEffects,
       completedToolCallsRerun: reranCalls,
@@ -259,6 +288,24 @@ async function startRun(run: Run): Promise<void> {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // an earlier attempt got through
   }
   run.execution = 'RUNNING';
+}
+
+/** Where a run stands, for the log: its pending work as the server describes it and its last history events. */
+async function diagnose(run: Run): Promise<string> {
+  const handle = client.workflow.getHandle(run.workflowId);
+  try {
+    const { raw } = await within(5_000, () => handle.describe());
+    const events = (await within(5_000, () => handle.fetchHistory())).events ?? [];
+    const eventName = (type: number | null | undefined) => temporal.api.enums.v1.EventType[type ?? 0]?.replace('EVENT_TYPE_', '');
+    const activities = (raw.pendingActivities ?? []).map((a) =>
+      `  activity ${a.activityType?.name} #${a.activityId} state ${a.state} attempt ${a.attempt} last failure: ${a.lastFailure?.message ?? '-'}`);
+    const task = raw.pendingWorkflowTask ? [`  workflow task: state ${raw.pendingWorkflowTask.state} attempt ${raw.pendingWorkflowTask.attempt}`] : [];
+    const last = events.slice(-12).map((e) => `  ${e.eventId} ${eventName(e.eventType)}`);
+    const approvals = await within(3_000, () => handle.query(statusQuery)).then((p) => `  pending approvals ${JSON.stringify(p.pendingApprovals)}, approved by the test: ${run.approved}`, (err) => `  status query failed: ${err}`);
+    return [`stuck run ${run.n} (${run.workflowId}):`, ...activities, ...task, approvals, '  last events:', ...last].join('\n');
+  } catch (err) {
+    return `stuck run ${run.n}: cannot describe it: ${err}`;
+  }
 }
 
 /** Calls the server with a deadline, so no call outlives a server restart (or the test). */

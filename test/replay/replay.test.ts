@@ -29,3 +29,38 @@ describe('replay', () => {
     }
   });
 });
+
+/**
+ * A run's history must replay however far apart its workflow tasks are said to have started: the
+ * workflow clock (`Date.now()`) must not decide what the run does where it need not. Each workflow
+ * task's start is moved 11 s later than the one before (past `SEARCH_ATTRIBUTE_REFRESH_MS`), and the
+ * run must still replay. Runs recorded before 'search-attributes-by-reply-time' decided their upserts
+ * by that clock, and the same move breaks them (the crash matrix once saw a worker that took such a
+ * run over decide otherwise, and fail its workflow task as nondeterministic).
+ */
+describe('replay: workflow clock', () => {
+  const spread = (file: string) => {
+    const json = JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) as { events: { eventType: string; eventTime: string }[] };
+    const first = Date.parse(json.events[0].eventTime);
+    let task = 0;
+    for (const event of json.events) {
+      if (event.eventType === 'EVENT_TYPE_WORKFLOW_TASK_STARTED') task += 1;
+      event.eventTime = new Date(first + task * 11_000 + (Date.parse(event.eventTime) - first) / 1000).toISOString();
+    }
+    return historyFromJSON(json);
+  };
+  const replayError = async (file: string) => {
+    const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() }, [
+      { workflowId: file, history: spread(file) },
+    ]);
+    for await (const result of results) return result.error;
+  };
+
+  it('replay: a run replays the same when its workflow tasks are said to be far apart', async () => {
+    expect(await replayError('find-bob-approved-reply-time.json')).toBeUndefined();
+  });
+
+  it('replay: a run recorded before the change could not (it decided its upserts by the workflow clock)', async () => {
+    expect(String(await replayError('find-bob-validated-in-resolve.json'))).toMatch(/Nondeterminism|nondetermin/i);
+  });
+});
