@@ -1,24 +1,23 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as readline from 'node:readline/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, type LogEntry, type LogLevel, Runtime, type Worker } from '@temporalio/worker';
 import { ZodError } from 'zod';
 import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
-import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult, type RunProgress } from '../common/contract';
+import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import { describeIssues } from '../common/issues';
-import { toolSummary } from '../workflows/summaries';
 import { createStandardWorker } from '../worker';
 import { WaveloopClient } from './api';
 import { registerCodecServerCommand } from './codec-server';
-import { followRun } from './follow';
+import { followRun, type FollowOutput } from './follow';
 import { registerGoalCommands } from './goal-commands';
-import { approvalHint, renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
+import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
 import { packageRoot } from './temporal-cli';
+import { terminalPrompts, type TerminalPrompts } from './terminal';
 
 /** Exit status for mistakes in the command line or the configuration (runs that fail exit with 1). */
 const USAGE_ERROR = 2;
@@ -133,8 +132,7 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
         onIdle: async () => {
           if (!inProcess && (await client.waitingForWorker(handle.workflowId))) await startWorker();
         },
-        onApproval: (call) => askApproval(client, handle.workflowId, call, out),
-        onMessage: process.stdin.isTTY && !options.json ? () => askNextMessage(client, handle.workflowId, out) : undefined,
+        ...asksAtTerminal(options.json ? undefined : terminalPrompts(client, out, describeError), handle.workflowId),
       });
       try {
         const ended = await Promise.race([
@@ -165,44 +163,14 @@ async function runCommand(goalWords: string[], options: RunOptions): Promise<num
   });
 }
 
-/**
- * A call waits for approval: at a terminal, ask right here; otherwise say how to decide it.
- */
-async function askApproval(
-  client: WaveloopClient,
-  workflowId: string,
-  call: RunProgress['pendingApprovals'][number],
-  out: (line: string) => void,
-): Promise<void> {
-  const what = toolSummary(call.iteration, call.tool, call.args);
-  if (!process.stdin.isTTY) {
-    out(`Approval needed: ${what}\n  ${approvalHint(workflowId, call.callId)}`);
-    return;
-  }
-  const prompt = readline.createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const reply = (await prompt.question(`Approve ${what}? [y/N] `)).trim().toLowerCase();
-    if (reply === 'y' || reply === 'yes') await client.approve(workflowId, call.callId);
-    else await client.deny(workflowId, call.callId, (await prompt.question('Reason (the model reads it): ')).trim());
-  } catch (err) {
-    out(`Could not decide ${call.callId}: ${describeError(err)}`);
-  } finally {
-    prompt.close();
-  }
-}
-
-/** At a terminal, in a chat: reads the person's next message (an empty line or /end ends the chat). */
-async function askNextMessage(client: WaveloopClient, workflowId: string, out: (line: string) => void): Promise<void> {
-  const prompt = readline.createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const text = (await prompt.question('you (an empty line ends the chat)> ')).trim();
-    if (text === '' || text === '/end') await client.end(workflowId);
-    else await client.send(workflowId, text);
-  } catch (err) {
-    out(`Could not send the message: ${describeError(err)}`);
-  } finally {
-    prompt.close();
-  }
+/** At a terminal, a followed run's approvals, questions and chat messages are asked right there. */
+function asksAtTerminal(prompts: TerminalPrompts | undefined, workflowId: string): Pick<FollowOutput, 'onApproval' | 'onQuestion' | 'onMessage'> {
+  if (!prompts) return {};
+  return {
+    onApproval: (call) => prompts.approval(workflowId, call),
+    onQuestion: (question) => prompts.question(workflowId, question),
+    onMessage: () => prompts.message(workflowId),
+  };
 }
 
 async function followCommand(workflowId: string): Promise<number> {
@@ -212,8 +180,7 @@ async function followCommand(workflowId: string): Promise<number> {
       line: print,
       text: write,
       onIdle: async () => undefined,
-      onApproval: (call) => askApproval(client, workflowId, call, print),
-      onMessage: process.stdin.isTTY ? () => askNextMessage(client, workflowId, print) : undefined,
+      ...asksAtTerminal(terminalPrompts(client, print, describeError), workflowId),
     });
     const ended = await Promise.race([
       client.result(workflowId).then((result) => ({ result })),
@@ -466,6 +433,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     runUrl,
     withClient,
     usageError: (message) => new UsageError(message),
+    prompts: (client, out) => terminalPrompts(client, out, describeError),
   });
   registerCodecServerCommand(program, { print, note, action });
 

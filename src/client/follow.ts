@@ -13,6 +13,8 @@ export interface FollowOutput {
   onIdle?(): Promise<void>;
   /** A call waits for approval; absent: a line says how to decide it. */
   onApproval?(call: RunProgress['pendingApprovals'][number]): Promise<void>;
+  /** A question waits for an answer (after it was printed); absent: a line says how to answer it. */
+  onQuestion?(question: RunProgress['pendingQuestions'][number]): Promise<void>;
   /** The run waits for the person's next message (after it was printed); absent: say how to send one. */
   onMessage?(): Promise<void>;
 }
@@ -65,7 +67,11 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
     if (progress.said) said.whole(progress.said.iteration, progress.said.text);
     showWaves(progress.waves, progress.settling);
     for (const q of progress.pendingQuestions ?? []) {
-      if (isNew(q.callId)) out.line(`Question: ${q.question}\n  ${answerHint(workflowId)}`);
+      if (!isNew(q.callId)) continue;
+      if (out.onQuestion) {
+        out.line(`Question: ${q.question}`);
+        await out.onQuestion(q);
+      } else out.line(`Question: ${q.question}\n  ${answerHint(workflowId)}`);
     }
     for (const a of progress.pendingApprovals ?? []) {
       if (!isNew(a.callId)) continue;

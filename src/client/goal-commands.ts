@@ -7,6 +7,7 @@ import { createStandardWorker } from '../worker';
 import type { WaveloopClient } from './api';
 import { renderGoalEvent, renderGoalTotals, renderGoalTree } from './goal-render';
 import { answerHint, approvalHint } from './render';
+import type { TerminalPrompts } from './terminal';
 import { goalEvents, type GoalTreeNode } from './goal-tree';
 import { toolSummary } from '../workflows/summaries';
 
@@ -21,6 +22,8 @@ export interface CliContext {
   runUrl(uiUrl: string | undefined, config: WaveloopConfig, workflowId: string): string | undefined;
   withClient<T>(config: WaveloopConfig, work: (client: WaveloopClient) => Promise<T>): Promise<T>;
   usageError(message: string): Error;
+  /** Asks at this terminal what runs wait for; undefined when stdin is not a terminal. */
+  prompts(client: WaveloopClient, out: (line: string) => void): TerminalPrompts | undefined;
 }
 
 interface GoalOptions {
@@ -110,7 +113,8 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
       }
       if (!options.json) cli.print(`Goal tree ${id} started${url ? ` · Web UI: ${url}` : ''}`);
 
-      const follow = followTree(client, id, options.json ? () => undefined : cli.print, async () => {
+      const out = options.json ? () => undefined : cli.print;
+      const follow = followTree(client, id, out, options.json ? undefined : cli.prompts(client, out), async () => {
         if (!inProcess && (await client.waitingForWorker(id))) await startWorker();
       });
       let ended: { result?: GoalResult };
@@ -148,10 +152,17 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
 
 /**
  * Prints each event of the tree's log as it appears in the histories, and what the tool loops of
- * its goals wait for from a person (a question, an approval), with the command that gives it. While
- * nothing has been printed, `onIdle` runs every few seconds, to notice a tree that no worker picked up.
+ * its goals wait for from a person (a question, an approval): asked right here at a terminal
+ * (`prompts`), else with the command that gives it. While nothing has been printed, `onIdle` runs
+ * every few seconds, to notice a tree that no worker picked up.
  */
-function followTree(client: WaveloopClient, workflowId: string, out: (line: string) => void, onIdle: () => Promise<void>) {
+function followTree(
+  client: WaveloopClient,
+  workflowId: string,
+  out: (line: string) => void,
+  prompts: TerminalPrompts | undefined,
+  onIdle: () => Promise<void>,
+) {
   const POLL_MS = 500;
   const IDLE_CHECK_MS = 3_000;
   // The tool loops are asked what they wait for every few polls: one query each, for every loop that runs.
@@ -174,11 +185,14 @@ function followTree(client: WaveloopClient, workflowId: string, out: (line: stri
     const open = openExecutions(tree);
     const progresses = await Promise.all(open.map((node) => client.progress(node.openExecution!, { quick: true }).catch(() => undefined)));
     for (const [i, node] of open.entries()) {
-      const progress = progresses[i];
-      for (const line of waitingFor(node.openExecution!, progress)) {
-        if (seen.has(line)) continue;
-        seen.add(line);
-        out(line);
+      const execution = node.openExecution!;
+      for (const wait of waitingFor(execution, progresses[i])) {
+        if (seen.has(wait.key)) continue;
+        seen.add(wait.key);
+        if (prompts) {
+          out(wait.what);
+          await wait.ask(prompts);
+        } else out(`${wait.what}\n  ${wait.hint}`);
       }
     }
   };
@@ -212,17 +226,22 @@ function openExecutions(node: GoalTreeNode): GoalTreeNode[] {
   return [...own, ...node.children.flatMap(openExecutions)];
 }
 
-/** What a goal's tool loop waits for from a person, each with the command that answers it. */
-function waitingFor(execution: string, progress: RunProgress | undefined): string[] {
+/** What a goal's tool loop waits for from a person: what it is, the command that gives it, and how to ask for it here. */
+function waitingFor(execution: string, progress: RunProgress | undefined): { key: string; what: string; hint: string; ask(prompts: TerminalPrompts): Promise<void> }[] {
   if (!progress) return [];
   return [
-    ...(progress.pendingQuestions ?? []).map(
-      (q) => `${execution} · question: ${q.question}\n  ${answerHint(execution)}`,
-    ),
-    ...(progress.pendingApprovals ?? []).map(
-      (a) =>
-        `${execution} · approval needed: ${toolSummary(a.iteration, a.tool, a.args)}\n  ${approvalHint(execution, a.callId)}`,
-    ),
+    ...(progress.pendingQuestions ?? []).map((q) => ({
+      key: `${execution}/${q.callId}`,
+      what: `${execution} · question: ${q.question}`,
+      hint: answerHint(execution),
+      ask: (prompts: TerminalPrompts) => prompts.question(execution, q),
+    })),
+    ...(progress.pendingApprovals ?? []).map((a) => ({
+      key: `${execution}/${a.callId}`,
+      what: `${execution} · approval needed: ${toolSummary(a.iteration, a.tool, a.args)}`,
+      hint: approvalHint(execution, a.callId),
+      ask: (prompts: TerminalPrompts) => prompts.approval(execution, a),
+    })),
   ];
 }
 

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, waveloop, waveloopLive, cliFixture } from '../support/cli';
+import { CLI, ROOT, waveloop, waveloopAtTerminal, waveloopLive, waitForText, cliFixture } from '../support/cli';
 import { toolMessages, type FakeModel } from '../support/fake-model';
 
 describe('waveloop CLI', () => {
@@ -70,6 +70,36 @@ describe('waveloop CLI', () => {
     expect(out.code).toBe(0);
     fake.assertDone();
     expect(out.stdout).toContain('Answer (2 iterations, 220 tokens):\nYou asked: What is 6*7?');
+  });
+
+  it('at a terminal, waveloop run asks right there: a question is answered, a denied call gets the reason, an approved one runs', async () => {
+    fake.script(
+      { toolCalls: [{ name: 'ask_question', args: { question: 'Which company?' } }] },
+      (req) => ({ toolCalls: [{ name: 'update_user', args: { id: 2, company: toolMessages(req)[0] } }] }),
+      (req) => ({ toolCalls: [{ name: 'update_user', args: { id: 2, company: `${toolMessages(req)[0]} Ltd` } }] }),
+      (req) => ({ content: `Done: ${toolMessages(req).slice(1).join(' / ')}` }),
+    );
+    const terminal = waveloopAtTerminal(['run', '--agent', 'back-office', '--id', 'cli-terminal', 'Move user 2'], env);
+    expect(await waitForText(terminal.output, /Question: Which company\?\nanswer \(an empty line leaves it open\)> $/), terminal.output()).toBeDefined();
+    terminal.type('Initech');
+    expect(await waitForText(terminal.output, /Approve wave 2 · update_user\(id=2, company=Initech\)\? \[y\/N\] $/), terminal.output()).toBeDefined();
+    terminal.type('n');
+    expect(await waitForText(terminal.output, /Reason \(the model reads it\): $/)).toBeDefined();
+    terminal.type('add the legal form');
+    expect(await waitForText(terminal.output, /Approve wave 3 · update_user\(id=2, company=Initech Ltd\)\? \[y\/N\] $/), terminal.output()).toBeDefined();
+    terminal.type('y');
+    const out = await terminal.done;
+
+    expect(out.code, out.output).toBe(0);
+    fake.assertDone();
+    // What the model was told: the answer typed, the denial with its reason, then the updated user.
+    expect(toolMessages(fake.requests[3])).toEqual(['Initech', 'Error: denied: add the legal form', expect.stringContaining('"company":"Initech Ltd"')]);
+    expect(out.output).not.toContain('decide with: waveloop approve');
+    expect(out.output).toMatch(/Answer \(4 iterations, \d+ tokens\):\nDone: Error: denied: add the legal form \/ \{/);
+    const db = new Database(path.join(dataDir, 'demo.db'), { readonly: true });
+    const user = db.prepare('SELECT company FROM users WHERE id = 2').get() as { company: string };
+    db.close();
+    expect(user.company).toBe('Initech Ltd');
   });
 
   it('waveloop status and show: read a finished run without any worker running', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waveloop, waveloopLive, cliFixture } from '../support/cli';
+import { waveloop, waveloopAtTerminal, waveloopLive, waitForText, cliFixture } from '../support/cli';
 import type { FakeModel } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 
@@ -97,6 +97,29 @@ describe('waveloop goal and tree', () => {
     expect(out.stdout).toContain(`cli-goal-approval · executed · done (tools) · ${MOVE}`);
     // Printed once, though the loop waited through several polls.
     expect(out.stdout.match(/approval needed/g)).toHaveLength(1);
+  });
+
+  it("at a terminal, waveloop goal asks for a goal's tool-loop approval right there; approved, the tree goes on", async () => {
+    const MOVE = 'Move Dana Scully to Initech';
+    const router = goalModel({
+      [MOVE]: {
+        assessment: [assess.tools()],
+        agent: [{ toolCalls: [{ name: 'update_user', args: { id: 4, company: 'Initech' } }] }, { content: 'Dana Scully now works at Initech.' }],
+      },
+    });
+    fake.script(...router.steps);
+
+    const terminal = waveloopAtTerminal(['goal', '--id', 'cli-goal-terminal', '--tools', 'update_user', MOVE], env);
+    const asked = await waitForText(terminal.output, /cli-goal-terminal\/exec · approval needed: wave 1 · update_user\(id=4, company=Initech\)\nApprove wave 1 · update_user\(id=4, company=Initech\)\? \[y\/N\] $/);
+    expect(asked, terminal.output()).toBeDefined();
+    terminal.type('y');
+    const out = await terminal.done;
+
+    expect(out.code, out.output).toBe(0);
+    fake.assertDone();
+    router.assertDone();
+    expect(out.output).toContain(`cli-goal-terminal · executed · done (tools) · ${MOVE}`);
+    expect(out.output).not.toContain('decide with: waveloop approve');
   });
 
   it('waveloop goal: bad options are refused before anything starts', async () => {

@@ -41,6 +41,38 @@ export function waveloopLive(args: string[], env: Record<string, string | undefi
 }
 
 /**
+ * `waveloop` at a terminal, as a person types at it: run under `script` (util-linux), so its stdin
+ * and stdout are a pseudo-terminal. `output()` is everything printed so far, stdout and stderr
+ * together as a terminal shows them (without colours and carriage returns); `type` sends a line.
+ */
+export function waveloopAtTerminal(args: string[], env: Record<string, string | undefined>): { output(): string; type(line: string): void; done: Promise<{ code: number | null; output: string }> } {
+  let output = '';
+  const command = [process.execPath, CLI, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'dumb', ...env },
+  });
+  const clean = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const done = new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output: clean(output) }));
+  });
+  return { output: () => clean(output), type: (line) => child.stdin.write(`${line}\r`), done };
+}
+
+/** Waits until `read()` matches `pattern` (for up to 30 s); the match, or undefined. */
+export async function waitForText(read: () => string, pattern: RegExp): Promise<RegExpExecArray | undefined> {
+  for (let i = 0; i < 300; i++) {
+    const match = pattern.exec(read());
+    if (match) return match;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return undefined;
+}
+
+/**
  * A fake model, a temporary data directory and the environment that points the CLI at both and at
  * the tests' Temporal server, on a task queue of its own. Call `stop()` when done.
  */
