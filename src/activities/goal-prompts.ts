@@ -50,7 +50,8 @@ export function synthesizePrompt(input: ResultsInput, capabilities: string): Pro
   return messages(input, capabilities, [
     `RESULTS OF THE SUB-GOALS:\n${formatEvidence(input.results)}`,
     'Synthesize these results into a coherent response to the goal. Highlight key findings, note contradictions',
-    'and failed sub-goals, and state your confidence (0 to 1).',
+    'and failed sub-goals, and state your confidence (0 to 1). Quote the facts that back the findings, as the',
+    'results state them, in raw_evidence.',
   ]);
 }
 

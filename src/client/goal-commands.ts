@@ -137,6 +137,7 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
         cli.print(`\nResult: ${result.status} (${renderGoalTotals(tree)})`);
         cli.print(result.summary);
         if (result.key_findings.length) cli.print(`Key findings:\n${result.key_findings.map((f) => `- ${f}`).join('\n')}`);
+        if (result.raw_evidence?.length) cli.print(`Evidence:\n${result.raw_evidence.map((e) => `- ${e}`).join('\n')}`);
         if (result.limitations.length) cli.print(`Limitations:\n${result.limitations.map((l) => `- ${l}`).join('\n')}`);
       }
       return result.status === 'achieved' || result.status === 'synthesized' ? 0 : 1;

@@ -101,6 +101,11 @@ export interface GoalResult {
   key_findings: string[];
   confidence: number;
   limitations: string[];
+  /**
+   * What backs the findings, as found (seed 002): a synthesis quotes it from the sub-goals' results;
+   * a goal its tool loop executed has its tools' results. At most 12 items of 600 characters.
+   */
+  raw_evidence?: string[];
   children: GoalResult[];
   /** The goal's workflow; absent for a sub-goal that was never started (a cycle, a limit). */
   workflowId?: string;
@@ -158,6 +163,10 @@ export const SynthesisSchema = z.object({
   key_findings: z.array(z.string()),
   confidence: z.number().min(0).max(1),
   limitations: z.array(z.string()),
+  raw_evidence: z
+    .array(z.string())
+    .optional()
+    .describe('the facts from the results that back the findings, quoted as they were found (figures, names, dates)'),
 });
 export type Synthesis = z.infer<typeof SynthesisSchema>;
 

@@ -7,7 +7,7 @@ import type { Evidence, GoalResult } from '../common/goal-contract';
 
 /** Evidence items a goal passes on (the latest ones), and how much of each. */
 export const MAX_EVIDENCE_ITEMS = 12;
-const MAX_EVIDENCE_SUMMARY_CHARS = 600;
+export const MAX_EVIDENCE_SUMMARY_CHARS = 600;
 const MAX_FINDINGS = 5;
 const MAX_FINDING_CHARS = 200;
 const MAX_WORKFLOW_SUMMARY_CHARS = 200;

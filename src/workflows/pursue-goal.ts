@@ -31,7 +31,7 @@ import { addUsage, reportedUsage, ZERO_USAGE, type Usage } from '../common/usage
 import { agentLoop } from './agent-loop';
 import { childDeadline, MIN_CHILD_TIME_MS, shareLevel, type Share } from './goal-budget';
 import { findCycle, groupIntoLevels } from './goal-levels';
-import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, otherGoals, toEvidence, workflowSummary } from './goal-text';
+import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, MAX_EVIDENCE_ITEMS, MAX_EVIDENCE_SUMMARY_CHARS, otherGoals, toEvidence, workflowSummary } from './goal-text';
 import { lazy } from './lazy';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -340,6 +340,7 @@ class Pursuit {
     const evidence = {
       summary: run.answer,
       key_findings: calls.filter((c) => c.ok).map((c) => clip(`${c.tool}(${JSON.stringify(c.args)}) → ${c.result ?? ''}`, 200)),
+      raw_evidence: calls.filter((c) => c.ok && c.result).map((c) => c.result!),
     };
     switch (run.status) {
       case 'completed': {
@@ -440,14 +441,16 @@ class Pursuit {
     return {
       summary: [reason ? `${reason}.` : '', pursued, ...done.map((r) => clip(r.summary, 300))].filter(Boolean).join(' ').trim(),
       key_findings: done.flatMap((r) => r.key_findings).slice(0, 10),
+      raw_evidence: done.flatMap((r) => r.raw_evidence ?? []),
       confidence: 0,
     };
   }
 
   private finish(
     status: GoalStatus,
-    fields: Partial<Pick<GoalResult, 'summary' | 'key_findings' | 'confidence' | 'limitations' | 'reason' | 'constraint'>>,
+    fields: Partial<Pick<GoalResult, 'summary' | 'key_findings' | 'confidence' | 'limitations' | 'raw_evidence' | 'reason' | 'constraint'>>,
   ): GoalResult {
+    const raw = (fields.raw_evidence ?? []).slice(0, MAX_EVIDENCE_ITEMS).map((item) => clip(item, MAX_EVIDENCE_SUMMARY_CHARS));
     return {
       goal: this.node.goal,
       status,
@@ -455,6 +458,7 @@ class Pursuit {
       key_findings: fields.key_findings ?? [],
       confidence: fields.confidence ?? 0,
       limitations: [...(fields.limitations ?? []), ...this.limitations],
+      ...(raw.length ? { raw_evidence: raw } : {}),
       children: this.results,
       workflowId: this.id,
       depth: this.depth,

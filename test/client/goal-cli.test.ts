@@ -22,7 +22,7 @@ describe('waveloop goal and tree', () => {
         assessment: [assess.decompose()],
         decomposition: [decomposition(AREA, PERIMETER)],
         achievement: [achievement(true)],
-        synthesis: [synthesis('Area 12, perimeter 14.', ['area 12', 'perimeter 14'])],
+        synthesis: [synthesis('Area 12, perimeter 14.', ['area 12', 'perimeter 14'], 0.9, ['3 * 4 = 12', 'The perimeter is 14.'])],
       },
       [AREA]: { assessment: [assess.tools()], agent: [{ toolCalls: [{ name: 'calculator', args: { expression: '3 * 4' } }] }, { content: 'The area is 12.' }] },
       [PERIMETER]: { assessment: [assess.answer()], synthesis: [synthesis('The perimeter is 14.')] },
@@ -41,7 +41,9 @@ describe('waveloop goal and tree', () => {
     expect(out.stdout).toContain(`cli-goal/2 · executed · done (answer) · ${PERIMETER}`);
     expect(out.stdout).toMatch(new RegExp(`achieved +\\d+\\.\\ds  ${GOAL}  \\[cli-goal\\]\\n  → Area 12, perimeter 14\\.`));
     expect(out.stdout).toMatch(/\n  achieved +\d+\.\ds  Compute the area  \[cli-goal\/1\]\n    → The area is 12\./);
-    expect(out.stdout).toContain('Result: achieved (3 goals, 990 tokens, $0.0000)\nArea 12, perimeter 14.\nKey findings:\n- area 12\n- perimeter 14');
+    expect(out.stdout).toContain(
+      'Result: achieved (3 goals, 990 tokens, $0.0000)\nArea 12, perimeter 14.\nKey findings:\n- area 12\n- perimeter 14\nEvidence:\n- 3 * 4 = 12\n- The perimeter is 14.',
+    );
   });
 
   it('waveloop tree: prints the tree from the histories, and --jsonl its event log, with no worker running', async () => {

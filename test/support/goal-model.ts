@@ -94,8 +94,8 @@ export function achievement(achieved: boolean, remaining_gaps: string[] = []): S
   return json({ achieved, confidence: achieved ? 0.9 : 0.4, reasoning: achieved ? 'enough' : 'gaps remain', remaining_gaps } satisfies Achievement);
 }
 
-export function synthesis(summary: string, key_findings: string[] = [], confidence = 0.8): ScriptedReply {
-  return json({ summary, key_findings, confidence, limitations: [] } satisfies Synthesis);
+export function synthesis(summary: string, key_findings: string[] = [], confidence = 0.8, raw_evidence?: string[]): ScriptedReply {
+  return json({ summary, key_findings, confidence, limitations: [], ...(raw_evidence ? { raw_evidence } : {}) } satisfies Synthesis);
 }
 
 function key(goal: string, component: Component): string {

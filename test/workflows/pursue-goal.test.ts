@@ -66,7 +66,7 @@ describe('pursueGoal', () => {
         assessment: [assess.decompose()],
         decomposition: [decomposition(VENUES, BUDGET, [AGENDA, [0, 1]])],
         achievement: [achievement(false, ['no agenda yet']), achievement(true)],
-        synthesis: [synthesis('Offsite planned: Casa Azul, 900 EUR each, two-day agenda.', ['Casa Azul fits 30'])],
+        synthesis: [synthesis('Offsite planned: Casa Azul, 900 EUR each, two-day agenda.', ['Casa Azul fits 30'], 0.8, ['Casa Azul fits 30 people.', 'Travel costs about 900 EUR a person.'])],
       },
       [VENUES]: {
         assessment: [assess.decompose()],
@@ -107,6 +107,11 @@ describe('pursueGoal', () => {
     // The atomic goal with tools ran as a tool loop; its tool calls are its findings.
     expect(venues.children[0].summary).toBe('Casa Azul fits 30 people.');
     expect(venues.children[0].key_findings).toEqual(['calculator({"expression":"20 * 1.5"}) → 30']);
+    // Seed 002's raw evidence: the tool loop's tool results; the synthesis quotes what backs it.
+    expect(venues.children[0].raw_evidence).toEqual(['30']);
+    expect(result!.raw_evidence).toEqual(['Casa Azul fits 30 people.', 'Travel costs about 900 EUR a person.']);
+    const synthesisRequest = h.fake.requests.find((r) => r.response_format?.json_schema?.name === 'synthesis');
+    expect(JSON.stringify(synthesisRequest?.response_format?.json_schema?.schema)).toContain('"raw_evidence"');
     // Six goals; every model call (18, two of them the tool loop's) is accounted for at the root.
     expect(result!.goals).toBe(6);
     expect(h.fake.requests).toHaveLength(18);
