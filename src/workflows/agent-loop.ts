@@ -1,6 +1,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
   ContinueAsNew,
   continueAsNew,
   isCancellation,
@@ -8,6 +9,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -56,13 +58,16 @@ const { callModel: callModelLocally } = proxyLocalActivities<Activities>(LOCAL_M
 const PATCH_LOCAL_RESOLVE = 'resolve-run-local-activity';
 const PATCH_SEARCH_ATTRIBUTES_ON_CHANGE = 'search-attributes-on-change';
 /**
- * The pace of those upserts is measured by the model replies' own times (`ModelCallOutput.at`, in
- * the history), not by the workflow clock, and the choice is made once, when the run starts. Before,
- * a run decided at each change whether the last upsert was recent, by `Date.now()`, and called
- * `patched()` only then: a worker that took such a run over and replayed it could decide otherwise
- * and fail the run's workflow task as nondeterministic (the crash matrix caught it, `npm run test:chaos`).
+ * No decision reads the workflow clock (`Date.now()`) any more; the choice is made once, when the run
+ * starts. The pace of those upserts is measured by the model replies' own times
+ * (`ModelCallOutput.at`, in the history), and the soft deadline is a durable timer whose firing is in
+ * the history. Before, a run decided at each change whether the last upsert was recent, by
+ * `Date.now()`, and called `patched()` only then; and it compared `Date.now()` with its deadline
+ * before each model call. A worker that took such a run over and replayed it could read the clock
+ * otherwise and fail the run's workflow task as nondeterministic (the crash matrix caught it,
+ * `npm run test:chaos`; test/replay/replay.test.ts "workflow clock").
  */
-const PATCH_SEARCH_ATTRIBUTES_BY_REPLY_TIME = 'search-attributes-by-reply-time';
+const PATCH_CLOCK_FROM_HISTORY = 'clock-from-history';
 const PATCH_VALIDATE_IN_RESOLVE = 'validate-input-in-resolve-run';
 /** A model call refused as longer than the context window prunes the transcript and asks again (README "Memory"). */
 const PATCH_COMPACT_ON_OVERFLOW = 'compact-on-context-overflow';
@@ -133,8 +138,8 @@ class AgentRun {
 
   /** Whether the namespace has waveloop's search attributes (from `resolveRun`). */
   private searchAttributes = false;
-  /** Whether `publish` paces itself by the model replies' times (runs started since PATCH_SEARCH_ATTRIBUTES_BY_REPLY_TIME). */
-  private byReplyTime = false;
+  /** Whether the run's decisions take time from its history (runs started since PATCH_CLOCK_FROM_HISTORY). */
+  private clockFromHistory = false;
   /** When the latest model reply arrived, as its activity recorded it (`ModelCallOutput.at`). */
   private replyAt: number | undefined;
   private published = { values: '', status: '', at: 0 };
@@ -149,7 +154,7 @@ class AgentRun {
     const { status, iteration, usage } = this.progress;
     const values = `${status}/${iteration}/${usage.totalTokens}`;
     if (values === this.published.values) return;
-    if (this.byReplyTime) {
+    if (this.clockFromHistory) {
       const at = this.replyAt;
       if (status === this.published.status && at !== undefined && at - this.published.at < SEARCH_ATTRIBUTE_REFRESH_MS) return;
       this.published = { values, status, at: at ?? 0 };
@@ -174,9 +179,9 @@ class AgentRun {
   }
 
   async loop(rawInput: unknown): Promise<AgentLoopResult> {
-    const { workflowId, runId, executionExpirationTime, executionTimeoutMs, runStartTime } = workflowInfo();
+    const { workflowId, runId, executionExpirationTime, executionTimeoutMs, runStartTime, startTime } = workflowInfo();
     const { progress, messages } = this;
-    this.byReplyTime = patched(PATCH_SEARCH_ATTRIBUTES_BY_REPLY_TIME);
+    this.clockFromHistory = patched(PATCH_CLOCK_FROM_HISTORY);
     const input = patched(PATCH_VALIDATE_IN_RESOLVE) ? unvalidated(rawInput) : lazy.contract().parseAgentLoopInput(rawInput);
     const carried = input.continuation;
     const run = carried ? carried.run : withDefaults(await resolve(input));
@@ -197,6 +202,7 @@ class AgentRun {
     const breaker = new CircuitBreaker(run.circuitBreaker);
     const startedAtMs = carried?.startedAtMs ?? runStartTime.getTime();
     const deadline = earliest(softDeadline(executionExpirationTime, executionTimeoutMs), run.timeoutMs === undefined ? undefined : startedAtMs + run.timeoutMs);
+    const pastDeadline = deadline === undefined ? () => false : this.clockFromHistory ? deadlineTimer(deadline, startTime.getTime()) : () => Date.now() >= deadline;
     // What the previous model call of this run saw plus its reply: the next call sends only what
     // came after (`ModelCallInput.delta`), and a worker that kept the rest needs no query. A local
     // model call gets the whole transcript instead (its input is not recorded).
@@ -339,7 +345,7 @@ class AgentRun {
       if (handOverDue()) await handOver();
       const overBudget = budgetProblem(run.budget, progress.usage, lastCall);
       if (overBudget) return wrapUp('budget_exhausted', overBudget);
-      if (deadline !== undefined && Date.now() >= deadline) return wrapUp('deadline', 'the time limit of this run is close');
+      if (pastDeadline()) return wrapUp('deadline', 'the time limit of this run is close');
 
       if (contextNearlyFull()) await compactInPlace();
 
@@ -486,6 +492,24 @@ function askModel(request: ModelCallInput): Promise<ModelCallOutput> {
 }
 
 /** The earliest of the times that are set (epoch ms), if any. */
+/**
+ * A durable timer that fires at `deadline`; the returned check is true once it has. The timer's
+ * firing is an event of the history, so a replay sees it at the same point. It is not cancelled with
+ * the run: a cancelled run ends without waiting for it.
+ */
+function deadlineTimer(deadline: number, runStarted: number): () => boolean {
+  // A deadline over before the run started (its start event's time, in the history) is over now.
+  if (deadline <= runStarted) return () => true;
+  let passed = false;
+  // Otherwise the timer starts in every case, since a replay must issue the same command (one over
+  // since, while the run waited for a worker, gets 1 ms). Its duration is not compared on replay.
+  CancellationScope.nonCancellable(() => sleep(Math.max(1, deadline - Date.now()))).then(
+    () => (passed = true),
+    () => undefined,
+  );
+  return () => passed;
+}
+
 function earliest(...times: Array<number | undefined>): number | undefined {
   const known = times.filter((time): time is number => time !== undefined);
   return known.length ? Math.min(...known) : undefined;

@@ -34,7 +34,7 @@ describe('replay', () => {
  * A run's history must replay however far apart its workflow tasks are said to have started: the
  * workflow clock (`Date.now()`) must not decide what the run does where it need not. Each workflow
  * task's start is moved 11 s later than the one before (past `SEARCH_ATTRIBUTE_REFRESH_MS`), and the
- * run must still replay. Runs recorded before 'search-attributes-by-reply-time' decided their upserts
+ * run must still replay. Runs recorded before 'clock-from-history' decided their upserts
  * by that clock, and the same move breaks them (the crash matrix once saw a worker that took such a
  * run over decide otherwise, and fail its workflow task as nondeterministic).
  */
@@ -56,9 +56,12 @@ describe('replay: workflow clock', () => {
     for await (const result of results) return result.error;
   };
 
-  it('replay: a run replays the same when its workflow tasks are said to be far apart', async () => {
-    expect(await replayError('find-bob-approved-reply-time.json')).toBeUndefined();
-  });
+  it.each(['find-bob-approved-clock-from-history.json', 'deadline-timer.json'])(
+    'replay: %s replays the same when its workflow tasks are said to be far apart',
+    async (file) => {
+      expect(await replayError(file)).toBeUndefined();
+    },
+  );
 
   it('replay: a run recorded before the change could not (it decided its upserts by the workflow clock)', async () => {
     expect(String(await replayError('find-bob-validated-in-resolve.json'))).toMatch(/Nondeterminism|nondetermin/i);

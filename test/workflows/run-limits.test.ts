@@ -6,6 +6,9 @@ import { eventually } from '../support/wait';
 import { defineTool } from '../../src/tools/define';
 import { recordHistory } from '../support/history';
 import { answerUpdate } from '../../src/workflows/messages';
+import { temporal } from '@temporalio/proto';
+
+const EventType = temporal.api.enums.v1.EventType;
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -117,11 +120,19 @@ describe('agentLoop: people and limits', () => {
   it('deadline: shortly before the execution timeout the run wraps up with what it has', async () => {
     // 14 s timeout: the soft deadline is 5 s before it. Two slow model calls take the run past it.
     h.fake.script({ ...calc('1+1', 'thinking slowly'), delayMs: 5_000 }, { ...calc('2+2', 'still slow'), delayMs: 5_000 }, { content: 'Out of time: 2 and 4.' });
-    const { result } = await h.run({ goal: 'Add slowly' }, { timeout: '14 seconds' });
+    const { result, handle } = await h.run({ goal: 'Add slowly' }, { timeout: '14 seconds' });
+    await recordHistory('deadline-timer', handle);
 
     h.fake.assertDone();
     expect(h.fake.requests[2].messages.at(-1)!.content).toMatch(/^Stop here: the time limit of this run is close/);
     expect(result).toMatchObject({ status: 'deadline', answer: 'Out of time: 2 and 4.', iterations: 2 });
+    // The deadline is a durable timer: its firing is in the history, before the wrap-up's model call,
+    // so a worker that replays the run decides as the first one did.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const fired = events.findIndex((e) => e.eventType === EventType.EVENT_TYPE_TIMER_FIRED);
+    const modelCalls = events.flatMap((e, i) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? [i] : []));
+    expect(fired).toBeGreaterThan(modelCalls[1]);
+    expect(fired).toBeLessThan(modelCalls[2]);
   });
 
   it("timeoutSeconds: an agent's own time limit (seed 001) wraps the run up with what it has; the input overrides it", async () => {
