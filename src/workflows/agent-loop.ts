@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  CancellationScope,
   ContinueAsNew,
   continueAsNew,
   isCancellation,
@@ -9,7 +8,6 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -29,6 +27,7 @@ import { FailureType } from '../common/errors';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
 import { textHash } from '../common/text-hash';
 import { addUsage, usageReport, ZERO_USAGE, type Usage } from '../common/usage';
+import { alarm } from './alarm';
 import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from './limits';
 import { clippedWaves, compacted, compactionRange } from './compaction';
 import { HumanGate } from './human-gate';
@@ -202,7 +201,7 @@ class AgentRun {
     const breaker = new CircuitBreaker(run.circuitBreaker);
     const startedAtMs = carried?.startedAtMs ?? runStartTime.getTime();
     const deadline = earliest(softDeadline(executionExpirationTime, executionTimeoutMs), run.timeoutMs === undefined ? undefined : startedAtMs + run.timeoutMs);
-    const pastDeadline = deadline === undefined ? () => false : this.clockFromHistory ? deadlineTimer(deadline, startTime.getTime()) : () => Date.now() >= deadline;
+    const pastDeadline = deadline === undefined ? () => false : this.clockFromHistory ? alarm(deadline, startTime.getTime()) : () => Date.now() >= deadline;
     // What the previous model call of this run saw plus its reply: the next call sends only what
     // came after (`ModelCallInput.delta`), and a worker that kept the rest needs no query. A local
     // model call gets the whole transcript instead (its input is not recorded).
@@ -492,24 +491,6 @@ function askModel(request: ModelCallInput): Promise<ModelCallOutput> {
 }
 
 /** The earliest of the times that are set (epoch ms), if any. */
-/**
- * A durable timer that fires at `deadline`; the returned check is true once it has. The timer's
- * firing is an event of the history, so a replay sees it at the same point. It is not cancelled with
- * the run: a cancelled run ends without waiting for it.
- */
-function deadlineTimer(deadline: number, runStarted: number): () => boolean {
-  // A deadline over before the run started (its start event's time, in the history) is over now.
-  if (deadline <= runStarted) return () => true;
-  let passed = false;
-  // Otherwise the timer starts in every case, since a replay must issue the same command (one over
-  // since, while the run waited for a worker, gets 1 ms). Its duration is not compared on replay.
-  CancellationScope.nonCancellable(() => sleep(Math.max(1, deadline - Date.now()))).then(
-    () => (passed = true),
-    () => undefined,
-  );
-  return () => passed;
-}
-
 function earliest(...times: Array<number | undefined>): number | undefined {
   const known = times.filter((time): time is number => time !== undefined);
   return known.length ? Math.min(...known) : undefined;

@@ -29,6 +29,7 @@ import type {
 import { costOf } from '../common/pricing';
 import { addUsage, reportedUsage, ZERO_USAGE, type Usage } from '../common/usage';
 import { agentLoop } from './agent-loop';
+import { alarm } from './alarm';
 import { childDeadline, MIN_CHILD_TIME_MS, shareLevel, type Share } from './goal-budget';
 import { findCycle, groupIntoLevels } from './goal-levels';
 import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, MAX_EVIDENCE_ITEMS, MAX_EVIDENCE_SUMMARY_CHARS, otherGoals, toEvidence, workflowSummary } from './goal-text';
@@ -41,6 +42,13 @@ type Activities = ReturnType<typeof createActivities>;
  * when they are spent). Runs that started their loop before this replay without it.
  */
 const LOOP_BUDGETS_PATCH = 'goal-loop-budgets';
+/**
+ * A goal's time decisions (is its time up? is there time left to start a child?) are durable
+ * timers, not comparisons with `Date.now()`, decided once when the goal starts; the reserve is
+ * reckoned from the goal's start event. A replay decides as the goal did (see the same change in
+ * agent-loop.ts). Goals that started before replay as they were recorded.
+ */
+const GOAL_CLOCK_PATCH = 'goal-clock-from-history';
 
 const { resolveGoal } = proxyActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
 const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
@@ -85,6 +93,9 @@ class Pursuit {
   private readonly limits: Required<Pick<NonNullable<GoalInput['constraints']>, 'maxDepth' | 'maxGoals' | 'maxTimeSeconds'>>;
   /** When children must be done: the goal's own deadline minus a reserve to record their results. */
   private readonly childDeadlineMs: number;
+  /** Whether the children's deadline has passed, and whether it is too close to start one (GOAL_CLOCK_PATCH). */
+  private readonly timeUp: () => boolean;
+  private readonly tooLateForChild: () => boolean;
   private usage: Usage = ZERO_USAGE;
   private costUsd = 0;
   /** Tokens and cost of children that could not report (failed, timed out): their whole share. */
@@ -110,7 +121,21 @@ class Pursuit {
       maxGoals: input.constraints?.maxGoals ?? DEFAULT_GOAL_CONSTRAINTS.maxGoals,
       maxTimeSeconds: input.constraints?.maxTimeSeconds ?? DEFAULT_GOAL_CONSTRAINTS.maxTimeSeconds,
     };
-    this.childDeadlineMs = childDeadline(node.budget.deadlineMs, Date.now(), node.path.length === 0);
+    const startedAt = workflowInfo().startTime.getTime();
+    if (patched(GOAL_CLOCK_PATCH)) {
+      this.childDeadlineMs = childDeadline(node.budget.deadlineMs, startedAt, node.path.length === 0);
+      this.timeUp = alarm(this.childDeadlineMs, startedAt);
+      this.tooLateForChild = alarm(this.childDeadlineMs - MIN_CHILD_TIME_MS, startedAt);
+    } else {
+      this.childDeadlineMs = childDeadline(node.budget.deadlineMs, Date.now(), node.path.length === 0);
+      this.timeUp = () => Date.now() >= this.childDeadlineMs;
+      this.tooLateForChild = () => this.childDeadlineMs - Date.now() < MIN_CHILD_TIME_MS;
+    }
+  }
+
+  /** The time a child gets: what is left until the children's deadline (at least a second: a timeout of 0 would mean none). */
+  private childTimeoutMs(): number {
+    return Math.max(1_000, this.childDeadlineMs - Date.now());
   }
 
   async run(): Promise<GoalResult> {
@@ -148,8 +173,8 @@ class Pursuit {
       return this.finish('achieved', answered.value);
     }
 
-    const timeoutMs = this.childDeadlineMs - Date.now();
-    if (timeoutMs < MIN_CHILD_TIME_MS) return this.constrained(this.timeViolation());
+    if (this.tooLateForChild()) return this.constrained(this.timeViolation());
+    const timeoutMs = this.childTimeoutMs();
     // The tool loop gets what this goal has left of the tree's tokens and cost as its own budgets,
     // so it ends gracefully with what it found (`budget_exhausted`) instead of overspending.
     const budgeted = patched(LOOP_BUDGETS_PATCH);
@@ -257,9 +282,8 @@ class Pursuit {
         }
         const share = shareOf[i]!;
         if ('refused' in share) return this.refuse(goal, this.violationOf(share.refused));
-        const timeoutMs = this.childDeadlineMs - Date.now();
-        if (timeoutMs < MIN_CHILD_TIME_MS) return this.refuse(goal, this.timeViolation());
-        return this.startChild(goal, index + 1, share, stack, evidence, timeoutMs);
+        if (this.tooLateForChild()) return this.refuse(goal, this.timeViolation());
+        return this.startChild(goal, index + 1, share, stack, evidence, this.childTimeoutMs());
       }),
     );
   }
@@ -378,7 +402,7 @@ class Pursuit {
 
   /** A limit this goal has run into (time, tokens, cost), if any. */
   private violation(): Violation | undefined {
-    if (Date.now() >= this.childDeadlineMs) return this.timeViolation();
+    if (this.timeUp()) return this.timeViolation();
     const left = this.left();
     if (left.tokens !== undefined && left.tokens <= 0) return this.violationOf('tokens');
     if (left.costUsd !== undefined && left.costUsd <= 0) return this.violationOf('cost');
