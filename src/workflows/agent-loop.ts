@@ -199,7 +199,8 @@ class AgentRun {
     const tools = new Map(run.tools.map((tool) => [tool.name, tool]));
     const planner = plannerFor(run.planner, { proseAnswers: () => patched(PATCH_TAGGED_PROSE_ANSWER), earlier: carried?.messages });
     const breaker = new CircuitBreaker(run.circuitBreaker);
-    const startedAtMs = carried?.startedAtMs ?? runStartTime.getTime();
+    // When the chain started: its start event's time (a run's first workflow task may start later).
+    const startedAtMs = carried?.startedAtMs ?? (this.clockFromHistory ? startTime : runStartTime).getTime();
     const deadline = earliest(softDeadline(executionExpirationTime, executionTimeoutMs), run.timeoutMs === undefined ? undefined : startedAtMs + run.timeoutMs);
     const pastDeadline = deadline === undefined ? () => false : this.clockFromHistory ? alarm(deadline, startTime.getTime()) : () => Date.now() >= deadline;
     // What the previous model call of this run saw plus its reply: the next call sends only what
