@@ -74,13 +74,7 @@ describe('waveloop goal and tree', () => {
 
   it("waveloop goal: a goal's tool loop waiting for an approval says so, with the command; approved, the tree goes on", async () => {
     const MOVE = 'Move Bob Martin to EPAM';
-    const router = goalModel({
-      [MOVE]: {
-        assessment: [assess.tools()],
-        agent: [{ toolCalls: [{ name: 'update_user', args: { id: 1, company: 'EPAM' } }] }, { content: 'Bob Martin now works at EPAM.' }],
-      },
-    });
-    fake.script(...router.steps);
+    const router = moveUserTree(MOVE, 1, 'EPAM');
 
     const running = waveloopLive(['goal', '--id', 'cli-goal-approval', '--tools', 'update_user', MOVE], env);
     let match: RegExpExecArray | null = null;
@@ -103,13 +97,7 @@ describe('waveloop goal and tree', () => {
 
   it("at a terminal, waveloop goal asks for a goal's tool-loop approval right there; approved, the tree goes on", async () => {
     const MOVE = 'Move Dana Scully to Initech';
-    const router = goalModel({
-      [MOVE]: {
-        assessment: [assess.tools()],
-        agent: [{ toolCalls: [{ name: 'update_user', args: { id: 4, company: 'Initech' } }] }, { content: 'Dana Scully now works at Initech.' }],
-      },
-    });
-    fake.script(...router.steps);
+    const router = moveUserTree(MOVE, 4, 'Initech');
 
     const terminal = waveloopAtTerminal(['goal', '--id', 'cli-goal-terminal', '--tools', 'update_user', MOVE], env);
     const asked = await waitForText(terminal.output, /cli-goal-terminal\/exec · approval needed: wave 1 · update_user\(id=4, company=Initech\)\nApprove wave 1 · update_user\(id=4, company=Initech\)\? \[y\/N\] $/);
@@ -123,6 +111,18 @@ describe('waveloop goal and tree', () => {
     expect(out.output).toContain(`cli-goal-terminal · executed · done (tools) · ${MOVE}`);
     expect(out.output).not.toContain('decide with: waveloop approve');
   });
+
+  /** A tree whose one goal is executed by a tool loop that calls update_user (which waits for approval), scripted on the fake model. */
+  function moveUserTree(goal: string, id: number, company: string) {
+    const router = goalModel({
+      [goal]: {
+        assessment: [assess.tools()],
+        agent: [{ toolCalls: [{ name: 'update_user', args: { id, company } }] }, { content: `User ${id} now works at ${company}.` }],
+      },
+    });
+    fake.script(...router.steps);
+    return router;
+  }
 
   it('waveloop goal: bad options are refused before anything starts', async () => {
     const out = await waveloop(['goal', '--max-depth', '0', 'x'], env);
