@@ -43,7 +43,7 @@ describe('agentLoop: long runs stay bounded', () => {
       },
     );
 
-    await recordHistory('continued-run', handle);
+    await recordHistory('hand-over', handle);
 
     expect(agent).toHaveLength(0);
     expect(result).toMatchObject({ status: 'completed', answer: 'Sum: 55 (you said yes please).', iterations: 12 });
