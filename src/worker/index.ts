@@ -14,9 +14,10 @@ import { transcriptQuery } from '../workflows/messages';
 import type { AnyTool } from '../tools/define';
 import { createDemoTools, openDemoDatabase } from '../tools';
 import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';
-import { blobStoreIn, waveloopDataConverter, type BlobStore } from '../common/payload-codec';
-import { encryptedBlobStore } from '../common/encryption-codec';
-import type { EncryptionKeys } from '../common/encryption-keys';
+import { blobStoreIn, type BlobStore } from '../payloads/blob-store';
+import { waveloopDataConverter } from '../payloads/data-converter';
+import { encryptedBlobStore } from '../payloads/encrypted-blob-store';
+import type { EncryptionKeys } from '../payloads/encryption-keys';
 
 export interface WaveloopWorkerOptions {
   /** Connection used for polling. */
@@ -174,4 +175,4 @@ export async function createStandardWorker(
 }
 
 export { DEFAULT_WORKER_TUNING, throughputTuning, type WorkerTuning } from './tuning';
-export { ENCODED_FAILURES_PATH } from '../common/payload-codec';
+export { ENCODED_FAILURES_PATH } from '../payloads/data-converter';
