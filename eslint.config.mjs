@@ -27,7 +27,7 @@ export default tseslint.config(
         paths: [...NODE_BUILTINS, ...NODE_BUILTINS.map((m) => `node:${m}`)].map((name) => ({ name, message: 'Workflow code must not do I/O.' })),
         patterns: [
           { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'openai', 'better-sqlite3'], message: 'Workflow code must not do I/O.' },
-          { group: ['../activities', '../activities/*', '../tools/*', '../tools', '../client/*', '../worker/*', '../common/config'], allowTypeImports: true, message: 'Workflows import activity types only.' },
+          { group: ['../activities', '../activities/*', '../tools/*', '../tools', '../client/*', '../worker/*', '../config'], allowTypeImports: true, message: 'Workflows import activity types only.' },
         ],
       }],
       'no-restricted-globals': ['error', { name: 'fetch', message: 'Workflow code must not do I/O.' }],

@@ -3,7 +3,7 @@ import { WorkflowFailedError, type Client, type WorkflowHandle, type WorkflowHan
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
-import { loadConfig, type WaveloopConfig } from '../common/config';
+import { loadConfig, type WaveloopConfig } from '../config';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { isStreamedText, type StreamedText } from '../common/streaming';
 import {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
-import { loadConfig } from '../common/config';
+import { loadConfig } from '../config';
 import { describeIssues } from '../common/issues';
 import { metadataFromBase64, metadataToBase64 } from '../payloads/bytes';
 import { blobStoreIn } from '../payloads/blob-store';

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
-import { EMBEDDED_ADDRESS, type WaveloopConfig } from '../common/config';
+import { EMBEDDED_ADDRESS, type WaveloopConfig } from '../config';
 import { blobStoreIn } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
 

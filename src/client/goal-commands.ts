@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Worker } from '@temporalio/worker';
-import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../config';
 import type { RunProgress } from '../common/contract';
 import { GoalTreeInputSchema, type GoalResult } from '../common/goal-contract';
 import { createStandardWorker } from '../worker';

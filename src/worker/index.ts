@@ -7,7 +7,7 @@ import type { AgentDefinition } from '../agents/define';
 import { demoAgents } from '../agents/demo';
 import { connectionSettings } from '../client/connection';
 import { queryWithRetry } from '../client/query';
-import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../config';
 import type { ModelPrice } from '../common/pricing';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { transcriptQuery } from '../workflows/messages';
