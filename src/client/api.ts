@@ -16,7 +16,7 @@ import {
 } from '../common/contract';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import type { GoalResult, GoalTreeInput } from '../common/goal-contract';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../common/messages';
 import { connectClient } from './connection';
 import { startGoalTree, type GoalStartOptions } from './goal-api';
 import { readGoalTree, type GoalTreeNode } from './goal-tree';

@@ -10,7 +10,7 @@ import { queryWithRetry } from '../client/query';
 import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../config';
 import type { ModelPrice } from '../common/pricing';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
-import { transcriptQuery } from '../workflows/messages';
+import { transcriptQuery } from '../common/messages';
 import type { AnyTool } from '../tools/define';
 import { createDemoTools, openDemoDatabase } from '../tools';
 import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';

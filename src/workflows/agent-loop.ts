@@ -32,9 +32,9 @@ import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from '.
 import { clippedWaves, compacted, compactionRange } from './compaction';
 import { HumanGate } from './human-gate';
 import { lazy } from './lazy';
-import { statusQuery, transcriptQuery } from './messages';
+import { statusQuery, transcriptQuery } from '../common/messages';
 import { plannerFor } from './planners';
-import { modelSummary } from './summaries';
+import { modelSummary } from '../common/summaries';
 import { DENIED, runWave } from './wave';
 
 type Activities = ReturnType<typeof createActivities>;

@@ -5,7 +5,7 @@ import type { ToolInfo } from '../common/activity-io';
 import type { ToolCallMessagePart, ToolCallRecord } from '../common/contract';
 import { FailureType } from '../common/errors';
 import type { HumanGate } from './human-gate';
-import { toolSummary } from './summaries';
+import { toolSummary } from '../common/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
 

@@ -18,7 +18,7 @@ import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../
 import { FakeModel } from './fake-model';
 import { eventually } from './wait';
 import { queryWithRetry } from '../../src/client/query';
-import { statusQuery, transcriptQuery } from '../../src/workflows/messages';
+import { statusQuery, transcriptQuery } from '../../src/common/messages';
 import type { ChatMessage, RunProgress } from '../../src/common/contract';
 import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/common/goal-contract';
 
