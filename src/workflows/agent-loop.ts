@@ -7,7 +7,7 @@ import { clippedWaves } from './compaction';
 import { HumanGate } from './human-gate';
 import { RunLimits, runDeadline } from './limits';
 import { Memory, type Continuation } from './memory';
-import { transcriptQuery } from './messages';
+import { transcriptQuery } from '../common/messages';
 import { askModel, isContextExceeded, resolveRun } from './model-calls';
 import { plannerFor, type PlannerRules } from './planners';
 import { Publisher } from './publishing';

@@ -1,6 +1,6 @@
 import { condition, setHandler } from '@temporalio/workflow';
 import type { RunProgress } from '../common/contract';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from './messages';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../common/messages';
 
 /** How a person decided a call that needed approval. */
 export type Decision = { approved: true } | { approved: false; reason: string };

@@ -3,7 +3,7 @@ import type { createActivities } from '../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS, LOCAL_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../common/activity-options';
 import type { ModelCallInput, ModelCallOutput, ResolvedRun, SummarizeOutput } from '../common/activity-io';
 import { FailureType } from '../common/errors';
-import { modelSummary } from './summaries';
+import { modelSummary } from '../common/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
 

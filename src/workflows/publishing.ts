@@ -3,7 +3,7 @@ import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../common/activity-options';
 import type { AgentLoopResult, RunProgress, RunStatus } from '../common/contract';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
 import { ZERO_USAGE } from '../common/usage';
-import { statusQuery } from './messages';
+import { statusQuery } from '../common/messages';
 
 /**
  * What the world sees of a run while it goes: the `status` query (answered from the first moment,

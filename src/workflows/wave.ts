@@ -6,7 +6,7 @@ import type { ToolCallMessagePart, ToolCallRecord } from '../common/contract';
 import { FailureType } from '../common/errors';
 import type { HumanGate } from './human-gate';
 import { DENIED } from './limits';
-import { toolSummary } from './summaries';
+import { toolSummary } from '../common/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
 

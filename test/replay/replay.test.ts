@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { waveloopDataConverter } from '../../src/common/payload-codec';
+import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { HISTORIES_DIR } from '../support/history';
 import { workflowBundle } from '../support/harness';
 

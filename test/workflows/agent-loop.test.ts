@@ -3,7 +3,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAKE_USAGE, toolMessages, type ChatRequest } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
-import { approveUpdate } from '../../src/workflows/messages';
+import { approveUpdate } from '../../src/common/messages';
 import { activities, recordHistory } from '../support/history';
 import { textHash } from '../../src/common/text-hash';
 import { defineTool } from '../../src/tools/define';

@@ -5,7 +5,7 @@ import { Harness, waitForProgress } from '../support/harness';
 import { eventually } from '../support/wait';
 import { defineTool } from '../../src/tools/define';
 import { recordHistory } from '../support/history';
-import { answerUpdate } from '../../src/workflows/messages';
+import { answerUpdate } from '../../src/common/messages';
 import { temporal } from '@temporalio/proto';
 
 const EventType = temporal.api.enums.v1.EventType;
