@@ -51,7 +51,7 @@ export const AgentLoopInputSchema = z.strictObject({
    * Model calls run as local activities, inside the workflow task: one trip through the server per
    * iteration less (about half of the engine's time and CPU), at the price of streaming (a local
    * activity has no heartbeats) and of a workflow task held open while the model answers. For fast
-   * models and many runs at once (README "Performance").
+   * models and many runs at once (docs/performance.md).
    */
   localModelCalls: z.boolean().optional(),
   /** Continue as new (with a compacted transcript) past this many history events (default 2,000). */
