@@ -123,7 +123,7 @@ export function runDeadline(
 }
 
 /**
- * A note for the model as the iteration limit approaches (seed 004), or undefined while far away:
+ * A note for the model as the iteration limit approaches, or undefined while far away:
  * in the last 20% of the iterations, and always in the last two.
  */
 export function iterationWarning(iteration: number, maxIterations: number): string | undefined {

@@ -39,8 +39,8 @@ const nativePlanner: PlannerRules = {
 };
 
 /**
- * The JSON planner (seed 003): each reply is a `wave_plan` object, or, for models without JSON mode,
- * text with `<tool>{"tool_name": …, "arguments": …}</tool>` blocks (seed 004), after which a reply in
+ * The JSON planner: each reply is a `wave_plan` object, or, for models without JSON mode,
+ * text with `<tool>{"tool_name": …, "arguments": …}</tool>` blocks, after which a reply in
  * plain prose is the answer. Results go back as one user message per wave.
  */
 function jsonPlanner(options: PlannerOptions): PlannerRules {

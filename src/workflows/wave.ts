@@ -92,7 +92,7 @@ export function ranOnWorker(calls: readonly ToolCallRecord[], tools: ReadonlyMap
 }
 
 /**
- * The tools the workflow answers itself. `ask_question` (seed 004) waits, durably and for as long
+ * The tools the workflow answers itself. `ask_question` waits, durably and for as long
  * as it takes (or until the answer timeout), for the `answer` update. `converse` delivers its
  * message; the loop then waits for the person's reply once the wave is done.
  */
