@@ -31,8 +31,10 @@ import { addUsage, reportedUsage, ZERO_USAGE, type Usage } from '../common/usage
 import { agentLoop } from './agent-loop';
 import { alarm } from './alarm';
 import { childDeadline, MIN_CHILD_TIME_MS, shareLevel, type Share } from './goal-budget';
-import { findCycle, groupIntoLevels } from './goal-levels';
-import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, MAX_EVIDENCE_ITEMS, MAX_EVIDENCE_SUMMARY_CHARS, otherGoals, toEvidence, workflowSummary } from './goal-text';
+import { groupIntoLevels } from '../common/goal-levels';
+import { findCycle } from './goal-cycles';
+import { executionWorkflowId, goalWorkflowId } from '../common/goal-ids';
+import { clip, evidenceFor, executionGoal, MAX_EVIDENCE_ITEMS, MAX_EVIDENCE_SUMMARY_CHARS, otherGoals, toEvidence, workflowSummary } from '../common/goal-text';
 import { lazy } from './lazy';
 
 type Activities = ReturnType<typeof createActivities>;
