@@ -17,7 +17,7 @@ const MAX_OTHER_GOALS = 20;
 const MAX_OTHER_GOAL_CHARS = 200;
 
 /** The goals elsewhere in the tree for a sub-goal: its siblings, then what its parent was told. */
-export function otherGoals(siblings: readonly string[], goal: string, inherited: readonly string[] = []): string[] {
+export function otherGoals(siblings: readonly string[], goal: string, inherited: readonly string[]): string[] {
   const others = [...siblings.filter((sibling) => sibling !== goal), ...inherited].map((other) => clip(other, MAX_OTHER_GOAL_CHARS));
   return [...new Set(others)].slice(0, MAX_OTHER_GOALS);
 }
