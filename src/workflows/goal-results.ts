@@ -57,9 +57,9 @@ export function finish(soFar: GoalSoFar, status: GoalStatus, fields: Fields): Go
  */
 export function partial(soFar: GoalSoFar, reason?: string): Fields {
   const done = soFar.children.filter((r) => r.status === 'achieved' || r.status === 'synthesized');
-  const pursued = soFar.planned ? ` ${done.length} of ${soFar.planned} sub-goals completed${done.length ? ':' : '.'}` : '';
+  const pursued = soFar.planned ? `${done.length} of ${soFar.planned} sub-goals completed${done.length ? ':' : '.'}` : '';
   return {
-    summary: [reason ? `${reason}.` : '', pursued, ...done.map((r) => clip(r.summary, 300))].filter(Boolean).join(' ').trim(),
+    summary: [reason ? `${reason}.` : '', pursued, ...done.map((r) => clip(r.summary, 300))].filter(Boolean).join(' '),
     key_findings: done.flatMap((r) => r.key_findings).slice(0, 10),
     raw_evidence: done.flatMap((r) => r.raw_evidence ?? []),
     confidence: 0,
