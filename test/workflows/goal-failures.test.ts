@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/common';
 import { describeFailure, timedOut, usageOfFailedChild } from '../../src/workflows/goal-failures';
 
-const childFailure = (cause: Error) => new ChildWorkflowFailure('default', { workflowId: 'tree/1', runId: 'r' }, 'pursueGoal', 0, cause);
+const childFailure = (cause: Error) => new ChildWorkflowFailure('default', { workflowId: 'tree/1', runId: 'r' }, 'pursueGoal', 'NON_RETRYABLE_FAILURE', cause);
 const USAGE = { promptTokens: 100, completionTokens: 10, totalTokens: 110 };
 
 describe('goal failures', () => {
@@ -14,7 +14,7 @@ describe('goal failures', () => {
 
   it('describeFailure: the type and message of the application failure a child or activity carries', () => {
     expect(describeFailure(childFailure(ApplicationFailure.create({ type: 'ModelBadRequest', message: 'Invalid schema' })))).toBe('ModelBadRequest: Invalid schema');
-    const activity = new ActivityFailure('activity failed', 'assessGoal', '1', 'TIMEOUT' as never, 'worker', new TimeoutFailure('activity timed out', undefined, 'START_TO_CLOSE'));
+    const activity = new ActivityFailure('activity failed', 'assessGoal', '1', 'TIMEOUT', 'worker', new TimeoutFailure('activity timed out', undefined, 'START_TO_CLOSE'));
     expect(describeFailure(activity)).toBe('activity timed out');
     expect(describeFailure(new Error('plain'))).toBe('plain');
     expect(describeFailure('thrown text')).toBe('thrown text');
