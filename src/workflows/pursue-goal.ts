@@ -181,12 +181,15 @@ interface Goal {
   readonly clock: GoalClock;
   /** Its sub-goals' descriptions, once decomposed. */
   planned: string[];
+  /** Its sub-goals' results, level by level, those never started included. */
   readonly children: GoalResult[];
   /** The limits that kept sub-goals from starting, in order. */
   readonly refusals: Violation[];
+  /** What its result's limitations will say besides its synthesis (a dependency problem, a failed achievement check). */
   readonly notes: string[];
 }
 
+/** Opens the goal at `node`: its clock's timers start now, and its ledger holds its share of the budgets. */
 function openGoal(input: GoalInput, node: GoalNode): Goal {
   const depth = node.stack.length;
   const clock = goalClock(node.budget.deadlineMs, node.path.length === 0);
@@ -194,10 +197,12 @@ function openGoal(input: GoalInput, node: GoalNode): Goal {
   return { input, node, id: goalWorkflowId(node.rootId, node.path), depth, ledger, clock, planned: [], children: [], refusals: [], notes: [] };
 }
 
+/** What the goal has so far, for the result builders. */
 function soFar(g: Goal): results.GoalSoFar {
   return { goal: g.node.goal, workflowId: g.id, depth: g.depth, children: g.children, planned: g.planned.length, notes: g.notes, spent: g.ledger.spent };
 }
 
+/** A sub-goal `violation` keeps from starting: remembered for the goal's own result. */
 function refuse(g: Goal, goal: string, violation: Violation): GoalResult {
   g.refusals.push(violation);
   return results.refused(goal, g.depth + 1, violation);
@@ -216,7 +221,7 @@ async function ask<I extends GoalContextInput, T>(g: Goal, name: string, compone
   if (stop) return { ok: false, stop };
   const { model, goal, stack, tools, evidence } = g.node;
   const input = { model, objective: g.input.objective, goal, stack, tools, evidence, ...extra } as I;
-  const call = (input: I, summary: string) => component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [input]);
+  const call = (request: I, summary: string) => component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
   try {
     let output = await call(input, name);
     g.ledger.spend(output.usage);
