@@ -62,7 +62,7 @@ describe('replay: workflow clock', () => {
     for await (const result of results) return result.error;
   };
 
-  it.each(['find-bob-approved.json', 'deadline.json', 'goal-time-limit@clock-from-history.json', 'goal-time-limit-child-clock-from-history.json'])(
+  it.each(['find-bob-approved.json', 'deadline.json', 'goal-time-limit.json', 'goal-time-limit-child.json'])(
     'replay: %s replays the same when its workflow tasks are said to be far apart',
     async (file) => {
       expect(await replayError(file)).toBeUndefined();
