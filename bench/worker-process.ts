@@ -1,6 +1,6 @@
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { defineAgent } from '../src/agents/define';
-import { blobStoreIn } from '../src/common/payload-codec';
+import { blobStoreIn } from '../src/payloads/blob-store';
 import { createModelClient, createWorker } from '../src/worker';
 import { benchTool } from './support/bench-tool';
 

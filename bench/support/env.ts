@@ -11,7 +11,8 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Work
 import { defineAgent } from '../../src/agents/define';
 import { ensureEmbeddedServer, SERVER_PID_FILE, stopEmbeddedServer } from '../../src/client/server';
 import { findTemporalBinary } from '../../src/client/temporal-cli';
-import { blobStoreIn, waveloopDataConverter } from '../../src/common/payload-codec';
+import { blobStoreIn } from '../../src/payloads/blob-store';
+import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../../src/common/search-attributes';
 import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
 import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';

@@ -76,11 +76,11 @@ export async function runFloor(env: BenchEnv, goal: string, maxIterations: numbe
     const reply = await new MockActivityEnvironment().run(activities.callModel, {
       workflowId: 'floor',
       runId: 'floor',
-      messageCount: messages.length,
       model: 'bench-model',
       tools: ['bench_tool'],
       planner: 'native' as const,
       iteration,
+      transcript: { count: messages.length, from: 0, messages },
     }) as ModelCallOutput;
     messages.push(reply.message);
     const calls = reply.message.tool_calls ?? [];

@@ -1,5 +1,5 @@
 import type { AnswerInput, AssessInput, DecomposeInput, GoalContextInput, ResultsInput } from '../common/goal-contract';
-import { formatEvidence } from '../workflows/goal-text';
+import { formatEvidence } from '../common/goal-text';
 
 /**
  * The prompts of seed 002's components. Every user message starts with `GOAL: <goal>` and shows

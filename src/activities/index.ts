@@ -3,7 +3,7 @@ import type { ChatMessage } from '../common/contract';
 import type { ModelPrice } from '../common/pricing';
 import { createGoalActivities } from './goal-components';
 import { createCallModel } from './model';
-import type { BlobStore } from '../common/payload-codec';
+import type { BlobStore } from '../payloads/blob-store';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';

@@ -28,15 +28,14 @@ export interface ModelDeps {
    * or ask for whole replies (`WAVELOOP_STREAM=false`, for endpoints that cannot stream).
    */
   stream?: boolean;
-  /** The results of the tool calls this worker ran, which `delta` refers to (shared with `runTool`). */
+  /** The results of the tool calls this worker ran, which a `TranscriptSlice` refers to (shared with `runTool`). */
   toolResults?: ToolResultCache;
 }
 
 /**
  * One model call: Chat Completions with the run's tools, parallel tool calls allowed. The
- * transcript is read from the workflow rather than carried in the input (see `ModelCallInput`),
- * or, when the input says what was added since this worker's previous call of the run, joined
- * from the worker's `TranscriptCache` without a query.
+ * transcript arrives as a `TranscriptSlice` and is completed from what this worker kept
+ * (`receiveTranscript`).
  */
 export function createCallModel({ registry, openai, readTranscript, stream = true, toolResults }: ModelDeps) {
   const schemas = new Map<string, OpenAI.Chat.Completions.ChatCompletionTool>();
@@ -51,32 +50,11 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
     }
     return schema;
   };
-
-  const cache = new TranscriptCache();
-  /** `delta` with each referenced tool result filled in from `toolResults`, joined to the kept transcript; undefined on any miss. */
-  const joinDelta = (workflowId: string, runId: string, delta: NonNullable<ModelCallInput['delta']>, count: number) => {
-    const messages: ChatMessage[] = [];
-    for (const message of delta.messages) {
-      if (!('result' in message)) {
-        messages.push(message);
-        continue;
-      }
-      const content = toolResults?.take(workflowId, runId, message.tool_call_id, message.result);
-      if (content === undefined) return undefined;
-      messages.push({ role: 'tool', tool_call_id: message.tool_call_id, content });
-    }
-    // A run's first call carries its opening messages whole (`replyId` is empty: no reply yet).
-    if (delta.from === 0) return messages.length === count ? messages : undefined;
-    return cache.join(workflowId, runId, { ...delta, messages }, count);
-  };
+  const transcripts = new TranscriptCache();
 
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
-    const { workflowId, runId, messageCount, since, delta } = input;
-    const transcript =
-      input.messages ??
-      (since && cache.join(workflowId, runId, since, messageCount)) ??
-      (delta && joinDelta(workflowId, runId, delta, messageCount)) ??
-      (await readTranscript(workflowId, runId, messageCount));
+    const { workflowId, runId } = input;
+    const transcript = await receiveTranscript(input, { transcripts, toolResults, readTranscript });
     const messages = input.systemNote ? withSystemNote(transcript, input.systemNote) : transcript;
     const tools = input.tools.map((name) => {
       const tool = registry.tools.get(name);
@@ -121,8 +99,8 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
     const { message, finishReason, usage } = reply;
     checkReply(message, finishReason, input.planner);
     const replyId = randomUUID();
-    // A call given the whole transcript (a local one) never needs what the cache keeps.
-    if (!input.messages) cache.remember(workflowId, runId, [...transcript, message], replyId);
+    // A local call is always given the whole transcript: it never needs what the cache keeps.
+    if (!context.info.isLocal) transcripts.remember(workflowId, runId, [...transcript, message], replyId);
     return { message, finishReason: finishReason ?? 'unknown', usage, replyId, at: Date.now() };
   };
 }
@@ -131,6 +109,29 @@ const WAVE_PLAN_FORMAT = {
   type: 'json_schema',
   json_schema: { name: WAVE_PLAN_SCHEMA_NAME, schema: jsonSchemaOf(WavePlanSchema), strict: false },
 } as const;
+
+/**
+ * The whole transcript a model call sends: its slice, with each tool result reference filled from
+ * the results this worker kept and the rest joined to the transcript this worker kept; whatever
+ * misses is read through the run's `transcript` query (see `TranscriptSlice`).
+ */
+export async function receiveTranscript(
+  { workflowId, runId, transcript: slice }: Pick<ModelCallInput, 'workflowId' | 'runId' | 'transcript'>,
+  kept: { transcripts: TranscriptCache; toolResults?: ToolResultCache; readTranscript: ModelDeps['readTranscript'] },
+): Promise<ChatMessage[]> {
+  const messages: ChatMessage[] = [];
+  for (const message of slice.messages) {
+    if (!('result' in message)) {
+      messages.push(message);
+      continue;
+    }
+    const content = kept.toolResults?.take(workflowId, runId, message.tool_call_id, message.result);
+    if (content === undefined) return kept.readTranscript(workflowId, runId, slice.count);
+    messages.push({ role: 'tool', tool_call_id: message.tool_call_id, content });
+  }
+  const whole = slice.from === 0 ? (messages.length === slice.count ? messages : undefined) : kept.transcripts.join(workflowId, runId, slice, messages);
+  return whole ?? kept.readTranscript(workflowId, runId, slice.count);
+}
 
 /** The transcript with `note` appended to its system prompt, for one call (the transcript keeps its own). */
 function withSystemNote(messages: ChatMessage[], note: string): ChatMessage[] {

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
+import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
 import type { ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
 import { contextWindowOf } from '../common/context-windows';
 import { parseAgentLoopInput } from '../common/contract';
@@ -27,8 +27,8 @@ export interface ResolveRunDeps {
  */
 export function createResolveRun({ registry, defaultModel, now, modelPrices, searchAttributes }: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
-    // The workflow hands over the input as sent (validation needs zod, which workflow code avoids:
-    // src/workflows/lazy.ts); runs recorded before that send it validated, and validating again is harmless.
+    // The workflow hands over the input as sent: validation needs zod, which workflow code avoids
+    // (src/workflows/lazy.ts).
     const input = parseAgentLoopInput(rawInput);
     const agentName = input.agent ?? 'default';
     const agent = registry.agents.get(agentName);
@@ -67,7 +67,7 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
       budget: { maxTokens: input.maxTokens ?? agent.limits?.maxTokens, maxCostUsd: input.maxCostUsd ?? agent.limits?.maxCostUsd, price: priceOf(model, modelPrices) ?? null },
       circuitBreaker: input.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER,
       answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
-      idleTimeoutMs: input.idleTimeoutSeconds === undefined ? undefined : input.idleTimeoutSeconds * 1000,
+      idleTimeoutMs: input.idleTimeoutSeconds === undefined ? DEFAULT_IDLE_TIMEOUT_MS : input.idleTimeoutSeconds * 1000,
       ...(input.conversation ? { conversation: true } : {}),
       maxHistoryEvents: input.maxHistoryEvents,
       ...timeoutOf(input.timeoutSeconds ?? agent.limits?.timeoutSeconds),

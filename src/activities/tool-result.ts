@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TOOL_RESULT_MAX_CHARS } from '../common/activity-options';
-import type { BlobStore } from '../common/payload-codec';
+import type { BlobStore } from '../payloads/blob-store';
 
 /**
  * What the model (and the history) gets of a tool's result: the result itself when it has at most

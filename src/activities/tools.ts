@@ -5,7 +5,7 @@ import { FailureType } from '../common/errors';
 import { describeIssues } from '../common/issues';
 import { ToolError } from '../tools/define';
 import { withHeartbeats } from './heartbeat';
-import type { BlobStore } from '../common/payload-codec';
+import type { BlobStore } from '../payloads/blob-store';
 import type { Registry } from './registry';
 import { resultForTranscript } from './tool-result';
 import type { ToolResultCache } from './tool-result-cache';

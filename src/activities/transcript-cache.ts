@@ -13,8 +13,8 @@ interface Kept {
 
 /**
  * The transcripts this worker last sent to the model, per run (workflow id + run id), each with the
- * model's reply appended. When the workflow sends only what was added since its previous model call
- * (`ModelCallInput.since`), the model activity joins it to the transcript kept here instead of
+ * model's reply appended. When a model call's `TranscriptSlice` carries only what was added since
+ * the run's previous model call, the model activity joins it to the transcript kept here instead of
  * asking the workflow's `transcript` query: one round trip through the server less per iteration.
  * A miss (another worker made the previous call, the worker restarted, the run continued as new,
  * the run was dropped to stay within the limits) or a transcript that does not end with the reply
@@ -28,13 +28,13 @@ export class TranscriptCache {
   constructor(private readonly limits: { maxRuns?: number; maxChars?: number } = {}) {}
 
   /**
-   * The run's transcript up to `count` messages, if the kept one ends with reply `replyId` and it
-   * plus `since.messages` makes exactly that.
+   * The run's transcript of `count` messages, if the kept one has `from` messages, ends with reply
+   * `after`, and it plus `messages` makes exactly `count`.
    */
-  join(workflowId: string, runId: string, since: { from: number; messages: readonly ChatMessage[]; replyId: string }, count: number): ChatMessage[] | undefined {
+  join(workflowId: string, runId: string, slice: { count: number; from: number; after?: string }, messages: readonly ChatMessage[]): ChatMessage[] | undefined {
     const kept = this.runs.get(`${workflowId}/${runId}`);
-    if (!kept || kept.replyId !== since.replyId || kept.messages.length !== since.from || since.from + since.messages.length !== count) return undefined;
-    return [...kept.messages, ...since.messages];
+    if (!kept || kept.replyId !== slice.after || kept.messages.length !== slice.from || slice.from + messages.length !== slice.count) return undefined;
+    return [...kept.messages, ...messages];
   }
 
   /**

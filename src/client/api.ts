@@ -3,7 +3,7 @@ import { WorkflowFailedError, type Client, type WorkflowHandle, type WorkflowHan
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
-import { loadConfig, type WaveloopConfig } from '../common/config';
+import { loadConfig, type WaveloopConfig } from '../config';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { isStreamedText, type StreamedText } from '../common/streaming';
 import {
@@ -16,7 +16,7 @@ import {
 } from '../common/contract';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import type { GoalResult, GoalTreeInput } from '../common/goal-contract';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../workflows/messages';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../common/messages';
 import { connectClient } from './connection';
 import { startGoalTree, type GoalStartOptions } from './goal-api';
 import { readGoalTree, type GoalTreeNode } from './goal-tree';

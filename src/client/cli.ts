@@ -5,7 +5,7 @@ import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError }
 import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, type LogEntry, type LogLevel, Runtime, type Worker } from '@temporalio/worker';
 import { ZodError } from 'zod';
-import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, type WaveloopConfig } from '../config';
 import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import { describeIssues } from '../common/issues';

@@ -3,10 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
-import { loadConfig } from '../common/config';
+import { loadConfig } from '../config';
 import { describeIssues } from '../common/issues';
-import { metadataFromBase64, metadataToBase64 } from '../common/payload-bytes';
-import { blobStoreIn, chainCodecs, waveloopCodecs } from '../common/payload-codec';
+import { metadataFromBase64, metadataToBase64 } from '../payloads/bytes';
+import { blobStoreIn } from '../payloads/blob-store';
+import { chainCodecs, waveloopCodecs } from '../payloads/codecs';
 import type { CliContext } from './goal-commands';
 
 /**

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
-import { EMBEDDED_ADDRESS, type WaveloopConfig } from '../common/config';
-import { blobStoreIn, waveloopDataConverter } from '../common/payload-codec';
+import { EMBEDDED_ADDRESS, type WaveloopConfig } from '../config';
+import { blobStoreIn } from '../payloads/blob-store';
+import { waveloopDataConverter } from '../payloads/data-converter';
 
 /**
  * Connection settings shared by clients and workers: the embedded server by default, or any

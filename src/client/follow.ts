@@ -2,7 +2,7 @@ import type { AgentLoopResult, RunProgress, WaveRecord } from '../common/contrac
 import { unseenText, type StreamedText } from '../common/streaming';
 import type { WaveloopClient } from './api';
 import { answerHint, approvalHint, renderCall } from './render';
-import { toolSummary } from '../workflows/summaries';
+import { toolSummary } from '../common/summaries';
 
 export interface FollowOutput {
   /** Prints a whole line. */

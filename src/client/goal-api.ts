@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalTreeInput } from '../common/goal-contract';
-import { workflowSummary } from '../workflows/goal-text';
+import { workflowSummary } from '../common/goal-text';
 
 export interface GoalStartOptions {
   /** Workflow id of the root; default `goal-<random>`. Its sub-goals are `<id>/1`, `<id>/1.2`, … */

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Worker } from '@temporalio/worker';
-import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../config';
 import type { RunProgress } from '../common/contract';
 import { GoalTreeInputSchema, type GoalResult } from '../common/goal-contract';
 import { createStandardWorker } from '../worker';
@@ -9,7 +9,7 @@ import { renderGoalEvent, renderGoalTotals, renderGoalTree } from './goal-render
 import { answerHint, approvalHint } from './render';
 import type { TerminalPrompts } from './terminal';
 import { goalEvents, type GoalTreeNode } from './goal-tree';
-import { toolSummary } from '../workflows/summaries';
+import { toolSummary } from '../common/summaries';
 
 /** What the goal commands borrow from the CLI (`cli.ts`): output, option parsers, server and client. */
 export interface CliContext {

@@ -4,9 +4,9 @@ import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import type { GoalInput, GoalResult } from '../common/goal-contract';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../common/contract';
-import { decodeHistoryPayloads } from '../common/payload-codec';
+import { decodeHistoryPayloads } from '../payloads/decode-history';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-contract';
-import { groupIntoLevels } from '../workflows/goal-levels';
+import { groupIntoLevels } from '../common/goal-levels';
 
 /**
  * A goal tree read back from Temporal: the history of each goal workflow is the durable log

@@ -2,7 +2,7 @@ export { WaveloopClient, type RunStatusReport, type RunSummary, type StartOption
 export { followRun, type FollowOutput } from './follow';
 export { connectClient, connectionSettings } from './connection';
 export * from '../common/contract';
-export { loadConfig, type WaveloopConfig } from '../common/config';
+export { loadConfig, type WaveloopConfig } from '../config';
 export { FailureType } from '../common/errors';
 export { defineTool, ToolError, type ToolDefinition, type ToolContext } from '../tools/define';
 export { defineAgent, type AgentDefinition } from '../agents/define';

@@ -1,5 +1,5 @@
 import type { AgentLoopResult, ChatMessage, RunProgress, ToolCallRecord, WaveRecord } from '../common/contract';
-import { toolSummary } from '../workflows/summaries';
+import { toolSummary } from '../common/summaries';
 
 /** Plain-text rendering of runs for the terminal: one line a tool call, then the answer. */
 

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT } from '../common/config';
+import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT } from '../config';
 import { findTemporalBinary, TEMPORAL_CLI_VERSION } from './temporal-cli';
 
 /** Files the embedded server keeps in the data dir. The SQLite file outlives stop/start, so runs survive a restart. */

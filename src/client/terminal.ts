@@ -1,6 +1,6 @@
 import * as readline from 'node:readline/promises';
 import type { RunProgress } from '../common/contract';
-import { toolSummary } from '../workflows/summaries';
+import { toolSummary } from '../common/summaries';
 import type { WaveloopClient } from './api';
 import { answerHint } from './render';
 

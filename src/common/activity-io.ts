@@ -30,7 +30,8 @@ export interface ResolvedRun {
   budget: { maxTokens?: number; maxCostUsd?: number; price: ModelPrice | null };
   circuitBreaker: number;
   answerTimeoutMs?: number;
-  idleTimeoutMs?: number;
+  /** How long a conversation waits for the next message. */
+  idleTimeoutMs: number;
   /** After each answer, wait for the next message (`AgentLoopInput.conversation`). */
   conversation?: boolean;
   /** The run continues as new past this many history events (or when Temporal suggests it). */
@@ -42,21 +43,20 @@ export interface ResolvedRun {
   /** Model calls run as local activities (`AgentLoopInput.localModelCalls`). */
   localModelCalls?: boolean;
   /** Whether the namespace has waveloop's search attributes, so the run may set them. */
-  searchAttributes?: boolean;
+  searchAttributes: boolean;
 }
 
 /** The run's input as a client sent it: `resolveRun` validates it (`parseAgentLoopInput`). */
 export type ResolveRunInput = unknown;
 
 /**
- * `callModel`. The transcript is deliberately not part of the input: the activity reads the first
- * `messageCount` messages from the workflow through its `transcript` query, so history records each
- * message once (where it was produced) and grows linearly with the run, not with its square.
+ * `callModel`: one model call of a run. The transcript travels as a `TranscriptSlice`: only what the
+ * worker may not hold yet, so the history records each message about once and grows linearly with
+ * the run, not with its square.
  */
 export interface ModelCallInput {
   workflowId: string;
   runId: string;
-  messageCount: number;
   model: string;
   tools: string[];
   /** `json` asks for a `wave_plan` object instead of offering the tools natively. */
@@ -64,31 +64,29 @@ export interface ModelCallInput {
   iteration: number;
   /** Appended to the system prompt for this call only (iteration warnings). */
   systemNote?: string;
-  /**
-   * What the transcript gained since the run's previous model call: messages [`from`,
-   * `messageCount`), i.e. the tool results and any user message after the previous reply. A worker
-   * that made the previous call (and so holds messages [0, `from`)) needs no query then; any other
-   * falls back to the `transcript` query. These messages are then recorded twice (as tool results
-   * and here): history still grows linearly, by a constant factor more. `replyId` is the previous
-   * call's (`ModelCallOutput.replyId`): a worker's kept transcript counts only if it ends with the
-   * reply the workflow recorded, not one of an attempt that timed out. Sent by workflow code before
-   * `delta`; still read, for the model calls such runs scheduled before their worker was upgraded.
-   */
-  since?: { from: number; messages: ChatMessage[]; replyId: string };
-  /**
-   * `since`, with each tool result that `runTool` produced replaced by a reference to it (its call,
-   * length and hash): the worker that ran the tool kept the result (`ToolResultCache`), so history
-   * records it once, in the tool's completion. A worker that lacks one reads the transcript through
-   * the query. Sent instead of `since` by newer workflow code; a worker that predates it ignores it
-   * and queries. A run's first call sends its opening messages this way (`from` 0, no `replyId`)
-   * when they are short.
-   */
-  delta?: { from: number; messages: Array<ChatMessage | ToolResultRef>; replyId: string };
-  /**
-   * The whole transcript, for model calls run as local activities: their input is not recorded in
-   * history (only their result is), and the worker cannot query a workflow whose task it is running.
-   */
-  messages?: ChatMessage[];
+  transcript: TranscriptSlice;
+}
+
+/**
+ * How a model call receives the run's transcript of `count` messages: it carries messages
+ * [`from`, `from + messages.length`), and the worker adds what it already holds.
+ * - `from` 0: the slice starts the transcript (a run's first call, a call after the transcript was
+ *   pruned, every local model call).
+ * - otherwise the worker's kept transcript of the run (`TranscriptCache`) must have `from` messages
+ *   and end with the reply `after` (`ModelCallOutput.replyId`): a reply of an attempt whose result
+ *   never reached the workflow does not count.
+ * - a tool result that `runTool` returned travels as a `ToolResultRef`, filled from the worker's
+ *   `ToolResultCache`.
+ * Whatever the worker cannot complete this way (another worker made the previous call, a restart,
+ * a slice that stops short of `count` because its text was too long to record twice) it reads
+ * through the run's `transcript` query. A local model call cannot query the workflow whose task runs
+ * it, so its slice is always the whole transcript, without references.
+ */
+export interface TranscriptSlice {
+  count: number;
+  from: number;
+  after?: string;
+  messages: Array<ChatMessage | ToolResultRef>;
 }
 
 /** A tool message whose content (a `runTool` result) the worker that ran the tool kept. */
@@ -102,13 +100,13 @@ export interface ModelCallOutput {
   message: AssistantMessage;
   usage: Usage;
   finishReason: string;
-  /** Names this reply, for the run's next call (`ModelCallInput.since`); absent in older histories. */
-  replyId?: string;
+  /** Names this reply, for the run's next call (`TranscriptSlice.after`). */
+  replyId: string;
   /**
    * When the reply arrived (ms since the epoch, the worker's clock). Recorded with the result, so
-   * workflow code may pace itself by it and replay the same way; absent in older histories.
+   * workflow code may pace itself by it and a replay decides the same way.
    */
-  at?: number;
+  at: number;
 }
 
 /** `runTool`: one call of a wave. */

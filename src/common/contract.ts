@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { ResolvedRun } from './activity-io';
 import { parseWorkflowInput } from './issues';
 import { PlannerSchema } from './plan';
 import type { Usage } from './usage';
@@ -52,35 +51,17 @@ export const AgentLoopInputSchema = z.strictObject({
    * Model calls run as local activities, inside the workflow task: one trip through the server per
    * iteration less (about half of the engine's time and CPU), at the price of streaming (a local
    * activity has no heartbeats) and of a workflow task held open while the model answers. For fast
-   * models and many runs at once (README "Performance").
+   * models and many runs at once (docs/performance.md).
    */
   localModelCalls: z.boolean().optional(),
   /** Continue as new (with a compacted transcript) past this many history events (default 2,000). */
   maxHistoryEvents: z.number().int().min(50).max(50_000).optional(),
-  /** Internal: the state a run hands over to its continuation. Never set it yourself. */
-  continuation: z.custom<Continuation>((value) => typeof value === 'object' && value !== null).optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 
 /** Validates an `agentLoop` input; what is wrong fails as a non-retryable `InvalidInput` naming each problem. */
 export function parseAgentLoopInput(rawInput: unknown): AgentLoopInput {
   return parseWorkflowInput(AgentLoopInputSchema, rawInput, 'agentLoop');
-}
-
-/** What a run carries into the next run of its chain when it continues as new. */
-export interface Continuation {
-  run: ResolvedRun;
-  messages: ChatMessage[];
-  waves: WaveRecord[];
-  usage: Usage;
-  iteration: number;
-  turnStart: number;
-  lastText: string;
-  lastCall?: Usage;
-  /** How many hand-overs happened before this run. */
-  handOvers: number;
-  /** When the first run of the chain started (epoch ms), for `timeoutSeconds`; absent in older hand-overs. */
-  startedAtMs?: number;
 }
 
 /** How a run ended. Every status but `failed` comes with an answer (possibly partial). */

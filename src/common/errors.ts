@@ -16,7 +16,7 @@ export const FailureType = {
   ModelBadRequest: 'ModelBadRequest',
   /**
    * The transcript no longer fits the model's context window (a 400 saying so). Never retried as it
-   * is: the loop compacts the transcript once and asks again (README "Memory").
+   * is: the loop compacts the transcript once and asks again (docs/how-it-works.md).
    */
   ModelContextExceeded: 'ModelContextExceeded',
   /** Too many requests (429); retried after the endpoint's `retry-after`. */

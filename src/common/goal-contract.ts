@@ -59,10 +59,9 @@ export const GoalNodeSchema = z.strictObject({
   }),
   /**
    * Goals elsewhere in the tree: the other sub-goals its parent and their ancestors planned (seed
-   * 002's "existing goals"), so a decomposition does not plan them again. Absent in trees started
-   * before it was added.
+   * 002's "existing goals"), so a decomposition does not plan them again (`[]` at the root).
    */
-  others: z.array(z.string()).optional(),
+  others: z.array(z.string()),
   /** Resolved once by the root: the model, its price, the tool allowlist. */
   model: z.string().min(1),
   price: PriceSchema.nullable(),

@@ -7,16 +7,17 @@ import type { AgentDefinition } from '../agents/define';
 import { demoAgents } from '../agents/demo';
 import { connectionSettings } from '../client/connection';
 import { queryWithRetry } from '../client/query';
-import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../common/config';
+import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../config';
 import type { ModelPrice } from '../common/pricing';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
-import { transcriptQuery } from '../workflows/messages';
+import { transcriptQuery } from '../common/messages';
 import type { AnyTool } from '../tools/define';
 import { createDemoTools, openDemoDatabase } from '../tools';
-import { DEFAULT_WORKER_TUNING } from './tuning';
-import { blobStoreIn, waveloopDataConverter, type BlobStore } from '../common/payload-codec';
-import { encryptedBlobStore } from '../common/encryption-codec';
-import type { EncryptionKeys } from '../common/encryption-keys';
+import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';
+import { blobStoreIn, type BlobStore } from '../payloads/blob-store';
+import { waveloopDataConverter } from '../payloads/data-converter';
+import { encryptedBlobStore } from '../payloads/encrypted-blob-store';
+import type { EncryptionKeys } from '../payloads/encryption-keys';
 
 export interface WaveloopWorkerOptions {
   /** Connection used for polling. */
@@ -57,26 +58,8 @@ export interface WaveloopWorkerOptions {
   /**
    * Extra worker options (slots, pollers, cache, eager dispatch): passed through to `Worker.create`,
    * over `DEFAULT_WORKER_TUNING`; `throughputTuning(runs)` suits a worker with many runs at once.
-   * `npm run bench` (BENCHMARKS.md) measures what they change: activity slots bound how many model
-   * calls and tools are in flight at once, pollers how fast a wave's tasks are picked up.
    */
-  tuning?: Partial<
-    Pick<
-      WorkerOptions,
-      | 'maxConcurrentActivityTaskExecutions'
-      | 'maxCachedWorkflows'
-      | 'maxConcurrentWorkflowTaskExecutions'
-      | 'maxConcurrentLocalActivityExecutions'
-      | 'maxConcurrentActivityTaskPolls'
-      | 'maxConcurrentWorkflowTaskPolls'
-      | 'maxEagerActivityReservationsPerWorkflowTask'
-      | 'maxHeartbeatThrottleInterval'
-      | 'nonStickyToStickyPollRatio'
-      | 'workflowTaskPollerBehavior'
-      | 'activityTaskPollerBehavior'
-      | 'workflowThreadPoolSize'
-    >
-  >;
+  tuning?: WorkerTuning;
 }
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
@@ -156,7 +139,7 @@ export function createModelClient(model: Pick<ModelConfig, 'baseURL' | 'apiKey'>
  */
 export async function createStandardWorker(
   config: WaveloopConfig,
-  tuning: WaveloopWorkerOptions['tuning'] = {},
+  tuning: WorkerTuning = {},
 ): Promise<{ worker: Worker; close: () => Promise<void> }> {
   const problem = modelConfigProblem(config.model);
   if (problem) throw new Error(problem);
@@ -191,5 +174,5 @@ export async function createStandardWorker(
   }
 }
 
-export { DEFAULT_WORKER_TUNING, throughputTuning } from './tuning';
-export { ENCODED_FAILURES_PATH } from '../common/payload-codec';
+export { DEFAULT_WORKER_TUNING, throughputTuning, type WorkerTuning } from './tuning';
+export { ENCODED_FAILURES_PATH } from '../payloads/data-converter';

@@ -1,5 +1,29 @@
+import type { WorkerOptions } from '@temporalio/worker';
 import { STREAM_HEARTBEAT_INTERVAL_MS } from '../common/activity-options';
-import type { WaveloopWorkerOptions } from './index';
+
+/**
+ * The worker options a waveloop worker lets you tune (`createWorker({ tuning })`): slots, pollers,
+ * cache, eager dispatch. `npm run bench` (BENCHMARKS.md) measures what they change: activity slots
+ * bound how many model calls and tools are in flight at once, pollers how fast a wave's tasks are
+ * picked up.
+ */
+export type WorkerTuning = Partial<
+  Pick<
+    WorkerOptions,
+    | 'maxConcurrentActivityTaskExecutions'
+    | 'maxCachedWorkflows'
+    | 'maxConcurrentWorkflowTaskExecutions'
+    | 'maxConcurrentLocalActivityExecutions'
+    | 'maxConcurrentActivityTaskPolls'
+    | 'maxConcurrentWorkflowTaskPolls'
+    | 'maxEagerActivityReservationsPerWorkflowTask'
+    | 'maxHeartbeatThrottleInterval'
+    | 'nonStickyToStickyPollRatio'
+    | 'workflowTaskPollerBehavior'
+    | 'activityTaskPollerBehavior'
+    | 'workflowThreadPoolSize'
+  >
+>;
 
 /**
  * What every waveloop worker sets unless `tuning` says otherwise. A wave's activities are handed to
@@ -7,7 +31,7 @@ import type { WaveloopWorkerOptions } from './index';
  * poll each: the SDK reserves 3 such slots per workflow task, so a wave of 16 had 13 calls waiting
  * for pollers. Measured by scenario 3 of `npm run bench` (BENCHMARKS.md).
  */
-export const DEFAULT_WORKER_TUNING: NonNullable<WaveloopWorkerOptions['tuning']> = {
+export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   maxEagerActivityReservationsPerWorkflowTask: 64,
   // The SDK sends an activity's heartbeats at most every 0.8 × its heartbeat timeout (8 s for model
   // calls); a streamed reply's text travels in heartbeats, so followers see it grow 4 times a second.
@@ -25,7 +49,7 @@ export const DEFAULT_WORKER_TUNING: NonNullable<WaveloopWorkerOptions['tuning']>
 export function throughputTuning(
   concurrentRuns: number,
   { localModelCalls = false }: { localModelCalls?: boolean } = {},
-): NonNullable<WaveloopWorkerOptions['tuning']> {
+): WorkerTuning {
   const runs = Math.max(1, Math.ceil(concurrentRuns));
   const workflowTaskPolls = 10;
   return {

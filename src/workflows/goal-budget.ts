@@ -23,7 +23,15 @@ export interface Left {
   costUsd?: number;
 }
 
-export type Share = { goals: number; tokens?: number; costUsd?: number } | { refused: ConstraintKind };
+/** What a sub-goal is given to start with: the goals its subtree may hold, and its slice of tokens and cost. */
+export interface Grant {
+  goals: number;
+  tokens?: number;
+  costUsd?: number;
+}
+
+/** A sub-goal's share of a level: a grant, or the limit that leaves nothing to grant it. */
+export type Share = Grant | { refused: ConstraintKind };
 
 /**
  * The shares of the `count` sub-goals of one level, given `later` sub-goals still to come in later
@@ -53,9 +61,13 @@ export function shareLevel(count: number, later: number, left: Left): Share[] {
   });
 }
 
-/** The deadline a goal gives its children: its own, minus a reserve to record their results in (none at the root). */
-export function childDeadline(deadlineMs: number, nowMs: number, isRoot: boolean): number {
+/**
+ * The deadline a goal gives its children: its own, minus a reserve to record their results in:
+ * `RESERVE_FRACTION` of the time it had when it started (`startedAtMs`, its start event), at most
+ * `MAX_TIME_RESERVE_MS`. The root keeps none: its children get all its time.
+ */
+export function childDeadline(deadlineMs: number, startedAtMs: number, isRoot: boolean): number {
   if (isRoot) return deadlineMs;
-  const reserve = Math.min(MAX_TIME_RESERVE_MS, Math.max(0, deadlineMs - nowMs) * RESERVE_FRACTION);
+  const reserve = Math.min(MAX_TIME_RESERVE_MS, Math.max(0, deadlineMs - startedAtMs) * RESERVE_FRACTION);
   return deadlineMs - reserve;
 }

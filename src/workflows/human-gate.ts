@@ -1,6 +1,6 @@
 import { condition, setHandler } from '@temporalio/workflow';
 import type { RunProgress } from '../common/contract';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from './messages';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../common/messages';
 
 /** How a person decided a call that needed approval. */
 export type Decision = { approved: true } | { approved: false; reason: string };
@@ -9,7 +9,7 @@ export type Decision = { approved: true } | { approved: false; reason: string };
 export type ConversationTurn = { kind: 'message'; text: string } | { kind: 'end' } | { kind: 'idle' };
 
 /**
- * Everything a run waits on people for (seed 004's loop-breaking tools, per-call approvals), with
+ * Everything a run waits on people for (questions, approvals of single calls, conversations), with
  * the updates that deliver their answers. Each update is validated before it is accepted: it must
  * match something the run is waiting on, with a non-empty text, or it is rejected with a message
  * that says why, and the run is untouched. The waits are durable: they survive worker restarts and

@@ -7,13 +7,12 @@
  * CPU per workflow start on a 2-core machine (`npm run bench`, scenario 4, profiled): a start burst of
  * 100 runs spent 1–2 s of the workflow thread on it. So the modules workflow code imports are free of
  * zod (test/workflows/bundle-imports.test.ts checks it), and what needs zod is loaded here, only by the
- * runs that use it: the JSON planner's reply parser, the input validation of runs recorded before
- * `agentLoop` validated its input in `resolveRun`, and the validation of a goal tree's root input
- * (its sub-goals get theirs from their parent goal).
+ * runs that use it: the JSON planner's reply parser and the validation of a goal tree's root input
+ * (its sub-goals get theirs from their parent goal). An agent loop's input is validated on the worker,
+ * by `resolveRun`.
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- deliberate: loaded on first use (see above) */
 export const lazy = {
   planParser: (): typeof import('./plan-parser') => require('./plan-parser'),
-  contract: (): typeof import('../common/contract') => require('../common/contract'),
   goalContract: (): typeof import('../common/goal-contract') => require('../common/goal-contract'),
 };

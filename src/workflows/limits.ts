@@ -1,11 +1,78 @@
-import type { Usage } from '../common/contract';
+import type { ToolCallRecord, Usage } from '../common/contract';
 import type { ModelPrice } from '../common/pricing';
 import { costOf } from '../common/pricing';
 
 /**
- * The limits that end a run gracefully (seed 002's constraints, seed 004's circuit breaker). Pure,
- * so the workflow can use them and tests can check them without a server.
+ * The limits that end a run gracefully: iterations, token and cost budgets, the time limit, and the
+ * circuit breaker. Pure (the deadline's timer is handed in), so tests check them without a server.
  */
+
+/** Why a run stops before its next model call. Budgets and the deadline leave the model one last call to answer. */
+export type Stop = { status: 'max_iterations' } | { status: 'budget_exhausted' | 'deadline'; reason: string };
+
+/** How a denied call's result starts, as the model sees it. A denial is a person's decision, not a failure. */
+export const DENIED = 'denied:';
+
+export interface RunLimitSettings {
+  maxIterations: number;
+  budget: Budget;
+  circuitBreaker: number;
+}
+
+/**
+ * A run's limits, one answer each: whether the run must stop before its next model call (`check`),
+ * what the model is told as the iteration limit nears (`warning`), and whether a wave or an unusable
+ * reply opened the circuit breaker. In a conversation every turn (each message from the person)
+ * gets the full iteration limit.
+ */
+export class RunLimits {
+  private readonly breaker: CircuitBreaker;
+
+  constructor(
+    private readonly settings: RunLimitSettings,
+    /** True once the run's time limit is close (a durable timer, so a replay sees it at the same point). */
+    private readonly pastDeadline: () => boolean,
+    /** The iteration the current turn started after. */
+    public turnStart = 0,
+  ) {
+    this.breaker = new CircuitBreaker(settings.circuitBreaker);
+  }
+
+  /** Why the run must stop before iteration `iteration + 1`, given what it used and what its latest call used. */
+  check(iteration: number, used: Usage, lastCall: Usage | undefined): Stop | undefined {
+    if (iteration - this.turnStart >= this.settings.maxIterations) return { status: 'max_iterations' };
+    const overBudget = budgetProblem(this.settings.budget, used, lastCall);
+    if (overBudget) return { status: 'budget_exhausted', reason: overBudget };
+    if (this.pastDeadline()) return { status: 'deadline', reason: 'the time limit of this run is close' };
+    return undefined;
+  }
+
+  /** The note for the model at `iteration`, as the turn's iteration limit nears. */
+  warning(iteration: number): string | undefined {
+    return iterationWarning(iteration - this.turnStart, this.settings.maxIterations);
+  }
+
+  /** A new turn of a conversation starts after `iteration`. */
+  newTurn(iteration: number): void {
+    this.turnStart = iteration;
+  }
+
+  /** Counts a wave's failures (denials are not failures); the reason the circuit opened, if it did. */
+  afterWave(calls: readonly ToolCallRecord[]): string | undefined {
+    for (const call of calls) {
+      if (call.error?.startsWith(DENIED)) continue;
+      const opened = this.breaker.record(call.tool, call.ok, call.error);
+      if (opened) return `Circuit open: ${opened}`;
+    }
+    return undefined;
+  }
+
+  /** Counts a reply the planner could not use as a failure of its own; the reason the circuit opened, if it did. */
+  afterUnusableReply(feedback: string): string | undefined {
+    const opened = this.breaker.record('(planner)', false, feedback);
+    return opened && `Circuit open: ${opened}`;
+  }
+}
 
 export interface Budget {
   maxTokens?: number;
@@ -43,7 +110,20 @@ export function softDeadline(expiration: Date | undefined, timeoutMs: number | u
 }
 
 /**
- * A note for the model as the iteration limit approaches (seed 004), or undefined while far away:
+ * The run's deadline (epoch ms), if it has one: the earlier of the soft deadline before its
+ * execution timeout and its own time limit (`timeoutMs`), counted from when its chain started.
+ */
+export function runDeadline(
+  execution: { expiration: Date | undefined; timeoutMs: number | undefined },
+  limit: { timeoutMs: number | undefined; startedAtMs: number },
+): number | undefined {
+  const times = [softDeadline(execution.expiration, execution.timeoutMs), limit.timeoutMs === undefined ? undefined : limit.startedAtMs + limit.timeoutMs];
+  const known = times.filter((time): time is number => time !== undefined);
+  return known.length ? Math.min(...known) : undefined;
+}
+
+/**
+ * A note for the model as the iteration limit approaches, or undefined while far away:
  * in the last 20% of the iterations, and always in the last two.
  */
 export function iterationWarning(iteration: number, maxIterations: number): string | undefined {
@@ -54,7 +134,7 @@ export function iterationWarning(iteration: number, maxIterations: number): stri
 }
 
 /**
- * Seed 004's circuit breaker: the same tool failing with the same error `threshold` times in a row
+ * The circuit breaker: the same tool failing with the same error `threshold` times in a row
  * opens it; a success of that tool resets its count. A threshold of 0 turns it off.
  */
 export class CircuitBreaker {

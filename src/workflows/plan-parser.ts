@@ -3,7 +3,7 @@ import { describeIssues } from '../common/issues';
 import { WavePlanSchema, type WavePlan } from '../common/plan';
 
 /*
- * The JSON planner's reply parser (seed 003). It validates with zod, so workflow code loads it only
+ * The JSON planner's reply parser. It validates with zod, so workflow code loads it only
  * when a run uses the JSON planner (src/workflows/lazy.ts).
  */
 
@@ -37,7 +37,7 @@ export function parsePlan(text: string): Parsed<WavePlan> {
   return { ok: true, value: plan.data };
 }
 
-/** `<tool>` blocks (seed 004); the text around them is what the model was thinking, kept as the plan's action. */
+/** `<tool>` blocks; the text around them is what the model was thinking, kept as the plan's action. */
 function parseTagged(blocks: string[], around: string): Parsed<WavePlan> {
   const tools: WavePlan['tools'] = [];
   for (const [index, block] of blocks.entries()) {

@@ -19,12 +19,6 @@ export interface PlannerRules {
 }
 
 export interface PlannerOptions {
-  /**
-   * Whether a reply in plain prose, after the model has planned with `<tool>` blocks, is its answer
-   * (seed 004: no tool call → the response). The loop passes its upgrade check (`patched`): runs
-   * from before this retried such a reply as a plan that did not parse.
-   */
-  proseAnswers?: () => boolean;
   /** What the model said before this run (a hand-over's transcript): whether it planned with `<tool>` blocks. */
   earlier?: readonly ChatMessage[];
 }
@@ -45,8 +39,8 @@ const nativePlanner: PlannerRules = {
 };
 
 /**
- * The JSON planner (seed 003): each reply is a `wave_plan` object, or, for models without JSON mode,
- * text with `<tool>{"tool_name": …, "arguments": …}</tool>` blocks (seed 004), after which a reply in
+ * The JSON planner: each reply is a `wave_plan` object, or, for models without JSON mode,
+ * text with `<tool>{"tool_name": …, "arguments": …}</tool>` blocks, after which a reply in
  * plain prose is the answer. Results go back as one user message per wave.
  */
 function jsonPlanner(options: PlannerOptions): PlannerRules {
@@ -61,7 +55,7 @@ function jsonPlanner(options: PlannerOptions): PlannerRules {
     const plan = lazy.planParser().parsePlan(text);
     if (!plan.ok) {
       const prose = tagged && text.trim() !== '' && !text.includes('{');
-      if (prose && options.proseAnswers?.()) return { kind: 'answer', answer: text.trim() };
+      if (prose) return { kind: 'answer', answer: text.trim() };
       return { kind: 'retry', feedback: plan.error, text };
     }
     const { tools, status, answer, action } = plan.value;

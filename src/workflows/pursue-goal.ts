@@ -1,552 +1,243 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  ChildWorkflowFailure,
-  executeChild,
-  isCancellation,
-  patched,
-  proxyActivities,
-  TimeoutFailure,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { executeChild, isCancellation, proxyActivities, type ActivityFunctionWithOptions } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { AgentLoopResult } from '../common/contract';
-import { DEFAULT_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../common/activity-options';
-import { DEFAULT_GOAL_CONSTRAINTS } from '../common/goal-defaults';
-import type {
-  Achievement,
-  Assessment,
-  ComponentOutput,
-  ConstraintKind,
-  Decomposition,
-  GoalContextInput,
-  GoalInput,
-  GoalNode,
-  GoalResult,
-  GoalStatus,
-  SubGoal,
-} from '../common/goal-contract';
-import { costOf } from '../common/pricing';
-import { addUsage, reportedUsage, ZERO_USAGE, type Usage } from '../common/usage';
+import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../common/activity-options';
+import type { Achievement, Assessment, ComponentOutput, GoalContextInput, GoalInput, GoalNode, GoalResult, SubGoal } from '../common/goal-contract';
+import { executionWorkflowId, goalWorkflowId } from '../common/goal-ids';
+import { groupIntoLevels } from '../common/goal-levels';
+import { evidenceFor, executionGoal, otherGoals, toEvidence, workflowSummary } from '../common/goal-text';
 import { agentLoop } from './agent-loop';
-import { alarm } from './alarm';
-import { childDeadline, MIN_CHILD_TIME_MS, shareLevel, type Share } from './goal-budget';
-import { findCycle, groupIntoLevels } from './goal-levels';
-import { clip, evidenceFor, executionGoal, executionWorkflowId, goalWorkflowId, MAX_EVIDENCE_ITEMS, MAX_EVIDENCE_SUMMARY_CHARS, otherGoals, toEvidence, workflowSummary } from './goal-text';
-import { lazy } from './lazy';
+import { shareLevel, type Grant } from './goal-budget';
+import { goalClock, type GoalClock } from './goal-clock';
+import { findCycle } from './goal-cycles';
+import { describeFailure, timedOut, usageOfFailedChild } from './goal-failures';
+import { Ledger, type Violation } from './goal-ledger';
+import * as results from './goal-results';
+import { goalInput, rootNode } from './goal-start';
 
-type Activities = ReturnType<typeof createActivities>;
-
-/**
- * A goal's tool loop gets the goal's remaining tokens and cost as its budgets (and is not started
- * when they are spent). Runs that started their loop before this replay without it.
- */
-const LOOP_BUDGETS_PATCH = 'goal-loop-budgets';
-/**
- * A goal's time decisions (is its time up? is there time left to start a child?) are durable
- * timers, not comparisons with `Date.now()`, decided once when the goal starts; the reserve is
- * reckoned from the goal's start event. A replay decides as the goal did (see the same change in
- * agent-loop.ts). Goals that started before replay as they were recorded.
- */
-const GOAL_CLOCK_PATCH = 'goal-clock-from-history';
-
-const { resolveGoal } = proxyActivities<Activities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
-const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
+const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } = proxyActivities<ReturnType<typeof createActivities>>(
+  DEFAULT_MODEL_ACTIVITY_OPTIONS,
+);
 
 /**
- * Pursues one goal (seed 002): assess → execute, or decompose → pursue the sub-goals level by level
- * as parallel child `pursueGoal` workflows → check achievement after each level (stopping early when
- * achieved) → synthesize. The root settles the model and tools and the tree-wide limits; every
- * child gets its goal, the goal stack, the evidence so far and its share of the budgets from its
- * parent. A failing, timed-out or refused child is evidence for its parent, never a crash of the tree.
+ * Pursues one goal (seed 002): assess → execute (a tool loop, or a direct answer), or decompose →
+ * pursue the sub-goals level by level, each level's as parallel child `pursueGoal` workflows → ask
+ * after each level whether the goal is achieved (stopping early when it is) → synthesize.
+ *
+ * Before each step the goal asks its ledger whether a limit forbids it (time, tokens, cost; depth
+ * and goals before decomposing); one that does ends the goal `constrained` with what its sub-goals
+ * found so far. The root settles the model, the tools and the tree-wide limits; every child gets
+ * its goal, the goal stack, the evidence so far and its share of the budgets from its parent. A
+ * failing, timed-out or refused child is evidence for its parent, never a crash of the tree.
  */
 export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
-  const input = fromParentGoal(rawInput) ?? lazy.goalContract().parseGoalInput(rawInput);
-  const node = input.node ?? (await rootNode(input));
-  return new Pursuit(input, node).run();
+  const input = goalInput(rawInput);
+  const g = openGoal(input, input.node ?? (await rootNode(input)));
+
+  const cannotDecompose = g.ledger.check('decompose');
+  const assessed = await ask(g, 'assess', assessGoal, { canDecompose: !cannotDecompose });
+  if (!assessed.ok) return stopped(g, assessed);
+  if (assessed.value.directly_executable) return execute(g, assessed.value.action ?? undefined);
+  if (cannotDecompose) return results.constrained(soFar(g), cannotDecompose);
+
+  const rationale = assessed.value.decomposition_needed_because || assessed.value.reasoning;
+  const decomposed = await ask(g, 'decompose', decomposeGoal, { rationale, others: g.node.others });
+  if (!decomposed.ok) return stopped(g, decomposed);
+  return pursueSubGoals(g, decomposed.value.sub_goals);
+}
+
+/** An atomic goal: a direct answer when the tree has no tools or the action is an answer, else a tool loop. */
+async function execute(g: Goal, action: Assessment['action']): Promise<GoalResult> {
+  if (g.node.tools.length > 0 && action?.kind !== 'answer') return runToolLoop(g, action?.description);
+  const answered = await ask(g, 'answer', answerGoal, { action: action?.description ?? g.node.goal });
+  return answered.ok ? results.finish(soFar(g), 'achieved', answered.value) : stopped(g, answered);
 }
 
 /**
- * A sub-goal's input as its parent goal built it, from the parent's validated input and the model's
- * validated sub-goal: recognised by the parent's workflow id, which the node's path names. It is not
- * validated again, so a tree's children load no zod (src/workflows/lazy.ts). Any other input is.
+ * Runs the goal's tool loop, an `agentLoop` child with the tree's tools and agent. It gets what the
+ * goal has left of the tree's tokens and cost as its own budgets, so it ends with what it found
+ * (`budget_exhausted`) instead of overspending; and what the goal has left of its time.
  */
-function fromParentGoal(rawInput: unknown): GoalInput | undefined {
-  const parent = workflowInfo().parent;
-  const node = (rawInput as Partial<GoalInput> | null)?.node;
-  if (!parent || typeof node !== 'object' || node === null || typeof node.rootId !== 'string' || !Array.isArray(node.path) || node.path.length === 0) {
-    return undefined;
-  }
-  return parent.workflowId === goalWorkflowId(node.rootId, node.path.slice(0, -1)) ? (rawInput as GoalInput) : undefined;
-}
-
-interface Violation {
-  kind: ConstraintKind;
-  reason: string;
-}
-
-type Asked<T> = { ok: true; value: T } | { ok: false; error: string };
-
-class Pursuit {
-  private readonly id: string;
-  private readonly depth: number;
-  private readonly limits: Required<Pick<NonNullable<GoalInput['constraints']>, 'maxDepth' | 'maxGoals' | 'maxTimeSeconds'>>;
-  /** When children must be done: the goal's own deadline minus a reserve to record their results. */
-  private readonly childDeadlineMs: number;
-  /** Whether the children's deadline has passed, and whether it is too close to start one (GOAL_CLOCK_PATCH). */
-  private readonly timeUp: () => boolean;
-  private readonly tooLateForChild: () => boolean;
-  private usage: Usage = ZERO_USAGE;
-  private costUsd = 0;
-  /** Tokens and cost of children that could not report (failed, timed out): their whole share. */
-  private unreported = { tokens: 0, costUsd: 0 };
-  /** Goals of this subtree so far, this one included. */
-  private goalsUsed = 1;
-  private readonly results: GoalResult[] = [];
-  private readonly limitations: string[] = [];
-  /** Sub-goals this goal did not start because of a limit. */
-  private readonly refusals: Violation[] = [];
-  private planned = 0;
-  /** The descriptions of this goal's sub-goals, once decomposed. */
-  private subGoals: string[] = [];
-
-  constructor(
-    private readonly input: GoalInput,
-    private readonly node: GoalNode,
-  ) {
-    this.id = goalWorkflowId(node.rootId, node.path);
-    this.depth = node.stack.length;
-    this.limits = {
-      maxDepth: input.constraints?.maxDepth ?? DEFAULT_GOAL_CONSTRAINTS.maxDepth,
-      maxGoals: input.constraints?.maxGoals ?? DEFAULT_GOAL_CONSTRAINTS.maxGoals,
-      maxTimeSeconds: input.constraints?.maxTimeSeconds ?? DEFAULT_GOAL_CONSTRAINTS.maxTimeSeconds,
-    };
-    const startedAt = workflowInfo().startTime.getTime();
-    if (patched(GOAL_CLOCK_PATCH)) {
-      this.childDeadlineMs = childDeadline(node.budget.deadlineMs, startedAt, node.path.length === 0);
-      this.timeUp = alarm(this.childDeadlineMs, startedAt);
-      this.tooLateForChild = alarm(this.childDeadlineMs - MIN_CHILD_TIME_MS, startedAt);
-    } else {
-      this.childDeadlineMs = childDeadline(node.budget.deadlineMs, Date.now(), node.path.length === 0);
-      this.timeUp = () => Date.now() >= this.childDeadlineMs;
-      this.tooLateForChild = () => this.childDeadlineMs - Date.now() < MIN_CHILD_TIME_MS;
-    }
-  }
-
-  /** The time a child gets: what is left until the children's deadline (at least a second: a timeout of 0 would mean none). */
-  private childTimeoutMs(): number {
-    return Math.max(1_000, this.childDeadlineMs - Date.now());
-  }
-
-  async run(): Promise<GoalResult> {
-    const early = this.violation();
-    if (early) return this.constrained(early);
-
-    const blocked = this.decompositionBlocked();
-    const assessed = await this.ask<Assessment>('assess', (input, summary) =>
-      assessGoal.executeWithOptions(modelOptions(summary), [{ ...input, canDecompose: !blocked }]),
-    );
-    if (!assessed.ok) return this.finish('failed', { reason: assessed.error });
-    if (assessed.value.directly_executable) return this.execute(assessed.value);
-    if (blocked) return this.constrained(blocked);
-
-    const violation = this.violation();
-    if (violation) return this.constrained(violation);
-    const { reasoning, decomposition_needed_because: because } = assessed.value;
-    const decomposed = await this.ask<Decomposition>('decompose', (input, summary) =>
-      decomposeGoal.executeWithOptions(modelOptions(summary), [{ ...input, rationale: because || reasoning, others: this.node.others ?? [] }]),
-    );
-    if (!decomposed.ok) return this.finish('failed', { reason: decomposed.error });
-    return this.pursueSubGoals(decomposed.value.sub_goals);
-  }
-
-  /** An atomic goal: a tool loop (`agentLoop` child) with the tree's tools, or a direct answer. */
-  private async execute(assessment: Assessment): Promise<GoalResult> {
-    const violation = this.violation();
-    if (violation) return this.constrained(violation);
-    const action = assessment.action ?? undefined;
-    if (this.node.tools.length === 0 || action?.kind === 'answer') {
-      const answered = await this.ask('answer', (input, summary) =>
-        answerGoal.executeWithOptions(modelOptions(summary), [{ ...input, action: action?.description ?? this.node.goal }]),
-      );
-      if (!answered.ok) return this.finish('failed', { reason: answered.error });
-      return this.finish('achieved', answered.value);
-    }
-
-    if (this.tooLateForChild()) return this.constrained(this.timeViolation());
-    const timeoutMs = this.childTimeoutMs();
-    // The tool loop gets what this goal has left of the tree's tokens and cost as its own budgets,
-    // so it ends gracefully with what it found (`budget_exhausted`) instead of overspending.
-    const budgeted = patched(LOOP_BUDGETS_PATCH);
-    const left = this.left();
-    if (budgeted) {
-      const violation = this.violation();
-      if (violation) return this.constrained(violation);
-    }
-    try {
-      const run = await executeChild(agentLoop, {
-        workflowId: executionWorkflowId(this.id),
-        args: [
-          {
-            goal: executionGoal(this.node.goal, this.input.objective, action?.description, this.node.evidence),
-            model: this.node.model,
-            tools: this.node.tools,
-            ...(this.input.agent ? { agent: this.input.agent } : {}),
-            ...(budgeted && left.tokens !== undefined ? { maxTokens: Math.floor(left.tokens) } : {}),
-            ...(budgeted && left.costUsd !== undefined ? { maxCostUsd: left.costUsd } : {}),
-          },
-        ],
-        workflowExecutionTimeout: timeoutMs,
-        staticSummary: workflowSummary(`tools · ${this.node.goal}`),
-      });
-      this.spend(run.usage);
-      return this.loopEnded(run, left);
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      if (isTimeout(err)) return this.constrained(this.timeViolation());
-      // A loop that failed after some model calls says what they used (`usageReport`).
-      const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
-      const used = cause instanceof ApplicationFailure ? reportedUsage(cause.details ?? undefined) : undefined;
-      if (used) this.spend(used);
-      return this.finish('failed', { reason: `The tool loop failed: ${describeFailure(err)}` });
-    }
-  }
-
-  private async pursueSubGoals(subGoals: SubGoal[]): Promise<GoalResult> {
-    this.planned = subGoals.length;
-    this.subGoals = subGoals.map((s) => s.description);
-    const { levels, problem } = groupIntoLevels(subGoals.map((s) => s.dependencies));
-    if (problem) this.limitations.push(problem);
-
-    let achievement: Achievement | undefined;
-    for (const [index, level] of levels.entries()) {
-      const before = this.violation();
-      if (before) return this.constrained(before);
-      const later = levels.slice(index + 1).reduce((n, l) => n + l.length, 0);
-      const results = await this.pursueLevel(level.map((i) => ({ index: i, goal: subGoals[i].description })), later);
-      this.results.push(...results);
-      // Children get all the time this goal has for them: one that ran out means this goal has too.
-      if (results.some((r) => r.constraint === 'time')) return this.constrained(this.timeViolation());
-      if (this.results.every((r) => !r.workflowId)) continue;
-
-      const after = this.violation();
-      if (after) return this.constrained(after);
-      const checked = await this.ask<Achievement>(`achieved? · level ${index + 1}`, (input, summary) =>
-        checkAchieved.executeWithOptions(modelOptions(summary), [{ ...input, results: this.results.map(toEvidence) }]),
-      );
-      if (!checked.ok) this.limitations.push(checked.error);
-      else if (checked.value.achieved) {
-        achievement = checked.value;
-        break;
-      } else achievement = checked.value;
-    }
-
-    if (this.results.every((r) => !r.workflowId)) {
-      const refusal = this.refusals[0];
-      if (refusal) return this.constrained(refusal);
-      return this.finish('failed', { reason: 'No sub-goal could be pursued: every one repeats a goal on the stack.' });
-    }
-    const violation = this.violation();
-    if (violation) return this.constrained(violation);
-    const synthesized = await this.ask('synthesize', (input, summary) =>
-      synthesizeGoal.executeWithOptions(modelOptions(summary), [{ ...input, results: this.results.map(toEvidence) }]),
-    );
-    if (!synthesized.ok) return this.finish('failed', { ...this.partial(), reason: synthesized.error });
-    const gaps = achievement && !achievement.achieved ? achievement.remaining_gaps.map((gap) => `Remaining gap: ${gap}`) : [];
-    const refusal = this.refusals[0];
-    if (achievement?.achieved) return this.finish('achieved', synthesized.value);
-    if (refusal) {
-      const limitations = [...synthesized.value.limitations, ...gaps];
-      return this.finish('constrained', { ...synthesized.value, limitations, reason: refusal.reason, constraint: refusal.kind });
-    }
-    return this.finish('synthesized', { ...synthesized.value, limitations: [...synthesized.value.limitations, ...gaps] });
-  }
-
-  /**
-   * Starts the sub-goals of one level at once, each as a child workflow with its share of the
-   * budgets. A sub-goal that repeats a goal on the stack, or for which no share is left, is not
-   * started: it becomes a `cycle_detected` or `constrained` result here.
-   */
-  private async pursueLevel(level: Array<{ index: number; goal: string }>, later: number): Promise<GoalResult[]> {
-    const stack = [...this.node.stack, this.node.goal];
-    const cycles = level.map(({ goal }) => findCycle(goal, stack));
-    const shares = shareLevel(cycles.filter((c) => !c).length, later, this.left());
-    const shareOf = cycles.map((cycle, i) => (cycle ? undefined : shares[cycles.slice(0, i).filter((c) => !c).length]));
-    const evidence = evidenceFor(this.node.evidence, this.results);
-    return Promise.all(
-      level.map(async ({ index, goal }, i): Promise<GoalResult> => {
-        const cycle = cycles[i];
-        if (cycle) {
-          const reason = `Repeats "${clip(cycle.ancestor, 120)}" on its goal stack (similarity ${cycle.similarity.toFixed(2)}).`;
-          return this.notStarted(goal, 'cycle_detected', { reason });
-        }
-        const share = shareOf[i]!;
-        if ('refused' in share) return this.refuse(goal, this.violationOf(share.refused));
-        if (this.tooLateForChild()) return this.refuse(goal, this.timeViolation());
-        return this.startChild(goal, index + 1, share, stack, evidence, this.childTimeoutMs());
-      }),
-    );
-  }
-
-  private async startChild(
-    goal: string,
-    position: number,
-    share: Exclude<Share, { refused: ConstraintKind }>,
-    stack: string[],
-    evidence: GoalNode['evidence'],
-    timeoutMs: number,
-  ): Promise<GoalResult> {
-    const path = [...this.node.path, position];
-    const workflowId = goalWorkflowId(this.node.rootId, path);
-    const node: GoalNode = {
-      ...this.node,
-      path,
-      goal,
-      stack,
-      evidence,
-      budget: { goals: share.goals, deadlineMs: this.childDeadlineMs, tokens: share.tokens, costUsd: share.costUsd },
-      others: otherGoals(this.subGoals, goal, this.node.others),
-    };
-    const { objective, constraints, tools, model, agent } = this.input;
-    try {
-      const result = await executeChild(pursueGoal, {
-        workflowId,
-        args: [{ objective, constraints, tools, model, ...(agent ? { agent } : {}), node }],
-        workflowExecutionTimeout: timeoutMs,
-        staticSummary: workflowSummary(goal),
-      });
-      this.goalsUsed += result.goals;
-      this.usage = addUsage(this.usage, result.usage);
-      this.costUsd += result.costUsd;
-      return result;
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      // The child could not report what it used: count its whole share.
-      this.goalsUsed += share.goals;
-      this.unreported.tokens += share.tokens ?? 0;
-      this.unreported.costUsd += share.costUsd ?? 0;
-      const base = { goals: share.goals, workflowId, depth: this.depth + 1 };
-      if (isTimeout(err)) {
-        return { ...this.notStarted(goal, 'constrained', { reason: 'Time limit reached: the goal workflow timed out.', constraint: 'time' }), ...base };
-      }
-      return { ...this.notStarted(goal, 'failed', { reason: `The goal workflow failed: ${describeFailure(err)}` }), ...base };
-    }
-  }
-
-  /** Asks a model component; a reply that does not parse is shown to the model once, with the error. */
-  private async ask<T>(name: string, call: (input: GoalContextInput, summary: string) => Promise<ComponentOutput<T>>): Promise<Asked<T>> {
-    const input: GoalContextInput = {
-      model: this.node.model,
-      objective: this.input.objective,
-      goal: this.node.goal,
-      stack: this.node.stack,
-      tools: this.node.tools,
-      evidence: this.node.evidence,
-    };
-    try {
-      let output = await call(input, name);
-      this.spend(output.usage);
-      if (!output.ok) {
-        output = await call({ ...input, repair: { reply: output.reply, error: output.error } }, `${name} · retry (invalid reply)`);
-        this.spend(output.usage);
-      }
-      if (output.ok) return { ok: true, value: output.value };
-      return { ok: false, error: `${name}: the model's reply did not match the schema twice (${output.error})` };
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      return { ok: false, error: `${name} failed: ${describeFailure(err)}` };
-    }
-  }
-
-  /** A goal's result from how its tool loop ended: the loop's answer and findings are its evidence. */
-  private loopEnded(run: AgentLoopResult, budgets: { tokens?: number; costUsd?: number }): GoalResult {
-    const calls = run.waves.flatMap((wave) => wave.calls);
-    const evidence = {
-      summary: run.answer,
-      key_findings: calls.filter((c) => c.ok).map((c) => clip(`${c.tool}(${JSON.stringify(c.args)}) → ${c.result ?? ''}`, 200)),
-      raw_evidence: calls.filter((c) => c.ok && c.result).map((c) => c.result!),
-    };
-    switch (run.status) {
-      case 'completed': {
-        const confidence = calls.length === 0 ? 1 : calls.filter((c) => c.ok).length / calls.length;
-        return this.finish('achieved', { ...evidence, confidence });
-      }
-      case 'deadline':
-      case 'budget_exhausted': {
-        const kind = run.status === 'deadline' ? 'time' : spentBudget(run.usage, costOf(run.usage, this.node.price), budgets);
-        const { reason } = this.violationOf(kind);
-        return this.finish('constrained', { ...evidence, reason: `${reason}: the tool loop stopped after ${run.iterations} iterations`, constraint: kind });
-      }
-      case 'max_iterations':
-        return this.finish('failed', { ...evidence, reason: `The tool loop stopped at its iteration limit (${run.iterations}) without an answer.` });
-      case 'circuit_open':
-        return this.finish('failed', { ...evidence, reason: `The tool loop stopped: ${run.answer}` });
-      case 'cancelled':
-        return this.finish('failed', { ...evidence, reason: 'The tool loop was cancelled.' });
-    }
-  }
-
-  private spend(usage: Usage): void {
-    this.usage = addUsage(this.usage, usage);
-    this.costUsd += costOf(usage, this.node.price);
-  }
-
-  private left() {
-    const { tokens, costUsd } = this.node.budget;
-    return {
-      goals: this.node.budget.goals - this.goalsUsed,
-      tokens: tokens === undefined ? undefined : Math.max(0, tokens - this.usage.totalTokens - this.unreported.tokens),
-      costUsd: costUsd === undefined ? undefined : Math.max(0, costUsd - this.costUsd - this.unreported.costUsd),
-    };
-  }
-
-  /** A limit this goal has run into (time, tokens, cost), if any. */
-  private violation(): Violation | undefined {
-    if (this.timeUp()) return this.timeViolation();
-    const left = this.left();
-    if (left.tokens !== undefined && left.tokens <= 0) return this.violationOf('tokens');
-    if (left.costUsd !== undefined && left.costUsd <= 0) return this.violationOf('cost');
-    return undefined;
-  }
-
-  /** Why this goal may not be decomposed, if it may not. */
-  private decompositionBlocked(): Violation | undefined {
-    if (this.depth + 1 >= this.limits.maxDepth) return this.violationOf('depth');
-    if (this.node.budget.goals - this.goalsUsed < 1) return this.violationOf('goals');
-    return undefined;
-  }
-
-  private timeViolation(): Violation {
-    return this.violationOf('time');
-  }
-
-  private violationOf(kind: ConstraintKind): Violation {
-    const c = this.input.constraints;
-    const reasons: Record<ConstraintKind, string> = {
-      depth: `Max depth (${this.limits.maxDepth}) reached: the goal cannot be decomposed further`,
-      goals: `Goal limit (${this.limits.maxGoals}) reached`,
-      time: `Time limit (${this.limits.maxTimeSeconds}s) reached`,
-      tokens: `Token limit (${c?.maxTokens} for the tree) reached: this goal's share is used up`,
-      cost: `Cost limit ($${c?.maxCostUsd ?? DEFAULT_GOAL_CONSTRAINTS.maxCostUsd} for the tree) reached: this goal's share is used up`,
-    };
-    return { kind, reason: reasons[kind] };
-  }
-
-  private refuse(goal: string, violation: Violation): GoalResult {
-    this.refusals.push(violation);
-    return this.notStarted(goal, 'constrained', { reason: `${violation.reason}: not started.`, constraint: violation.kind });
-  }
-
-  private notStarted(goal: string, status: GoalStatus, fields: { reason: string; constraint?: ConstraintKind }): GoalResult {
-    return {
-      goal,
-      status,
-      summary: fields.reason,
-      key_findings: [],
-      confidence: 0,
-      limitations: [],
-      children: [],
-      depth: this.depth + 1,
-      ...fields,
-      goals: 0,
-      usage: ZERO_USAGE,
-      costUsd: 0,
-    };
-  }
-
-  /** `constrained`, with what the sub-goals pursued so far found (no model call: the limit forbids it). */
-  private constrained(violation: Violation): GoalResult {
-    return this.finish('constrained', { ...this.partial(violation.reason), reason: violation.reason, constraint: violation.kind });
-  }
-
-  private partial(reason?: string) {
-    const done = this.results.filter((r) => r.status === 'achieved' || r.status === 'synthesized');
-    const pursued = this.planned ? ` ${done.length} of ${this.planned} sub-goals completed${done.length ? ':' : '.'}` : '';
-    return {
-      summary: [reason ? `${reason}.` : '', pursued, ...done.map((r) => clip(r.summary, 300))].filter(Boolean).join(' ').trim(),
-      key_findings: done.flatMap((r) => r.key_findings).slice(0, 10),
-      raw_evidence: done.flatMap((r) => r.raw_evidence ?? []),
-      confidence: 0,
-    };
-  }
-
-  private finish(
-    status: GoalStatus,
-    fields: Partial<Pick<GoalResult, 'summary' | 'key_findings' | 'confidence' | 'limitations' | 'raw_evidence' | 'reason' | 'constraint'>>,
-  ): GoalResult {
-    const raw = (fields.raw_evidence ?? []).slice(0, MAX_EVIDENCE_ITEMS).map((item) => clip(item, MAX_EVIDENCE_SUMMARY_CHARS));
-    return {
-      goal: this.node.goal,
-      status,
-      summary: fields.summary || fields.reason || '',
-      key_findings: fields.key_findings ?? [],
-      confidence: fields.confidence ?? 0,
-      limitations: [...(fields.limitations ?? []), ...this.limitations],
-      ...(raw.length ? { raw_evidence: raw } : {}),
-      children: this.results,
-      workflowId: this.id,
-      depth: this.depth,
-      ...(fields.reason ? { reason: fields.reason } : {}),
-      ...(fields.constraint ? { constraint: fields.constraint } : {}),
-      goals: this.goalsUsed,
-      usage: this.usage,
-      costUsd: this.costUsd,
-    };
-  }
-}
-
-function modelOptions(summary: string) {
-  return { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary };
-}
-
-/** The root settles the model, its price and the tools once, and holds the tree-wide budgets. */
-async function rootNode(input: GoalInput): Promise<GoalNode> {
-  let resolved;
+async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalResult> {
+  const stop = g.ledger.check('start');
+  if (stop) return results.constrained(soFar(g), stop);
+  const budgets = g.ledger.left();
+  const { objective, agent } = g.input;
   try {
-    resolved = await resolveGoal.executeWithOptions({ ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve model and tools' }, [
-      { model: input.model, tools: input.tools, ...(input.agent ? { agent: input.agent } : {}) },
-    ]);
+    const run = await executeChild(agentLoop, {
+      workflowId: executionWorkflowId(g.id),
+      args: [
+        {
+          goal: executionGoal(g.node.goal, objective, action, g.node.evidence),
+          model: g.node.model,
+          tools: g.node.tools,
+          ...(agent ? { agent } : {}),
+          ...(budgets.tokens !== undefined ? { maxTokens: Math.floor(budgets.tokens) } : {}),
+          ...(budgets.costUsd !== undefined ? { maxCostUsd: budgets.costUsd } : {}),
+        },
+      ],
+      workflowExecutionTimeout: g.clock.childTimeoutMs(),
+      staticSummary: workflowSummary(`tools · ${g.node.goal}`),
+    });
+    g.ledger.spend(run.usage);
+    return results.toolLoopEnded(soFar(g), run, g.ledger.loopLimit(run, budgets));
   } catch (err) {
-    const cause = err instanceof ActivityFailure ? err.cause : err;
-    if (cause instanceof ApplicationFailure && cause.nonRetryable) {
-      throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, nonRetryable: true, cause });
-    }
-    throw err;
+    if (isCancellation(err)) throw err;
+    if (timedOut(err)) return results.constrained(soFar(g), g.ledger.violation('time'));
+    const used = usageOfFailedChild(err);
+    if (used) g.ledger.spend(used);
+    return results.failed(soFar(g), `The tool loop failed: ${describeFailure(err)}`);
   }
-  const info = workflowInfo();
-  const c = input.constraints ?? {};
-  return {
-    rootId: info.workflowId,
-    path: [],
-    goal: input.objective,
-    stack: [],
-    evidence: [],
-    budget: {
-      goals: c.maxGoals ?? DEFAULT_GOAL_CONSTRAINTS.maxGoals,
-      deadlineMs: info.runStartTime.getTime() + (c.maxTimeSeconds ?? DEFAULT_GOAL_CONSTRAINTS.maxTimeSeconds) * 1000,
-      tokens: c.maxTokens,
-      costUsd: c.maxCostUsd ?? DEFAULT_GOAL_CONSTRAINTS.maxCostUsd,
-    },
-    ...resolved,
+}
+
+/** Pursues the sub-goals level by level (by their dependencies), checks achievement after each level, then synthesizes. */
+async function pursueSubGoals(g: Goal, subGoals: SubGoal[]): Promise<GoalResult> {
+  g.planned = subGoals.map((s) => s.description);
+  const { levels, problem } = groupIntoLevels(subGoals.map((s) => s.dependencies));
+  if (problem) g.notes.push(problem);
+
+  let achievement: Achievement | undefined;
+  for (const [index, level] of levels.entries()) {
+    const stop = g.ledger.check('work');
+    if (stop) return results.constrained(soFar(g), stop);
+    const later = levels.slice(index + 1).reduce((n, l) => n + l.length, 0);
+    g.children.push(...(await pursueLevel(g, level, later)));
+    // Children get all the time this goal has for them: one that ran out means this goal has too.
+    if (g.children.some((r) => r.constraint === 'time')) return results.constrained(soFar(g), g.ledger.violation('time'));
+    if (!g.children.some((r) => r.workflowId)) continue;
+
+    const checked = await ask(g, `achieved? · level ${index + 1}`, checkAchieved, { results: g.children.map(toEvidence) });
+    if (checked.ok) achievement = checked.value;
+    else if ('stop' in checked) return results.constrained(soFar(g), checked.stop);
+    else g.notes.push(checked.error);
+    if (achievement?.achieved) break;
+  }
+
+  if (!g.children.some((r) => r.workflowId)) return results.noneStarted(soFar(g), g.refusals[0]);
+  const synthesis = await ask(g, 'synthesize', synthesizeGoal, { results: g.children.map(toEvidence) });
+  if (!synthesis.ok) return stopped(g, synthesis);
+  return results.synthesized(soFar(g), synthesis.value, achievement, g.refusals[0]);
+}
+
+/**
+ * Starts the sub-goals of one level (indices into `g.planned`) at once, each with its share of the
+ * budgets (`later`: sub-goals of the levels still to come). One that repeats a goal on the stack,
+ * or that a limit leaves no share or time, is not started: its result says why.
+ */
+async function pursueLevel(g: Goal, level: number[], later: number): Promise<GoalResult[]> {
+  const stack = [...g.node.stack, g.node.goal];
+  const evidence = evidenceFor(g.node.evidence, g.children);
+  const subGoals = level.map((i) => ({ goal: g.planned[i], position: i + 1, cycle: findCycle(g.planned[i], stack) }));
+  const shares = shareLevel(subGoals.filter((s) => !s.cycle).length, later, g.ledger.left());
+  let next = 0;
+  return Promise.all(
+    subGoals.map(({ goal, position, cycle }) => {
+      if (cycle) return results.cycleDetected(goal, g.depth + 1, cycle);
+      const share = shares[next++];
+      if ('refused' in share) return refuse(g, goal, g.ledger.violation(share.refused));
+      const stop = g.ledger.check('start');
+      if (stop) return refuse(g, goal, stop);
+      return pursueChild(g, { goal, position, stack, evidence }, share);
+    }),
+  );
+}
+
+/** Pursues a sub-goal as a child `pursueGoal` workflow (the recursion), with `grant` as its budgets. */
+async function pursueChild(g: Goal, child: Pick<GoalNode, 'goal' | 'stack' | 'evidence'> & { position: number }, grant: Grant): Promise<GoalResult> {
+  const path = [...g.node.path, child.position];
+  const workflowId = goalWorkflowId(g.node.rootId, path);
+  const node: GoalNode = {
+    ...g.node,
+    path,
+    goal: child.goal,
+    stack: child.stack,
+    evidence: child.evidence,
+    budget: { goals: grant.goals, deadlineMs: g.clock.childDeadlineMs, tokens: grant.tokens, costUsd: grant.costUsd },
+    others: otherGoals(g.planned, child.goal, g.node.others),
   };
-}
-
-/** Which of a tool loop's budgets it used up: the one it spent the larger share of. */
-function spentBudget(usage: Usage, costUsd: number, budgets: { tokens?: number; costUsd?: number }): 'tokens' | 'cost' {
-  const tokenShare = budgets.tokens ? usage.totalTokens / budgets.tokens : 0;
-  const costShare = budgets.costUsd ? costUsd / budgets.costUsd : 0;
-  return costShare > tokenShare ? 'cost' : 'tokens';
-}
-
-function isTimeout(err: unknown): boolean {
-  return err instanceof ChildWorkflowFailure && err.cause instanceof TimeoutFailure;
-}
-
-function describeFailure(err: unknown): string {
-  if (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) {
-    const cause = err.cause;
-    if (cause instanceof ApplicationFailure && cause.type) return `${cause.type}: ${cause.message}`;
-    return cause?.message ?? err.message;
+  const { objective, constraints, tools, model, agent } = g.input;
+  try {
+    const result = await executeChild(pursueGoal, {
+      workflowId,
+      args: [{ objective, constraints, tools, model, ...(agent ? { agent } : {}), node }],
+      workflowExecutionTimeout: g.clock.childTimeoutMs(),
+      staticSummary: workflowSummary(child.goal),
+    });
+    g.ledger.childReported(result);
+    return result;
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    g.ledger.childLost(grant);
+    return results.lost(child.goal, g.depth + 1, workflowId, grant.goals, timedOut(err) ? 'timed out' : { failure: describeFailure(err) });
   }
-  return err instanceof Error ? err.message : String(err);
+}
+
+/** One goal being pursued: its input and node, its ledger and clock, and what it has so far. */
+interface Goal {
+  readonly input: GoalInput;
+  readonly node: GoalNode;
+  readonly id: string;
+  readonly depth: number;
+  readonly ledger: Ledger;
+  readonly clock: GoalClock;
+  /** Its sub-goals' descriptions, once decomposed. */
+  planned: string[];
+  /** Its sub-goals' results, level by level, those never started included. */
+  readonly children: GoalResult[];
+  /** The limits that kept sub-goals from starting, in order. */
+  readonly refusals: Violation[];
+  /** What its result's limitations will say besides its synthesis (a dependency problem, a failed achievement check). */
+  readonly notes: string[];
+}
+
+/** Opens the goal at `node`: its clock's timers start now, and its ledger holds its share of the budgets. */
+function openGoal(input: GoalInput, node: GoalNode): Goal {
+  const depth = node.stack.length;
+  const clock = goalClock(node.budget.deadlineMs, node.path.length === 0);
+  const ledger = new Ledger({ budget: node.budget, price: node.price, depth, constraints: input.constraints }, clock);
+  return { input, node, id: goalWorkflowId(node.rootId, node.path), depth, ledger, clock, planned: [], children: [], refusals: [], notes: [] };
+}
+
+/** What the goal has so far, for the result builders. */
+function soFar(g: Goal): results.GoalSoFar {
+  return { goal: g.node.goal, workflowId: g.id, depth: g.depth, children: g.children, planned: g.planned.length, notes: g.notes, spent: g.ledger.spent };
+}
+
+/** A sub-goal `violation` keeps from starting: remembered for the goal's own result. */
+function refuse(g: Goal, goal: string, violation: Violation): GoalResult {
+  g.refusals.push(violation);
+  return results.refused(goal, g.depth + 1, violation);
+}
+
+type Component<I, T> = ActivityFunctionWithOptions<(input: I) => Promise<ComponentOutput<T>>>;
+type Asked<T> = { ok: true; value: T } | { ok: false; stop: Violation } | { ok: false; error: string };
+
+/**
+ * One model step of the goal (a seed 002 component): `stop` when a limit forbids it, else the
+ * component's answer to the goal's context plus `extra`. A reply that does not match the schema is
+ * shown to the model once, with the error; a second such reply, or a failed activity, is an `error`.
+ */
+async function ask<I extends GoalContextInput, T>(g: Goal, name: string, component: Component<I, T>, extra: Omit<I, keyof GoalContextInput>): Promise<Asked<T>> {
+  const stop = g.ledger.check('work');
+  if (stop) return { ok: false, stop };
+  const { model, goal, stack, tools, evidence } = g.node;
+  const input = { model, objective: g.input.objective, goal, stack, tools, evidence, ...extra } as I;
+  const call = (request: I, summary: string) => component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
+  try {
+    let output = await call(input, name);
+    g.ledger.spend(output.usage);
+    if (!output.ok) {
+      output = await call({ ...input, repair: { reply: output.reply, error: output.error } }, `${name} · retry (invalid reply)`);
+      g.ledger.spend(output.usage);
+    }
+    if (output.ok) return { ok: true, value: output.value };
+    return { ok: false, error: `${name}: the model's reply did not match the schema twice (${output.error})` };
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { ok: false, error: `${name} failed: ${describeFailure(err)}` };
+  }
+}
+
+/** The goal's result when a step could not be taken: `constrained` by the limit that forbade it, or `failed`. */
+function stopped(g: Goal, asked: Exclude<Asked<unknown>, { ok: true }>): GoalResult {
+  return 'stop' in asked ? results.constrained(soFar(g), asked.stop) : results.failed(soFar(g), asked.error);
 }

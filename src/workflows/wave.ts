@@ -5,16 +5,14 @@ import type { ToolInfo } from '../common/activity-io';
 import type { ToolCallMessagePart, ToolCallRecord } from '../common/contract';
 import { FailureType } from '../common/errors';
 import type { HumanGate } from './human-gate';
-import { toolSummary } from './summaries';
+import { DENIED } from './limits';
+import { toolSummary } from '../common/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
 
 const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 /** Tools declared `localActivity` (cheap, read-only) run in the workflow's worker, without a trip through the server. */
 const { runTool: runToolLocally } = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
-
-/** How a denied call's result starts, as the model sees it. */
-export const DENIED = 'denied:';
 
 export interface WaveContext {
   iteration: number;
@@ -78,7 +76,23 @@ async function runCall(call: ToolCallMessagePart, { iteration, tools, workflowId
 }
 
 /**
- * The tools the workflow answers itself. `ask_question` (seed 004) waits, durably and for as long
+ * The successful call of a loop-breaking tool in a wave, if any: `complete` ends the run with its
+ * result (`task_complete`); `conversation` ends the turn with its message (`converse`).
+ */
+export function loopBreak(calls: readonly ToolCallRecord[], tools: ReadonlyMap<string, ToolInfo>, kind: 'complete' | 'conversation'): ToolCallRecord | undefined {
+  return calls.find((call) => {
+    const tool = tools.get(call.tool);
+    return call.ok && tool?.loopBreaking && (tool.interaction ?? 'complete') === kind;
+  });
+}
+
+/** The calls of a wave whose results `runTool` returned (not the tools the workflow answers itself). */
+export function ranOnWorker(calls: readonly ToolCallRecord[], tools: ReadonlyMap<string, ToolInfo>): string[] {
+  return calls.filter((call) => call.ok && tools.has(call.tool) && !tools.get(call.tool)!.interaction).map((call) => call.id);
+}
+
+/**
+ * The tools the workflow answers itself. `ask_question` waits, durably and for as long
  * as it takes (or until the answer timeout), for the `answer` update. `converse` delivers its
  * message; the loop then waits for the person's reply once the wave is done.
  */

@@ -8,7 +8,7 @@ import { openDemoDatabase, type DemoDatabase } from '../../src/tools';
 import { FakeModel } from '../support/fake-model';
 import { workflowBundle } from '../support/harness';
 import { activities } from '../support/history';
-import { approveUpdate, statusQuery } from '../../src/workflows/messages';
+import { approveUpdate, statusQuery } from '../../src/common/messages';
 import { approvalCallId, chaosGoal, chaosReply, chaosUserId, expectedAnswer } from './script';
 import { ChaosServer, freePorts, WorkerPool } from './cluster';
 import { temporal } from '@temporalio/proto';

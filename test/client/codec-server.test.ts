@@ -7,9 +7,10 @@ import type * as http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { DEFAULT_WEB_UI_ORIGINS, startCodecServer } from '../../src/client/codec-server';
-import { EncryptionKeys, keyIdOf } from '../../src/common/encryption-keys';
-import { metadataToBase64 } from '../../src/common/payload-bytes';
-import { blobStoreIn, chainCodecs, waveloopCodecs } from '../../src/common/payload-codec';
+import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
+import { metadataToBase64 } from '../../src/payloads/bytes';
+import { blobStoreIn } from '../../src/payloads/blob-store';
+import { chainCodecs, waveloopCodecs } from '../../src/payloads/codecs';
 import { CLI, ROOT } from '../support/cli';
 
 const key = randomBytes(32);

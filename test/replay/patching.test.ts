@@ -6,7 +6,7 @@ import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker
 import type { History } from '@temporalio/common/lib/proto-utils';
 
 /**
- * How to change workflow code while runs are in flight (README, "Development"): a change that adds,
+ * How to change workflow code while runs are in flight after the first release (docs/development.md): a change that adds,
  * removes or reorders commands is wrapped in `patched('<id>')`. This records a history with the old
  * code and replays it against the guarded and the unguarded new code.
  */

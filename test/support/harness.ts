@@ -11,13 +11,14 @@ import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/cont
 import type { AnyTool } from '../../src/tools/define';
 import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/tools';
 import OpenAI from 'openai';
-import { blobStoreIn, waveloopDataConverter } from '../../src/common/payload-codec';
-import type { EncryptionKeys } from '../../src/common/encryption-keys';
+import { blobStoreIn } from '../../src/payloads/blob-store';
+import { waveloopDataConverter } from '../../src/payloads/data-converter';
+import type { EncryptionKeys } from '../../src/payloads/encryption-keys';
 import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
 import { FakeModel } from './fake-model';
 import { eventually } from './wait';
 import { queryWithRetry } from '../../src/client/query';
-import { statusQuery, transcriptQuery } from '../../src/workflows/messages';
+import { statusQuery, transcriptQuery } from '../../src/common/messages';
 import type { ChatMessage, RunProgress } from '../../src/common/contract';
 import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/common/goal-contract';
 

@@ -4,7 +4,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { decodePayloadSync, type BlobStore } from '../../src/common/payload-codec';
+import { decodePayloadSync } from '../../src/payloads/decode-history';
+import type { BlobStore } from '../../src/payloads/blob-store';
 
 const EventType = temporal.api.enums.v1.EventType;
 

@@ -3,7 +3,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAKE_USAGE, toolMessages, type ChatRequest } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
-import { approveUpdate } from '../../src/workflows/messages';
+import { approveUpdate } from '../../src/common/messages';
 import { activities, recordHistory } from '../support/history';
 import { textHash } from '../../src/common/text-hash';
 import { defineTool } from '../../src/tools/define';
@@ -293,7 +293,7 @@ describe('agentLoop', () => {
     const [tool] = story.filter((a) => a.type === 'runTool');
     const model = story.filter((a) => a.type === 'callModel');
     expect(tool.result).toEqual({ content: report });
-    expect(model[1].input).toMatchObject({ delta: { messages: [{ role: 'tool', result: { chars: report.length, hash: textHash(report) } }] } });
+    expect(model[1].input).toMatchObject({ transcript: { from: 3, messages: [{ role: 'tool', result: { chars: report.length, hash: textHash(report) } }] } });
     expect(model[1].inputBytes).toBeLessThan(1_000);
     expect(toolMessages(h.fake.requests[1])).toEqual([report]);
   });
@@ -313,8 +313,8 @@ describe('agentLoop', () => {
     const sizes = model.slice(1).map((a) => a.inputBytes);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThan(10);
     expect(Math.max(...sizes, model[0].inputBytes)).toBeLessThan(1_000);
-    // The tool result itself is in the tool's completion; the model input names it (`delta`).
-    expect((model[3].input as { delta: { messages: unknown[] } }).delta.messages).toEqual([
+    // The tool result itself is in the tool's completion; the model input names it.
+    expect((model[3].input as { transcript: { messages: unknown[] } }).transcript.messages).toEqual([
       { role: 'tool', tool_call_id: expect.any(String), result: { chars: 1, hash: textHash('3') } },
     ]);
     // And the model still saw the whole conversation, in order.

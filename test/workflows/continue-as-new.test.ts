@@ -3,7 +3,7 @@ import { temporal } from '@temporalio/proto';
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
 import { recordHistory } from '../support/history';
-import { answerUpdate } from '../../src/workflows/messages';
+import { answerUpdate } from '../../src/common/messages';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -43,7 +43,7 @@ describe('agentLoop: long runs stay bounded', () => {
       },
     );
 
-    await recordHistory('continued-run', handle);
+    await recordHistory('hand-over', handle);
 
     expect(agent).toHaveLength(0);
     expect(result).toMatchObject({ status: 'completed', answer: 'Sum: 55 (you said yes please).', iterations: 12 });

@@ -44,7 +44,6 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
       plan('done', [], { answer: `${waveResults(req).check.available.length} rooms are free.` }),
     );
     const { handle, result } = await h.run({ goal: 'Check availability for January 17-19', agent: 'back-office', planner: 'json' });
-    await recordHistory('json-planner-one-wave', handle);
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 2 });
@@ -70,7 +69,6 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
       plan('done', [], { answer: 'Rooms are free on the first night of Hanukkah.' }),
     );
     const { handle, result } = await h.run({ goal: 'one night in Hanukkah', agent: 'back-office', planner: 'json' });
-    await recordHistory('json-planner-two-waves', handle);
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 3, answer: 'Rooms are free on the first night of Hanukkah.' });
@@ -101,7 +99,7 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
       plan('done', [], { answer: 'Both work.' }),
     );
     const { handle, result } = await h.run({ goal: 'I need availability for Hanukkah and also next weekend', agent: 'back-office', planner: 'json' });
-    await recordHistory('json-planner-parallel-waves', handle);
+    await recordHistory('json-planner', handle);
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 3, answer: 'Both work.' });
@@ -165,7 +163,6 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
       },
     );
     const { handle, result } = await h.run({ goal: 'Find Bob and compute 2*21', planner: 'json' });
-    await recordHistory('json-planner-tagged', handle);
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 2, answer: 'Bob Martin found; 2*21 = 42.' });
@@ -181,7 +178,7 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
       { content: 'Bob Martin works at Acme.' },
     );
     const { handle, result, progress } = await h.run({ goal: 'Where does Bob work?', planner: 'json' });
-    await recordHistory('json-planner-tagged-prose-answer', handle);
+    await recordHistory('json-planner-tagged', handle);
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 2, answer: 'Bob Martin works at Acme.' });

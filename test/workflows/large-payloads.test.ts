@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { temporal } from '@temporalio/proto';
 import { TOOL_RESULT_MAX_CHARS } from '../../src/common/activity-options';
-import { CLAIM_CHECK_MIN_BYTES } from '../../src/common/payload-codec';
+import { CLAIM_CHECK_MIN_BYTES } from '../../src/payloads/claim-check';
 import { defineTool } from '../../src/tools/define';
 import { toolMessages, type ChatRequest } from '../support/fake-model';
 import { Harness } from '../support/harness';

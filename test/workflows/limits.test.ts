@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetProblem, CircuitBreaker, iterationWarning, softDeadline } from '../../src/workflows/limits';
+import { budgetProblem, CircuitBreaker, iterationWarning, RunLimits, runDeadline, softDeadline } from '../../src/workflows/limits';
 
 const usage = (total: number) => ({ promptTokens: total - 10, completionTokens: 10, totalTokens: total });
 
@@ -46,5 +46,50 @@ describe('limits', () => {
     breaker.record('t', true);
     expect(breaker.record('t', false, 'bang')).toBeUndefined();
     expect(new CircuitBreaker(0).record('t', false, 'x')).toBeUndefined();
+  });
+
+  it('runDeadline: the earlier of the soft deadline and the time limit counted from the chain\'s start', () => {
+    const end = new Date('2026-11-22T12:00:00Z');
+    const start = end.getTime() - 3_600_000;
+    expect(runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutMs: 60_000, startedAtMs: start })).toBe(start + 60_000);
+    expect(runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutMs: undefined, startedAtMs: start })).toBe(end.getTime() - 120_000);
+    expect(runDeadline({ expiration: undefined, timeoutMs: undefined }, { timeoutMs: undefined, startedAtMs: start })).toBeUndefined();
+  });
+});
+
+describe('RunLimits: one answer to "must the run stop?"', () => {
+  const settings = { maxIterations: 3, budget: { maxTokens: 1_000 }, circuitBreaker: 2 };
+
+  it('check: the iteration limit first, then the budgets, then the deadline', () => {
+    let late = false;
+    const limits = new RunLimits(settings, () => late);
+    expect(limits.check(2, usage(100), usage(100))).toBeUndefined();
+    expect(limits.check(3, usage(100), usage(100))).toEqual({ status: 'max_iterations' });
+    expect(limits.check(2, usage(950), usage(100))).toMatchObject({ status: 'budget_exhausted', reason: expect.stringMatching(/token budget \(1000\)/) });
+    late = true;
+    expect(limits.check(2, usage(100), usage(100))).toEqual({ status: 'deadline', reason: 'the time limit of this run is close' });
+  });
+
+  it('newTurn: each turn of a conversation gets the full iteration limit, and its own warnings', () => {
+    const limits = new RunLimits(settings, () => false);
+    limits.newTurn(3);
+    expect(limits.check(5, usage(10), usage(10))).toBeUndefined();
+    expect(limits.check(6, usage(10), usage(10))).toEqual({ status: 'max_iterations' });
+    expect(limits.warning(4)).toBeUndefined();
+    expect(limits.warning(6)).toBe('This is iteration 3 of 3, the last one: give your final answer now.');
+  });
+
+  it('afterWave: the same failure in a row opens the circuit; a denial by a person does not count', () => {
+    const limits = new RunLimits(settings, () => false);
+    const failed = { id: 'c', tool: 't', args: {}, ok: false, error: 'boom' };
+    const denied = { ...failed, error: 'denied: not today' };
+    expect(limits.afterWave([failed, denied, denied])).toBeUndefined();
+    expect(limits.afterWave([denied, failed])).toBe('Circuit open: t failed 2 times in a row: boom');
+  });
+
+  it('afterUnusableReply: replies the planner cannot use count as failures of their own', () => {
+    const limits = new RunLimits(settings, () => false);
+    expect(limits.afterUnusableReply('not JSON')).toBeUndefined();
+    expect(limits.afterUnusableReply('not JSON')).toBe('Circuit open: (planner) failed 2 times in a row: not JSON');
   });
 });

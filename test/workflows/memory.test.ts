@@ -5,6 +5,8 @@ import { temporal } from '@temporalio/proto';
 import { FAKE_USAGE, type ChatRequest, type ScriptedReply } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { activities, recordHistory } from '../support/history';
+import { Memory } from '../../src/workflows/memory';
+import { Transcript } from '../../src/workflows/transcript';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -88,5 +90,29 @@ describe('agentLoop: memory pruning at the context window', () => {
     expect(cause.type).toBe('ModelContextExceeded');
     expect(cause.nonRetryable).toBe(true);
     expect(cause.message).toMatch(/does not fit the model's context window/);
+  });
+});
+
+describe('Memory: when the transcript is pruned (no server)', () => {
+  const run = { model: 'm', contextTokens: 1_000 };
+  const call = (prompt: number) => ({ promptTokens: prompt, completionTokens: 50, totalTokens: prompt + 50 });
+
+  it('nearlyFull: the latest call\'s tokens plus what came since (4 characters a token) past 80 % of the window', () => {
+    const transcript = new Transcript([{ role: 'system', content: 's' }, { role: 'user', content: 'g' }]);
+    const memory = new Memory(transcript, run, () => undefined);
+    expect(memory.nearlyFull()).toBe(false); // no call has measured the transcript yet
+    memory.measured(call(700));
+    expect(memory.nearlyFull()).toBe(false); // 750 + 1 token
+    transcript.add({ role: 'user', content: 'x'.repeat(200) });
+    expect(memory.nearlyFull()).toBe(true); // 750 + 51 tokens > 800
+    expect(new Memory(transcript, { model: 'm' }, () => undefined).nearlyFull()).toBe(false); // window unknown
+  });
+
+  it('nearlyFull: a run handed over waits for its first call, whose usage describes the pruned transcript', () => {
+    const transcript = new Transcript([{ role: 'user', content: 'x'.repeat(4_000) }]);
+    const memory = new Memory(transcript, run, () => undefined, { lastCall: call(900) });
+    expect(memory.nearlyFull()).toBe(false);
+    memory.measured(call(900));
+    expect(memory.nearlyFull()).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import { activities } from '../support/history';
 
 /**
  * Model faults, through the fake model server: each one is retried, fed back to the model, or ends
- * the run with a typed reason (the README's "Model faults" table lists which and why).
+ * the run with a typed reason (docs/reliability.md, "Model faults", lists which and why).
  */
 const h = new Harness();
 beforeAll(() => h.start());

@@ -53,14 +53,11 @@ describe('json planner', () => {
   it('json planner: a prose reply is the answer once the model planned with <tool> blocks, in this run or before a hand-over', () => {
     const prose = { role: 'assistant' as const, content: 'Bob works at Acme.' };
     const tagged = { role: 'assistant' as const, content: 'Looking.\n<tool>{"tool_name": "search_users", "arguments": {"name": "Bob"}}</tool>' };
-    const yes = () => true;
 
-    expect(plannerFor('json', { proseAnswers: yes }).read(prose, 1).kind).toBe('retry');
-    const inRun = plannerFor('json', { proseAnswers: yes });
+    expect(plannerFor('json').read(prose, 1).kind).toBe('retry');
+    const inRun = plannerFor('json');
     expect(inRun.read(tagged, 1)).toMatchObject({ kind: 'wave', text: 'Looking.' });
     expect(inRun.read(prose, 2)).toEqual({ kind: 'answer', answer: 'Bob works at Acme.' });
-    expect(plannerFor('json', { proseAnswers: yes, earlier: [{ role: 'user', content: 'x' }, tagged] }).read(prose, 9).kind).toBe('answer');
-    // Runs from before the change (the loop's patch check says no) retry it, as they did.
-    expect(plannerFor('json', { proseAnswers: () => false, earlier: [tagged] }).read(prose, 9).kind).toBe('retry');
+    expect(plannerFor('json', { earlier: [{ role: 'user', content: 'x' }, tagged] }).read(prose, 9).kind).toBe('answer');
   });
 });

@@ -47,6 +47,28 @@ function childEvents(history: History) {
   return children;
 }
 
+/** The commands (activities, children, timers) a workflow issued after event `eventId`; it must have completed after it. */
+function commandsAfter(history: History, eventId: number): string[] {
+  const events = (history.events ?? []).filter((event) => Number(event.eventId) > eventId);
+  expect(events.at(-1)?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+  const commands = [
+    EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+    EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED,
+    EventType.EVENT_TYPE_TIMER_STARTED,
+  ];
+  return events.filter((event) => commands.includes(event.eventType!)).map((event) => EventType[event.eventType!]);
+}
+
+/** The durable timers a history started: when, and after how long they fire. */
+function timersStarted(history: History): Array<{ eventId: number; fireMs: number }> {
+  return (history.events ?? [])
+    .filter((event) => event.eventType === EventType.EVENT_TYPE_TIMER_STARTED)
+    .map((event) => {
+      const timeout = event.timerStartedEventAttributes!.startToFireTimeout!;
+      return { eventId: Number(event.eventId), fireMs: Number(timeout.seconds ?? 0) * 1000 + Math.round((timeout.nanos ?? 0) / 1e6) };
+    });
+}
+
 function statuses(result: GoalResult): unknown {
   return { [result.goal]: result.status, ...(result.children.length ? { children: result.children.map(statuses) } : {}) };
 }
@@ -289,14 +311,12 @@ describe('pursueGoal', () => {
       [SALES]: { assessment: [{ ...assess.answer(), delayMs: 4_000 }] },
     });
 
-    const started = Date.now();
     const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxTimeSeconds: 2 }, tools: [] }, { workflowId: 'goal-time-limit' });
     await recordHistory('goal-time-limit', handle);
     await recordHistory('goal-time-limit-child', h.client.workflow.getHandle('goal-time-limit/1'));
 
     h.fake.assertDone();
     router.assertDone();
-    expect(Date.now() - started).toBeLessThan(3_500);
     expect(result).toMatchObject({ status: 'constrained', constraint: 'time' });
     expect(result!.reason).toMatch(/^Time limit \(2s\) reached/);
     const data = result!.children[0];
@@ -309,6 +329,17 @@ describe('pursueGoal', () => {
     const grandchildTimeout = childEvents(await h.client.workflow.getHandle('goal-time-limit/1').fetchHistory()).get('goal-time-limit/1.1')!.timeoutMs!;
     expect(childTimeout).toBeLessThanOrEqual(2_000);
     expect(grandchildTimeout).toBeLessThan(childTimeout);
+    // The tree did not wait for the slow model: once the grandchild timed out, its parent, then the
+    // root, ended with no further command (no model call, no child, no new timer).
+    const rootHistory = await handle.fetchHistory();
+    const dataHistory = await h.client.workflow.getHandle('goal-time-limit/1').fetchHistory();
+    expect(commandsAfter(dataHistory, childEvents(dataHistory).get('goal-time-limit/1.1')!.closed!)).toEqual([]);
+    expect(commandsAfter(rootHistory, childEvents(rootHistory).get('goal-time-limit/1')!.closed!)).toEqual([]);
+    // Time is decided by durable timers, started with the goal and due by its time limit.
+    const timers = timersStarted(rootHistory);
+    expect(timers.length).toBeGreaterThan(0);
+    expect(Math.max(...timers.map((t) => t.fireMs))).toBeLessThanOrEqual(2_000);
+    expect(Math.max(...timers.map((t) => t.eventId))).toBeLessThan(childEvents(rootHistory).get('goal-time-limit/1')!.initiated);
     // The log shows the grandchild's end as constrained by time.
     const events = goalEvents(await readGoalTree(h.client, 'goal-time-limit'));
     expect(events.filter((e) => e.goal === SALES).map((e) => e.event_type)).toEqual(['started', 'constrained']);

@@ -5,7 +5,7 @@ import { Harness, waitForProgress } from '../support/harness';
 import { eventually } from '../support/wait';
 import { defineTool } from '../../src/tools/define';
 import { recordHistory } from '../support/history';
-import { answerUpdate } from '../../src/workflows/messages';
+import { answerUpdate } from '../../src/common/messages';
 import { temporal } from '@temporalio/proto';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -121,7 +121,7 @@ describe('agentLoop: people and limits', () => {
     // 14 s timeout: the soft deadline is 5 s before it. Two slow model calls take the run past it.
     h.fake.script({ ...calc('1+1', 'thinking slowly'), delayMs: 5_000 }, { ...calc('2+2', 'still slow'), delayMs: 5_000 }, { content: 'Out of time: 2 and 4.' });
     const { result, handle } = await h.run({ goal: 'Add slowly' }, { timeout: '14 seconds' });
-    await recordHistory('deadline-timer', handle);
+    await recordHistory('deadline', handle);
 
     h.fake.assertDone();
     expect(h.fake.requests[2].messages.at(-1)!.content).toMatch(/^Stop here: the time limit of this run is close/);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness, waitForProgress } from '../support/harness';
-import { answerUpdate } from '../../src/workflows/messages';
+import { answerUpdate } from '../../src/common/messages';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../../src/common/search-attributes';
 
 const h = new Harness();

@@ -1,5 +1,11 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { ChatMessage, RunProgress } from '../common/contract';
+import type { ChatMessage, RunProgress } from './contract';
+
+/**
+ * The queries and updates of an `agentLoop` run, defined once: the workflow handles them
+ * (src/workflows), the client API, the worker and the tests call them. `defineQuery`/`defineUpdate`
+ * only name a message and its types, so code outside workflows may import them.
+ */
 
 /** Where the run is: iteration, phase, waves so far, token usage. Answers after the run ended too. */
 export const statusQuery = defineQuery<RunProgress>('status');

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { encryptionKeysFromEnv, type EncryptionKeys } from './encryption-keys';
+import { encryptionKeysFromEnv, type EncryptionKeys } from './payloads/encryption-keys';
 
 /**
  * Everything waveloop reads from the environment, in one place. Worker, client and CLI call

@@ -6,9 +6,10 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { EncryptionCodec, encryptedBlobStore } from '../../src/common/encryption-codec';
-import { EncryptionKeys, encryptionKeysFromEnv, keyIdOf } from '../../src/common/encryption-keys';
-import { FileBlobStore } from '../../src/common/payload-codec';
+import { EncryptionCodec } from '../../src/payloads/encryption';
+import { encryptedBlobStore } from '../../src/payloads/encrypted-blob-store';
+import { EncryptionKeys, encryptionKeysFromEnv, keyIdOf } from '../../src/payloads/encryption-keys';
+import { FileBlobStore } from '../../src/payloads/blob-store';
 
 const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? new Uint8Array()).toString();
 const PERSONAL = { name: 'Bob Martin', email: 'bob.martin@initech.example' };

@@ -1,8 +1,7 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { EncryptionKeys } from './encryption-keys';
-import { encodingOf, metadataText, pack, unpack, utf8 } from './payload-bytes';
-import type { BlobStore } from './payload-codec';
+import { encodingOf, metadataText, pack, unpack, utf8 } from './bytes';
 
 /**
  * Encryption of payloads at rest in Temporal: AES-256-GCM over the whole payload (metadata and
@@ -68,21 +67,4 @@ export class EncryptionCodec implements PayloadCodec {
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => decryptPayload(payload, this.keys));
   }
-}
-
-/**
- * A blob store whose files hold ciphertext: `put` stores the bytes as an encrypted payload (packed
- * like a claim-check file), `get` decrypts them. For what workers keep besides claim checks (the
- * full text of a truncated tool result) when encryption is on. Blobs are named by an HMAC of their
- * bytes under a key derived from the current encryption key, not by their SHA-256: a file name must
- * not let someone who can list the store confirm a guess of what a file holds.
- */
-export function encryptedBlobStore(store: BlobStore, keys: EncryptionKeys): BlobStore {
-  const current = keys.currentId === undefined ? undefined : keys.key(keys.currentId);
-  const naming = current && createHmac('sha256', current).update('waveloop blob names').digest();
-  return {
-    put: (key, bytes) => store.put(key, pack(encryptPayload({ metadata: {}, data: bytes }, keys))),
-    get: (key) => decryptPayload(unpack(store.get(key)), keys).data ?? new Uint8Array(),
-    ...(naming ? { keyOf: (bytes: Uint8Array) => createHmac('sha256', naming).update(bytes).digest('hex') } : {}),
-  };
 }

@@ -1,8 +1,8 @@
-import type { Evidence, GoalResult } from '../common/goal-contract';
+import type { Evidence, GoalResult } from './goal-contract';
 
 /**
- * Pure text helpers of the goal tree: tree ids, compact evidence, the goal text of an execution.
- * Shared by the workflow, the prompts and the client.
+ * The texts a goal tree hands around: compact evidence, the goal text of a tool loop, the summaries
+ * the Web UI shows. Pure and free of zod: the workflow, the prompts (activities) and the client use them.
  */
 
 /** Evidence items a goal passes on (the latest ones), and how much of each. */
@@ -12,24 +12,14 @@ const MAX_FINDINGS = 5;
 const MAX_FINDING_CHARS = 200;
 const MAX_WORKFLOW_SUMMARY_CHARS = 200;
 
-/** `<root>` for the root, `<root>/1` below it, then `<root>/1.2`, `<root>/1.2.3`, … */
 /** How many goals elsewhere in the tree a goal is told about (the nearest first), each clipped. */
 const MAX_OTHER_GOALS = 20;
 const MAX_OTHER_GOAL_CHARS = 200;
 
 /** The goals elsewhere in the tree for a sub-goal: its siblings, then what its parent was told. */
-export function otherGoals(siblings: readonly string[], goal: string, inherited: readonly string[] = []): string[] {
+export function otherGoals(siblings: readonly string[], goal: string, inherited: readonly string[]): string[] {
   const others = [...siblings.filter((sibling) => sibling !== goal), ...inherited].map((other) => clip(other, MAX_OTHER_GOAL_CHARS));
   return [...new Set(others)].slice(0, MAX_OTHER_GOALS);
-}
-
-export function goalWorkflowId(rootId: string, path: readonly number[]): string {
-  return path.length === 0 ? rootId : `${rootId}/${path.join('.')}`;
-}
-
-/** The workflow id of the tool loop that executes the goal `goalId`. */
-export function executionWorkflowId(goalId: string): string {
-  return `${goalId}/exec`;
 }
 
 /** A goal's result as later goals see it. */
@@ -47,6 +37,7 @@ export function evidenceFor(inherited: readonly Evidence[], results: readonly Go
   return [...inherited, ...results.map(toEvidence)].slice(-MAX_EVIDENCE_ITEMS);
 }
 
+/** Evidence as the prompts show it: one line a goal (`- [status] goal: summary`), its findings below. */
 export function formatEvidence(evidence: readonly Evidence[]): string {
   if (evidence.length === 0) return '  (none yet)';
   return evidence
@@ -75,6 +66,7 @@ export function workflowSummary(text: string): string {
   return clip(text.replace(/\s+/g, ' ').trim(), MAX_WORKFLOW_SUMMARY_CHARS);
 }
 
+/** `text`, cut to `max` characters with an ellipsis when longer. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -4,18 +4,14 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { EncryptionKeys, keyIdOf } from '../../src/common/encryption-keys';
-import { unpack } from '../../src/common/payload-bytes';
-import {
-  chainCodecs,
-  CLAIM_CHECK_MIN_BYTES,
-  COMPRESS_MIN_BYTES,
-  decodeHistoryPayloads,
-  decodePayloadSync,
-  FileBlobStore,
-  waveloopDataConverter,
-  type BlobStore,
-} from '../../src/common/payload-codec';
+import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
+import { unpack } from '../../src/payloads/bytes';
+import { chainCodecs } from '../../src/payloads/codecs';
+import { CLAIM_CHECK_MIN_BYTES } from '../../src/payloads/claim-check';
+import { COMPRESS_MIN_BYTES } from '../../src/payloads/compression';
+import { decodeHistoryPayloads, decodePayloadSync } from '../../src/payloads/decode-history';
+import { FileBlobStore, type BlobStore } from '../../src/payloads/blob-store';
+import { waveloopDataConverter } from '../../src/payloads/data-converter';
 
 const encoding = (payload: { metadata?: Record<string, Uint8Array> | null }) => Buffer.from(payload.metadata!.encoding).toString();
 

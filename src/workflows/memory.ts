@@ -1,0 +1,106 @@
+import { continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { DEFAULT_MAX_HISTORY_EVENTS } from '../common/activity-options';
+import type { ResolvedRun } from '../common/activity-io';
+import type { AgentLoopInput, ChatMessage, Usage, WaveRecord } from '../common/contract';
+import { compacted, compactionRange } from './compaction';
+import { summarize } from './model-calls';
+import type { Transcript } from './transcript';
+
+/** Past this share of the model's context window, the transcript is pruned before the next model call. */
+export const CONTEXT_PRUNE_SHARE = 0.8;
+
+/** What a run hands over to the next run of its chain when it continues as new. */
+export interface Continuation {
+  run: ResolvedRun;
+  messages: ChatMessage[];
+  waves: WaveRecord[];
+  usage: Usage;
+  iteration: number;
+  turnStart: number;
+  lastText: string;
+  lastCall?: Usage;
+  /** How many hand-overs happened before this run. */
+  handOvers: number;
+  /** When the first run of the chain started (epoch ms), for `timeoutSeconds`. */
+  startedAtMs: number;
+}
+
+/**
+ * A run's memory: the transcript kept within the model's context window and the run's history kept
+ * short. Past `CONTEXT_PRUNE_SHARE` of the window, the older turns are replaced by the model's
+ * summary of them (the system prompt, the goal and the recent turns are kept); when the history
+ * grows long, the run hands over to a fresh run of the same workflow (continue-as-new) with its
+ * transcript pruned the same way.
+ */
+export class Memory {
+  /** What the latest model call used: its prompt is the measure of the transcript it saw. */
+  lastCall: Usage | undefined;
+  /** Whether the transcript was pruned since `lastCall` measured it (a run handed over starts so). */
+  private pruned: boolean;
+
+  constructor(
+    private readonly transcript: Transcript,
+    private readonly run: Pick<ResolvedRun, 'model' | 'contextTokens' | 'maxHistoryEvents'>,
+    /** Counts the tokens a summary used. */
+    private readonly spend: (usage: Usage) => void,
+    carried?: Pick<Continuation, 'lastCall'>,
+  ) {
+    this.lastCall = carried?.lastCall;
+    this.pruned = carried !== undefined;
+  }
+
+  /** A model call answered, having used `usage`. */
+  measured(usage: Usage): void {
+    this.lastCall = usage;
+    this.pruned = false;
+  }
+
+  /**
+   * Whether the next model call would fill more than `CONTEXT_PRUNE_SHARE` of the context window:
+   * the latest call's tokens plus what came after it (about 4 characters a token).
+   */
+  nearlyFull(): boolean {
+    const { contextTokens } = this.run;
+    if (!contextTokens || !this.lastCall || this.pruned) return false;
+    const next = this.lastCall.promptTokens + this.lastCall.completionTokens + Math.ceil(this.transcript.charsSinceReply() / 4);
+    return next > contextTokens * CONTEXT_PRUNE_SHARE;
+  }
+
+  /** Prunes the transcript within this run. False when there was nothing to drop. */
+  async prune(): Promise<boolean> {
+    const kept = await this.summarized('memory');
+    if (!kept) return false;
+    this.transcript.replace(kept);
+    this.pruned = true;
+    return true;
+  }
+
+  /** Whether the history has grown long enough for a hand-over (or Temporal suggests one). */
+  handOverDue(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= (this.run.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS);
+  }
+
+  /** Continues as new with the transcript pruned; everything else in `state` carries over. */
+  async handOver(input: AgentLoopInput, state: Omit<Continuation, 'messages'>): Promise<never> {
+    const messages = (await this.summarized('hand-over')) ?? this.transcript.messages;
+    return continueAsNew<(input: AgentLoopInput, carried?: Continuation) => Promise<unknown>>(input, { ...state, messages });
+  }
+
+  /** The transcript with its older part replaced by a summary, or undefined when there is nothing to drop. */
+  private async summarized(label: string): Promise<ChatMessage[] | undefined> {
+    const { messages } = this.transcript;
+    const range = compactionRange(messages);
+    if (!range) return undefined;
+    let summary: string;
+    try {
+      const out = await summarize(label, range, this.run);
+      this.spend(out.usage);
+      summary = out.summary;
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      summary = '(The summary of these messages could not be made; they were dropped.)';
+    }
+    return compacted(messages, range, summary);
+  }
+}

@@ -1,0 +1,74 @@
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import { DEFAULT_MODEL_ACTIVITY_OPTIONS, LOCAL_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../common/activity-options';
+import type { ModelCallInput, ModelCallOutput, ResolvedRun, SummarizeOutput } from '../common/activity-io';
+import { FailureType } from '../common/errors';
+import { modelSummary } from '../common/summaries';
+
+type Activities = ReturnType<typeof createActivities>;
+
+const { callModel, summarizeTranscript } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
+const { callModel: callModelLocally, resolveRun: resolveRunLocally } = proxyLocalActivities<Activities>(LOCAL_MODEL_ACTIVITY_OPTIONS);
+
+/**
+ * The agent profile merged with the run's input, validated on the worker (validation needs zod,
+ * which workflow code does not load: src/workflows/lazy.ts). A local activity: a lookup in the
+ * worker's registry needs no trip through the task queue. Bad input fails the run as `InvalidInput`.
+ */
+export async function resolveRun(input: unknown): Promise<ResolvedRun> {
+  try {
+    return await resolveRunLocally.executeWithOptions({ ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve agent and tools' }, [input]);
+  } catch (err) {
+    throw asRunFailure(err, 'Resolving the agent failed');
+  }
+}
+
+/**
+ * One model call; `local` runs it as a local activity (`localModelCalls`). Not an async function:
+ * the SDK captures a stack trace for every promise workflow code creates, and the loop makes many.
+ * Retries that run out fail the run as `ModelUnavailable`; a non-retryable cause keeps its type.
+ */
+export function askModel(request: ModelCallInput, local: boolean): Promise<ModelCallOutput> {
+  const summary = modelSummary(request.iteration);
+  const call = local
+    ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, summary }, [request])
+    : callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
+  return call.catch((err: unknown) => {
+    throw asRunFailure(err, `The model call of iteration ${request.iteration} kept failing`, FailureType.ModelUnavailable);
+  });
+}
+
+/**
+ * The model's summary of messages [from, to) of this run's transcript (read through its query);
+ * `label` names the activity in the history. The summary's own request is clipped to fit the
+ * context window.
+ */
+export function summarize(
+  label: string,
+  range: { from: number; to: number },
+  run: Pick<ResolvedRun, 'model' | 'contextTokens'>,
+): Promise<SummarizeOutput> {
+  const { workflowId, runId } = workflowInfo();
+  return summarizeTranscript.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: `${label} · summarize ${range.to - range.from} messages` }, [
+    { workflowId, runId, ...range, model: run.model, ...(run.contextTokens ? { maxChars: run.contextTokens * 2 } : {}) },
+  ]);
+}
+
+/** Whether a model call failed because the transcript no longer fits the model's context window. */
+export function isContextExceeded(err: unknown): boolean {
+  return err instanceof ApplicationFailure && err.type === FailureType.ModelContextExceeded;
+}
+
+/**
+ * Turns an activity failure into the run's failure: a non-retryable cause keeps its type and
+ * message (say `ModelAuthentication`); retries that ran out become `fallbackType`. A cancelled run
+ * ends as cancelled, not as failed.
+ */
+function asRunFailure(err: unknown, context: string, fallbackType = 'ActivityFailed'): unknown {
+  if (!(err instanceof ActivityFailure) || isCancellation(err)) return err;
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure && cause.nonRetryable) {
+    return ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, nonRetryable: true, cause });
+  }
+  return ApplicationFailure.create({ type: fallbackType, message: `${context}: ${cause?.message ?? err.message}`, nonRetryable: true, cause: err });
+}

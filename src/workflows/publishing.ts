@@ -1,0 +1,68 @@
+import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../common/activity-options';
+import type { AgentLoopResult, RunProgress, RunStatus } from '../common/contract';
+import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
+import { ZERO_USAGE } from '../common/usage';
+import { statusQuery } from '../common/messages';
+
+/**
+ * What the world sees of a run while it goes: the `status` query (answered from the first moment,
+ * so even a run that fails on its input answers it, and after the run ended) and, when the
+ * namespace has them, the run's search attributes.
+ */
+export class Publisher {
+  readonly progress: RunProgress = {
+    status: 'running',
+    iteration: 0,
+    maxIterations: 0,
+    phase: 'starting',
+    agent: '',
+    model: '',
+    waves: [],
+    usage: ZERO_USAGE,
+    pendingQuestions: [],
+    pendingApprovals: [],
+  };
+  /** Whether the namespace has waveloop's search attributes (`ResolvedRun.searchAttributes`). */
+  searchAttributes = false;
+  /** When the latest model reply arrived, as its activity recorded it (`ModelCallOutput.at`). */
+  replyAt: number | undefined;
+  private published = { values: '', status: '', at: 0 };
+
+  constructor() {
+    setHandler(statusQuery, () => this.progress);
+  }
+
+  /**
+   * Keeps the search attributes current: the status at once, the iteration and tokens within
+   * `SEARCH_ATTRIBUTE_REFRESH_MS` of the model replies' recorded times (and exactly whenever the
+   * status changes). Every input of the decision is in the history, so a replay decides alike.
+   */
+  publish(): void {
+    if (!this.searchAttributes) return;
+    const { status, iteration, usage } = this.progress;
+    const values = `${status}/${iteration}/${usage.totalTokens}`;
+    if (values === this.published.values) return;
+    const at = this.replyAt;
+    if (status === this.published.status && at !== undefined && at - this.published.at < SEARCH_ATTRIBUTE_REFRESH_MS) return;
+    this.published = { values, status, at: at ?? 0 };
+    upsertSearchAttributes([
+      { key: WAVELOOP_STATUS, value: status },
+      { key: WAVELOOP_ITERATION, value: iteration },
+      { key: WAVELOOP_TOKENS, value: usage.totalTokens },
+    ]);
+  }
+
+  /** The run's result: the status query and search attributes show how it ended. */
+  finish(status: RunStatus, answer: string): AgentLoopResult {
+    Object.assign(this.progress, { status, phase: 'done', pendingQuestions: [], pendingApprovals: [], conversation: undefined });
+    this.publish();
+    const { iteration, waves, usage } = this.progress;
+    return { status, answer, iterations: iteration, waves, usage };
+  }
+
+  /** The run failed: the status query says so (the failure itself is the workflow's). */
+  failed(): void {
+    Object.assign(this.progress, { status: 'failed', phase: 'done' });
+  }
+}
