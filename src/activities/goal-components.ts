@@ -34,7 +34,7 @@ export interface GoalActivityDeps {
 }
 
 /**
- * The model components of a goal tree (seed 002): assess, decompose, check achievement,
+ * The model components of a goal tree: assess, decompose, check achievement,
  * synthesize, and answer an atomic goal directly. Each is one Chat Completions call with a
  * `response_format` JSON Schema made from the component's zod schema. A reply that does not parse
  * comes back as `{ ok: false }` (the workflow asks once more, showing the error); endpoint errors

@@ -2,7 +2,7 @@ import type { AnswerInput, AssessInput, DecomposeInput, GoalContextInput, Result
 import { formatEvidence } from '../common/goal-text';
 
 /**
- * The prompts of seed 002's components. Every user message starts with `GOAL: <goal>` and shows
+ * The prompts of the goal tree's components. Every user message starts with `GOAL: <goal>` and shows
  * the original objective, the goal stack and the evidence, so no decision loses the context.
  */
 

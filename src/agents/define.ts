@@ -1,5 +1,5 @@
 /**
- * A named agent profile (seed 001's per-agent policies): its instructions, model, tools and limits.
+ * A named agent profile, the policies of one agent: its instructions, model, tools and limits.
  * A run picks one with `agent`; fields given in the run's input override the profile's.
  */
 export interface AgentDefinition {

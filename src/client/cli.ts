@@ -1,28 +1,28 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { DefaultLogger, type LogEntry, type LogLevel, Runtime, type Worker } from '@temporalio/worker';
+import { Command, Option } from 'commander';
+import { DefaultLogger, type LogEntry, type LogLevel, Runtime } from '@temporalio/worker';
 import { ZodError } from 'zod';
-import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, loadConfig, modelConfigProblem, type WaveloopConfig } from '../config';
-import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
-import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
-import { describeIssues } from '../common/issues';
-import { createStandardWorker } from '../worker';
-import { WaveloopClient } from './api';
+import { answerCommand, approveCommand, cancelCommand, denyCommand, endCommand, sendCommand } from './answer-commands';
+import { describeError, UsageError } from './cli-errors';
+import { ensureServer, note, parseDuration, parsePositiveInt, print, runUrl, withClient } from './cli-support';
 import { registerCodecServerCommand } from './codec-server';
-import { followRun, type FollowOutput } from './follow';
 import { registerGoalCommands } from './goal-commands';
-import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
-import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from './server';
+import { listCommand, showCommand, statusCommand } from './inspect-commands';
+import { followCommand, runCommand, workerCommand, type RunOptions } from './run-commands';
+import { serverStartCommand, serverStatusCommand, serverStopCommand, setupCommand } from './server-commands';
 import { packageRoot } from './temporal-cli';
-import { terminalPrompts, type TerminalPrompts } from './terminal';
+import { terminalPrompts } from './terminal';
+
+/**
+ * The `waveloop` command line: the program with every command, its arguments, options and help
+ * (the commands themselves live in `*-commands.ts`), and the entry point. A command resolves to its
+ * exit status; a command that throws prints one line to stderr and exits with 2 for a mistake in the
+ * command line or the configuration, 1 for anything else.
+ */
 
 /** Exit status for mistakes in the command line or the configuration (runs that fail exit with 1). */
 const USAGE_ERROR = 2;
-
-class UsageError extends Error {}
 
 function packageVersion(): string {
   const root = packageRoot();
@@ -30,293 +30,7 @@ function packageVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-const print = (line = '') => process.stdout.write(`${line}\n`);
-const write = (text: string) => process.stdout.write(text);
-const note = (line: string) => process.stderr.write(`${line}\n`);
-
-function parseDuration(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(value.trim());
-  if (!match) throw new InvalidArgumentError('use a duration like 90s, 10m, 2h or 3d');
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's']!;
-  return Math.round(Number(match[1]) * unit);
-}
-
-function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive whole number');
-  return n;
-}
-
-/** Starts the embedded dev server unless `TEMPORAL_ADDRESS` points elsewhere; returns the Web UI address, if known. */
-async function ensureServer(config: WaveloopConfig): Promise<string | undefined> {
-  if (config.temporalAddress) return process.env.WAVELOOP_UI_URL;
-  const server = await ensureEmbeddedServer({ dataDir: config.dataDir, address: EMBEDDED_ADDRESS, uiPort: EMBEDDED_UI_PORT });
-  if (server.started) note(`Started the embedded Temporal server on ${server.address} (data in ${config.dataDir}).`);
-  return server.uiUrl;
-}
-
-function runUrl(uiUrl: string | undefined, config: WaveloopConfig, workflowId: string): string | undefined {
-  return uiUrl ? `${uiUrl}/namespaces/${config.namespace}/workflows/${encodeURIComponent(workflowId)}` : undefined;
-}
-
-async function withClient<T>(config: WaveloopConfig, work: (client: WaveloopClient) => Promise<T>): Promise<T> {
-  const client = await WaveloopClient.connect(config);
-  try {
-    return await work(client);
-  } finally {
-    await client.close();
-  }
-}
-
-interface RunOptions {
-  agent?: string;
-  model?: string;
-  system?: string;
-  tools?: string;
-  maxIterations?: number;
-  planner?: 'native' | 'json';
-  timeout?: number;
-  id?: string;
-  detach?: boolean;
-  json?: boolean;
-  chat?: boolean;
-}
-
-async function runCommand(goalWords: string[], options: RunOptions): Promise<number> {
-  const config = loadConfig();
-  const input: AgentLoopInput = AgentLoopInputSchema.parse({
-    goal: goalWords.join(' '),
-    agent: options.agent,
-    model: options.model,
-    system: options.system,
-    tools: options.tools?.split(',').map((t) => t.trim()).filter(Boolean),
-    maxIterations: options.maxIterations,
-    planner: options.planner,
-    conversation: options.chat || undefined,
-  });
-  // Runs on the embedded server are served by a worker of this machine, so it needs a model now.
-  // A remote cluster's workers carry their own model configuration.
-  const problem = config.temporalAddress ? undefined : modelConfigProblem(config.model);
-  if (problem) throw new UsageError(problem);
-
-  const uiUrl = await ensureServer(config);
-  // Ctrl-C (or SIGTERM) stops the in-process worker and this command, never the run itself.
-  const stopRequested = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  return withClient(config, async (client) => {
-    let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
-    const startWorker = async () => {
-      if (inProcess) return;
-      const { worker, close } = await createStandardWorker(config);
-      inProcess = { worker, close, running: worker.run() };
-      note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the run.`);
-    };
-    if (!options.detach && !(await client.hasLiveWorker())) await startWorker();
-
-    try {
-      const handle = await client.start(input, { workflowId: options.id, timeout: options.timeout });
-      const url = runUrl(uiUrl, config, handle.workflowId);
-      if (options.detach) {
-        if (options.json) print(JSON.stringify({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }));
-        else print(`Started run ${handle.workflowId}${url ? ` · ${url}` : ''}`);
-        return 0;
-      }
-      if (!options.json) print(`Run ${handle.workflowId} started${url ? ` · Web UI: ${url}` : ''}`);
-
-      const out = options.json ? () => undefined : print;
-      const follow = followRun(client, handle.workflowId, {
-        line: out,
-        text: options.json ? undefined : write,
-        onIdle: async () => {
-          if (!inProcess && (await client.waitingForWorker(handle.workflowId))) await startWorker();
-        },
-        ...asksAtTerminal(options.json ? undefined : terminalPrompts(client, out, describeError), handle.workflowId),
-      });
-      try {
-        const ended = await Promise.race([
-          handle.result().then((result) => ({ result: result as AgentLoopResult })),
-          stopRequested.then(() => ({ result: undefined })),
-        ]);
-        const result = ended.result;
-        if (!result) {
-          await follow.stop();
-          note(`Stopped following ${handle.workflowId}; the run goes on in Temporal. A worker (\`waveloop worker\`) carries it on; \`waveloop status ${handle.workflowId}\` shows it.`);
-          return 130;
-        }
-        await follow.stop(result);
-        print(options.json ? JSON.stringify(result, null, 2) : `\n${renderResult(result)}`);
-        return result.status === 'completed' ? 0 : 1;
-      } catch (err) {
-        await follow.stop();
-        throw err;
-      }
-    } finally {
-      if (inProcess) {
-        // Ctrl-C has already asked the worker to stop (Temporal's runtime listens for it).
-        if (inProcess.worker.getState() === 'RUNNING') inProcess.worker.shutdown();
-        await inProcess.running;
-        await inProcess.close();
-      }
-    }
-  });
-}
-
-/** At a terminal, a followed run's approvals, questions and chat messages are asked right there. */
-function asksAtTerminal(prompts: TerminalPrompts | undefined, workflowId: string): Pick<FollowOutput, 'onApproval' | 'onQuestion' | 'onMessage'> {
-  if (!prompts) return {};
-  return {
-    onApproval: (call) => prompts.approval(workflowId, call),
-    onQuestion: (question) => prompts.question(workflowId, question),
-    onMessage: () => prompts.message(workflowId),
-  };
-}
-
-async function followCommand(workflowId: string): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    const stopRequested = new Promise<void>((resolve) => process.once('SIGINT', resolve));
-    const follow = followRun(client, workflowId, {
-      line: print,
-      text: write,
-      onIdle: async () => undefined,
-      ...asksAtTerminal(terminalPrompts(client, print, describeError), workflowId),
-    });
-    const ended = await Promise.race([
-      client.result(workflowId).then((result) => ({ result })),
-      stopRequested.then(() => ({ result: undefined })),
-    ]);
-    await follow.stop(ended.result);
-    if (!ended.result) return 130;
-    print(`\n${renderResult(ended.result)}`);
-    return ended.result.status === 'completed' ? 0 : 1;
-  });
-}
-
-async function workerCommand(withServer: boolean): Promise<number> {
-  const config = loadConfig();
-  const problem = modelConfigProblem(config.model);
-  if (problem) throw new UsageError(problem);
-  const uiUrl = withServer ? await ensureServer(config) : undefined;
-  const { worker, close } = await createStandardWorker(config);
-  const target = config.temporalAddress ?? EMBEDDED_ADDRESS;
-  note(`Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}). Ctrl-C stops it.`);
-  if (uiUrl) note(`Temporal Web UI: ${uiUrl}`);
-  try {
-    await worker.run();
-  } finally {
-    await close();
-  }
-  return 0;
-}
-
-async function statusCommand(workflowId: string, options: { json?: boolean }): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    const report = await client.status(workflowId);
-    if (options.json) {
-      print(JSON.stringify(report, null, 2));
-      return 0;
-    }
-    print(`Run:        ${report.workflowId} (${report.execution})`);
-    print(`Started:    ${report.startTime.toISOString()}${report.closeTime ? `, closed ${report.closeTime.toISOString()}` : ''}`);
-    if (report.progress) renderProgress(report.progress).forEach((line) => print(line));
-    else if (report.result) renderResultSummary(report.result).forEach((line) => print(line));
-    else if (report.failure) print(`Failure:    ${report.failure}`);
-    else print('Progress:   unavailable (no worker answered the status query; start one with `waveloop worker`)');
-    return 0;
-  });
-}
-
-async function showCommand(workflowId: string): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    const report = await client.status(workflowId);
-    const waves = report.progress?.waves ?? report.result?.waves ?? [];
-    print(`Run ${report.workflowId} (${report.execution})`);
-    if (report.failure) print(`Failure: ${report.failure}`);
-    print('\nWaves:');
-    if (waves.length === 0) print('  (none)');
-    waves.forEach((wave) => renderWave(wave).forEach((line) => print(`  ${line}`)));
-    print('\nTranscript:');
-    try {
-      renderTranscript(await client.transcript(workflowId, { quick: true })).forEach((line) => print(`  ${line}`));
-    } catch (err) {
-      print(`  (unavailable: ${err instanceof Error ? err.message : String(err)}; the transcript query needs a running worker)`);
-    }
-    if (report.result) print(`\n${renderResult(report.result)}`);
-    return 0;
-  });
-}
-
-async function listCommand(options: { limit: number; json?: boolean; status?: string }): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    const runs = await client.list(options.limit, options.status);
-    if (options.json) print(JSON.stringify(runs, null, 2));
-    else if (runs.length === 0) print('No runs yet.');
-    else runs.forEach((run) => print(`${run.workflowId.padEnd(40)} ${run.execution.padEnd(11)} ${run.startTime.toISOString()}  ${run.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal tree' : 'agent run'}`));
-    return 0;
-  });
-}
-
-async function answerCommand(workflowId: string, words: string[]): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    const answered = await client.answer(workflowId, words.join(' '));
-    print(`Answered "${answered.question}".`);
-    return 0;
-  });
-}
-
-async function approveCommand(workflowId: string, callId: string): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    const decided = await client.approve(workflowId, callId);
-    print(`Approved ${decided.tool} (call ${decided.callId}).`);
-    return 0;
-  });
-}
-
-async function denyCommand(workflowId: string, callId: string, options: { reason?: string }): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    const decided = await client.deny(workflowId, callId, options.reason);
-    print(`Denied ${decided.tool} (call ${decided.callId}).`);
-    return 0;
-  });
-}
-
-/** Sends a message and prints the agent's reply (its next `converse` message, or the run's end). */
-async function sendCommand(workflowId: string, words: string[]): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    const before = (await client.progress(workflowId)).iteration;
-    await client.send(workflowId, words.join(' '));
-    for (;;) {
-      const progress = await client.progress(workflowId);
-      if (progress.conversation && progress.iteration > before) {
-        print(progress.conversation.message);
-        return 0;
-      }
-      if (progress.phase === 'done') {
-        print(renderResult(await client.result(workflowId)));
-        return 0;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  });
-}
-
-async function endCommand(workflowId: string): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    await client.end(workflowId);
-    print(renderResult(await client.result(workflowId)));
-    return 0;
-  });
-}
-
-async function cancelCommand(workflowId: string): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    await client.cancel(workflowId);
-    print(`Cancellation of ${workflowId} requested.`);
-    return 0;
-  });
-}
-
+/** The program; `setExit` receives the exit status of the command that ran. */
 function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('waveloop')
     .description('Durable LLM agent runs on Temporal: every model call and tool call is an activity.')
@@ -373,15 +87,7 @@ function buildProgram(setExit: (code: number) => void): Command {
   program
     .command('setup')
     .description("register waveloop's search attributes on the namespace (the embedded server has them)")
-    .action(
-      action(() =>
-        withClient(loadConfig(), async (client) => {
-          const added = await client.setupSearchAttributes();
-          print(added.length ? `Registered ${added.join(', ')}.` : 'The search attributes are registered already.');
-          return 0;
-        }),
-      ),
-    );
+    .action(action(() => setupCommand()));
   program
     .command('follow')
     .argument('<id>', 'workflow id')
@@ -441,52 +147,22 @@ function buildProgram(setExit: (code: number) => void): Command {
   server
     .command('start')
     .description('start it in the background (if nothing answers on 127.0.0.1:7233)')
-    .action(
-      action(async () => {
-        const config = loadConfig();
-        const status = await ensureEmbeddedServer({ dataDir: config.dataDir });
-        print(`${status.started ? 'Started' : 'Already running:'} Temporal on ${status.address} · Web UI ${status.uiUrl}`);
-        return 0;
-      }),
-    );
+    .action(action(() => serverStartCommand()));
   server
     .command('stop')
     .description('stop the embedded server started by waveloop')
-    .action(
-      action(async () => {
-        const result = await stopEmbeddedServer(loadConfig().dataDir);
-        print(result.stopped ? `Stopped the embedded Temporal server (pid ${result.pid}).` : 'The embedded Temporal server was not running.');
-        return 0;
-      }),
-    );
+    .action(action(() => serverStopCommand()));
   server
     .command('status')
     .description('is the embedded server running?')
-    .action(
-      action(async () => {
-        const status = await embeddedServerStatus(loadConfig().dataDir);
-        print(status.running ? `Running (pid ${status.pid}) on ${status.address} · Web UI ${status.uiUrl}` : 'Not running.');
-        return 0;
-      }),
-    );
+    .action(action(() => serverStatusCommand()));
   return program;
 }
 
-function describeError(err: unknown): string {
-  if (err instanceof UsageError) return err.message;
-  if (err instanceof ZodError) {
-    return `Invalid input: ${describeIssues(err.issues, 'input')}`;
-  }
-  if (err instanceof WorkflowFailedError) {
-    const cause = err.cause;
-    if (cause instanceof ApplicationFailure) return `Run failed (${cause.type}): ${cause.message}`;
-    return `Run failed: ${cause?.message ?? err.message}`;
-  }
-  if (err instanceof WorkflowNotFoundError) return `No such run: ${err.workflowId}`;
-  if (err instanceof WorkflowUpdateFailedError) return `Refused: ${err.cause?.message ?? err.message}`;
-  return err instanceof Error ? err.message : String(err);
-}
-
+/**
+ * Runs the command line `argv` and resolves to its exit status: the command's own, or, when it
+ * throws, 2 for a usage or input error and 1 for any other, after one line on stderr saying why.
+ */
 export async function main(argv: string[] = process.argv): Promise<number> {
   let code = 0;
   try {

@@ -9,16 +9,16 @@ import { PURSUE_GOAL_WORKFLOW } from '../common/goal-contract';
 import { groupIntoLevels } from '../common/goal-levels';
 
 /**
- * A goal tree read back from Temporal: the history of each goal workflow is the durable log
- * (seed 002's `ExecutionLogger`), so the tree, its timings and its event log are derived from the
- * histories of the root and its child workflows. Works while the tree runs, and long after.
+ * A goal tree read back from Temporal: the history of each goal workflow is the durable log, so
+ * the tree, its timings and its event log are derived from the histories of the root and its child
+ * workflows. Works while the tree runs, and long after.
  */
 
 type History = temporal.api.history.v1.IHistory;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const EventType = temporal.api.enums.v1.EventType;
 
-/** Seed 002's event types, plus the end of a goal that was not achieved or synthesized. */
+/** What a goal's log records, plus the end of a goal that was not achieved or synthesized. */
 export type GoalEventType =
   | 'started'
   | 'assessed'

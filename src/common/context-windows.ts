@@ -1,7 +1,7 @@
 import { modelEntry } from './pricing';
 
 /**
- * How many tokens a model's context window holds, for seed 004's memory pruning: past a share of it
+ * How many tokens a model's context window holds, for memory pruning: past a share of it
  * the loop summarises the older part of the transcript. Pure; the worker resolves a run's window once
  * (`resolveRun`), from the run's or its agent's `maxContextTokens`, else this table.
  */

@@ -17,7 +17,7 @@ export const AgentLoopInputSchema = z.strictObject({
   model: z.string().trim().min(1).optional(),
   tools: z.array(z.string().trim().min(1)).optional(),
   maxIterations: z.number().int().min(1).max(10_000).optional(),
-  /** `native` (default): the model's own tool calls. `json`: one JSON wave plan per turn (seed 003). */
+  /** `native` (default): the model's own tool calls. `json`: one JSON wave plan per turn. */
   planner: PlannerSchema.optional(),
   /** Token budget of the run (prompt + completion, all model calls). */
   maxTokens: z.number().int().positive().optional(),
@@ -25,11 +25,11 @@ export const AgentLoopInputSchema = z.strictObject({
   maxCostUsd: z.number().positive().optional(),
   /**
    * The model's context window in tokens: past 80 % of it the older part of the transcript is
-   * summarised (seed 004's memory pruning). Default: the agent's, else known for OpenAI's models.
+   * summarised (memory pruning). Default: the agent's, else known for OpenAI's models.
    */
   maxContextTokens: z.number().int().min(1_000).optional(),
   /**
-   * How long the run may take, in seconds (seed 001's per-agent timeout): past it the run wraps up
+   * How long the run may take, in seconds: past it the run wraps up
    * with an answer from what it has (`deadline`), at the next iteration. Default: the agent's, else none.
    */
   timeoutSeconds: z.number().positive().optional(),
@@ -40,7 +40,7 @@ export const AgentLoopInputSchema = z.strictObject({
   /** Tools whose calls wait for a person's approval in this run, besides those marked `requiresApproval`. */
   requireApproval: z.array(z.string().trim().min(1)).optional(),
   /**
-   * A chat (seeds 000 and 004): after each answer the run waits for the person's next message
+   * A chat: after each answer the run waits for the person's next message
    * (`send`), which continues it with the whole conversation, or for its end (`end`, or
    * `idleTimeoutSeconds` of silence). Default false: an answer ends the run.
    */
@@ -105,8 +105,8 @@ export interface RunProgress {
   model: string;
   waves: WaveRecord[];
   /**
-   * The wave that is running: its calls that have settled so far, in the order they did (seed 004's
-   * tool result events). The whole wave joins `waves` when its last call settles.
+   * The wave that is running: its calls that have settled so far, in the order they did. The whole
+   * wave joins `waves` when its last call settles.
    */
   settling?: WaveRecord;
   usage: Usage;
@@ -116,7 +116,7 @@ export interface RunProgress {
   pendingApprovals: Array<{ callId: string; tool: string; args: Record<string, unknown>; iteration: number }>;
   /** Set while a conversation waits for the next message (`send`) or its end (`end`). */
   conversation?: { message: string };
-  /** What the model said with its latest tool calls (seed 004's "thinking"), for live followers. */
+  /** What the model said with its latest tool calls (its "thinking"), for live followers. */
   said?: { iteration: number; text: string };
   /** How many times the run continued as new (each hand-over starts a fresh, compact history). */
   handOvers?: number;

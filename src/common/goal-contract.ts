@@ -4,7 +4,7 @@ import { MAX_SUB_GOALS } from './goal-defaults';
 import { parseWorkflowInput } from './issues';
 
 /**
- * The contract of the `pursueGoal` workflow (seed 002): a goal pursued recursively as a tree of
+ * The contract of the `pursueGoal` workflow: a goal pursued recursively as a tree of
  * child workflows. JSON-safe, shared by workflow, activities, client and tests.
  */
 
@@ -58,8 +58,8 @@ export const GoalNodeSchema = z.strictObject({
     costUsd: z.number().min(0).optional(),
   }),
   /**
-   * Goals elsewhere in the tree: the other sub-goals its parent and their ancestors planned (seed
-   * 002's "existing goals"), so a decomposition does not plan them again (`[]` at the root).
+   * Goals elsewhere in the tree: the other sub-goals its parent and their ancestors planned, so a
+   * decomposition does not plan them again (`[]` at the root).
    */
   others: z.array(z.string()),
   /** Resolved once by the root: the model, its price, the tool allowlist. */
@@ -74,7 +74,7 @@ export const GoalInputSchema = z.strictObject({
   constraints: GoalConstraintsSchema.optional(),
   tools: z.array(z.string().trim().min(1)).optional(),
   /**
-   * The agent profile the tree's tool loops run as (seed 002's delegation to a sub-agent): its
+   * The agent profile the tree's tool loops run as (the sub-agent they delegate to): its
    * system prompt and limits, and its tools and model unless given. Default: the `default` agent.
    */
   agent: z.string().trim().min(1).optional(),
@@ -101,7 +101,7 @@ export interface GoalResult {
   confidence: number;
   limitations: string[];
   /**
-   * What backs the findings, as found (seed 002): a synthesis quotes it from the sub-goals' results;
+   * What backs the findings, as found: a synthesis quotes it from the sub-goals' results;
    * a goal its tool loop executed has its tools' results. At most 12 items of 600 characters.
    */
   raw_evidence?: string[];
@@ -118,7 +118,7 @@ export interface GoalResult {
   costUsd: number;
 }
 
-// Structured outputs of the model components (seed 002's fields), sent as `response_format`.
+// Structured outputs of the model components, sent as `response_format`.
 
 export const AssessmentSchema = z.object({
   directly_executable: z.boolean().describe('true when the goal maps to one concrete action'),

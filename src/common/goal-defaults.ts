@@ -5,7 +5,7 @@
 
 export const PURSUE_GOAL_WORKFLOW = 'pursueGoal';
 
-/** Limits of a whole goal tree when the input does not set them (seed 002's `Constraints`). */
+/** Limits of a whole goal tree when the input does not set them. */
 export const DEFAULT_GOAL_CONSTRAINTS = {
   /** Goals live at depths 0 … maxDepth-1; a goal at the deepest level must be executed directly. */
   maxDepth: 5,

@@ -1,5 +1,5 @@
 /**
- * The dependency levels of a decomposition (seed 002's `group_by_dependency`): which sub-goals run
+ * The dependency levels of a decomposition: which sub-goals run
  * together, and in what order. Pure and free of zod: the workflow plans its levels with it, and the
  * client reads a tree's levels back from its history with it.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The JSON planner's reply (seed 003): one wave of tool calls planned at a time. Requested from the
+ * The JSON planner's reply: one wave of tool calls planned at a time. Requested from the
  * model as `response_format` JSON Schema named `wave_plan`, validated with this schema.
  */
 export const WavePlanSchema = z.object({
@@ -27,7 +27,7 @@ export const WAVE_PLAN_SCHEMA_NAME = 'wave_plan';
 export const PlannerSchema = z.enum(['native', 'json']);
 export type Planner = z.infer<typeof PlannerSchema>;
 
-/** The instructions the JSON planner adds to the system prompt (seeds 003 and 004). */
+/** The instructions the JSON planner adds to the system prompt. */
 export function jsonPlannerInstructions(tools: Array<{ name: string; description: string; parameters: unknown }>): string {
   return [
     '## How you work: one wave of tools at a time',

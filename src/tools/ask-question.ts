@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, ToolError } from './define';
 
 /**
- * `ask_question` (seed 004): the run pauses until a person answers (`waveloop answer <id> "…"`), and
+ * `ask_question`: the run pauses until a person answers (`waveloop answer <id> "…"`), and
  * the answer is the call's result. The workflow handles the call; `execute` never runs.
  */
 export function askQuestionTool() {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, ToolError } from './define';
 
 /**
- * `converse` (seed 004): ends the turn with a message to the person; the run stays open as a
+ * `converse`: ends the turn with a message to the person; the run stays open as a
  * conversation and goes on with their next message (`waveloop send <id> "…"`) until `waveloop end`
  * or an idle timeout. The workflow handles the call; `execute` never runs.
  */

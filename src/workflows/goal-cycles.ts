@@ -1,5 +1,5 @@
 /**
- * Cycle detection of the goal tree (seed 002's `detect_cycle`): a sub-goal that repeats a goal on
+ * Cycle detection of the goal tree: a sub-goal that repeats a goal on
  * its stack, in the same or nearly the same words, is not pursued again. Pure and deterministic.
  */
 

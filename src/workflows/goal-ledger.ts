@@ -6,7 +6,7 @@ import { addUsage, ZERO_USAGE, type Usage } from '../common/usage';
 import type { Grant, Left } from './goal-budget';
 
 /**
- * A goal's ledger (seed 002's constraint enforcement): what the goal and its subtree have spent,
+ * A goal's ledger (how it enforces its constraints): what the goal and its subtree have spent,
  * what is left of its goals, tokens and cost, and, before each step, which limit forbids it if
  * one does. Pure: the goal's time comes in as two checks (`GoalTime`, durable timers in the
  * workflow), so the ledger never reads a clock itself.

@@ -19,7 +19,7 @@ const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
 );
 
 /**
- * Pursues one goal (seed 002): assess → execute (a tool loop, or a direct answer), or decompose →
+ * Pursues one goal: assess → execute (a tool loop, or a direct answer), or decompose →
  * pursue the sub-goals level by level, each level's as parallel child `pursueGoal` workflows → ask
  * after each level whether the goal is achieved (stopping early when it is) → synthesize.
  *
@@ -212,7 +212,7 @@ type Component<I, T> = ActivityFunctionWithOptions<(input: I) => Promise<Compone
 type Asked<T> = { ok: true; value: T } | { ok: false; stop: Violation } | { ok: false; error: string };
 
 /**
- * One model step of the goal (a seed 002 component): `stop` when a limit forbids it, else the
+ * One model step of the goal (a component): `stop` when a limit forbids it, else the
  * component's answer to the goal's context plus `extra`. A reply that does not match the schema is
  * shown to the model once, with the error; a second such reply, or a failed activity, is an `error`.
  */

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ensureEmbeddedServer, isServerUp, SERVER_PID_FILE, stopEmbeddedServer } from '../../src/client/server';
+import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/client/server';
+import { isServerUp } from '../../src/client/server-address';
+import { SERVER_PID_FILE } from '../../src/client/server-files';
 
 const WORKER_SCRIPT = path.join(__dirname, 'worker-process.mjs');
 
