@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliFixture, waveloopLive } from '../support/cli';
+import { cliFixture, waveloopLive, type CliFixture } from '../support/cli';
 import type { FakeModel } from '../support/fake-model';
 import { eventually, gate } from '../support/wait';
 
 describe('waveloop run and follow: the model text streams in', () => {
+  let cli: CliFixture;
   let fake: FakeModel;
   let env: Record<string, string>;
-  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ fake, env, stop } = await cliFixture('streaming'));
+    cli = await cliFixture('streaming');
+    ({ fake, env } = cli);
   });
-  afterAll(() => stop());
+  afterAll(() => cli.stop());
 
   it('prints the reply word by word while the model generates it, then the wave and the answer', async () => {
     const first = gate();
