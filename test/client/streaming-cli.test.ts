@@ -58,7 +58,10 @@ describe('waveloop run and follow: the model text streams in', () => {
       // The answer comes late enough for the follower to see the first message (it polls 4 times a second).
       { content: 'Bob Martin works at Acme Corp.', delayMs: 1_000 },
     );
-    const ran = await waveloopLive(['run', 'Where does Bob work?'], { ...env, WAVELOOP_STREAM: 'false', WAVELOOP_TASK_QUEUE: `${env.WAVELOOP_TASK_QUEUE}-whole` }).done;
+    // A worker with streaming off (WAVELOOP_STREAM=false; test/common/config.test.ts reads it) serves a queue of its own.
+    const whole = `${cli.taskQueue}-whole`;
+    await cli.serve(whole, { stream: false });
+    const ran = await waveloopLive(['run', 'Where does Bob work?'], { ...env, WAVELOOP_TASK_QUEUE: whole }).done;
     expect(ran.code).toBe(0);
     expect(fake.requests.every((request) => request.stream === undefined)).toBe(true);
     expect(ran.stdout).toMatch(/\(iteration 1\) Looking up Bob in the directory first\.\nwave 1 · search_users\(name=Bob\) → /);

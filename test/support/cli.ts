@@ -79,8 +79,8 @@ export interface CliFixture {
   taskQueue: string;
   /** A waveloop client on `taskQueue`, as the CLI makes one (for waiting on runs the CLI started). */
   client: WaveloopClient;
-  /** A worker in this process on `queue`, running until `stop()`, as `waveloop worker` would serve it. */
-  serve(queue: string): Promise<void>;
+  /** A worker in this process on `queue`, running until `stop()`, as `waveloop worker` would serve it (`stream`: as with WAVELOOP_STREAM). */
+  serve(queue: string, options?: { stream?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -104,8 +104,8 @@ export async function cliFixture(name: string, { worker = true } = {}): Promise<
     WAVELOOP_MODEL: 'fake-model',
   };
   const workers: Array<{ worker: Worker; running: Promise<void> }> = [];
-  const serve = async (queue: string) => {
-    const { worker } = await h.worker({ taskQueue: queue });
+  const serve = async (queue: string, options: { stream?: boolean } = {}) => {
+    const { worker } = await h.worker({ taskQueue: queue, ...options });
     workers.push({ worker, running: worker.run() });
   };
   if (worker) await serve(taskQueue);
