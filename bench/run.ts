@@ -54,7 +54,7 @@ interface Sizes {
 }
 
 const SIZES: Sizes = SMOKE
-  ? { overhead: { runs: 1, iterations: 3 }, realistic: { runs: 1, iterations: 2, modelDelayMs: 50 }, waveRepeats: 1, waveSizes: [1, 4], throughput: [5], throughputRounds: 1, throughputModelMs: 200, history: 12, longRun: 30, longRunMaxHistoryEvents: 100, trees: [10] }
+  ? { overhead: { runs: 1, iterations: 3 }, realistic: { runs: 1, iterations: 2, modelDelayMs: 50 }, waveRepeats: 1, waveSizes: [1, 4], throughput: [3], throughputRounds: 1, throughputModelMs: 50, history: 12, longRun: 30, longRunMaxHistoryEvents: 100, trees: [10] }
   : FULL
   ? { overhead: { runs: 3, iterations: 300 }, realistic: { runs: 1, iterations: 60 }, waveRepeats: 5, throughput: [100, 1000], history: 200, longRun: 10_000, trees: [10, 100] }
   : { overhead: { runs: 2, iterations: 100 }, realistic: { runs: 1, iterations: 20 }, waveRepeats: 3, throughput: [100], history: 200, longRun: 1_000, trees: [10, 100] };
