@@ -314,6 +314,8 @@ export class GoalEncodedMode {
   delayFor: ((run: string, call: number) => number | undefined) | undefined;
   /** Called when a request arrives (after it is recorded), before it is answered. */
   onRequest: ((run: string | undefined) => void) | undefined;
+  /** How many requests arrived since the last `reset()`. */
+  requestCount = 0;
   private counter = 0;
 
   constructor(private readonly fake: FakeModel) {}
@@ -323,15 +325,13 @@ export class GoalEncodedMode {
     return this.fake.baseURL;
   }
 
-  /** How many requests arrived since the last `reset()`. */
-  requestCount = 0;
-
   /** Forgets the recorded arrivals (between scenarios). */
   reset(): void {
     this.arrivals.clear();
     this.requestCount = 0;
   }
 
+  /** The reply to `request` (the fake's router in this mode). */
   reply(request: ChatRequest): ScriptedReply {
     this.requestCount += 1;
     const user = request.messages.find((m) => m.role === 'user');
