@@ -54,7 +54,7 @@ interface Sizes {
 }
 
 const SIZES: Sizes = SMOKE
-  ? { overhead: { runs: 1, iterations: 3 }, realistic: { runs: 1, iterations: 2, modelDelayMs: 50 }, waveRepeats: 1, waveSizes: [1, 4], throughput: [5], throughputRounds: 1, throughputModelMs: 200, history: 12, longRun: 30, longRunMaxHistoryEvents: 100, trees: [10] }
+  ? { overhead: { runs: 1, iterations: 3 }, realistic: { runs: 1, iterations: 2, modelDelayMs: 50 }, waveRepeats: 1, waveSizes: [1, 4], throughput: [3], throughputRounds: 1, throughputModelMs: 50, history: 12, longRun: 30, longRunMaxHistoryEvents: 100, trees: [10] }
   : FULL
   ? { overhead: { runs: 3, iterations: 300 }, realistic: { runs: 1, iterations: 60 }, waveRepeats: 5, throughput: [100, 1000], history: 200, longRun: 10_000, trees: [10, 100] }
   : { overhead: { runs: 2, iterations: 100 }, realistic: { runs: 1, iterations: 20 }, waveRepeats: 3, throughput: [100], history: 200, longRun: 1_000, trees: [10, 100] };
@@ -185,8 +185,9 @@ function renderMarkdown(report: Report, full: Report | undefined): string {
     "in-memory database and the dynamic config waveloop gives every server it starts:",
     '`src/common/server-tuning.ts`; the embedded default keeps a SQLite file in WAL mode, which measured the',
     'same or a few points slower in scenario 4) and the same fake',
-    'OpenAI-compatible model (`bench/support/fake-model.ts`), with the same tool. Times are measured by the',
-    'fake model: the gap between two model calls of one run is one iteration (model call + tool wave + all',
+    "OpenAI-compatible model (`test/support/fake-model.ts`, the tests' own, in its goal-encoded mode),",
+    'with the same tool. Times are measured by the fake model: the gap between two model calls of one',
+    'run is one iteration (model call + tool wave + all',
     'the engine adds). No time here is asserted anywhere; the targets are the ones of issue 6.',
     '',
     '## Machine',

@@ -53,7 +53,7 @@ export async function goalTrees(env: BenchEnv, sizes: number[]): Promise<Scenari
     for (const size of [sizes[0], ...sizes]) {
       const widths = SHAPES[size];
       env.model.structured = treeModel(widths);
-      const before = env.model.requests;
+      const before = env.model.requestCount;
       const id = runId(`tree${size}`);
       const t0 = performance.now();
       const handle = await env.client.workflow.start(PURSUE_GOAL_WORKFLOW, {
@@ -77,7 +77,7 @@ export async function goalTrees(env: BenchEnv, sizes: number[]): Promise<Scenari
           bytes += sized.reduce((s, e) => s + e.bytes, 0);
         }
       }
-      out.push({ goals, modelCalls: env.model.requests - before, wallMs, statuses: result.status, eventsPerGoal: events / ids.length, bytesPerGoal: bytes / ids.length });
+      out.push({ goals, modelCalls: env.model.requestCount - before, wallMs, statuses: result.status, eventsPerGoal: events / ids.length, bytesPerGoal: bytes / ids.length });
     }
     return out.slice(1); // the first tree warms up
   });

@@ -1,7 +1,7 @@
 import type { temporal } from '@temporalio/proto';
 import type { BenchEnv } from '../support/env';
 import { chainHistories, EventType, sizedEvents } from '../support/env';
-import { goalFor } from '../support/fake-model';
+import { goalFor } from '../../test/support/fake-model';
 import { ratio, type ScenarioResult } from '../support/report';
 import { runId, runLoops } from '../support/waveloop';
 import type { AgentLoopResult } from '../../src/common/contract';

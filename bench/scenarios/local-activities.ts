@@ -1,6 +1,6 @@
 import type { BenchEnv } from '../support/env';
 import { benchLocalTool, benchTool } from '../support/bench-tool';
-import { goalFor } from '../support/fake-model';
+import { goalFor } from '../../test/support/fake-model';
 import { ms, ratio, type ScenarioResult } from '../support/report';
 import { gaps, median, p95 } from '../support/stats';
 import { describeTimeline, iterationTimeline, type IterationTimeline } from '../support/timeline';

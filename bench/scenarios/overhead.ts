@@ -1,7 +1,7 @@
 import type { AnyTool } from '../../src/tools/define';
 import { benchLocalTool, benchTool } from '../support/bench-tool';
 import type { BenchEnv } from '../support/env';
-import { goalFor } from '../support/fake-model';
+import { goalFor } from '../../test/support/fake-model';
 import { runAgents } from '../support/openai-agents';
 import { ms, ratio, type ScenarioResult } from '../support/report';
 import { cpuSampler, gaps, median, p95 } from '../support/stats';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { BenchEnv } from '../support/env';
 import { EventType, timeOf } from '../support/env';
-import { goalFor } from '../support/fake-model';
+import { goalFor } from '../../test/support/fake-model';
 import { ms, type ScenarioResult } from '../support/report';
 import { sleep } from '../support/stats';
 import { runId } from '../support/waveloop';

@@ -3,7 +3,7 @@ import type { AnyTool } from '../../src/tools/define';
 import { benchLocalTool, benchTool } from '../support/bench-tool';
 import type { BenchEnv } from '../support/env';
 import { scheduleToStart } from '../support/env';
-import { goalFor } from '../support/fake-model';
+import { goalFor } from '../../test/support/fake-model';
 import { ms, type ScenarioResult } from '../support/report';
 import { cpuSampler, gaps, median, p95, rssSampler } from '../support/stats';
 import { describeTimeline, iterationTimeline, startTimeline, type IterationTimeline } from '../support/timeline';

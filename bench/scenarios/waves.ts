@@ -1,5 +1,5 @@
 import type { BenchEnv } from '../support/env';
-import { goalFor } from '../support/fake-model';
+import { goalFor } from '../../test/support/fake-model';
 import { runAgents } from '../support/openai-agents';
 import { ms, ratio, type ScenarioResult } from '../support/report';
 import { gaps, median } from '../support/stats';

@@ -19,7 +19,7 @@ import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
 import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
 import type { AnyTool } from '../../src/tools/define';
 import { benchTool } from './bench-tool';
-import { BenchModel } from './fake-model';
+import { FakeModel } from '../../test/support/fake-model';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -43,7 +43,9 @@ export function freePort(): Promise<number> {
  * a temporary data dir), the fake model, one workflow bundle, and connections.
  */
 export class BenchEnv {
-  readonly model = new BenchModel();
+  /** The fake model (test/support/fake-model.ts, the tests' own), in its goal-encoded mode. */
+  private readonly fake = new FakeModel();
+  readonly model = this.fake.goalEncoded();
   readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bench-'));
   address = '';
   /** The claim-check store of the workers and the client, as in the embedded setup. */
@@ -74,7 +76,7 @@ export class BenchEnv {
     } else {
       await ensureEmbeddedServer({ dataDir: this.dataDir, address: this.address, uiPort: await freePort() });
     }
-    await this.model.start();
+    await this.fake.start();
     this.client = new Client({ connection: await Connection.connect({ address: this.address }), dataConverter: waveloopDataConverter(this.blobStore) });
     this.connection = await NativeConnection.connect({ address: this.address });
     this.bundle = await bundleWorkflowCode({
@@ -87,7 +89,7 @@ export class BenchEnv {
   async stop(): Promise<void> {
     await this.client?.connection.close().catch(() => undefined);
     await this.connection?.close().catch(() => undefined);
-    await this.model.stop();
+    await this.fake.stop();
     if (this.server) this.server.kill('SIGTERM');
     else await stopEmbeddedServer(this.dataDir);
     fs.rmSync(this.dataDir, { recursive: true, force: true });

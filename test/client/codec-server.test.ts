@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,7 +10,8 @@ import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
 import { metadataToBase64 } from '../../src/payloads/bytes';
 import { blobStoreIn } from '../../src/payloads/blob-store';
 import { chainCodecs, waveloopCodecs } from '../../src/payloads/codecs';
-import { CLI, ROOT } from '../support/cli';
+import { waveloop, waveloopLive } from '../support/cli';
+import { eventuallyMatches } from '../support/wait';
 
 const key = randomBytes(32);
 const keys = EncryptionKeys.derive(key);
@@ -133,41 +133,26 @@ describe('waveloop codec-server', () => {
   });
 
   it('waveloop codec-server: the command prints its address and how to point the Web UI at it, and serves the configured key', async () => {
-    const child = spawn(process.execPath, [CLI, 'codec-server', '--port', '0'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, WAVELOOP_DATA_DIR: dataDir, WAVELOOP_ENCRYPTION_KEY: key.toString('base64') },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const server = waveloopLive(['codec-server', '--port', '0'], { WAVELOOP_DATA_DIR: dataDir, WAVELOOP_ENCRYPTION_KEY: key.toString('base64') });
     try {
-      for (let i = 0; i < 200 && !stdout.includes('--ui-codec-endpoint'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      const cliUrl = /Codec server on (http:\/\/127\.0\.0\.1:\d+) /.exec(stdout)?.[1];
-      expect(cliUrl, `${stdout}\n${stderr}`).toBeDefined();
+      const [, cliUrl] = await eventuallyMatches(server.stdout, /Codec server on (http:\/\/127\.0\.0\.1:\d+) [\s\S]*--ui-codec-endpoint/);
+      const stdout = server.stdout();
       expect(stdout).toContain(`for Web UI origins ${DEFAULT_WEB_UI_ORIGINS.join(', ')}`);
       expect(stdout).toContain(`Keys: ${keyIdOf(key)} (encrypts)`);
       expect(stdout).toContain(`temporal server start-dev --ui-codec-endpoint ${cliUrl}`);
-      expect(stdout + stderr).not.toContain(key.toString('base64'));
+      expect(stdout + server.stderr()).not.toContain(key.toString('base64'));
 
       const encoded = await post(`${url}/encode`, jsonPayloads(PERSONAL));
       const decoded = await post(`${cliUrl}/decode`, encoded.body);
       expect(fromJsonPayload(decoded.body.payloads[0])).toEqual(PERSONAL);
     } finally {
-      child.kill('SIGTERM');
+      server.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
+    expect((await server.done).code).toBe(0);
   });
 
   it('waveloop codec-server: a malformed key stops it at once with a message that names the variable', async () => {
-    const child = spawn(process.execPath, [CLI, 'codec-server', '--port', '0'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, WAVELOOP_DATA_DIR: dataDir, WAVELOOP_ENCRYPTION_KEY: 'c2hvcnQ=' },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stderr } = await waveloop(['codec-server', '--port', '0'], { WAVELOOP_DATA_DIR: dataDir, WAVELOOP_ENCRYPTION_KEY: 'c2hvcnQ=' });
     expect(code).toBe(2);
     expect(stderr).toContain('WAVELOOP_ENCRYPTION_KEY: decodes to 5 bytes, and AES-256 needs 32; use 32 random bytes in base64');
     expect(stderr).not.toContain('c2hvcnQ=');

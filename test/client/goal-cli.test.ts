@@ -1,17 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waveloop, waveloopAtTerminal, waveloopLive, waitForText, cliFixture } from '../support/cli';
+import { waveloop, waveloopAtTerminal, waveloopLive, cliFixture, type CliFixture } from '../support/cli';
 import type { FakeModel } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
+import { eventuallyMatches } from '../support/wait';
+import { goalEvents } from '../../src/client/goal-tree';
 
+/**
+ * `waveloop goal`, `tree` and `list` end to end. A worker in this process serves the fixture's task
+ * queue (as `waveloop worker` would); the first tree runs where no worker polls, to see `waveloop
+ * goal` start its own.
+ */
 describe('waveloop goal and tree', () => {
+  let cli: CliFixture;
   let fake: FakeModel;
   let env: Record<string, string>;
-  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ fake, env, stop } = await cliFixture('goal-cli'));
+    cli = await cliFixture('goal-cli');
+    ({ fake, env } = cli);
   });
-  afterAll(() => stop());
+  afterAll(() => cli.stop());
 
   const GOAL = 'Compute the area and perimeter of a 3 by 4 rectangle';
   const [AREA, PERIMETER] = ['Compute the area', 'Compute the perimeter'];
@@ -29,7 +37,8 @@ describe('waveloop goal and tree', () => {
     });
     fake.script(...router.steps);
 
-    const out = await waveloop(['goal', '--id', 'cli-goal', '--tools', 'calculator', '--max-goals', '5', GOAL], env);
+    const solo = { ...env, WAVELOOP_TASK_QUEUE: `${cli.taskQueue}-solo` };
+    const out = await waveloop(['goal', '--id', 'cli-goal', '--tools', 'calculator', '--max-goals', '5', GOAL], solo);
 
     expect(out.stderr).toContain('running one in this process for the tree');
     expect(out.code).toBe(0);
@@ -46,15 +55,14 @@ describe('waveloop goal and tree', () => {
     );
   });
 
-  it('waveloop tree: prints the tree from the histories, and --jsonl its event log, with no worker running', async () => {
+  it('waveloop tree: prints the tree from the histories, with no worker running; its event log is the one --jsonl prints', async () => {
     const tree = await waveloop(['tree', 'cli-goal'], env);
     expect(tree.code).toBe(0);
     expect(tree.stdout.split('\n')[0]).toMatch(new RegExp(`^achieved +\\d+\\.\\ds  ${GOAL}  \\[cli-goal\\]$`));
     expect(tree.stdout).toContain('Used: 3 goals, 990 tokens');
 
-    const jsonl = await waveloop(['tree', 'cli-goal', '--jsonl'], env);
-    expect(jsonl.code).toBe(0);
-    const events = jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    // `tree --jsonl` prints these events, one JSON object a line.
+    const events = goalEvents(await cli.client.goalTree('cli-goal'));
     expect(events.filter((e) => e.goal === GOAL).map((e) => e.event_type)).toEqual(['started', 'assessed', 'decomposed', 'achieved', 'synthesized']);
     expect(events.filter((e) => e.goal === AREA).map((e) => e.event_type)).toEqual(['started', 'assessed', 'executed']);
     expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({ depth: 1, parent_goal: GOAL, workflow_id: 'cli-goal/2' });
@@ -68,8 +76,8 @@ describe('waveloop goal and tree', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +COMPLETED +\S+  agent run$/));
     expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);
 
-    const json = JSON.parse((await waveloop(['list', '--json'], env)).stdout) as Array<{ workflowId: string; workflowType: string }>;
-    expect(json.find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal' });
+    // `list --json` prints these summaries: the tree's root is a pursueGoal run.
+    expect((await cli.client.list(1000)).find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal', execution: 'COMPLETED' });
   });
 
   it("waveloop goal: a goal's tool loop waiting for an approval says so, with the command; approved, the tree goes on", async () => {
@@ -77,13 +85,11 @@ describe('waveloop goal and tree', () => {
     const router = moveUserTree(MOVE, 1, 'EPAM');
 
     const running = waveloopLive(['goal', '--id', 'cli-goal-approval', '--tools', 'update_user', MOVE], env);
-    let match: RegExpExecArray | null = null;
-    for (let i = 0; i < 300 && !match; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      match = /cli-goal-approval\/exec · approval needed: wave 1 · update_user\(id=1, company=EPAM\)\n  decide with: waveloop approve (cli-goal-approval\/exec) (\S+) /.exec(running.stdout());
-    }
-    expect(match, `${running.stdout()}\n${running.stderr()}`).not.toBeNull();
-    const approved = await waveloop(['approve', match![1], match![2]], env);
+    const [, runId, callId] = await eventuallyMatches(
+      running.stdout,
+      /cli-goal-approval\/exec · approval needed: wave 1 · update_user\(id=1, company=EPAM\)\n  decide with: waveloop approve (cli-goal-approval\/exec) (\S+) /,
+    );
+    const approved = await waveloop(['approve', runId, callId], env);
     expect(approved.code).toBe(0);
     const out = await running.done;
 
@@ -100,8 +106,7 @@ describe('waveloop goal and tree', () => {
     const router = moveUserTree(MOVE, 4, 'Initech');
 
     const terminal = waveloopAtTerminal(['goal', '--id', 'cli-goal-terminal', '--tools', 'update_user', MOVE], env);
-    const asked = await waitForText(terminal.output, /cli-goal-terminal\/exec · approval needed: wave 1 · update_user\(id=4, company=Initech\)\nApprove wave 1 · update_user\(id=4, company=Initech\)\? \[y\/N\] $/);
-    expect(asked, terminal.output()).toBeDefined();
+    await eventuallyMatches(terminal.output, /cli-goal-terminal\/exec · approval needed: wave 1 · update_user\(id=4, company=Initech\)\nApprove wave 1 · update_user\(id=4, company=Initech\)\? \[y\/N\] $/);
     terminal.type('y');
     const out = await terminal.done;
 

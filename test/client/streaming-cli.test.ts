@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliFixture, waveloopLive } from '../support/cli';
+import { cliFixture, waveloopLive, type CliFixture } from '../support/cli';
 import type { FakeModel } from '../support/fake-model';
 import { eventually, gate } from '../support/wait';
 
 describe('waveloop run and follow: the model text streams in', () => {
+  let cli: CliFixture;
   let fake: FakeModel;
   let env: Record<string, string>;
-  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ fake, env, stop } = await cliFixture('streaming'));
+    cli = await cliFixture('streaming');
+    ({ fake, env } = cli);
   });
-  afterAll(() => stop());
+  afterAll(() => cli.stop());
 
   it('prints the reply word by word while the model generates it, then the wave and the answer', async () => {
     const first = gate();
@@ -57,7 +58,10 @@ describe('waveloop run and follow: the model text streams in', () => {
       // The answer comes late enough for the follower to see the first message (it polls 4 times a second).
       { content: 'Bob Martin works at Acme Corp.', delayMs: 1_000 },
     );
-    const ran = await waveloopLive(['run', 'Where does Bob work?'], { ...env, WAVELOOP_STREAM: 'false', WAVELOOP_TASK_QUEUE: `${env.WAVELOOP_TASK_QUEUE}-whole` }).done;
+    // A worker with streaming off (WAVELOOP_STREAM=false; test/common/config.test.ts reads it) serves a queue of its own.
+    const whole = `${cli.taskQueue}-whole`;
+    await cli.serve(whole, { stream: false });
+    const ran = await waveloopLive(['run', 'Where does Bob work?'], { ...env, WAVELOOP_TASK_QUEUE: whole }).done;
     expect(ran.code).toBe(0);
     expect(fake.requests.every((request) => request.stream === undefined)).toBe(true);
     expect(ran.stdout).toMatch(/\(iteration 1\) Looking up Bob in the directory first\.\nwave 1 · search_users\(name=Bob\) → /);

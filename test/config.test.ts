@@ -1,0 +1,29 @@
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TASK_QUEUE, loadConfig, modelConfigProblem } from '../src/config';
+
+describe('loadConfig', () => {
+  it('loadConfig: WAVELOOP_STREAM streams replies unless it says false, 0, off or no (any case, blanks ignored)', () => {
+    expect(loadConfig({}).model.stream).toBe(true);
+    expect(loadConfig({ WAVELOOP_STREAM: ' ' }).model.stream).toBe(true);
+    expect(loadConfig({ WAVELOOP_STREAM: 'true' }).model.stream).toBe(true);
+    for (const off of ['false', '0', 'off', 'no', ' FALSE ', 'Off']) expect(loadConfig({ WAVELOOP_STREAM: off }).model.stream, off).toBe(false);
+  });
+
+  it('loadConfig: the model endpoint, task queue, server and data directory come from the environment; blank means unset', () => {
+    const config = loadConfig({
+      OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+      OPENAI_API_KEY: ' key ',
+      WAVELOOP_MODEL: 'fake-model',
+      WAVELOOP_TASK_QUEUE: '',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      WAVELOOP_DATA_DIR: 'some/dir',
+    });
+    expect(config.model).toMatchObject({ baseURL: 'http://127.0.0.1:1/v1', apiKey: 'key', model: 'fake-model' });
+    expect(config.taskQueue).toBe(DEFAULT_TASK_QUEUE);
+    expect(config.temporalAddress).toBe('temporal:7233');
+    expect(config.dataDir).toBe(path.resolve('some/dir'));
+    expect(modelConfigProblem(config.model)).toBeUndefined();
+    expect(modelConfigProblem(loadConfig({}).model)).toMatch(/^No model endpoint is configured/);
+  });
+});
