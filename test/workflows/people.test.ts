@@ -5,7 +5,7 @@ import { Harness, waitForProgress } from '../support/harness';
 import { activities, recordHistory } from '../support/history';
 import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/common/messages';
 import { followRun, WaveloopClient, type AgentLoopResult } from '../../src/client';
-import { eventually } from '../support/wait';
+import { eventually, gate } from '../support/wait';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -19,6 +19,8 @@ const refusal = async (promise: Promise<unknown>) => {
 
 describe('agentLoop: approvals and conversations', () => {
   it('approval per call: in a wave of three, the denied call reaches the model as denied, the others run once', async () => {
+    // The model's last reply waits until the test has checked that a second decision is refused.
+    const checked = gate();
     h.fake.script(
       {
         toolCalls: [
@@ -27,7 +29,7 @@ describe('agentLoop: approvals and conversations', () => {
           { name: 'calculator', args: { expression: '2^10' } },
         ],
       },
-      { content: 'Noted: the update was denied.' },
+      async () => (await checked.until, { content: 'Noted: the update was denied.' }),
     );
     const { handle, result } = await h.run(
       { goal: 'Find the Alices, move user 1 to Globex, and compute 2^10' },
@@ -43,6 +45,7 @@ describe('agentLoop: approvals and conversations', () => {
           expect(tools.map((a) => a.summary.split('(')[0])).toEqual(['wave 1 · search_users', 'wave 1 · calculator']);
           await handle.executeUpdate(denyUpdate, { args: [callId, 'company moves need a ticket'] });
           expect(await refusal(handle.executeUpdate(denyUpdate, { args: [callId, 'again'] }))).toMatch(/^No call .* is waiting for approval/);
+          checked.open();
         },
       },
     );
