@@ -63,7 +63,7 @@ export class Transcript {
    */
   slice(whole = false): TranscriptSlice {
     const count = this.messages.length;
-    if (whole) return { count, from: 0, messages: [...this.messages] };
+    if (whole) return { count, from: 0, messages: this.messages };
     if (this.held) {
       const { seen, replyId } = this.held;
       return { count, from: seen, after: replyId, messages: this.messages.slice(seen).map((message) => this.byReference(message)) };
