@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/client/server';
 import { isServerUp } from '../../src/client/server-address';
 import { SERVER_PID_FILE } from '../../src/client/server-files';
+import { eventually } from '../support/wait';
 
 const WORKER_SCRIPT = path.join(__dirname, 'worker-process.mjs');
 
@@ -142,7 +143,8 @@ export class ChaosServer {
   ) {}
 
   async start(): Promise<void> {
-    for (let i = 0; i < 100 && (await isServerUp(this.address, 200)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    // A server being stopped may still answer for a moment: start the next one once it is down (or after 50 reads).
+    await eventually(() => isServerUp(this.address, 200), (up) => !up, { attempts: 50 }).catch(() => undefined);
     await ensureEmbeddedServer({ dataDir: this.dataDir, address: this.address, uiPort: this.uiPort, readyTimeoutMs: 60_000, dynamicConfig: CHAOS_DYNAMIC_CONFIG });
   }
 
@@ -151,7 +153,7 @@ export class ChaosServer {
     if (hard) {
       const { pid } = JSON.parse(fs.readFileSync(path.join(this.dataDir, SERVER_PID_FILE), 'utf8')) as { pid: number };
       process.kill(-pid, 'SIGKILL');
-      while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => isAlive(pid), (alive) => !alive, { intervalMs: 50, attempts: 1_200, problem: `The killed server (pid ${pid}) did not exit.` });
     } else {
       await stopEmbeddedServer(this.dataDir);
     }
