@@ -3,10 +3,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { findTemporalBinary } from '../../src/client/temporal-cli';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
+import { buildWorkflowBundle } from './workflow-bundle';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -40,9 +40,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         extraArgs,
       },
     }),
-    bundleWorkflowCode({ workflowsPath: path.join(project.config.root, 'src', 'workflows', 'index.ts'), logger: quietLogger }).then(({ code }) =>
-      fs.promises.writeFile(bundlePath, code),
-    ),
+    buildWorkflowBundle().then(({ code }) => fs.promises.writeFile(bundlePath, code)),
   ]);
   project.provide('temporalAddress', env.address);
   project.provide('workflowBundlePath', bundlePath);
@@ -51,12 +49,3 @@ export default async function setup(project: TestProject): Promise<() => Promise
     fs.rmSync(bundleDir, { recursive: true, force: true });
   };
 }
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AgentDefinition } from '../../src/agents/define';
 import { demoAgents } from '../../src/agents/demo';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
@@ -16,6 +16,7 @@ import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import type { EncryptionKeys } from '../../src/payloads/encryption-keys';
 import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
 import { FakeModel } from './fake-model';
+import { buildWorkflowBundle } from './workflow-bundle';
 import { eventually } from './wait';
 import { queryWithRetry } from '../../src/client/query';
 import { statusQuery, transcriptQuery } from '../../src/common/messages';
@@ -62,20 +63,11 @@ export function workflowBundle(failureConverterPath?: string): Promise<WorkflowB
     const prebuilt = failureConverterPath ? undefined : inject('workflowBundlePath');
     bundle = prebuilt
       ? fs.promises.readFile(prebuilt, 'utf8').then((code) => ({ code }))
-      : bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'), failureConverterPath, logger: quietLogger });
+      : buildWorkflowBundle(failureConverterPath);
     bundles.set(key, bundle);
   }
   return bundle;
 }
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};
 
 /**
  * Everything a workflow test needs: a connection to the real dev server started by the global

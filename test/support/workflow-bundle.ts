@@ -1,0 +1,20 @@
+import * as path from 'node:path';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+
+/**
+ * Bundles the workflow code (`src/workflows`) as a worker would, quietly: only the bundler's
+ * errors are printed. `failureConverterPath`: the failure converter of encrypted runs, as
+ * `createWorker` bundles it when given a key.
+ */
+export function buildWorkflowBundle(failureConverterPath?: string): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'), failureConverterPath, logger: quietLogger });
+}
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+};
