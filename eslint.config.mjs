@@ -23,7 +23,7 @@ function noIoGlobals(where) {
 
 export default tseslint.config(
   // bench/openai-agents is a package of its own (Temporal's integration, for comparison), built by the bench runner.
-  { ignores: ['dist/**', 'dist-bench/**', 'bench/openai-agents/**', 'node_modules/**', '.tools/**', '.waveloop/**', 'bin/**', 'scripts/**', 'eslint.config.mjs'] },
+  { ignores: ['dist/**', 'dist-bench/**', 'bench/openai-agents/**', 'node_modules/**', '.tools/**', '.waveloop/**', '.test-projects/**', 'bin/**', 'scripts/**', 'eslint.config.mjs'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { z } from 'zod';
 import { encryptionKeysFromEnv, type EncryptionKeys } from './payloads/encryption-keys';
 
 /**
@@ -11,8 +12,13 @@ export interface WaveloopConfig {
   dataDir: string;
   /** Task queue of workers and runs (`WAVELOOP_TASK_QUEUE`, default `waveloop`). */
   taskQueue: string;
-  /** `TEMPORAL_ADDRESS`; unset means the embedded dev server on 127.0.0.1:7233. */
+  /** `TEMPORAL_ADDRESS`; unset means the embedded dev server (`embeddedServer`). */
   temporalAddress: string | undefined;
+  /**
+   * The embedded dev server's gRPC address, 127.0.0.1:7233, and Web UI port, 8233; with
+   * `WAVELOOP_SERVER_PORT=<port>`, 127.0.0.1:<port> and <port + 1000>.
+   */
+  embeddedServer: { address: string; uiPort: number };
   /** `TEMPORAL_NAMESPACE`, default `default`. */
   namespace: string;
   /** `TEMPORAL_API_KEY` (Temporal Cloud); implies TLS. */
@@ -50,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig
     dataDir: path.resolve(blank(env.WAVELOOP_DATA_DIR) ?? '.waveloop'),
     taskQueue: blank(env.WAVELOOP_TASK_QUEUE) ?? DEFAULT_TASK_QUEUE,
     temporalAddress: blank(env.TEMPORAL_ADDRESS),
+    embeddedServer: embeddedServerOf(blank(env.WAVELOOP_SERVER_PORT)),
     namespace: blank(env.TEMPORAL_NAMESPACE) ?? 'default',
     apiKey: blank(env.TEMPORAL_API_KEY),
     tlsCertPath: blank(env.TEMPORAL_TLS_CERT),
@@ -63,6 +70,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig
     },
     encryption: encryptionKeysFromEnv(env),
   };
+}
+
+function embeddedServerOf(port: string | undefined): WaveloopConfig['embeddedServer'] {
+  if (port === undefined) return { address: EMBEDDED_ADDRESS, uiPort: EMBEDDED_UI_PORT };
+  // The Web UI listens 1000 above it, so the port leaves room for that.
+  const n = z.object({ WAVELOOP_SERVER_PORT: z.coerce.number().int().min(1).max(64_535) }).parse({ WAVELOOP_SERVER_PORT: port }).WAVELOOP_SERVER_PORT;
+  return { address: `127.0.0.1:${n}`, uiPort: n + 1000 };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { EMBEDDED_ADDRESS, EMBEDDED_UI_PORT, type WaveloopConfig } from '../config';
+import type { WaveloopConfig } from '../config';
 import { WaveloopClient } from './api';
 import { ensureEmbeddedServer } from './server';
 
@@ -34,7 +34,7 @@ export function parsePositiveInt(value: string): number {
 /** Starts the embedded dev server unless `TEMPORAL_ADDRESS` points elsewhere; returns the Web UI address, if known. */
 export async function ensureServer(config: WaveloopConfig): Promise<string | undefined> {
   if (config.temporalAddress) return process.env.WAVELOOP_UI_URL;
-  const server = await ensureEmbeddedServer({ dataDir: config.dataDir, address: EMBEDDED_ADDRESS, uiPort: EMBEDDED_UI_PORT });
+  const server = await ensureEmbeddedServer({ dataDir: config.dataDir, ...config.embeddedServer });
   if (server.started) note(`Started the embedded Temporal server on ${server.address} (data in ${config.dataDir}).`);
   return server.uiUrl;
 }

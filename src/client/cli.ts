@@ -9,6 +9,9 @@ import { ensureServer, note, parseDuration, parsePositiveInt, print, runUrl, wit
 import { registerCodecServerCommand } from './codec-server';
 import { registerGoalCommands } from './goal-commands';
 import { listCommand, showCommand, statusCommand } from './inspect-commands';
+import { ConfigFileError } from '../project/config-file-error';
+import { loadProject } from '../project/load-config';
+import { initCommand, toolsCommand } from './project-commands';
 import { followCommand, runCommand, workerCommand, type RunOptions } from './run-commands';
 import { serverStartCommand, serverStatusCommand, serverStopCommand, setupCommand } from './server-commands';
 import { packageRoot } from './temporal-cli';
@@ -35,7 +38,11 @@ function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('waveloop')
     .description('Durable LLM agent runs on Temporal: every model call and tool call is an activity.')
     .version(packageVersion())
+    .option('--config <file>', 'the project config (default: the nearest waveloop.config.ts, .mjs or .js, else the demo toolkit)')
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError();
+  // Read before anything starts, so a broken config stops the command at once.
+  const project = () => loadProject({ file: program.opts<{ config?: string }>().config ?? process.env.WAVELOOP_CONFIG });
   const action =
     <A extends unknown[]>(fn: (...args: A) => Promise<number>) =>
     async (...args: A) =>
@@ -56,16 +63,25 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--chat', 'a conversation: after each answer the run waits for your next message (at a terminal, asked right here)')
     .option('--detach', 'start the run and exit')
     .option('--json', 'print the result object as JSON')
-    .action(action((goal: string[], options: RunOptions) => runCommand(goal, options)));
+    .action(action(async (goal: string[], options: RunOptions) => runCommand(goal, options, await project())));
 
   program
     .command('dev')
-    .description('start the embedded Temporal server if needed and run a worker')
-    .action(action(() => workerCommand(true)));
+    .description("start the embedded Temporal server if needed and run a worker with the project's tools")
+    .action(action(async () => workerCommand(true, await project())));
   program
     .command('worker')
-    .description('run a worker against TEMPORAL_ADDRESS (default: the embedded server)')
-    .action(action(() => workerCommand(false)));
+    .description("run a worker with the project's tools against TEMPORAL_ADDRESS (default: the embedded server)")
+    .action(action(async () => workerCommand(false, await project())));
+  program
+    .command('init')
+    .description('write a starter waveloop.config.ts here: one tool, one agent')
+    .action(action(() => initCommand()));
+  program
+    .command('tools')
+    .description('list the tools a worker offers: name, source (config, demo, MCP server), approval, description')
+    .option('--json', 'print JSON')
+    .action(action(async (options: { json?: boolean }) => toolsCommand(await project(), options)));
   program
     .command('status')
     .argument('<id>', 'workflow id')
@@ -139,6 +155,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     runUrl,
     withClient,
     usageError: (message) => new UsageError(message),
+    project,
     prompts: (client, out) => terminalPrompts(client, out, describeError),
   });
   registerCodecServerCommand(program, { print, note, action });
@@ -169,7 +186,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     await buildProgram((c) => (code = c)).parseAsync(argv);
   } catch (err) {
     note(describeError(err));
-    return err instanceof UsageError || err instanceof ZodError ? USAGE_ERROR : 1;
+    return err instanceof UsageError || err instanceof ZodError || err instanceof ConfigFileError ? USAGE_ERROR : 1;
   }
   return code;
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
-import { EMBEDDED_ADDRESS, type WaveloopConfig } from '../config';
+import type { WaveloopConfig } from '../config';
 import { blobStoreIn } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
 
@@ -15,7 +15,7 @@ export interface TemporalConnectionSettings {
 }
 
 export function connectionSettings(config: WaveloopConfig): TemporalConnectionSettings {
-  const address = config.temporalAddress ?? EMBEDDED_ADDRESS;
+  const address = config.temporalAddress ?? config.embeddedServer.address;
   if (config.tlsCertPath && config.tlsKeyPath) {
     return {
       address,

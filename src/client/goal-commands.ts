@@ -3,7 +3,8 @@ import type { Worker } from '@temporalio/worker';
 import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../config';
 import type { RunProgress } from '../common/contract';
 import { GoalTreeInputSchema, type GoalResult } from '../common/goal-contract';
-import { createStandardWorker } from '../worker';
+import type { LoadedProject } from '../project/load-config';
+import { createProjectWorker } from '../worker';
 import type { WaveloopClient } from './api';
 import { renderGoalEvent, renderGoalTotals, renderGoalTree } from './goal-render';
 import { answerHint, approvalHint } from './render';
@@ -22,6 +23,8 @@ export interface CliContext {
   runUrl(uiUrl: string | undefined, config: WaveloopConfig, workflowId: string): string | undefined;
   withClient<T>(config: WaveloopConfig, work: (client: WaveloopClient) => Promise<T>): Promise<T>;
   usageError(message: string): Error;
+  /** The project's config (`--config`, else the nearest `waveloop.config.ts`), for an in-process worker. */
+  project(): Promise<LoadedProject>;
   /** Asks at this terminal what runs wait for; undefined when stdin is not a terminal. */
   prompts(client: WaveloopClient, out: (line: string) => void): TerminalPrompts | undefined;
 }
@@ -69,6 +72,7 @@ export function registerGoalCommands(program: Command, cli: CliContext): void {
 
 async function goalCommand(cli: CliContext, words: string[], options: GoalOptions): Promise<number> {
   const config = loadConfig();
+  const project = await cli.project();
   const constraints = {
     maxDepth: options.maxDepth,
     maxGoals: options.maxGoals,
@@ -96,7 +100,7 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
     let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
     const startWorker = async () => {
       if (inProcess) return;
-      const { worker, close } = await createStandardWorker(config);
+      const { worker, close } = await createProjectWorker(config, project);
       inProcess = { worker, close, running: worker.run() };
       cli.note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the tree.`);
     };

@@ -1,7 +1,9 @@
+import * as path from 'node:path';
 import type { Worker } from '@temporalio/worker';
-import { EMBEDDED_ADDRESS, loadConfig, modelConfigProblem } from '../config';
+import { loadConfig, modelConfigProblem } from '../config';
 import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
-import { createStandardWorker } from '../worker';
+import type { LoadedProject } from '../project/load-config';
+import { createProjectWorker } from '../worker';
 import { describeError, UsageError } from './cli-errors';
 import { ensureServer, note, print, runUrl, withClient, write } from './cli-support';
 import { followRun, type FollowOutput } from './follow';
@@ -36,7 +38,7 @@ export interface RunOptions {
  * it runs a worker in this process until the command ends. Throws a `UsageError` when the run would
  * need this machine's worker and no model is configured.
  */
-export async function runCommand(goalWords: string[], options: RunOptions): Promise<number> {
+export async function runCommand(goalWords: string[], options: RunOptions, project: LoadedProject): Promise<number> {
   const config = loadConfig();
   const input: AgentLoopInput = AgentLoopInputSchema.parse({
     goal: goalWords.join(' '),
@@ -63,7 +65,7 @@ export async function runCommand(goalWords: string[], options: RunOptions): Prom
     let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
     const startWorker = async () => {
       if (inProcess) return;
-      const { worker, close } = await createStandardWorker(config);
+      const { worker, close } = await createProjectWorker(config, project);
       inProcess = { worker, close, running: worker.run() };
       note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the run.`);
     };
@@ -150,16 +152,16 @@ export async function followCommand(workflowId: string): Promise<number> {
 
 /**
  * `waveloop worker` (and `dev`, with `withServer`: the embedded server started first if needed): runs
- * a worker until Ctrl-C. Throws a `UsageError` when no model is configured.
+ * the project's worker until Ctrl-C. Throws a `UsageError` when no model is configured.
  */
-export async function workerCommand(withServer: boolean): Promise<number> {
+export async function workerCommand(withServer: boolean, project: LoadedProject): Promise<number> {
   const config = loadConfig();
   const problem = modelConfigProblem(config.model);
   if (problem) throw new UsageError(problem);
   const uiUrl = withServer ? await ensureServer(config) : undefined;
-  const { worker, close } = await createStandardWorker(config);
-  const target = config.temporalAddress ?? EMBEDDED_ADDRESS;
-  note(`Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}). Ctrl-C stops it.`);
+  const { worker, close } = await createProjectWorker(config, project);
+  const target = config.temporalAddress ?? config.embeddedServer.address;
+  note(`Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}) with ${offered(project)}. Ctrl-C stops it.`);
   if (uiUrl) note(`Temporal Web UI: ${uiUrl}`);
   try {
     await worker.run();
@@ -167,4 +169,14 @@ export async function workerCommand(withServer: boolean): Promise<number> {
     await close();
   }
   return 0;
+}
+
+/** What a worker of `project` offers, in a few words: the config file's tools or the demo's. */
+function offered(project: LoadedProject): string {
+  const { file, config } = project;
+  const parts = [
+    ...(file ? [`the tools of ${path.relative(process.cwd(), file) || file}`] : []),
+    ...(config.demo ? ['the demo tools'] : []),
+  ];
+  return parts.length ? parts.join(' and ') : 'the built-in tools';
 }

@@ -20,7 +20,7 @@ export async function setupCommand(): Promise<number> {
 /** `waveloop server start`: starts the embedded server in the background unless something already answers. */
 export async function serverStartCommand(): Promise<number> {
   const config = loadConfig();
-  const status = await ensureEmbeddedServer({ dataDir: config.dataDir });
+  const status = await ensureEmbeddedServer({ dataDir: config.dataDir, ...config.embeddedServer });
   print(`${status.started ? 'Started' : 'Already running:'} Temporal on ${status.address} · Web UI ${status.uiUrl}`);
   return 0;
 }

@@ -59,7 +59,8 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
 /** A tool with its types erased, as the registry and the activities hold it. */
 export type AnyTool = ToolDefinition<z.ZodObject, unknown>;
 
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** The names the model API accepts for a tool. */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Declares a tool. The argument type of `execute` is inferred from `parameters`; a name the

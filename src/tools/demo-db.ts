@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 
 /** The demo back-office database (users, hotel rooms and bookings, stored tool effects). */
 export type DemoDatabase = import('better-sqlite3').Database;
@@ -90,9 +89,12 @@ function seedWhenEmpty(db: DemoDatabase): void {
  * WAL with a 5 s busy timeout, creates missing tables and seeds each table only while it is empty.
  * Schema and seed run in one `BEGIN IMMEDIATE` transaction, so two processes opening the same file at
  * once take turns and the second finds the data already there. Seed data is fixed (no randomness).
+ * Throws, saying how to get it, when better-sqlite3 (an optional dependency, needed only by the
+ * demo) is not installed or was not built.
  */
 export function openDemoDatabase(file: string): DemoDatabase {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const Database = loadSqlite();
   const db = new Database(file);
   try {
     db.pragma('busy_timeout = 5000');
@@ -105,5 +107,17 @@ export function openDemoDatabase(file: string): DemoDatabase {
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+function loadSqlite(): typeof import('better-sqlite3') {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when the demo needs it
+    return require('better-sqlite3') as typeof import('better-sqlite3');
+  } catch (err) {
+    throw new Error(
+      `The demo toolkit needs better-sqlite3, an optional dependency that is not usable here (${err instanceof Error ? err.message.split('\n')[0] : String(err)}). ` +
+        'Install it with `npm install better-sqlite3` (it builds a native module), or set demo: false in waveloop.config.ts.',
+    );
   }
 }

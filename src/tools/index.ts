@@ -16,7 +16,18 @@ export type { AnyTool, ToolContext, ToolDefinition, ToolRetry } from './define';
 export { openDemoDatabase } from './demo-db';
 export type { DemoDatabase, DemoDeps, User } from './demo-db';
 
-/** The demo back-office toolkit: users, calendar, hotel availability, a calculator and `task_complete`. */
+/**
+ * The loop's own tools, on every worker: `task_complete` (ends the run with its answer),
+ * `ask_question` (waits for a person's answer) and `converse` (waits for the next message).
+ */
+export function builtinTools(): AnyTool[] {
+  return [taskCompleteTool(), askQuestionTool(), converseTool()];
+}
+
+/** The names of the demo toolkit's tools, known without opening its database. */
+export const DEMO_TOOL_NAMES = ['search_users', 'get_user', 'update_user', 'resolve_holiday', 'resolve_date_hint', 'get_availability', 'calculator'];
+
+/** The demo back-office toolkit over the demo database: users, calendar, hotel availability and a calculator. */
 export function createDemoTools(deps: DemoDeps): AnyTool[] {
   return [
     searchUsersTool(deps),
@@ -26,8 +37,5 @@ export function createDemoTools(deps: DemoDeps): AnyTool[] {
     resolveDateHintTool(deps),
     getAvailabilityTool(deps),
     calculatorTool(),
-    taskCompleteTool(),
-    askQuestionTool(),
-    converseTool(),
   ];
 }

@@ -1,10 +1,8 @@
-import * as path from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities, Registry } from '../activities';
 import type { AgentDefinition } from '../agents/define';
-import { demoAgents } from '../agents/demo';
 import { connectionSettings } from '../client/connection';
 import { queryWithRetry } from '../client/query';
 import { DEFAULT_MODEL, type ModelConfig, modelConfigProblem, type WaveloopConfig } from '../config';
@@ -12,7 +10,8 @@ import type { ModelPrice } from '../common/pricing';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { transcriptQuery } from '../common/messages';
 import type { AnyTool } from '../tools/define';
-import { createDemoTools, openDemoDatabase } from '../tools';
+import { openToolset } from '../project/toolset';
+import type { LoadedProject } from '../project/load-config';
 import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';
 import { blobStoreIn, type BlobStore } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
@@ -133,26 +132,29 @@ export function createModelClient(model: Pick<ModelConfig, 'baseURL' | 'apiKey'>
 }
 
 /**
- * The standard worker: demo tools over the SQLite database in the data directory, the demo
- * agents, and the model endpoint of the environment. Used by `waveloop worker`, `waveloop dev`
- * and the in-process worker of `waveloop run`. Throws when no model endpoint is configured.
+ * The worker of a project: its tools, agents and MCP servers (`openToolset`), the claim-check store
+ * and encryption of the data directory, and the model endpoint of the environment. Used by `waveloop
+ * worker`, `waveloop dev` and the in-process worker of `waveloop run` and `goal`. Throws when no
+ * model endpoint is configured, or when the toolset cannot be opened. `close` after the worker has
+ * stopped: it closes the connection, the MCP servers and the demo database.
  */
-export async function createStandardWorker(
+export async function createProjectWorker(
   config: WaveloopConfig,
+  project: LoadedProject,
   tuning: WorkerTuning = {},
 ): Promise<{ worker: Worker; close: () => Promise<void> }> {
   const problem = modelConfigProblem(config.model);
   if (problem) throw new Error(problem);
-  const db = openDemoDatabase(path.join(config.dataDir, 'demo.db'));
-  const now = () => new Date();
-  const connection = await NativeConnection.connect(connectionSettings(config));
+  const toolset = await openToolset(project, { dataDir: config.dataDir });
+  let connection: NativeConnection | undefined;
   try {
+    connection = await NativeConnection.connect(connectionSettings(config));
     const worker = await createWorker({
       connection,
       namespace: config.namespace,
       taskQueue: config.taskQueue,
-      tools: createDemoTools({ db, now }),
-      agents: demoAgents,
+      tools: toolset.tools,
+      agents: toolset.agents,
       blobStore: blobStoreIn(config.dataDir),
       encryption: config.encryption,
       openai: createModelClient(config.model),
@@ -160,16 +162,17 @@ export async function createStandardWorker(
       stream: config.model.stream,
       tuning,
     });
+    const opened = connection;
     return {
       worker,
       close: async () => {
-        await connection.close();
-        db.close();
+        await opened.close();
+        await toolset.close();
       },
     };
   } catch (err) {
-    await connection.close();
-    db.close();
+    await connection?.close();
+    await toolset.close();
     throw err;
   }
 }

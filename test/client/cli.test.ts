@@ -247,7 +247,7 @@ describe('waveloop CLI', () => {
 
   it('examples/start-run: a script starts a run with the client API and prints the result', async () => {
     cli.fake.script({ content: 'Hello from the example.' });
-    const out = await waveloop(['Say hello'], env, path.join(ROOT, 'dist', 'examples', 'start-run.js'));
+    const out = await waveloop(['Say hello'], env, { script: path.join(ROOT, 'dist', 'examples', 'start-run.js') });
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^Started waveloop-/);
     expect(out.stdout).toContain('completed: Hello from the example.');

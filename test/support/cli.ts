@@ -17,10 +17,10 @@ export interface Exec {
 
 /**
  * Runs the built CLI (`npm test` builds it first), or another built `script`, as a user would:
- * with only PATH, HOME and `env` in its environment.
+ * with only PATH, HOME and `env` in its environment, in the repository or in `cwd`.
  */
-export function waveloop(args: string[], env: Record<string, string | undefined>, script?: string): Promise<Exec> {
-  return waveloopLive(args, env, script).done;
+export function waveloop(args: string[], env: Record<string, string | undefined>, { script, cwd }: { script?: string; cwd?: string } = {}): Promise<Exec> {
+  return waveloopLive(args, env, { script, cwd }).done;
 }
 
 /**
@@ -30,12 +30,12 @@ export function waveloop(args: string[], env: Record<string, string | undefined>
 export function waveloopLive(
   args: string[],
   env: Record<string, string | undefined>,
-  script?: string,
+  { script, cwd = ROOT }: { script?: string; cwd?: string } = {},
 ): { stdout(): string; stderr(): string; kill(signal: NodeJS.Signals): void; done: Promise<Exec> } {
   let stdout = '';
   let stderr = '';
   const child = spawn(process.execPath, [script ?? CLI, ...args], {
-    cwd: ROOT,
+    cwd,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
   });
   child.stdout.on('data', (d) => (stdout += d));

@@ -6,10 +6,11 @@ import { inject } from 'vitest';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AgentDefinition } from '../../src/agents/define';
+import { defaultAgent } from '../../src/agents/default';
 import { demoAgents } from '../../src/agents/demo';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
 import type { AnyTool } from '../../src/tools/define';
-import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/tools';
+import { builtinTools, createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/tools';
 import OpenAI from 'openai';
 import { blobStoreIn } from '../../src/payloads/blob-store';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
@@ -103,7 +104,7 @@ export class Harness {
   }
 
   demoTools(): AnyTool[] {
-    return createDemoTools({ db: this.db, now: () => TEST_NOW });
+    return [...createDemoTools({ db: this.db, now: () => TEST_NOW }), ...builtinTools()];
   }
 
   /** A worker on a task queue of its own, with the demo tools (plus `extraTools`) and the fake model. */
@@ -117,7 +118,7 @@ export class Harness {
       namespace: 'default',
       taskQueue,
       tools: [...this.demoTools(), ...(options.extraTools ?? [])],
-      agents: options.agents ?? demoAgents,
+      agents: options.agents ?? [defaultAgent, ...demoAgents],
       openai: options.modelTimeoutMs
         ? new OpenAI({ baseURL: this.fake.baseURL, apiKey: 'test-key', maxRetries: 0, timeout: options.modelTimeoutMs })
         : createModelClient({ baseURL: this.fake.baseURL, apiKey: 'test-key' }),

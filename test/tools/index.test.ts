@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createDemoTools } from '../../src/tools';
+import { builtinTools, createDemoTools, DEMO_TOOL_NAMES } from '../../src/tools';
 import { taskCompleteTool } from '../../src/tools/task-complete';
 import { callTool, makeDemoDeps, type TempDemoDeps } from '../support/tool-context';
 
@@ -10,9 +10,11 @@ beforeEach(() => {
 });
 afterEach(() => deps.cleanup());
 
+const everyTool = () => [...createDemoTools(deps), ...builtinTools()];
+
 describe('createDemoTools', () => {
-  it('createDemoTools: returns the ten demo tools with unique names', () => {
-    expect(createDemoTools(deps).map((tool) => tool.name)).toEqual([
+  it('createDemoTools and builtinTools: the seven demo tools and the three loop tools, with unique names', () => {
+    expect(everyTool().map((tool) => tool.name)).toEqual([
       'search_users',
       'get_user',
       'update_user',
@@ -26,8 +28,12 @@ describe('createDemoTools', () => {
     ]);
   });
 
+  it('createDemoTools: DEMO_TOOL_NAMES names its tools, in order', () => {
+    expect(createDemoTools(deps).map((tool) => tool.name)).toEqual(DEMO_TOOL_NAMES);
+  });
+
   it('createDemoTools: every tool has a description and a JSON Schema with described fields', () => {
-    for (const tool of createDemoTools(deps)) {
+    for (const tool of everyTool()) {
       expect(tool.description.length).toBeGreaterThan(40);
       const schema = z.toJSONSchema(tool.parameters) as { properties: Record<string, { description?: string }> };
       for (const [field, property] of Object.entries(schema.properties)) {
@@ -37,9 +43,9 @@ describe('createDemoTools', () => {
   });
 
   it('createDemoTools: task_complete, ask_question and converse break the loop; the last two wait for a person', () => {
-    expect(createDemoTools(deps).filter((tool) => tool.loopBreaking).map((tool) => tool.name)).toEqual(['task_complete', 'ask_question', 'converse']);
-    expect(createDemoTools(deps).filter((tool) => tool.interaction).map((tool) => tool.name)).toEqual(['ask_question', 'converse']);
-    expect(createDemoTools(deps).filter((tool) => tool.requiresApproval).map((tool) => tool.name)).toEqual(['update_user']);
+    expect(everyTool().filter((tool) => tool.loopBreaking).map((tool) => tool.name)).toEqual(['task_complete', 'ask_question', 'converse']);
+    expect(everyTool().filter((tool) => tool.interaction).map((tool) => tool.name)).toEqual(['ask_question', 'converse']);
+    expect(everyTool().filter((tool) => tool.requiresApproval).map((tool) => tool.name)).toEqual(['update_user']);
   });
 });
 

@@ -1,0 +1,28 @@
+import type { AgentDefinition } from '../agents/define';
+import type { McpServers } from '../mcp/server-config';
+import type { ToolDefinition } from '../tools/define';
+
+/**
+ * What a project's `waveloop.config.ts` exports: the tools and agents its workers offer, the MCP
+ * servers whose tools they offer too, and whether the demo toolkit comes along.
+ */
+export interface ProjectConfig {
+  /** Your tools (`defineTool`). The loop's own `task_complete`, `ask_question` and `converse` are always there. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
+  tools?: ToolDefinition<any, any>[];
+  /** Your agents (`defineAgent`). An agent named `default` replaces the one a run gets when it names none. */
+  agents?: AgentDefinition[];
+  /**
+   * MCP servers by name: `{ command, args?, env?, cwd? }` (stdio) or `{ url, headers? }` (Streamable
+   * HTTP), each with `tools?`, `requireApproval?` and `timeoutMs?`. Their tools are offered as
+   * `<server>__<tool>`.
+   */
+  mcpServers?: McpServers;
+  /** Also offer the demo toolkit and the `back-office` agent (default: only without a config file). */
+  demo?: boolean;
+}
+
+/** Declares a project's configuration; gives `waveloop.config.ts` its types and returns it as it is. */
+export function defineConfig(config: ProjectConfig): ProjectConfig {
+  return config;
+}

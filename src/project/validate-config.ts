@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { AgentDefinition } from '../agents/define';
+import { describeIssues } from '../common/issues';
+import { mcpServersSchema, type McpServers } from '../mcp/server-config';
+import { TOOL_NAME, type AnyTool } from '../tools/define';
+
+/** A project's configuration once it is valid, with its defaults filled in. */
+export interface ValidProjectConfig {
+  tools: AnyTool[];
+  agents: AgentDefinition[];
+  mcpServers: McpServers;
+  demo: boolean;
+}
+
+/** The tool and agent names a project's own cannot take, because the worker offers them already. */
+export interface ReservedNames {
+  /** The loop's own tools, always offered. */
+  builtinTools: readonly string[];
+  /** The demo toolkit's tools and agents, offered with `demo: true`. */
+  demoTools: readonly string[];
+  demoAgents: readonly string[];
+}
+
+const isZodObject = (value: unknown) =>
+  typeof value === 'object' && value !== null && (value as { _zod?: { def?: { type?: unknown } } })._zod?.def?.type === 'object';
+
+const toolSchema = z.strictObject({
+  name: z.string().regex(TOOL_NAME, 'a tool name may have only letters, digits, _ and -, at most 64 of them (the model API refuses others)'),
+  description: z.string().min(1, 'a tool needs a description: it tells the model what the tool does'),
+  parameters: z.custom<z.ZodObject>(isZodObject, 'parameters must be a zod object schema, z.object({ … })'),
+  execute: z.custom<AnyTool['execute']>((value) => typeof value === 'function', 'execute must be a function'),
+  timeoutMs: z.number().int().positive().optional(),
+  retry: z
+    .strictObject({
+      maximumAttempts: z.number().int().positive().optional(),
+      initialIntervalMs: z.number().int().positive().optional(),
+      backoffCoefficient: z.number().min(1).optional(),
+      maximumIntervalMs: z.number().int().positive().optional(),
+    })
+    .optional(),
+  requiresApproval: z.boolean().optional(),
+  loopBreaking: z.boolean().optional(),
+  interaction: z.enum(['question', 'conversation']).optional(),
+  localActivity: z.boolean().optional(),
+});
+
+const agentSchema = z.strictObject({
+  name: z.string().trim().min(1, 'an agent needs a name'),
+  system: z.string().min(1, 'an agent needs a system prompt'),
+  model: z.string().min(1).optional(),
+  tools: z.array(z.string().min(1)).optional(),
+  limits: z
+    .strictObject({
+      maxIterations: z.number().int().positive().optional(),
+      maxTokens: z.number().int().positive().optional(),
+      maxCostUsd: z.number().positive().optional(),
+      timeoutSeconds: z.number().positive().optional(),
+      maxContextTokens: z.number().int().positive().optional(),
+    })
+    .optional(),
+});
+
+const projectSchema = z.strictObject(
+  {
+    tools: z.array(toolSchema).default([]),
+    agents: z.array(agentSchema).default([]),
+    mcpServers: mcpServersSchema.default({}),
+    demo: z.boolean().default(false),
+  },
+  'the config must export an object: export default defineConfig({ tools, agents, mcpServers })',
+);
+
+/**
+ * Checks what a config file exports and returns it with defaults, or the one line that says what
+ * is wrong: a malformed tool, agent or MCP server, two tools or agents with one name (including the
+ * worker's own), or an agent naming a tool nobody offers. An agent may name an MCP server's tool
+ * (`<server>__<tool>`) before the server is reached; the worker checks those names when it starts.
+ */
+export function validateProjectConfig(exported: unknown, reserved: ReservedNames): { config: ValidProjectConfig } | { problem: string } {
+  const parsed = projectSchema.safeParse(exported);
+  if (!parsed.success) return { problem: describeIssues(parsed.error.issues, 'config') };
+  const config = parsed.data as ValidProjectConfig;
+  const problem = nameProblem(config, reserved);
+  return problem ? { problem } : { config };
+}
+
+function nameProblem(config: ValidProjectConfig, reserved: ReservedNames): string | undefined {
+  const offered = new Map<string, string>();
+  for (const name of reserved.builtinTools) offered.set(name, 'a built-in tool');
+  if (config.demo) for (const name of reserved.demoTools) offered.set(name, 'a demo tool (demo: true)');
+  for (const tool of config.tools) {
+    const taken = offered.get(tool.name);
+    if (taken) return `two tools are named "${tool.name}"${taken === 'a tool of this config' ? '' : ` (it is ${taken})`}`;
+    offered.set(tool.name, 'a tool of this config');
+  }
+
+  const agents = new Set(config.demo ? reserved.demoAgents : []);
+  for (const agent of config.agents) {
+    if (agents.has(agent.name)) return `two agents are named "${agent.name}"`;
+    agents.add(agent.name);
+    const unknown = (agent.tools ?? []).find((name) => !offered.has(name) && !isMcpToolOf(name, config.mcpServers));
+    if (unknown) {
+      return `agent "${agent.name}" names the tool "${unknown}", which is not offered (tools: ${[...offered.keys()].join(', ')}${
+        Object.keys(config.mcpServers).length ? `, and <server>__<tool> of the MCP servers ${Object.keys(config.mcpServers).join(', ')}` : ''
+      })`;
+    }
+  }
+  return undefined;
+}
+
+function isMcpToolOf(name: string, servers: McpServers): boolean {
+  const cut = name.indexOf('__');
+  return cut > 0 && Object.hasOwn(servers, name.slice(0, cut));
+}
