@@ -7,7 +7,10 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
-/** The JSON Schema of a tool's arguments, as the model sees it. */
+/**
+ * The JSON Schema of a tool's arguments, as the model sees it: the tool's own `inputSchema` as
+ * given (an MCP server's), or else the one made from its zod `parameters`.
+ */
 export function toolParametersSchema(tool: AnyTool): Record<string, unknown> {
-  return jsonSchemaOf(tool.parameters);
+  return tool.inputSchema ?? jsonSchemaOf(tool.parameters);
 }

@@ -30,8 +30,17 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
   name: string;
   /** Tells the model what the tool does and when to use it. */
   description: string;
-  /** Arguments, validated before `execute` runs; the model sees the JSON Schema made from it. */
+  /**
+   * Arguments, validated before `execute` runs; the model sees the JSON Schema made from it unless
+   * `inputSchema` is given.
+   */
   parameters: P;
+  /**
+   * The JSON Schema of the arguments as the model sees it, when it comes from elsewhere than
+   * `parameters` (an MCP server's `inputSchema`): sent to the model unchanged. `parameters` still
+   * validates the arguments before `execute` runs, so it should accept whatever this schema does.
+   */
+  inputSchema?: Record<string, unknown>;
   /** Does the work. The return value reaches the model as JSON (a string is passed as is). */
   execute(args: z.infer<P>, context: ToolContext): Promise<R> | R;
   /** Start-to-close timeout of one attempt, in milliseconds (default 60 s). */
