@@ -10,6 +10,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const SLOW_FILES: Record<string, number> = {
   'test/bench/smoke.test.ts': 40,
   'test/client/cli.test.ts': 40,
+  'test/package/install.test.ts': 32,
+  'test/client/project-cli.test.ts': 16,
   'test/workflows/run-limits.test.ts': 20,
   'test/workflows/agent-loop.test.ts': 16,
   'test/workflows/pursue-goal.test.ts': 16,

@@ -8,7 +8,6 @@ import type { ToolDefinition } from '../tools/define';
  */
 export interface ProjectConfig {
   /** Your tools (`defineTool`). The loop's own `task_complete`, `ask_question` and `converse` are always there. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
   tools?: ToolDefinition<any, any>[];
   /** Your agents (`defineAgent`). An agent named `default` replaces the one a run gets when it names none. */
   agents?: AgentDefinition[];

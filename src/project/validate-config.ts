@@ -67,7 +67,7 @@ const projectSchema = z.strictObject(
     mcpServers: mcpServersSchema.default({}),
     demo: z.boolean().default(false),
   },
-  'the config must export an object: export default defineConfig({ tools, agents, mcpServers })',
+  { error: (issue) => (issue.code === 'invalid_type' ? 'the config must export an object: export default defineConfig({ tools, agents, mcpServers })' : undefined) },
 );
 
 /**
@@ -85,13 +85,13 @@ export function validateProjectConfig(exported: unknown, reserved: ReservedNames
 }
 
 function nameProblem(config: ValidProjectConfig, reserved: ReservedNames): string | undefined {
-  const offered = new Map<string, string>();
-  for (const name of reserved.builtinTools) offered.set(name, 'a built-in tool');
-  if (config.demo) for (const name of reserved.demoTools) offered.set(name, 'a demo tool (demo: true)');
+  // Each name offered, with what offers it when that is not the config itself.
+  const offered = new Map<string, string | undefined>();
+  for (const name of reserved.builtinTools) offered.set(name, ' (it is a built-in tool)');
+  if (config.demo) for (const name of reserved.demoTools) offered.set(name, ' (it is a demo tool, demo: true)');
   for (const tool of config.tools) {
-    const taken = offered.get(tool.name);
-    if (taken) return `two tools are named "${tool.name}"${taken === 'a tool of this config' ? '' : ` (it is ${taken})`}`;
-    offered.set(tool.name, 'a tool of this config');
+    if (offered.has(tool.name)) return `two tools are named "${tool.name}"${offered.get(tool.name) ?? ''}`;
+    offered.set(tool.name, undefined);
   }
 
   const agents = new Set(config.demo ? reserved.demoAgents : []);

