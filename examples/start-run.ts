@@ -6,7 +6,7 @@
  * It talks to the Temporal server of TEMPORAL_ADDRESS (default: the embedded one on 127.0.0.1:7233)
  * and needs a worker on the task queue (`npx waveloop dev` in another terminal).
  */
-import { WaveloopClient } from '../src/client';
+import { WaveloopClient } from 'waveloop';
 
 async function run(): Promise<void> {
   const goal = process.argv.slice(2).join(' ') || 'Find Bob and update his company to EPAM';

@@ -26,4 +26,10 @@ describe('loadConfig', () => {
     expect(modelConfigProblem(config.model)).toBeUndefined();
     expect(modelConfigProblem(loadConfig({}).model)).toMatch(/^No model endpoint is configured/);
   });
+
+  it('loadConfig: WAVELOOP_SERVER_PORT moves the embedded server and its Web UI (port + 1000); a bad port is refused, naming the variable', () => {
+    expect(loadConfig({}).embeddedServer).toEqual({ address: '127.0.0.1:7233', uiPort: 8233 });
+    expect(loadConfig({ WAVELOOP_SERVER_PORT: '17233' }).embeddedServer).toEqual({ address: '127.0.0.1:17233', uiPort: 18233 });
+    for (const bad of ['0', '70000', 'x', '72.5']) expect(() => loadConfig({ WAVELOOP_SERVER_PORT: bad }), bad).toThrow(/WAVELOOP_SERVER_PORT/);
+  });
 });

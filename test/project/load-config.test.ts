@@ -58,4 +58,11 @@ describe('loadProject', () => {
     const invalid = await loadProject({ cwd: project.dir }).catch((err: unknown) => err);
     expect((invalid as Error).message).toMatch(/waveloop\.config\.ts: agent "parrot" names the tool "shout", which is not offered/);
   });
+
+  it('the billing example of the README loads as it is: its tool, its MCP server, its agent', async () => {
+    const loaded = await loadProject({ file: path.join(__dirname, '..', '..', 'examples', 'billing', 'waveloop.config.ts') });
+    expect(loaded.config.tools.map((tool) => tool.name)).toEqual(['get_invoice']);
+    expect(Object.keys(loaded.config.mcpServers)).toEqual(['documents']);
+    expect(loaded.config.agents).toMatchObject([{ name: 'billing', tools: ['get_invoice', 'documents__list_directory', 'documents__read_text_file'] }]);
+  });
 });

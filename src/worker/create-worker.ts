@@ -1,0 +1,129 @@
+import { Client } from '@temporalio/client';
+import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { createActivities, Registry } from '../activities';
+import type { AgentDefinition } from '../agents/define';
+import { queryWithRetry } from '../client/query';
+import { DEFAULT_MODEL, type ModelConfig } from '../config';
+import type { ModelPrice } from '../common/pricing';
+import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
+import { transcriptQuery } from '../common/messages';
+import type { AnyTool } from '../tools/define';
+import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';
+import type { BlobStore } from '../payloads/blob-store';
+import { waveloopDataConverter } from '../payloads/data-converter';
+import { encryptedBlobStore } from '../payloads/encrypted-blob-store';
+import type { EncryptionKeys } from '../payloads/encryption-keys';
+
+export interface WaveloopWorkerOptions {
+  /** Connection used for polling. */
+  connection: NativeConnection;
+  /** Client used by the model activity to read transcripts; defaults to one over `connection`. */
+  client?: Client;
+  namespace: string;
+  taskQueue: string;
+  tools: readonly AnyTool[];
+  agents: readonly AgentDefinition[];
+  openai: OpenAI;
+  defaultModel?: string;
+  /**
+   * A pre-built workflow bundle (tests build it once); default: bundle `src/workflows` now. With
+   * `encryption`, build it with `failureConverterPath: ENCODED_FAILURES_PATH`, so failures the
+   * workflow raises are encrypted too.
+   */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  now?: () => Date;
+  /**
+   * Where large payloads and full tool results are stored (the claim check; `blobStoreIn(dataDir)`).
+   * Without one, payloads are only compressed, and tool results over the limit are only truncated.
+   */
+  blobStore?: BlobStore;
+  /**
+   * Keys that encrypt every payload at rest (`loadConfig().encryption`); without them nothing is
+   * encrypted. With a current key, the full tool results kept in `blobStore` are encrypted too.
+   * Clients of these runs need the same keys.
+   */
+  encryption?: EncryptionKeys;
+  /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
+  modelPrices?: Readonly<Record<string, ModelPrice>>;
+  /**
+   * Stream model replies (default): `waveloop run`/`follow` show the text as it is generated. Set
+   * false for endpoints that cannot stream (`WAVELOOP_STREAM=false`); followers then see whole messages.
+   */
+  stream?: boolean;
+  /**
+   * Extra worker options (slots, pollers, cache, eager dispatch): passed through to `Worker.create`,
+   * over `DEFAULT_WORKER_TUNING`; `throughputTuning(runs)` suits a worker with many runs at once.
+   */
+  tuning?: WorkerTuning;
+}
+
+/** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
+export async function createWorker(options: WaveloopWorkerOptions): Promise<Worker> {
+  // Clients given here must use the same converter (`waveloopDataConverter(store, keys)`).
+  const dataConverter = waveloopDataConverter(options.blobStore, options.encryption);
+  const client = options.client ?? new Client({ connection: options.connection, namespace: options.namespace, dataConverter });
+  const registry = new Registry(options.tools, options.agents);
+  const { blobStore, encryption } = options;
+  const activities = createActivities({
+    registry,
+    blobStore: blobStore && encryption?.currentId ? encryptedBlobStore(blobStore, encryption) : blobStore,
+    openai: options.openai,
+    defaultModel: options.defaultModel ?? DEFAULT_MODEL,
+    now: options.now,
+    modelPrices: options.modelPrices,
+    stream: options.stream,
+    searchAttributes: once(() => hasSearchAttributes(client, options.namespace)),
+    readTranscript: async (workflowId, runId, count) => {
+      const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
+      if (messages.length < count) {
+        throw new Error(`The transcript of ${workflowId} has ${messages.length} messages; the model call needs ${count}.`);
+      }
+      return messages.slice(0, count);
+    },
+  });
+  return Worker.create({
+    connection: options.connection,
+    dataConverter,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    activities,
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: require.resolve('../workflows') }),
+    ...DEFAULT_WORKER_TUNING,
+    ...options.tuning,
+  });
+}
+
+/** Whether `namespace` has waveloop's search attributes registered (false when it cannot tell). */
+async function hasSearchAttributes(client: Client, namespace: string): Promise<boolean> {
+  try {
+    const { customAttributes } = await client.connection.operatorService.listSearchAttributes({ namespace });
+    return WAVELOOP_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
+  } catch {
+    return false;
+  }
+}
+
+/** Calls `fn` once and shares its promise (a failed call is tried again next time). */
+function once<T>(fn: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => {
+    result ??= fn().catch((err) => {
+      result = undefined;
+      throw err;
+    });
+    return result;
+  };
+}
+
+/** The `openai` client for an OpenAI-compatible endpoint; retries are Temporal's, so the client makes none. */
+export function createModelClient(model: Pick<ModelConfig, 'baseURL' | 'apiKey'>): OpenAI {
+  return new OpenAI({
+    apiKey: model.apiKey ?? 'not-needed',
+    baseURL: model.baseURL,
+    maxRetries: 0,
+    timeout: 4 * 60_000,
+  });
+}

@@ -1,0 +1,54 @@
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { connectionSettings } from '../client/connection';
+import { modelConfigProblem, type WaveloopConfig } from '../config';
+import { blobStoreIn } from '../payloads/blob-store';
+import type { LoadedProject } from '../project/load-config';
+import { openToolset } from '../project/toolset';
+import { createModelClient, createWorker } from './create-worker';
+import type { WorkerTuning } from './tuning';
+
+/**
+ * The worker of a project: its tools, agents and MCP servers (`openToolset`), the claim-check store
+ * and encryption of the data directory, and the model endpoint of the environment. Used by `waveloop
+ * worker`, `waveloop dev` and the in-process worker of `waveloop run` and `goal`. Throws when no
+ * model endpoint is configured, or when the toolset cannot be opened. `close` after the worker has
+ * stopped: it closes the connection, the MCP servers and the demo database.
+ */
+export async function createProjectWorker(
+  config: WaveloopConfig,
+  project: LoadedProject,
+  tuning: WorkerTuning = {},
+): Promise<{ worker: Worker; close: () => Promise<void> }> {
+  const problem = modelConfigProblem(config.model);
+  if (problem) throw new Error(problem);
+  const toolset = await openToolset(project, { dataDir: config.dataDir });
+  let connection: NativeConnection | undefined;
+  try {
+    connection = await NativeConnection.connect(connectionSettings(config));
+    const worker = await createWorker({
+      connection,
+      namespace: config.namespace,
+      taskQueue: config.taskQueue,
+      tools: toolset.tools,
+      agents: toolset.agents,
+      blobStore: blobStoreIn(config.dataDir),
+      encryption: config.encryption,
+      openai: createModelClient(config.model),
+      defaultModel: config.model.model,
+      stream: config.model.stream,
+      tuning,
+    });
+    const opened = connection;
+    return {
+      worker,
+      close: async () => {
+        await opened.close();
+        await toolset.close();
+      },
+    };
+  } catch (err) {
+    await connection?.close();
+    await toolset.close();
+    throw err;
+  }
+}
