@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnections } from '../../src/mcp';
+import { ToolError } from '../../src/tools/define';
 import { toolMessages } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { activities } from '../support/history';
+import { callTool } from '../support/tool-context';
 import { EverythingHttpServer } from './servers';
 
 const h = new Harness();
@@ -52,6 +54,21 @@ describe('MCP over Streamable HTTP (the everything server)', () => {
       ['wave 1 · everything__get-sum(a=two, b=40)', 1],
       ['wave 1 · everything__get-tiny-image()', 1],
     ]);
+  });
+
+  it('a call that outlives timeoutMs fails its attempt with a retryable error naming the server; the next call goes through', async () => {
+    const slow = await McpConnections.connect({ slow: everything.config({ tools: ['trigger-long-running-operation', 'echo'], timeoutMs: 300 }) });
+    try {
+      const longRunning = slow.tools().find((tool) => tool.name === 'slow__trigger-long-running-operation')!;
+      const echo = slow.tools().find((tool) => tool.name === 'slow__echo')!;
+      expect(longRunning.timeoutMs).toBe(300);
+      const call = callTool(longRunning, { duration: 5, steps: 1 });
+      await expect(call).rejects.toThrow(/^MCP server "slow" did not answer the call of trigger-long-running-operation in time/);
+      await expect(call).rejects.not.toBeInstanceOf(ToolError);
+      await expect(callTool(echo, { message: 'still here' })).resolves.toBe('Echo: still here');
+    } finally {
+      await slow.close();
+    }
   });
 
   it('a server that is down: after the retries the model reads an error naming it; once it is back, the next call reconnects', async () => {

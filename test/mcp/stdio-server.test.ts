@@ -105,9 +105,14 @@ describe('MCP over stdio (the filesystem server)', () => {
     expect(childProcessesMentioning(dir)).toEqual([]);
   });
 
-  it('the allowlist hides the other tools; requireApproval "*" marks every offered tool', async () => {
-    const listed = await McpConnections.connect({ files: filesystemServer(root, { tools: ['read_text_file', 'list_directory'], requireApproval: '*' }) });
+  it('the allowlist hides the other tools; requireApproval "*" marks every offered tool; onStderr gets the server\'s stderr', async () => {
+    const stderr: string[] = [];
+    const listed = await McpConnections.connect(
+      { files: filesystemServer(root, { tools: ['read_text_file', 'list_directory'], requireApproval: '*' }) },
+      { onStderr: (server, line) => stderr.push(`${server}: ${line}`) },
+    );
     try {
+      expect(stderr).toContain('files: Secure MCP Filesystem Server running on stdio');
       expect(listed.describe()).toEqual([
         { name: 'files__read_text_file', server: 'files', tool: 'read_text_file', description: expect.stringContaining('Read'), requiresApproval: true },
         { name: 'files__list_directory', server: 'files', tool: 'list_directory', description: expect.stringContaining('list'), requiresApproval: true },
