@@ -27,7 +27,7 @@ const REFUSALS = new Set<number>([ErrorCode.InvalidParams, ErrorCode.MethodNotFo
  * Every message names the server.
  */
 export function callFailure(server: string, tool: string, err: unknown): CallFailure {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorText(err);
   if (err instanceof McpError) {
     if (REFUSALS.has(err.code)) return { error: new ToolError(message), dropConnection: false };
     if (err.code === ErrorCode.RequestTimeout) {
@@ -39,6 +39,12 @@ export function callFailure(server: string, tool: string, err: unknown): CallFai
     return { error: retryable(`MCP server "${server}" failed the call of ${tool}: ${message}`, err), dropConnection: false };
   }
   return { error: retryable(`MCP server "${server}" could not be reached for the call of ${tool}: ${message}`, err), dropConnection: true };
+}
+
+/** An error's message, and its cause's when it has one (`fetch failed (connect ECONNREFUSED …)`). */
+export function errorText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  return err.cause instanceof Error && err.cause.message && !err.message.includes(err.cause.message) ? `${err.message} (${err.cause.message})` : err.message;
 }
 
 function retryable(message: string, cause: unknown): Error {

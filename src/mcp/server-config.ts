@@ -60,7 +60,7 @@ const flatServerSchema = z.strictObject({
  * given; `args`, `env` and `cwd` go only with `command`, `headers` only with `url`; unknown keys
  * are refused.
  */
-export const mcpServerConfigSchema: z.ZodType<McpServerConfig> = flatServerSchema.superRefine((server, ctx) => {
+export const mcpServerConfigSchema: z.ZodType<McpServerConfig, McpServerConfig> = flatServerSchema.superRefine((server, ctx) => {
   const hasCommand = server.command !== undefined;
   const hasUrl = server.url !== undefined;
   if (!hasCommand && !hasUrl) {
@@ -74,7 +74,7 @@ export const mcpServerConfigSchema: z.ZodType<McpServerConfig> = flatServerSchem
   } else if (server.headers !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['headers'], message: '"headers" is for Streamable HTTP servers (with "url"), not for one with "command"' });
   }
-}) as z.ZodType<McpServerConfig>;
+}) as z.ZodType<McpServerConfig, McpServerConfig>;
 
 const SERVER_NAME = /^[a-zA-Z0-9_-]+$/;
 
@@ -89,7 +89,7 @@ export function mcpServerNameProblem(name: string): string | undefined {
 }
 
 /** MCP servers by name, as the config file's `mcpServers` holds them. */
-export const mcpServersSchema: z.ZodType<McpServers> = z.record(z.string(), mcpServerConfigSchema).superRefine((servers, ctx) => {
+export const mcpServersSchema: z.ZodType<McpServers, McpServers> = z.record(z.string(), mcpServerConfigSchema).superRefine((servers, ctx) => {
   for (const name of Object.keys(servers)) {
     const problem = mcpServerNameProblem(name);
     if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });

@@ -21,9 +21,10 @@ describe('callFailure', () => {
   });
 
   it('callFailure: a transport failure (server down) is retryable and drops the connection', () => {
-    const { error, dropConnection } = callFailure('everything', 'echo', new TypeError('fetch failed'));
+    const down = new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:3001') });
+    const { error, dropConnection } = callFailure('everything', 'echo', down);
     expect(error).not.toBeInstanceOf(ToolError);
-    expect(error.message).toBe('MCP server "everything" could not be reached for the call of echo: fetch failed');
+    expect(error.message).toBe('MCP server "everything" could not be reached for the call of echo: fetch failed (connect ECONNREFUSED 127.0.0.1:3001)');
     expect(dropConnection).toBe(true);
   });
 

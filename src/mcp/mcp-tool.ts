@@ -1,0 +1,42 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
+import { ToolError, type AnyTool } from '../tools/define';
+import type { McpServerConfig } from './server-config';
+import type { McpServerConnection } from './server-connection';
+import { mcpToolName } from './tool-names';
+import { mcpResultText, NO_CONTENT } from './tool-result';
+
+/** The arguments of an MCP tool, as waveloop checks them: any JSON object (the server validates the rest). */
+const mcpArguments = z.looseObject({});
+
+/** Whether the config asks for a person's approval before calls of the server's tool `tool`. */
+export function mcpToolRequiresApproval(config: McpServerConfig, tool: string): boolean {
+  return config.requireApproval === '*' || (config.requireApproval ?? []).includes(tool);
+}
+
+/**
+ * A waveloop tool that calls `tool` on the server behind `connection`: named `<server>__<tool>`,
+ * described by the server, with the server's `inputSchema` as the JSON Schema the model sees,
+ * and the config's approval rule and time limit (default 60 s a call). Each call is one activity;
+ * what the server returns reaches the model as text (`mcpResultText`), and a result flagged
+ * `isError` as a `ToolError` with that text (the model reads `Error: <text>`).
+ */
+export function mcpTool(connection: McpServerConnection, tool: Tool): AnyTool {
+  const { server, config } = connection;
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  return {
+    name: mcpToolName(server, tool.name),
+    description: tool.description?.trim() || `Tool ${tool.name} of MCP server ${server}`,
+    parameters: mcpArguments,
+    inputSchema: tool.inputSchema,
+    timeoutMs,
+    requiresApproval: mcpToolRequiresApproval(config, tool.name),
+    async execute(args, context) {
+      const result = await connection.callTool(tool.name, args, { signal: context.signal, timeoutMs });
+      const text = mcpResultText(result);
+      if (result.isError) throw new ToolError(text === NO_CONTENT ? `${tool.name} of MCP server ${server} failed without saying why.` : text);
+      return text;
+    },
+  };
+}
