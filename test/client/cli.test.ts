@@ -227,7 +227,7 @@ describe('waveloop CLI', () => {
       await eventually(() => cli.client.list(100, 'waiting_for_input'), (runs) => runs.some((run) => run.workflowId === 'cli-crash-question'));
       const waiting = await waveloop(['list', '--status', 'waiting_for_input'], crashEnv);
       expect(waiting.stdout).toMatch(/cli-crash-question\s+RUNNING/);
-      expect(firstSaid).toContain(`Worker polling task queue "${queue}" on ${env.TEMPORAL_ADDRESS} (namespace default). Ctrl-C stops it.`);
+      expect(firstSaid).toContain(`Worker polling task queue "${queue}" on ${env.TEMPORAL_ADDRESS} (namespace default) with the demo tools. Ctrl-C stops it.`);
     } finally {
       first.kill('SIGKILL');
       await firstClosed;
