@@ -307,18 +307,19 @@ describe('pursueGoal', () => {
     const router = model({
       [GOAL]: { assessment: [assess.decompose()], decomposition: [decomposition(DATA)] },
       [DATA]: { assessment: [assess.decompose()], decomposition: [decomposition(SALES)] },
-      // A model slower than the time the grandchild has left.
-      [SALES]: { assessment: [{ ...assess.answer(), delayMs: 4_000 }] },
+      // A model slower than the time the grandchild has left. The limit leaves the two levels above
+      // seconds to decompose, even on a loaded machine.
+      [SALES]: { assessment: [{ ...assess.answer(), delayMs: 10_000 }] },
     });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxTimeSeconds: 2 }, tools: [] }, { workflowId: 'goal-time-limit' });
+    const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxTimeSeconds: 5 }, tools: [] }, { workflowId: 'goal-time-limit' });
     await recordHistory('goal-time-limit', handle);
     await recordHistory('goal-time-limit-child', h.client.workflow.getHandle('goal-time-limit/1'));
 
     h.fake.assertDone();
     router.assertDone();
     expect(result).toMatchObject({ status: 'constrained', constraint: 'time' });
-    expect(result!.reason).toMatch(/^Time limit \(2s\) reached/);
+    expect(result!.reason).toMatch(/^Time limit \(5s\) reached/);
     const data = result!.children[0];
     expect(data).toMatchObject({ goal: DATA, status: 'constrained', constraint: 'time', workflowId: 'goal-time-limit/1' });
     expect(data.children[0]).toMatchObject({ goal: SALES, status: 'constrained', constraint: 'time', workflowId: 'goal-time-limit/1.1' });
@@ -327,7 +328,7 @@ describe('pursueGoal', () => {
     // The limit became workflow timeouts: each child gets what its parent has left (minus a reserve).
     const childTimeout = childEvents(await handle.fetchHistory()).get('goal-time-limit/1')!.timeoutMs!;
     const grandchildTimeout = childEvents(await h.client.workflow.getHandle('goal-time-limit/1').fetchHistory()).get('goal-time-limit/1.1')!.timeoutMs!;
-    expect(childTimeout).toBeLessThanOrEqual(2_000);
+    expect(childTimeout).toBeLessThanOrEqual(5_000);
     expect(grandchildTimeout).toBeLessThan(childTimeout);
     // The tree did not wait for the slow model: once the grandchild timed out, its parent, then the
     // root, ended with no further command (no model call, no child, no new timer).
@@ -338,7 +339,7 @@ describe('pursueGoal', () => {
     // Time is decided by durable timers, started with the goal and due by its time limit.
     const timers = timersStarted(rootHistory);
     expect(timers.length).toBeGreaterThan(0);
-    expect(Math.max(...timers.map((t) => t.fireMs))).toBeLessThanOrEqual(2_000);
+    expect(Math.max(...timers.map((t) => t.fireMs))).toBeLessThanOrEqual(5_000);
     expect(Math.max(...timers.map((t) => t.eventId))).toBeLessThan(childEvents(rootHistory).get('goal-time-limit/1')!.initiated);
     // The log shows the grandchild's end as constrained by time.
     const events = goalEvents(await readGoalTree(h.client, 'goal-time-limit'));
