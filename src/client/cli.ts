@@ -12,6 +12,7 @@ import { listCommand, showCommand, statusCommand } from './inspect-commands';
 import { ConfigFileError } from '../project/config-file-error';
 import { loadProject } from '../project/load-config';
 import { initCommand, toolsCommand } from './project-commands';
+import { registerScheduleCommands } from './schedule-commands';
 import { followCommand, runCommand, workerCommand, type RunOptions } from './run-commands';
 import { serverStartCommand, serverStatusCommand, serverStopCommand, setupCommand } from './server-commands';
 import { packageRoot } from './temporal-cli';
@@ -159,6 +160,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     prompts: (client, out) => terminalPrompts(client, out, describeError),
   });
   registerCodecServerCommand(program, { print, note, action });
+  registerScheduleCommands(program, action, project);
 
   const server = program.command('server').description('the embedded Temporal dev server');
   server

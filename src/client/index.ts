@@ -8,4 +8,5 @@ export { defineTool, ToolError, type ToolDefinition, type ToolContext } from '..
 export { defineAgent, type AgentDefinition } from '../agents/define';
 export * from '../common/goal-contract';
 export { startGoalTree, type GoalStartOptions } from './goal-api';
+export { WaveloopSchedules, ScheduleError, OVERLAP_POLICIES, type Overlap, type ScheduleDefinition, type ScheduleReport, type ScheduleTiming } from './schedules';
 export { goalEvents, readGoalTree, type GoalEvent, type GoalEventType, type GoalTreeNode } from './goal-tree';

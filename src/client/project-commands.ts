@@ -5,6 +5,7 @@ import type { LoadedProject } from '../project/load-config';
 import { STARTER_AGENT, STARTER_CONFIG, STARTER_CONFIG_FILE, STARTER_GOAL } from '../project/starter';
 import { openToolset, type ToolListing } from '../project/toolset';
 import { note, print } from './cli-support';
+import { alignColumns } from './table';
 
 /**
  * The commands about a project rather than its runs: `waveloop init` writes a starter config, and
@@ -39,12 +40,10 @@ export async function toolsCommand(project: LoadedProject, options: { json?: boo
 
 /** The listing as aligned columns: name, source, approval, and the description's first line. */
 export function toolTable(listing: readonly ToolListing[]): string[] {
-  const rows = [
+  return alignColumns([
     ['NAME', 'SOURCE', 'APPROVAL', 'DESCRIPTION'],
     ...listing.map((tool) => [tool.name, tool.source, tool.requiresApproval ? 'required' : '-', shorten(tool.description)]),
-  ];
-  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join('  ').trimEnd());
+  ]);
 }
 
 function shorten(description: string): string {

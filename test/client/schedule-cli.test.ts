@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliFixture, waveloop, type CliFixture } from '../support/cli';
+import { eventually } from '../support/wait';
+
+/**
+ * Recurring automations: `waveloop schedule …` on the tests' Temporal server. A run a schedule
+ * starts is an ordinary run, served here by the fixture's worker with the fake model.
+ */
+describe('waveloop schedule', () => {
+  let cli: CliFixture;
+  let env: Record<string, string>;
+  const name = () => `report-${Math.random().toString(36).slice(2, 8)}`;
+
+  beforeAll(async () => {
+    cli = await cliFixture('schedule');
+    env = cli.env;
+  });
+  afterAll(() => cli?.stop());
+
+  const scheduleNames = async () => (JSON.parse((await waveloop(['schedule', 'list', '--json'], env)).stdout) as Array<{ name: string }>).map((s) => s.name);
+
+  it('a bad cron expression, an unknown agent, an empty goal or no timing is refused; no schedule is made', async () => {
+    const id = name();
+    const cron = await waveloop(['schedule', 'create', id, 'Send the report', '--cron', '61 9 * * *'], env);
+    expect(cron.code).toBe(2);
+    expect(cron.stderr.trim()).toBe(`Schedule "${id}" refused: Minute is not in range [0-59]`);
+
+    const agent = await waveloop(['schedule', 'create', id, 'Send the report', '--every', '1h', '--agent', 'ghost'], env);
+    expect(agent.code).toBe(2);
+    expect(agent.stderr.trim()).toBe('Unknown agent "ghost". This project\'s agents: default, back-office.');
+
+    const goal = await waveloop(['schedule', 'create', id, ' ', '--every', '1h'], env);
+    expect(goal.code).toBe(2);
+    expect(goal.stderr).toMatch(/^Invalid run input: goal: /);
+
+    const zone = await waveloop(['schedule', 'create', id, 'Send the report', '--cron', '0 9 * * *', '--timezone', 'Mars/Olympus'], env);
+    expect(zone.code).toBe(2);
+    expect(zone.stderr).toMatch(new RegExp(`^Schedule "${id}" refused: .*Mars/Olympus`));
+
+    const timing = await waveloop(['schedule', 'create', id, 'Send the report'], env);
+    expect(timing.code).toBe(2);
+    expect(timing.stderr.trim()).toBe('Give the schedule a timing: --cron "<expression>" or --every <duration>.');
+
+    expect(await scheduleNames()).not.toContain(id);
+  });
+
+  it('create, trigger, describe, update, pause, delete: a triggered run is an ordinary run tied to its schedule', async () => {
+    const id = name();
+    cli.fake.script({ content: 'Report sent.' });
+    const created = await waveloop(['schedule', 'create', id, 'Send the weekly report', '--every', '1h', '--agent', 'back-office'], env);
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toContain(`Created schedule ${id}: every 1h.`);
+
+    expect((await waveloop(['schedule', 'trigger', id], env)).stdout).toContain(`Triggered schedule ${id}.`);
+    const described = await eventually(
+      () => waveloop(['schedule', 'describe', id], env),
+      (out) => /COMPLETED/.test(out.stdout),
+    );
+    expect(described.stdout).toContain(`Schedule:   ${id} (agent run)`);
+    expect(described.stdout).toContain('Goal:       Send the weekly report');
+    expect(described.stdout).toContain('Timing:     every 1h · overlap skip');
+    const [, runId] = /\s(\S+)\s+COMPLETED/.exec(described.stdout)!;
+    expect(runId!.startsWith(`${id}-`)).toBe(true);
+    const run = await cli.h.client.workflow.getHandle(runId!).describe();
+    expect(run.memo).toMatchObject({ schedule: id });
+    expect(run.searchAttributes.TemporalScheduledById).toEqual([id]);
+    expect(await cli.client.result(runId!)).toMatchObject({ status: 'completed', answer: 'Report sent.' });
+
+    const updated = await waveloop(['schedule', 'update', id, '--cron', '0 9 * * 1-5', '--timezone', 'Europe/Berlin'], env);
+    expect(updated.code).toBe(0);
+    expect(await waveloop(['schedule', 'pause', id], env)).toMatchObject({ code: 0 });
+    const listed = await waveloop(['schedule', 'list'], env);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^NAME\s+KIND\s+TIMING\s+STATE\s+NEXT\s+GOAL$/);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+agent\\s+0 9 \\* \\* 1-5 \\(Europe/Berlin\\)\\s+paused\\s+\\S+\\s+Send the weekly report$`, 'm'));
+
+    expect((await waveloop(['schedule', 'delete', id], env)).stdout).toContain(`Deleted schedule ${id}.`);
+    expect(await scheduleNames()).not.toContain(id);
+    const gone = await waveloop(['schedule', 'describe', id], env);
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toContain(`No schedule named "${id}"`);
+  });
+
+  it('by default a run that is due while the last one waits for a person is skipped, not piled up', async () => {
+    const id = name();
+    cli.fake.script({ toolCalls: [{ name: 'ask_question', args: { question: 'Which quarter?' } }] });
+    await waveloop(['schedule', 'create', id, 'Prepare the quarterly numbers', '--every', '1h'], env);
+    await waveloop(['schedule', 'trigger', id], env);
+    const handle = cli.h.client.schedule.getHandle(id);
+    const first = await eventually(() => handle.describe(), (d) => d.info.recentActions.length === 1);
+    const runId = first.info.recentActions[0]!.action.workflow.workflowId;
+    await eventually(() => cli.client.progress(runId), (progress) => progress.pendingQuestions.length === 1);
+
+    await waveloop(['schedule', 'trigger', id], env);
+    const after = await eventually(() => handle.describe(), (d) => d.info.numActionsSkippedOverlap === 1);
+    expect(after.info.recentActions.map((action) => action.action.workflow.workflowId)).toEqual([runId]);
+
+    await cli.client.handle(runId).terminate('test over');
+    await waveloop(['schedule', 'delete', id], env);
+  });
+});
