@@ -35,6 +35,11 @@ export interface WaveloopConfig {
    * `WAVELOOP_DECRYPTION_KEYS`); undefined: payloads are not encrypted.
    */
   encryption: EncryptionKeys | undefined;
+  /**
+   * `WAVELOOP_SHUTDOWN_GRACE` (e.g. `30s`, `2m`; a bare number is seconds): how long a stopping
+   * worker lets the calls in flight finish before it cancels them. Default 30 s.
+   */
+  shutdownGraceMs: number;
 }
 
 export interface ModelConfig {
@@ -49,6 +54,7 @@ export const DEFAULT_TASK_QUEUE = 'waveloop';
 export const EMBEDDED_ADDRESS = '127.0.0.1:7233';
 export const EMBEDDED_UI_PORT = 8233;
 export const DEFAULT_MODEL = 'gpt-4o-mini';
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig {
   const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
@@ -69,7 +75,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig
       stream: !['false', '0', 'off', 'no'].includes((blank(env.WAVELOOP_STREAM) ?? '').toLowerCase()),
     },
     encryption: encryptionKeysFromEnv(env),
+    shutdownGraceMs: durationMs('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
   };
+}
+
+/** Milliseconds in a duration such as `90s`, `2m` or `500ms` (a bare number is seconds); a `ZodError` naming `variable` when malformed. */
+function durationMs(variable: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(value);
+  const ms = match ? Math.round(Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] ?? 's']!) : NaN;
+  return z.object({ [variable]: z.number({ error: `must be a duration such as 30s or 2m, not "${value}"` }).nonnegative() }).parse({ [variable]: Number.isNaN(ms) ? undefined : ms })[variable];
 }
 
 function embeddedServerOf(port: string | undefined): WaveloopConfig['embeddedServer'] {

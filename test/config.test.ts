@@ -32,4 +32,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ WAVELOOP_SERVER_PORT: '17233' }).embeddedServer).toEqual({ address: '127.0.0.1:17233', uiPort: 18233 });
     for (const bad of ['0', '70000', 'x', '72.5']) expect(() => loadConfig({ WAVELOOP_SERVER_PORT: bad }), bad).toThrow(/WAVELOOP_SERVER_PORT/);
   });
+
+  it('loadConfig: WAVELOOP_SHUTDOWN_GRACE is how long a stopping worker lets calls finish (default 30 s); a malformed one names the variable', () => {
+    expect(loadConfig({}).shutdownGraceMs).toBe(30_000);
+    expect(loadConfig({ WAVELOOP_SHUTDOWN_GRACE: '2m' }).shutdownGraceMs).toBe(120_000);
+    expect(loadConfig({ WAVELOOP_SHUTDOWN_GRACE: '45' }).shutdownGraceMs).toBe(45_000);
+    expect(() => loadConfig({ WAVELOOP_SHUTDOWN_GRACE: 'soon' })).toThrow(/WAVELOOP_SHUTDOWN_GRACE.*must be a duration such as 30s or 2m, not .*soon/s);
+  });
 });

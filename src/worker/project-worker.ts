@@ -36,7 +36,7 @@ export async function createProjectWorker(
       openai: createModelClient(config.model),
       defaultModel: config.model.model,
       stream: config.model.stream,
-      tuning,
+      tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
     });
     const opened = connection;
     return {

@@ -1,5 +1,6 @@
 import type { WorkerOptions } from '@temporalio/worker';
 import { STREAM_HEARTBEAT_INTERVAL_MS } from '../common/activity-options';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../config';
 
 /**
  * The worker options a waveloop worker lets you tune (`createWorker({ tuning })`): slots, pollers,
@@ -22,6 +23,7 @@ export type WorkerTuning = Partial<
     | 'workflowTaskPollerBehavior'
     | 'activityTaskPollerBehavior'
     | 'workflowThreadPoolSize'
+    | 'shutdownGraceTime'
   >
 >;
 
@@ -36,6 +38,9 @@ export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   // The SDK sends an activity's heartbeats at most every 0.8 × its heartbeat timeout (8 s for model
   // calls); a streamed reply's text travels in heartbeats, so followers see it grow 4 times a second.
   maxHeartbeatThrottleInterval: STREAM_HEARTBEAT_INTERVAL_MS,
+  // On SIGTERM or SIGINT the worker stops polling and lets the model and tool calls in flight
+  // finish for this long before it cancels them (a cancelled call is retried by another worker).
+  shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE_MS,
 };
 
 /**
