@@ -12,6 +12,8 @@ const SLOW_FILES: Record<string, number> = {
   'test/client/cli.test.ts': 40,
   'test/package/install.test.ts': 32,
   'test/client/project-cli.test.ts': 16,
+  'test/client/shutdown.test.ts': 25,
+  'test/client/schedule-cli.test.ts': 20,
   'test/workflows/run-limits.test.ts': 20,
   'test/workflows/agent-loop.test.ts': 16,
   'test/workflows/pursue-goal.test.ts': 16,
