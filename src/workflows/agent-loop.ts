@@ -133,14 +133,13 @@ class AgentRun {
   /** The model call of `iteration`. Refused as too long for the context window, the transcript is pruned once and the call made again. */
   private async ask(iteration: number): Promise<ModelCallOutput> {
     this.progress.phase = 'model';
-    const local = this.run.localModelCalls ?? false;
     const request = () => this.request(iteration, { systemNote: this.limits.warning(iteration) });
     let reply: ModelCallOutput;
     try {
-      reply = await askModel(request(), local);
+      reply = await askModel(request(), this.callOptions());
     } catch (err) {
       if (!isContextExceeded(err) || !(await this.memory.prune())) throw err;
-      reply = await askModel(request(), local);
+      reply = await askModel(request(), this.callOptions());
     }
     this.heard(reply);
     this.memory.measured(reply.usage);
@@ -152,7 +151,7 @@ class AgentRun {
   private async wrapUp(status: RunStatus, reason: string): Promise<AgentLoopResult> {
     this.transcript.add({ role: 'user', content: `Stop here: ${reason}. Give your final answer now from what you have found so far, without calling tools.` });
     this.progress.phase = 'model';
-    const reply = await askModel(this.request(this.progress.iteration + 1, { tools: [], planner: 'native' }), this.run.localModelCalls ?? false);
+    const reply = await askModel(this.request(this.progress.iteration + 1, { tools: [], planner: 'native' }), this.callOptions());
     this.heard(reply);
     return this.finish(status, reply.message.content || this.lastText);
   }
@@ -191,6 +190,11 @@ class AgentRun {
     const { model, tools, planner, localModelCalls } = this.run;
     const transcript = this.transcript.slice(localModelCalls);
     return { workflowId, runId, model, tools: tools.map((tool) => tool.name), planner, iteration, transcript, ...overrides };
+  }
+
+  /** How the run's model calls run: locally or not, retried as the worker says. */
+  private callOptions() {
+    return { local: this.run.localModelCalls ?? false, retry: this.run.modelRetry };
   }
 
   private heard(reply: ModelCallOutput): void {
