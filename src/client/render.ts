@@ -1,4 +1,5 @@
 import type { AgentLoopResult, ChatMessage, RunProgress, ToolCallRecord, WaveRecord } from '../common/contract';
+import { answerCommand, approveCommand, denyCommand } from '../common/person-commands';
 import { toolSummary } from '../common/summaries';
 
 /** Plain-text rendering of runs for the terminal: one line a tool call, then the answer. */
@@ -12,12 +13,12 @@ export function renderCall(iteration: number, call: ToolCallRecord): string {
 
 /** How a person answers the question a run waits on (`ask_question`), from a terminal. */
 export function answerHint(workflowId: string): string {
-  return `answer with: waveloop answer ${workflowId} "<your answer>"`;
+  return `answer with: ${answerCommand(workflowId)}`;
 }
 
 /** How a person decides a call that waits for approval, from a terminal. */
 export function approvalHint(workflowId: string, callId: string): string {
-  return `decide with: waveloop approve ${workflowId} ${callId}   (or: waveloop deny ${workflowId} ${callId} --reason "…")`;
+  return `decide with: ${approveCommand(workflowId, callId)}   (or: ${denyCommand(workflowId, callId)})`;
 }
 
 export function renderWave(wave: WaveRecord): string[] {
