@@ -1,4 +1,6 @@
+import type { ToolCallRecord } from '../common/contract';
 import type { GoalEvent, GoalTreeNode } from './goal-tree';
+import { renderCall } from './render';
 
 /** Plain-text rendering of goal trees for the terminal. */
 
@@ -38,6 +40,11 @@ export function renderGoalEvent(event: GoalEvent): string {
   const where = event.workflow_id ?? '(not started)';
   const detail = eventDetail(event);
   return `${where} · ${event.event_type}${detail ? ` · ${detail}` : ''} · ${oneLine(event.goal, 80)}`;
+}
+
+/** A call of a goal's tool loop (`loop`, its workflow id) as `waveloop goal` prints it when it settles: `<loop> · wave N · tool(args) → result`. */
+export function renderGoalCall(loop: string, iteration: number, call: ToolCallRecord): string {
+  return `${loop} · ${renderCall(iteration, call)}`;
 }
 
 function eventDetail(event: GoalEvent): string {
