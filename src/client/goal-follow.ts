@@ -1,6 +1,7 @@
 import type { RunProgress, WaveRecord } from '../common/contract';
 import { toolSummary } from '../common/summaries';
 import type { WaveloopClient } from './api';
+import { colors } from './colors';
 import { renderGoalCall, renderGoalEvent } from './goal-render';
 import { goalEvents, type GoalTreeNode } from './goal-tree';
 import { answerHint, approvalHint } from './render';
@@ -116,13 +117,13 @@ function waitingFor(execution: string, progress: RunProgress | undefined): { key
   return [
     ...(progress.pendingQuestions ?? []).map((q) => ({
       key: `${execution}/${q.callId}`,
-      what: `${execution} · question: ${q.question}`,
+      what: `${execution} · ${colors.yellow('question:')} ${q.question}`,
       hint: answerHint(execution),
       ask: (prompts: TerminalPrompts) => prompts.question(execution, q),
     })),
     ...(progress.pendingApprovals ?? []).map((a) => ({
       key: `${execution}/${a.callId}`,
-      what: `${execution} · approval needed: ${toolSummary(a.iteration, a.tool, a.args)}`,
+      what: `${execution} · ${colors.yellow('approval needed:')} ${toolSummary(a.iteration, a.tool, a.args)}`,
       hint: approvalHint(execution, a.callId),
       ask: (prompts: TerminalPrompts) => prompts.approval(execution, a),
     })),
