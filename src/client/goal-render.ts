@@ -43,17 +43,26 @@ export function renderGoalEvent(event: GoalEvent): string {
   return `${where} · ${eventColor(event)(event.event_type)}${detail ? ` · ${detail}` : ''} · ${oneLine(event.goal, 80)}`;
 }
 
-/** A call of a goal's tool loop (`loop`, its workflow id) as `waveloop goal` prints it when it settles: `<loop> · wave N · tool(args) → result`. */
+/**
+ * A call of a goal's tool loop (`loop`, its workflow id) as `waveloop goal` prints it when it
+ * settles: `<loop> · wave N · tool(args) → result`.
+ */
 export function renderGoalCall(loop: string, iteration: number, call: ToolCallRecord): string {
   return `${loop} · ${renderCall(iteration, call)}`;
 }
 
+/** An event's colour: how a goal ended, or whether its execution succeeded; none for the steps on the way. */
 function eventColor(event: GoalEvent): (text: string) => string {
-  if (event.event_type === 'executed') return event.data.success ? colors.green : colors.red;
-  if (event.event_type === 'achieved' || event.event_type === 'synthesized' || event.event_type === 'constrained' || event.event_type === 'failed' || event.event_type === 'cycle_detected') {
-    return statusColor(event.event_type);
+  switch (event.event_type) {
+    case 'started':
+    case 'assessed':
+    case 'decomposed':
+      return (text) => text;
+    case 'executed':
+      return event.data.success ? colors.green : colors.red;
+    default:
+      return statusColor(event.event_type);
   }
-  return (text) => text;
 }
 
 function eventDetail(event: GoalEvent): string {

@@ -49,9 +49,10 @@ export class Publisher {
   }
 
   /**
-   * Keeps the current details and the search attributes current: the status at once, the iteration and tokens within
-   * `SEARCH_ATTRIBUTE_REFRESH_MS` of the model replies' recorded times (and exactly whenever the
-   * status changes). Every input of the decision is in the history, so a replay decides alike.
+   * Sets the current details (`describe`) and keeps the search attributes current: the status at
+   * once, the iteration and tokens within `SEARCH_ATTRIBUTE_REFRESH_MS` of the model replies'
+   * recorded times (and exactly whenever the status changes). Every input of the decision is in
+   * the history, so a replay decides alike.
    */
   publish(): void {
     this.describe();

@@ -79,6 +79,18 @@ describe('waveloop goal and tree', () => {
     expect(unknown.stderr.trim()).toBe('No goal tree with id no-such-tree: `waveloop list` shows the recent agent runs and goal trees.');
   });
 
+  it('waveloop list: shows the goal tree by its root, and the agent run that executed a sub-goal, not the sub-goals', async () => {
+    const list = await waveloop(['list'], env);
+    expect(list.code).toBe(0);
+    const lines = list.stdout.trim().split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal +COMPLETED +\S+  goal tree$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +COMPLETED +\S+  agent run$/));
+    expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);
+
+    // `list --json` prints these summaries: the tree's root is a pursueGoal run.
+    expect((await cli.client.list(1000)).find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal', execution: 'COMPLETED' });
+  });
+
   it("waveloop goal: a tool loop that calls one tool alike again and again prints each wave, and the goal's findings and evidence once", async () => {
     const SIX_SEVEN = 'Compute 6*7 carefully';
     const again = { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] };
@@ -94,18 +106,6 @@ describe('waveloop goal and tree', () => {
     // The root's current details (the Web UI's) say the goal and how it ended.
     const metadata = await cli.h.client.workflow.getHandle('cli-goal-again').query<{ currentDetails: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toBe(`Goal: ${SIX_SEVEN}\n\n**achieved** · It is 42.`);
-  });
-
-  it('waveloop list: shows the goal tree by its root, and the agent run that executed a sub-goal, not the sub-goals', async () => {
-    const list = await waveloop(['list'], env);
-    expect(list.code).toBe(0);
-    const lines = list.stdout.trim().split('\n');
-    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal +COMPLETED +\S+  goal tree$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +COMPLETED +\S+  agent run$/));
-    expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);
-
-    // `list --json` prints these summaries: the tree's root is a pursueGoal run.
-    expect((await cli.client.list(1000)).find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal', execution: 'COMPLETED' });
   });
 
   it("waveloop goal: a goal's tool loop waiting for an approval says so, with the command; approved, the tree goes on", async () => {
