@@ -123,9 +123,9 @@ function instructionsNamed(instructions: string[], keyword: string): string[] {
   return instructions.filter((i) => re.test(i)).map((i) => i.replace(re, ''));
 }
 
-it('docker-compose: defines the postgresql, temporal, temporal-ui and worker services', () => {
+it('docker-compose: defines the postgresql, temporal, temporal-ui and worker services, and the jobs that set Temporal up', () => {
   expect(Object.keys(services())).toEqual(
-    expect.arrayContaining(['postgresql', 'temporal', 'temporal-ui', 'worker']),
+    expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-namespace', 'temporal-ui', 'worker']),
   );
 });
 
@@ -146,8 +146,42 @@ it('docker-compose: pins every image to an explicit tag, never latest', () => {
   }
   expect(images.length).toBeGreaterThanOrEqual(3);
   expect(String(service('postgresql').image)).toMatch(/^postgres:\d/);
-  expect(String(service('temporal').image)).toMatch(/^temporalio\/(auto-setup|server):\d+\.\d+\.\d+/);
   expect(String(service('temporal-ui').image)).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+/);
+});
+
+it('docker-compose: uses the Temporal images upstream maintains (server and admin-tools of one version), not the deprecated auto-setup', () => {
+  const server = /^temporalio\/server:(\d+\.\d+\.\d+)$/.exec(String(service('temporal').image));
+  expect(server, 'the temporal service runs temporalio/server').not.toBeNull();
+  for (const job of ['temporal-schema', 'temporal-namespace']) expect(service(job).image).toBe(`temporalio/admin-tools:${server![1]}`);
+  for (const [name, svc] of Object.entries(services())) expect(String((svc as Dict).image ?? ''), name).not.toContain('auto-setup');
+});
+
+it('docker-compose: the setup jobs run their scripts from deploy/: the schema before the server starts, the namespace before the Web UI and the workers', () => {
+  for (const job of ['temporal-schema', 'temporal-namespace']) {
+    const svc = service(job);
+    const mount = (Array.isArray(svc.volumes) ? svc.volumes : []).map(String).find((v) => v.startsWith('./deploy/'))!;
+    const [hostPath, containerPath] = mount.split(':');
+    expect(fs.existsSync(path.join(ROOT, hostPath)), `${hostPath} is missing`).toBe(true);
+    expect(svc.entrypoint).toEqual(['/bin/sh', containerPath]);
+  }
+  expect(dependencyCondition(service('temporal-schema'), 'postgresql')).toBe('service_healthy');
+  expect(dependencyCondition(service('temporal'), 'temporal-schema')).toBe('service_completed_successfully');
+  expect(dependencyCondition(service('temporal-namespace'), 'temporal')).toBe('service_healthy');
+  for (const name of ['temporal-ui', 'worker']) expect(dependencyCondition(service(name), 'temporal-namespace'), name).toBe('service_completed_successfully');
+  expect(environment(service('temporal-namespace')).TEMPORAL_NAMESPACE).toBe(environment(service('worker')).TEMPORAL_NAMESPACE);
+  expect(environment(service('temporal-schema')).SQL_PASSWORD).toBe(environment(service('postgresql')).POSTGRES_PASSWORD);
+});
+
+it('docker-compose: a worker that exits with an error (say, without a model endpoint) is restarted a few times, not forever', () => {
+  expect(String(service('worker').restart)).toMatch(/^on-failure:[1-9]$/);
+  const docs = readText('docs/docker-compose.md');
+  expect(docs).toContain('No model endpoint is configured');
+  expect(docs).toContain('docker compose logs worker');
+});
+
+it('docker-compose: the Web UI keeps no leftover settings; the docs say how the CLI links runs to it (WAVELOOP_UI_URL)', () => {
+  expect(Object.keys(environment(service('temporal-ui')))).toEqual(['TEMPORAL_ADDRESS']);
+  expect(readText('docs/docker-compose.md')).toMatch(/WAVELOOP_UI_URL=http:\/\/localhost:8080/);
 });
 
 it('docker-compose: publishes the Temporal frontend on 7233 and the Web UI on 8080', () => {
@@ -173,16 +207,16 @@ it('docker-compose: postgresql has credentials, a named volume and a pg_isready 
   expect(isDict(healthcheck) ? JSON.stringify(healthcheck.test) : '').toContain('pg_isready');
 });
 
-it('docker-compose: temporal persists to the postgresql service and waits for it to be healthy', () => {
-  const temporal = service('temporal');
-  const env = environment(temporal);
+it('docker-compose: temporal and its schema job use the postgresql service', () => {
+  for (const name of ['temporal', 'temporal-schema']) {
+    const env = environment(service(name));
+    expect(env.POSTGRES_SEEDS, name).toBe('postgresql');
+    expect(env.DB_PORT, name).toBe('5432');
+    expect(env.POSTGRES_USER, name).toBe(environment(service('postgresql')).POSTGRES_USER);
+  }
+  const env = environment(service('temporal'));
   expect(env.DB).toBe('postgres12');
-  expect(env.POSTGRES_SEEDS).toBe('postgresql');
-  expect(env.DB_PORT).toBe('5432');
-  expect(env.POSTGRES_USER).toBe(environment(service('postgresql')).POSTGRES_USER);
   expect(env.POSTGRES_PWD).toBe(environment(service('postgresql')).POSTGRES_PASSWORD);
-  expect(dependsOn(temporal)).toContain('postgresql');
-  expect(dependencyCondition(temporal, 'postgresql')).toBe('service_healthy');
 });
 
 it('docker-compose: the worker is built from the repository Dockerfile', () => {
@@ -205,7 +239,7 @@ it('docker-compose: the worker connects to the temporal service on the waveloop 
   expect(env.TEMPORAL_NAMESPACE).toBe('default');
   expect(env.WAVELOOP_TASK_QUEUE).toBe('waveloop');
   expect(env.WAVELOOP_DATA_DIR).toBe('/data');
-  expect(dependsOn(worker)).toContain('temporal');
+  expect(dependsOn(worker)).toContain('temporal-namespace');
 });
 
 it('docker-compose: the worker passes the model endpoint and the encryption keys through from the host', () => {

@@ -59,7 +59,7 @@ export function createGoalActivities({ registry, openai, defaultModel, modelPric
           { signal: Context.current().cancellationSignal },
         );
       } catch (err) {
-        throw toModelFailure(err);
+        throw toModelFailure(err, openai.baseURL);
       }
     });
     const usage: Usage = {

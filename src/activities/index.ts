@@ -1,3 +1,4 @@
+import type { RetryPolicy } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ChatMessage } from '../common/contract';
 import type { ModelPrice } from '../common/pricing';
@@ -24,6 +25,8 @@ export interface ActivityDeps {
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /** Stream model replies and publish their text in heartbeats (default true). */
   stream?: boolean;
+  /** How runs' model calls are retried (default `DEFAULT_MODEL_RETRY`). */
+  modelRetry?: RetryPolicy;
 }
 
 /**
@@ -40,6 +43,7 @@ export function createActivities(deps: ActivityDeps) {
       now: deps.now ?? (() => new Date()),
       modelPrices: deps.modelPrices,
       searchAttributes: deps.searchAttributes,
+      modelRetry: deps.modelRetry,
     }),
     callModel: createCallModel({ ...deps, toolResults }),
     runTool: createRunTool({ ...deps, toolResults }),

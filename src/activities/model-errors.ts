@@ -38,31 +38,36 @@ const SERVER_ERROR: StatusRule = { type: FailureType.ModelServerError, retryable
  * Maps an error of the `openai` client to the `ApplicationFailure` Temporal acts on:
  * 400/401/403/404/422 are non-retryable; 408/409/429/5xx and network errors are retried, and a
  * `retry-after` (or `retry-after-ms`) header becomes the next retry's delay. The cause is kept.
+ * The message names the endpoint (`endpoint`, the client's base URL) and, for a network error, the
+ * innermost cause (`connect ECONNREFUSED 127.0.0.1:8000`), so the first failed attempt's warning
+ * already says what to fix.
  */
-export function toModelFailure(err: unknown): ApplicationFailure {
+export function toModelFailure(err: unknown, endpoint?: string): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
+  const theEndpoint = endpoint ? `The model endpoint ${endpoint}` : 'The model endpoint';
+  const answered = `${endpoint ? `Model endpoint ${endpoint}` : 'Model endpoint'} answered`;
   if (err instanceof APIUserAbortError) {
     return ApplicationFailure.create({ type: FailureType.ModelTimeout, message: 'The model call was cancelled.', cause: err });
   }
   if (err instanceof APIConnectionTimeoutError) {
-    return failure(FailureType.ModelTimeout, true, `The model endpoint did not answer in time: ${err.message}`, err);
+    return failure(FailureType.ModelTimeout, true, `${theEndpoint} did not answer in time: ${err.message}`, err);
   }
   if (err instanceof APIConnectionError) {
-    return failure(FailureType.ModelConnection, true, `The model endpoint could not be reached: ${describeCause(err)}`, err);
+    return failure(FailureType.ModelConnection, true, `${theEndpoint} could not be reached: ${describeCause(err)}`, err);
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const rule = STATUS_RULES[err.status] ?? (err.status >= 500 ? SERVER_ERROR : undefined);
     if (err.status === 400 && isContextOverflow(err)) {
-      return failure(FailureType.ModelContextExceeded, false, `Model endpoint answered 400: the transcript does not fit the model's context window. ${err.message}`, err);
+      return failure(FailureType.ModelContextExceeded, false, `${answered} 400: the transcript does not fit the model's context window. ${err.message}`, err);
     }
     if (rule) {
-      const message = `Model endpoint answered ${err.status}: ${rule.hint}. ${err.message}`;
+      const message = `${answered} ${err.status}: ${rule.hint}. ${err.message}`;
       return failure(rule.type, rule.retryable, message, err, rule.retryable ? retryAfterMs(err.headers) : undefined);
     }
-    return failure(FailureType.ModelBadRequest, false, `Model endpoint answered ${err.status}: ${err.message}`, err);
+    return failure(FailureType.ModelBadRequest, false, `${answered} ${err.status}: ${err.message}`, err);
   }
   const error = err instanceof Error ? err : new Error(String(err));
-  return failure(FailureType.ModelConnection, true, `The model call failed: ${error.message}`, error);
+  return failure(FailureType.ModelConnection, true, `The model call${endpoint ? ` to ${endpoint}` : ''} failed: ${error.message}`, error);
 }
 
 /**
@@ -97,7 +102,11 @@ export function retryAfterMs(headers: Headers | undefined, now: () => number = D
   return undefined;
 }
 
+/** The error's message, then its causes' down to the innermost (`Connection error. (fetch failed: connect ECONNREFUSED …)`). */
 function describeCause(err: Error): string {
-  const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
+  const causes: string[] = [];
+  for (let cause = (err as { cause?: unknown }).cause; cause instanceof Error && causes.length < 5; cause = (cause as { cause?: unknown }).cause) {
+    causes.push(cause.message || String((cause as { code?: unknown }).code ?? cause.name));
+  }
+  return causes.length ? `${err.message} (${causes.join(': ')})` : err.message;
 }

@@ -92,7 +92,7 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
           ? await chatStreamed(openai, request, context.cancellationSignal, publish)
           : await chatWhole(openai, request, context.cancellationSignal);
       } catch (err) {
-        throw toModelFailure(err);
+        throw toModelFailure(err, openai.baseURL);
       }
     }, () => streamed);
 

@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type RetryPolicy } from '@temporalio/common';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
 import type { ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
 import { contextWindowOf } from '../common/context-windows';
@@ -18,6 +18,8 @@ export interface ResolveRunDeps {
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /** Whether the namespace has waveloop's search attributes (checked by the worker at start). */
   searchAttributes?: () => Promise<boolean>;
+  /** How runs' model calls are retried (default `DEFAULT_MODEL_RETRY`). */
+  modelRetry?: RetryPolicy;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface ResolveRunDeps {
  * date tools need the model to know), the model, the tool allowlist and the iteration limit.
  * An unknown agent or tool fails with a non-retryable `InvalidInput`.
  */
-export function createResolveRun({ registry, defaultModel, now, modelPrices, searchAttributes }: ResolveRunDeps) {
+export function createResolveRun({ registry, defaultModel, now, modelPrices, searchAttributes, modelRetry }: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
     // The workflow hands over the input as sent: validation needs zod, which workflow code avoids
     // (src/workflows/lazy.ts).
@@ -74,6 +76,7 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
       ...contextTokens(input.maxContextTokens ?? agent.limits?.maxContextTokens ?? contextWindowOf(model)),
       ...(input.localModelCalls ? { localModelCalls: true } : {}),
       searchAttributes: (await searchAttributes?.()) ?? false,
+      ...(modelRetry ? { modelRetry } : {}),
     };
   };
 }

@@ -35,7 +35,7 @@ export function createSummarize(deps: {
           { signal: Context.current().cancellationSignal },
         );
       } catch (err) {
-        throw toModelFailure(err);
+        throw toModelFailure(err, deps.openai.baseURL);
       }
     });
     return {

@@ -1,16 +1,16 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Worker } from '@temporalio/worker';
 import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../config';
-import type { RunProgress } from '../common/contract';
-import { GoalTreeInputSchema, type GoalResult } from '../common/goal-contract';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { AGENT_LOOP_WORKFLOW } from '../common/contract';
+import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalResult } from '../common/goal-contract';
 import type { LoadedProject } from '../project/load-config';
 import { createProjectWorker } from '../worker';
 import type { WaveloopClient } from './api';
-import { renderGoalEvent, renderGoalTotals, renderGoalTree } from './goal-render';
-import { answerHint, approvalHint } from './render';
+import { followTree } from './goal-follow';
+import { renderGoalTotals, renderGoalTree } from './goal-render';
 import type { TerminalPrompts } from './terminal';
-import { goalEvents, type GoalTreeNode } from './goal-tree';
-import { toolSummary } from '../common/summaries';
+import { goalEvents } from './goal-tree';
 
 /** What the goal commands borrow from the CLI (`cli.ts`): output, option parsers, server and client. */
 export interface CliContext {
@@ -155,103 +155,13 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
   });
 }
 
-/**
- * Prints each event of the tree's log as it appears in the histories, and what the tool loops of
- * its goals wait for from a person (a question, an approval): asked right here at a terminal
- * (`prompts`), else with the command that gives it. While nothing has been printed, `onIdle` runs
- * every few seconds, to notice a tree that no worker picked up.
- */
-function followTree(
-  client: WaveloopClient,
-  workflowId: string,
-  out: (line: string) => void,
-  prompts: TerminalPrompts | undefined,
-  onIdle: () => Promise<void>,
-) {
-  const POLL_MS = 500;
-  const IDLE_CHECK_MS = 3_000;
-  // The tool loops are asked what they wait for every few polls: one query each, for every loop that runs.
-  const WAITING_CHECK_MS = 2_000;
-  let lastWaitingCheck = 0;
-  const cache = new Map();
-  const seen = new Set<string>();
-  let stopped = false;
-  let lastIdleCheck = Date.now();
-  const poll = async () => {
-    const tree: GoalTreeNode = await client.goalTree(workflowId, cache);
-    for (const event of goalEvents(tree)) {
-      const key = JSON.stringify([event.workflow_id, event.goal, event.event_type, event.timestamp]);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out(renderGoalEvent(event));
-    }
-    if (Date.now() - lastWaitingCheck < WAITING_CHECK_MS) return;
-    lastWaitingCheck = Date.now();
-    const open = openExecutions(tree);
-    const progresses = await Promise.all(open.map((node) => client.progress(node.openExecution!, { quick: true }).catch(() => undefined)));
-    for (const [i, node] of open.entries()) {
-      const execution = node.openExecution!;
-      for (const wait of waitingFor(execution, progresses[i])) {
-        if (seen.has(wait.key)) continue;
-        seen.add(wait.key);
-        if (prompts) {
-          out(wait.what);
-          await wait.ask(prompts);
-        } else out(`${wait.what}\n  ${wait.hint}`);
-      }
-    }
-  };
-  const loop = (async () => {
-    while (!stopped) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      if (stopped) break;
-      try {
-        if (seen.size <= 1 && Date.now() - lastIdleCheck >= IDLE_CHECK_MS) {
-          lastIdleCheck = Date.now();
-          await onIdle();
-        }
-        await poll();
-      } catch {
-        // A history that is not there yet: the next poll tells.
-      }
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      await poll().catch(() => undefined);
-    },
-  };
-}
-
-/** The running goals whose tool loops run now. */
-function openExecutions(node: GoalTreeNode): GoalTreeNode[] {
-  const own = node.execution === 'RUNNING' && node.openExecution ? [node] : [];
-  return [...own, ...node.children.flatMap(openExecutions)];
-}
-
-/** What a goal's tool loop waits for from a person: what it is, the command that gives it, and how to ask for it here. */
-function waitingFor(execution: string, progress: RunProgress | undefined): { key: string; what: string; hint: string; ask(prompts: TerminalPrompts): Promise<void> }[] {
-  if (!progress) return [];
-  return [
-    ...(progress.pendingQuestions ?? []).map((q) => ({
-      key: `${execution}/${q.callId}`,
-      what: `${execution} · question: ${q.question}`,
-      hint: answerHint(execution),
-      ask: (prompts: TerminalPrompts) => prompts.question(execution, q),
-    })),
-    ...(progress.pendingApprovals ?? []).map((a) => ({
-      key: `${execution}/${a.callId}`,
-      what: `${execution} · approval needed: ${toolSummary(a.iteration, a.tool, a.args)}`,
-      hint: approvalHint(execution, a.callId),
-      ask: (prompts: TerminalPrompts) => prompts.approval(execution, a),
-    })),
-  ];
-}
-
 async function treeCommand(cli: CliContext, id: string, options: { jsonl?: boolean }): Promise<number> {
   return cli.withClient(loadConfig(), async (client) => {
+    const problem = await notAGoalTree(client, id);
+    if (problem) {
+      cli.note(problem);
+      return 1;
+    }
     const tree = await client.goalTree(id);
     if (options.jsonl) {
       goalEvents(tree).forEach((event) => cli.print(JSON.stringify(event)));
@@ -262,6 +172,20 @@ async function treeCommand(cli: CliContext, id: string, options: { jsonl?: boole
     if (totals) cli.print(`\nUsed: ${totals}`);
     return 0;
   });
+}
+
+/** Why `id` has no goal tree to show, with the command that shows what it is instead; undefined for a goal. */
+async function notAGoalTree(client: WaveloopClient, id: string): Promise<string | undefined> {
+  let type: string;
+  try {
+    ({ type } = await client.handle(id).describe());
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return `No goal tree with id ${id}: \`waveloop list\` shows the recent agent runs and goal trees.`;
+    throw err;
+  }
+  if (type === PURSUE_GOAL_WORKFLOW) return undefined;
+  if (type === AGENT_LOOP_WORKFLOW) return `${id} is an agent run, not a goal tree: use \`waveloop status ${id}\` or \`waveloop show ${id}\`.`;
+  return `${id} is a ${type} workflow, not a goal tree.`;
 }
 
 function parsePositiveNumber(value: string): number {

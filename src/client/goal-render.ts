@@ -1,6 +1,9 @@
+import type { ToolCallRecord } from '../common/contract';
 import type { GoalEvent, GoalTreeNode } from './goal-tree';
+import { colors, statusColor } from './colors';
+import { renderCall } from './render';
 
-/** Plain-text rendering of goal trees for the terminal. */
+/** Rendering of goal trees for the terminal; statuses and failures are coloured at a terminal (`colors`). */
 
 const SUMMARY_CHARS = 160;
 
@@ -17,9 +20,9 @@ export function renderGoalTree(tree: GoalTreeNode, now: Date = new Date()): stri
   const walk = (node: GoalTreeNode, indent: string) => {
     const status = node.result?.status ?? node.execution.toLowerCase();
     const id = node.workflowId ? `  [${node.workflowId}]` : '  (not started)';
-    lines.push(`${indent}${status.padEnd(15)}${duration(node, now).padStart(7)}  ${oneLine(node.goal, 100)}${id}`);
+    lines.push(`${indent}${statusColor(status)(status.padEnd(15))}${duration(node, now).padStart(7)}  ${oneLine(node.goal, 100)}${id}`);
     const detail = node.result ? node.result.summary || node.result.reason : node.failure;
-    if (detail) lines.push(`${indent}  → ${oneLine(detail, SUMMARY_CHARS)}`);
+    if (detail) lines.push(`${indent}  → ${node.result?.summary ? oneLine(detail, SUMMARY_CHARS) : colors.red(oneLine(detail, SUMMARY_CHARS))}`);
     node.children.forEach((child) => walk(child, `${indent}  `));
   };
   walk(tree, '');
@@ -37,7 +40,29 @@ export function renderGoalTotals(tree: GoalTreeNode): string | undefined {
 export function renderGoalEvent(event: GoalEvent): string {
   const where = event.workflow_id ?? '(not started)';
   const detail = eventDetail(event);
-  return `${where} · ${event.event_type}${detail ? ` · ${detail}` : ''} · ${oneLine(event.goal, 80)}`;
+  return `${where} · ${eventColor(event)(event.event_type)}${detail ? ` · ${detail}` : ''} · ${oneLine(event.goal, 80)}`;
+}
+
+/**
+ * A call of a goal's tool loop (`loop`, its workflow id) as `waveloop goal` prints it when it
+ * settles: `<loop> · wave N · tool(args) → result`.
+ */
+export function renderGoalCall(loop: string, iteration: number, call: ToolCallRecord): string {
+  return `${loop} · ${renderCall(iteration, call)}`;
+}
+
+/** An event's colour: how a goal ended, or whether its execution succeeded; none for the steps on the way. */
+function eventColor(event: GoalEvent): (text: string) => string {
+  switch (event.event_type) {
+    case 'started':
+    case 'assessed':
+    case 'decomposed':
+      return (text) => text;
+    case 'executed':
+      return event.data.success ? colors.green : colors.red;
+    default:
+      return statusColor(event.event_type);
+  }
 }
 
 function eventDetail(event: GoalEvent): string {

@@ -3,7 +3,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import type { GoalInput, GoalResult } from '../common/goal-contract';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../common/contract';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type WaveRecord } from '../common/contract';
 import { decodeHistoryPayloads } from '../payloads/decode-history';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-contract';
 import { groupIntoLevels } from '../common/goal-levels';
@@ -56,6 +56,8 @@ export interface GoalTreeNode {
   failure?: string;
   /** The workflow id of the goal's tool loop (`agentLoop`) while it runs: it may wait for a person. */
   openExecution?: string;
+  /** The goal's tool loop once it completed: its workflow id and its waves. */
+  toolLoop?: { workflowId: string; waves: WaveRecord[] };
   events: GoalEvent[];
   children: GoalTreeNode[];
 }
@@ -154,6 +156,7 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
         if (executions.has(id)) {
           delete node.openExecution;
           const run = decode<AgentLoopResult>(attrs.result?.payloads?.[0]);
+          node.toolLoop = { workflowId: id, waves: run?.waves ?? [] };
           emit(event, 'executed', { success: run?.status === 'completed', mode: 'tools', workflow_id: id, iterations: run?.iterations });
         }
         break;

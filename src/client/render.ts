@@ -1,23 +1,28 @@
 import type { AgentLoopResult, ChatMessage, RunProgress, ToolCallRecord, WaveRecord } from '../common/contract';
+import { answerCommand, approveCommand, denyCommand } from '../common/person-commands';
+import { colors, statusColor } from './colors';
 import { toolSummary } from '../common/summaries';
 
-/** Plain-text rendering of runs for the terminal: one line a tool call, then the answer. */
+/**
+ * Rendering of runs for the terminal: one line a tool call, then the answer. Statuses, outcomes,
+ * hints for a person and errors are coloured when stdout is a terminal (`colors`), else plain.
+ */
 
 const RESULT_CHARS = 160;
 
 export function renderCall(iteration: number, call: ToolCallRecord): string {
-  const outcome = call.ok ? `→ ${oneLine(call.result ?? '', RESULT_CHARS)}` : `✗ ${oneLine(call.error ?? '', RESULT_CHARS)}`;
-  return `${toolSummary(iteration, call.tool, call.args)} ${outcome}`;
+  const outcome = call.ok ? `${colors.green('→')} ${oneLine(call.result ?? '', RESULT_CHARS)}` : colors.red(`✗ ${oneLine(call.error ?? '', RESULT_CHARS)}`);
+  return `${colors.cyan(toolSummary(iteration, call.tool, call.args))} ${outcome}`;
 }
 
 /** How a person answers the question a run waits on (`ask_question`), from a terminal. */
 export function answerHint(workflowId: string): string {
-  return `answer with: waveloop answer ${workflowId} "<your answer>"`;
+  return `${colors.yellow('answer with:')} ${colors.bold(answerCommand(workflowId))}`;
 }
 
 /** How a person decides a call that waits for approval, from a terminal. */
 export function approvalHint(workflowId: string, callId: string): string {
-  return `decide with: waveloop approve ${workflowId} ${callId}   (or: waveloop deny ${workflowId} ${callId} --reason "…")`;
+  return `${colors.yellow('decide with:')} ${colors.bold(approveCommand(workflowId, callId))}   (or: ${denyCommand(workflowId, callId)})`;
 }
 
 export function renderWave(wave: WaveRecord): string[] {
@@ -27,28 +32,28 @@ export function renderWave(wave: WaveRecord): string[] {
 export function renderResult(result: AgentLoopResult): string {
   const heading =
     result.status === 'completed'
-      ? `Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${result.usage.totalTokens} tokens):`
-      : `Stopped: ${result.status} after ${result.iterations} iterations (${result.usage.totalTokens} tokens). Last answer:`;
+      ? colors.green(`Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${result.usage.totalTokens} tokens):`)
+      : `Stopped: ${statusColor(result.status)(result.status)} after ${result.iterations} iterations (${result.usage.totalTokens} tokens). Last answer:`;
   return `${heading}\n${result.answer || '(no answer)'}`;
 }
 
 export function renderProgress(progress: RunProgress): string[] {
   return [
-    `Status:     ${progress.status}`,
+    `Status:     ${statusColor(progress.status)(progress.status)}`,
     `Agent:      ${progress.agent} (model ${progress.model})`,
     `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
     `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
     ...(progress.settling?.calls ?? []).map((call) => `Settled:    ${renderCall(progress.settling!.iteration, call)} (its wave still runs)`),
     `Tokens:     ${progress.usage.totalTokens} (prompt ${progress.usage.promptTokens}, completion ${progress.usage.completionTokens})`,
-    ...(progress.pendingQuestions ?? []).map((q) => `Question:   ${q.question} (call ${q.callId})`),
-    ...(progress.pendingApprovals ?? []).map((a) => `Approval:   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})`),
+    ...(progress.pendingQuestions ?? []).map((q) => `${colors.yellow('Question:')}   ${q.question} (call ${q.callId})`),
+    ...(progress.pendingApprovals ?? []).map((a) => `${colors.yellow('Approval:')}   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})`),
     ...(progress.conversation ? [`Message:    ${progress.conversation.message}`] : []),
   ];
 }
 
 export function renderResultSummary(result: AgentLoopResult): string[] {
   return [
-    `Status:     ${result.status}`,
+    `Status:     ${statusColor(result.status)(result.status)}`,
     `Iterations: ${result.iterations}`,
     `Waves:      ${result.waves.length}, ${result.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
     `Tokens:     ${result.usage.totalTokens} (prompt ${result.usage.promptTokens}, completion ${result.usage.completionTokens})`,

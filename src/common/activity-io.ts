@@ -1,3 +1,4 @@
+import type { RetryPolicy } from '@temporalio/common';
 import type { AssistantMessage, ChatMessage, Usage } from './contract';
 import type { Planner } from './plan';
 import type { ModelPrice } from './pricing';
@@ -44,6 +45,8 @@ export interface ResolvedRun {
   localModelCalls?: boolean;
   /** Whether the namespace has waveloop's search attributes, so the run may set them. */
   searchAttributes: boolean;
+  /** How the run's model calls are retried, when the worker sets it (default `DEFAULT_MODEL_RETRY`). */
+  modelRetry?: RetryPolicy;
 }
 
 /** The run's input as a client sent it: `resolveRun` validates it (`parseAgentLoopInput`). */

@@ -1,4 +1,4 @@
-import type { ActivityOptions, LocalActivityOptions } from '@temporalio/common';
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
 
 /**
  * Behaviour-altering defaults, in one place.
@@ -20,6 +20,18 @@ export const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 3_600_000;
 
 /**
+ * How a run's model call is retried: 8 attempts, from 1 s, doubling, at most 1 min apart, so a model
+ * endpoint that keeps failing (or cannot be reached) fails the run after about 2 minutes (1 + 2 + 4
+ * + 8 + 16 + 32 + 60 s between the attempts). A worker may set its own (`modelRetry`).
+ */
+export const DEFAULT_MODEL_RETRY: RetryPolicy = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 8,
+};
+
+/**
  * One model call. The activity heartbeats while it waits for the endpoint (every third of
  * `heartbeatTimeout`), so a worker that dies mid-call is noticed within 10 s and the call is retried
  * on another worker then (the crash matrix, `npm run test:chaos`, measures it).
@@ -28,12 +40,7 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 3_600_000;
 export const DEFAULT_MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 8,
-  },
+  retry: DEFAULT_MODEL_RETRY,
 };
 
 /**

@@ -1,4 +1,5 @@
 import { Client } from '@temporalio/client';
+import type { RetryPolicy } from '@temporalio/common';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities, Registry } from '../activities';
@@ -44,6 +45,11 @@ export interface WaveloopWorkerOptions {
    * Clients of these runs need the same keys.
    */
   encryption?: EncryptionKeys;
+  /**
+   * How runs' model calls are retried (default `DEFAULT_MODEL_RETRY`: 8 attempts over about 2
+   * minutes, after which the run fails `ModelUnavailable`). Goal components keep the default.
+   */
+  modelRetry?: RetryPolicy;
   /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /**
@@ -73,6 +79,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     now: options.now,
     modelPrices: options.modelPrices,
     stream: options.stream,
+    modelRetry: options.modelRetry,
     searchAttributes: once(() => hasSearchAttributes(client, options.namespace)),
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);

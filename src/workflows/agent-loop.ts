@@ -1,6 +1,6 @@
 import { ApplicationFailure, ContinueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ModelCallInput, ModelCallOutput, ResolvedRun, ToolInfo } from '../common/activity-io';
-import type { AgentLoopInput, AgentLoopResult, RunProgress, RunStatus, ToolCallMessagePart, WaveRecord } from '../common/contract';
+import type { AgentLoopInput, AgentLoopResult, RunProgress, RunStatus, ToolCallMessagePart, ToolCallRecord, WaveRecord } from '../common/contract';
 import { addUsage, usageReport, type Usage } from '../common/usage';
 import { alarm } from './alarm';
 import { clippedWaves } from './compaction';
@@ -133,14 +133,14 @@ class AgentRun {
   /** The model call of `iteration`. Refused as too long for the context window, the transcript is pruned once and the call made again. */
   private async ask(iteration: number): Promise<ModelCallOutput> {
     this.progress.phase = 'model';
-    const local = this.run.localModelCalls ?? false;
+    this.publisher.describe();
     const request = () => this.request(iteration, { systemNote: this.limits.warning(iteration) });
     let reply: ModelCallOutput;
     try {
-      reply = await askModel(request(), local);
+      reply = await askModel(request(), this.callOptions());
     } catch (err) {
       if (!isContextExceeded(err) || !(await this.memory.prune())) throw err;
-      reply = await askModel(request(), local);
+      reply = await askModel(request(), this.callOptions());
     }
     this.heard(reply);
     this.memory.measured(reply.usage);
@@ -152,24 +152,32 @@ class AgentRun {
   private async wrapUp(status: RunStatus, reason: string): Promise<AgentLoopResult> {
     this.transcript.add({ role: 'user', content: `Stop here: ${reason}. Give your final answer now from what you have found so far, without calling tools.` });
     this.progress.phase = 'model';
-    const reply = await askModel(this.request(this.progress.iteration + 1, { tools: [], planner: 'native' }), this.run.localModelCalls ?? false);
+    this.publisher.describe();
+    const reply = await askModel(this.request(this.progress.iteration + 1, { tools: [], planner: 'native' }), this.callOptions());
     this.heard(reply);
     return this.finish(status, reply.message.content || this.lastText);
   }
 
   /** Runs the calls of one reply as a wave; its results join the transcript. Followers see each call as it settles. */
   private async runWave(iteration: number, calls: ToolCallMessagePart[]): Promise<WaveRecord> {
-    const { progress, tools } = this;
+    const { progress, tools, publisher } = this;
     progress.phase = 'tools';
     const settling: WaveRecord = { iteration, calls: [] };
     progress.settling = settling;
+    publisher.wave = calls.map((call) => call.function.name);
+    publisher.describe();
     let wave: WaveRecord;
     try {
       const { workflowId } = workflowInfo();
       const context = { iteration, tools, workflowId, gate: this.gate, answerTimeoutMs: this.run.answerTimeoutMs };
-      wave = { iteration, calls: await runWave(calls, { ...context, settled: (record) => settling.calls.push(record) }) };
+      const settled = (record: ToolCallRecord) => {
+        settling.calls.push(record);
+        publisher.describe();
+      };
+      wave = { iteration, calls: await runWave(calls, { ...context, settled }) };
     } finally {
       delete progress.settling;
+      publisher.wave = undefined;
     }
     progress.waves.push(wave);
     this.transcript.addResults(this.planner.report(wave), ranOnWorker(wave.calls, tools));
@@ -191,6 +199,11 @@ class AgentRun {
     const { model, tools, planner, localModelCalls } = this.run;
     const transcript = this.transcript.slice(localModelCalls);
     return { workflowId, runId, model, tools: tools.map((tool) => tool.name), planner, iteration, transcript, ...overrides };
+  }
+
+  /** How the run's model calls run: locally or not, retried as the worker says. */
+  private callOptions() {
+    return { local: this.run.localModelCalls ?? false, retry: this.run.modelRetry };
   }
 
   private heard(reply: ModelCallOutput): void {

@@ -27,17 +27,18 @@ export interface GoalSoFar {
 type Fields = Partial<Pick<GoalResult, 'summary' | 'key_findings' | 'confidence' | 'limitations' | 'raw_evidence' | 'reason' | 'constraint'>>;
 
 /**
- * The goal's result with `status` and `fields`. The summary falls back to the reason; the raw
- * evidence is capped (`MAX_EVIDENCE_ITEMS` items of `MAX_EVIDENCE_SUMMARY_CHARS`); the goal's notes
- * follow `fields.limitations`.
+ * The goal's result with `status` and `fields`. The summary falls back to the reason; findings and
+ * raw evidence list each fact once (in the order first found), and the raw evidence is capped
+ * (`MAX_EVIDENCE_ITEMS` items of `MAX_EVIDENCE_SUMMARY_CHARS`); the goal's notes follow
+ * `fields.limitations`.
  */
 export function finish(soFar: GoalSoFar, status: GoalStatus, fields: Fields): GoalResult {
-  const raw = (fields.raw_evidence ?? []).slice(0, MAX_EVIDENCE_ITEMS).map((item) => clip(item, MAX_EVIDENCE_SUMMARY_CHARS));
+  const raw = once((fields.raw_evidence ?? []).map((item) => clip(item, MAX_EVIDENCE_SUMMARY_CHARS))).slice(0, MAX_EVIDENCE_ITEMS);
   return {
     goal: soFar.goal,
     status,
     summary: fields.summary || fields.reason || '',
-    key_findings: fields.key_findings ?? [],
+    key_findings: once(fields.key_findings ?? []),
     confidence: fields.confidence ?? 0,
     limitations: [...(fields.limitations ?? []), ...soFar.notes],
     ...(raw.length ? { raw_evidence: raw } : {}),
@@ -60,7 +61,7 @@ export function partial(soFar: GoalSoFar, reason?: string): Fields {
   const pursued = soFar.planned ? `${done.length} of ${soFar.planned} sub-goals completed${done.length ? ':' : '.'}` : '';
   return {
     summary: [reason ? `${reason}.` : '', pursued, ...done.map((r) => clip(r.summary, 300))].filter(Boolean).join(' '),
-    key_findings: done.flatMap((r) => r.key_findings).slice(0, 10),
+    key_findings: once(done.flatMap((r) => r.key_findings)).slice(0, 10),
     raw_evidence: done.flatMap((r) => r.raw_evidence ?? []),
     confidence: 0,
   };
@@ -123,6 +124,11 @@ export function toolLoopEnded(soFar: GoalSoFar, run: AgentLoopResult, limit: Vio
     case 'cancelled':
       return finish(soFar, 'failed', { ...evidence, reason: 'The tool loop was cancelled.' });
   }
+}
+
+/** `items` with each one kept once, where it first appears. */
+function once(items: readonly string[]): string[] {
+  return [...new Set(items)];
 }
 
 // Sub-goals that report no result of their own: their parent writes it.

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo, type RetryPolicy } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS, LOCAL_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../common/activity-options';
 import type { ModelCallInput, ModelCallOutput, ResolvedRun, SummarizeOutput } from '../common/activity-io';
@@ -26,13 +26,14 @@ export async function resolveRun(input: unknown): Promise<ResolvedRun> {
 /**
  * One model call; `local` runs it as a local activity (`localModelCalls`). Not an async function:
  * the SDK captures a stack trace for every promise workflow code creates, and the loop makes many.
- * Retries that run out fail the run as `ModelUnavailable`; a non-retryable cause keeps its type.
+ * Retries (`retry`, default `DEFAULT_MODEL_RETRY`) that run out fail the run as `ModelUnavailable`,
+ * with the last attempt's failure; a non-retryable cause keeps its type.
  */
-export function askModel(request: ModelCallInput, local: boolean): Promise<ModelCallOutput> {
+export function askModel(request: ModelCallInput, { local, retry }: { local: boolean; retry?: RetryPolicy }): Promise<ModelCallOutput> {
   const summary = modelSummary(request.iteration);
   const call = local
-    ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, summary }, [request])
-    : callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
+    ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, summary, ...(retry ? { retry } : {}) }, [request])
+    : callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary, ...(retry ? { retry } : {}) }, [request]);
   return call.catch((err: unknown) => {
     throw asRunFailure(err, `The model call of iteration ${request.iteration} kept failing`, FailureType.ModelUnavailable);
   });

@@ -1,14 +1,16 @@
-import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../common/activity-options';
 import type { AgentLoopResult, RunProgress, RunStatus } from '../common/contract';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
 import { ZERO_USAGE } from '../common/usage';
 import { statusQuery } from '../common/messages';
+import { runDetails } from './run-details';
 
 /**
  * What the world sees of a run while it goes: the `status` query (answered from the first moment,
- * so even a run that fails on its input answers it, and after the run ended) and, when the
- * namespace has them, the run's search attributes.
+ * so even a run that fails on its input answers it, and after the run ended), the run's current
+ * details (what it waits for and the command that gives it, else where it is: `runDetails`) and,
+ * when the namespace has them, the run's search attributes.
  */
 export class Publisher {
   readonly progress: RunProgress = {
@@ -27,18 +29,33 @@ export class Publisher {
   searchAttributes = false;
   /** When the latest model reply arrived, as its activity recorded it (`ModelCallOutput.at`). */
   replyAt: number | undefined;
+  /** The tools of the wave that runs, in call order; undefined between waves. */
+  wave: string[] | undefined;
   private published = { values: '', status: '', at: 0 };
+  private readonly workflowId = workflowInfo().workflowId;
 
   constructor() {
     setHandler(statusQuery, () => this.progress);
+    this.describe();
   }
 
   /**
-   * Keeps the search attributes current: the status at once, the iteration and tokens within
-   * `SEARCH_ATTRIBUTE_REFRESH_MS` of the model replies' recorded times (and exactly whenever the
-   * status changes). Every input of the decision is in the history, so a replay decides alike.
+   * Sets the current details from the progress: call it whenever the phase, the wave or what the
+   * run waits for changes. It records nothing in the history (the details are the workflow's state,
+   * answered by the metadata query).
+   */
+  describe(): void {
+    setCurrentDetails(runDetails({ progress: this.progress, workflowId: this.workflowId, wave: this.wave }));
+  }
+
+  /**
+   * Sets the current details (`describe`) and keeps the search attributes current: the status at
+   * once, the iteration and tokens within `SEARCH_ATTRIBUTE_REFRESH_MS` of the model replies'
+   * recorded times (and exactly whenever the status changes). Every input of the decision is in
+   * the history, so a replay decides alike.
    */
   publish(): void {
+    this.describe();
     if (!this.searchAttributes) return;
     const { status, iteration, usage } = this.progress;
     const values = `${status}/${iteration}/${usage.totalTokens}`;
@@ -64,5 +81,6 @@ export class Publisher {
   /** The run failed: the status query says so (the failure itself is the workflow's). */
   failed(): void {
     Object.assign(this.progress, { status: 'failed', phase: 'done' });
+    this.describe();
   }
 }

@@ -1,4 +1,4 @@
-import { executeChild, isCancellation, proxyActivities, type ActivityFunctionWithOptions } from '@temporalio/workflow';
+import { executeChild, isCancellation, proxyActivities, setCurrentDetails, type ActivityFunctionWithOptions } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../common/activity-options';
 import type { Achievement, Assessment, ComponentOutput, GoalContextInput, GoalInput, GoalNode, GoalResult, SubGoal } from '../common/goal-contract';
@@ -27,12 +27,19 @@ const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
  * and goals before decomposing); one that does ends the goal `constrained` with what its sub-goals
  * found so far. The root settles the model, the tools and the tree-wide limits; every child gets
  * its goal, the goal stack, the evidence so far and its share of the budgets from its parent. A
- * failing, timed-out or refused child is evidence for its parent, never a crash of the tree.
+ * failing, timed-out or refused child is evidence for its parent, never a crash of the tree. The
+ * goal's current details (the Web UI's) say the goal and the step it is at, then how it ended.
  */
 export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
   const input = goalInput(rawInput);
   const g = openGoal(input, input.node ?? (await rootNode(input)));
+  const result = await pursue(g);
+  show(g, `**${result.status}** · ${result.summary}`);
+  return result;
+}
 
+/** The steps of the goal `g`, to its result. */
+async function pursue(g: Goal): Promise<GoalResult> {
   const cannotDecompose = g.ledger.check('decompose');
   const assessed = await ask(g, 'assess', assessGoal, { canDecompose: !cannotDecompose });
   if (!assessed.ok) return stopped(g, assessed);
@@ -62,9 +69,11 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
   if (stop) return results.constrained(soFar(g), stop);
   const budgets = g.ledger.left();
   const { objective, agent } = g.input;
+  const workflowId = executionWorkflowId(g.id);
+  show(g, `Running its tool loop \`${workflowId}\` (its details say what it waits for)`);
   try {
     const run = await executeChild(agentLoop, {
-      workflowId: executionWorkflowId(g.id),
+      workflowId,
       args: [
         {
           goal: executionGoal(g.node.goal, objective, action, g.node.evidence),
@@ -100,6 +109,7 @@ async function pursueSubGoals(g: Goal, subGoals: SubGoal[]): Promise<GoalResult>
     const stop = g.ledger.check('work');
     if (stop) return results.constrained(soFar(g), stop);
     const later = levels.slice(index + 1).reduce((n, l) => n + l.length, 0);
+    show(g, `Pursuing level ${index + 1} of ${levels.length} of its sub-goals:\n${level.map((i) => `- ${g.planned[i]}`).join('\n')}`);
     g.children.push(...(await pursueLevel(g, level, later)));
     // Children get all the time this goal has for them: one that ran out means this goal has too.
     if (g.children.some((r) => r.constraint === 'time')) return results.constrained(soFar(g), g.ledger.violation('time'));
@@ -197,6 +207,11 @@ function openGoal(input: GoalInput, node: GoalNode): Goal {
   return { input, node, id: goalWorkflowId(node.rootId, node.path), depth, ledger, clock, planned: [], children: [], refusals: [], notes: [] };
 }
 
+/** Sets the goal's current details (the Web UI shows them): the goal, then `state`. */
+function show(g: Goal, state: string): void {
+  setCurrentDetails(`Goal: ${g.node.goal}\n\n${state}`);
+}
+
 /** What the goal has so far, for the result builders. */
 function soFar(g: Goal): results.GoalSoFar {
   return { goal: g.node.goal, workflowId: g.id, depth: g.depth, children: g.children, planned: g.planned.length, notes: g.notes, spent: g.ledger.spent };
@@ -222,6 +237,7 @@ async function ask<I extends GoalContextInput, T>(g: Goal, name: string, compone
   const { model, goal, stack, tools, evidence } = g.node;
   const input = { model, objective: g.input.objective, goal, stack, tools, evidence, ...extra } as I;
   const call = (request: I, summary: string) => component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
+  show(g, `Asking the model: ${name}`);
   try {
     let output = await call(input, name);
     g.ledger.spend(output.usage);

@@ -61,6 +61,14 @@ describe('toModelFailure', () => {
     expect(toModelFailure(new APIConnectionTimeoutError())).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });
   });
 
+  it('toModelFailure: given the endpoint, the message names it', () => {
+    expect(toModelFailure(apiError(404), 'http://models.internal/v1').message).toMatch(/^Model endpoint http:\/\/models\.internal\/v1 answered 404: /);
+    const refused = new APIConnectionError({ message: 'Connection error.', cause: new Error('fetch failed', { cause: new Error('connect ECONNREFUSED 10.0.0.1:80') }) });
+    expect(toModelFailure(refused, 'http://10.0.0.1/v1').message).toBe(
+      'The model endpoint http://10.0.0.1/v1 could not be reached: Connection error. (fetch failed: connect ECONNREFUSED 10.0.0.1:80)',
+    );
+  });
+
   it('toModelFailure: the 401 message says which variable to check', () => {
     expect(toModelFailure(apiError(401)).message).toMatch(/^Model endpoint answered 401: .*OPENAI_API_KEY/);
   });

@@ -130,6 +130,32 @@ describe('waveloop CLI', () => {
     expect(show.stdout).toContain('Answer (4 iterations');
   });
 
+  it('colour: at a terminal, waves, errors and statuses are coloured; with NO_COLOR, or piped, the output is plain', async () => {
+    const SGR = /\x1b\[\d+(;\d+)*m/;
+    const script = () =>
+      cli.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }, { name: 'no_such_tool', args: {} }] }, { content: 'It is 42.' });
+    const terminal = { ...env, TERM: 'xterm-256color' };
+
+    script();
+    const coloured = await waveloopAtTerminal(['run', '--id', 'cli-colour', 'Compute 6*7'], terminal).done;
+    expect(coloured.code, coloured.output).toBe(0);
+    expect(coloured.raw).toContain('\x1b[36mwave 1 · calculator(expression=6*7)\x1b[39m \x1b[32m→\x1b[39m 42');
+    expect(coloured.raw).toContain('\x1b[31m✗ Unknown tool "no_such_tool".');
+    expect(coloured.raw).toContain('\x1b[32mAnswer (2 iterations');
+    const status = await waveloopAtTerminal(['status', 'cli-colour'], terminal).done;
+    expect(status.raw).toMatch(/Status: +\x1b\[32mcompleted\x1b\[39m/);
+
+    script();
+    const noColor = await waveloopAtTerminal(['run', '--id', 'cli-no-colour', 'Compute 6*7'], { ...terminal, NO_COLOR: '1' }).done;
+    expect(noColor.code, noColor.output).toBe(0);
+    expect(noColor.raw).toContain('wave 1 · calculator(expression=6*7) → 42');
+    expect(noColor.raw).not.toMatch(SGR);
+
+    const piped = await waveloop(['show', 'cli-colour'], { ...terminal, FORCE_COLOR: undefined });
+    expect(piped.stdout).toContain('wave 1 · calculator(expression=6*7) → 42');
+    expect(piped.stdout).not.toMatch(SGR);
+  });
+
   it('waveloop run --json: prints the result object; a run that hits its limit exits non-zero', async () => {
     cli.fake.script({ content: 'Working on it', toolCalls: [{ name: 'calculator', args: { expression: '2+2' } }] });
     const out = await waveloop(['run', '--json', '--max-iterations', '1', 'Add two and two forever'], env);
@@ -145,7 +171,7 @@ describe('waveloop CLI', () => {
     const out = await waveloop(['run', 'Say hello'], env);
 
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(/Run failed \(ModelAuthentication\): Model endpoint answered 401.*OPENAI_API_KEY/);
+    expect(out.stderr).toContain(`Run failed (ModelAuthentication): Model endpoint ${cli.fake.baseURL} answered 401: the endpoint rejected the API key; check OPENAI_API_KEY`);
   });
 
   it('waveloop run: without a model endpoint it says what to set and starts nothing', async () => {

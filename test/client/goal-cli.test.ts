@@ -46,7 +46,8 @@ describe('waveloop goal and tree', () => {
     router.assertDone();
     expect(out.stdout).toContain('Goal tree cli-goal started');
     expect(out.stdout).toContain(`cli-goal · decomposed · 2 sub-goals in 1 level(s) · ${GOAL}`);
-    expect(out.stdout).toContain(`cli-goal/1 · executed · done (tools) · ${AREA}`);
+    // The tool loop's wave, as it settled, before the goal it executed says it is done.
+    expect(out.stdout).toContain(`cli-goal/1/exec · wave 1 · calculator(expression=3 * 4) → 12\ncli-goal/1 · executed · done (tools) · ${AREA}`);
     expect(out.stdout).toContain(`cli-goal/2 · executed · done (answer) · ${PERIMETER}`);
     expect(out.stdout).toMatch(new RegExp(`achieved +\\d+\\.\\ds  ${GOAL}  \\[cli-goal\\]\\n  → Area 12, perimeter 14\\.`));
     expect(out.stdout).toMatch(/\n  achieved +\d+\.\ds  Compute the area  \[cli-goal\/1\]\n    → The area is 12\./);
@@ -68,6 +69,16 @@ describe('waveloop goal and tree', () => {
     expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({ depth: 1, parent_goal: GOAL, workflow_id: 'cli-goal/2' });
   });
 
+  it('waveloop tree: an agent run or an unknown id says what it is and which command to use, and exits 1', async () => {
+    const run = await waveloop(['tree', 'cli-goal/1/exec'], env);
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr.trim()).toBe('cli-goal/1/exec is an agent run, not a goal tree: use `waveloop status cli-goal/1/exec` or `waveloop show cli-goal/1/exec`.');
+
+    const unknown = await waveloop(['tree', 'no-such-tree'], env);
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.stderr.trim()).toBe('No goal tree with id no-such-tree: `waveloop list` shows the recent agent runs and goal trees.');
+  });
+
   it('waveloop list: shows the goal tree by its root, and the agent run that executed a sub-goal, not the sub-goals', async () => {
     const list = await waveloop(['list'], env);
     expect(list.code).toBe(0);
@@ -78,6 +89,23 @@ describe('waveloop goal and tree', () => {
 
     // `list --json` prints these summaries: the tree's root is a pursueGoal run.
     expect((await cli.client.list(1000)).find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal', execution: 'COMPLETED' });
+  });
+
+  it("waveloop goal: a tool loop that calls one tool alike again and again prints each wave, and the goal's findings and evidence once", async () => {
+    const SIX_SEVEN = 'Compute 6*7 carefully';
+    const again = { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] };
+    const router = goalModel({ [SIX_SEVEN]: { assessment: [assess.tools()], agent: [again, again, again, { content: 'It is 42.' }] } });
+    fake.script(...router.steps);
+
+    const out = await waveloop(['goal', '--id', 'cli-goal-again', '--tools', 'calculator', SIX_SEVEN], env);
+    expect(out.code, out.stderr).toBe(0);
+    router.assertDone();
+    for (const wave of [1, 2, 3]) expect(out.stdout).toContain(`cli-goal-again/exec · wave ${wave} · calculator(expression=6*7) → 42\n`);
+    expect(out.stdout).toContain('It is 42.\nKey findings:\n- calculator({"expression":"6*7"}) → 42\nEvidence:\n- 42\n');
+
+    // The root's current details (the Web UI's) say the goal and how it ended.
+    const metadata = await cli.h.client.workflow.getHandle('cli-goal-again').query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe(`Goal: ${SIX_SEVEN}\n\n**achieved** · It is 42.`);
   });
 
   it("waveloop goal: a goal's tool loop waiting for an approval says so, with the command; approved, the tree goes on", async () => {

@@ -49,10 +49,14 @@ export function waveloopLive(
 
 /**
  * `waveloop` at a terminal, as a person types at it: run under `script` (util-linux), so its stdin
- * and stdout are a pseudo-terminal. `output()` is everything printed so far, stdout and stderr
- * together as a terminal shows them (without colours and carriage returns); `type` sends a line.
+ * and stdout are a pseudo-terminal (`TERM=dumb` unless `env` says otherwise). `output()` is
+ * everything printed so far, stdout and stderr together as a terminal shows them (without colours
+ * and carriage returns); `done` also has it `raw`, as printed; `type` sends a line.
  */
-export function waveloopAtTerminal(args: string[], env: Record<string, string | undefined>): { output(): string; type(line: string): void; done: Promise<{ code: number | null; output: string }> } {
+export function waveloopAtTerminal(
+  args: string[],
+  env: Record<string, string | undefined>,
+): { output(): string; type(line: string): void; done: Promise<{ code: number | null; output: string; raw: string }> } {
   let output = '';
   const command = [process.execPath, CLI, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   const child = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
@@ -62,9 +66,9 @@ export function waveloopAtTerminal(args: string[], env: Record<string, string | 
   const clean = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
-  const done = new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+  const done = new Promise<{ code: number | null; output: string; raw: string }>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output: clean(output) }));
+    child.on('close', (code) => resolve({ code, output: clean(output), raw: output }));
   });
   return { output: () => clean(output), type: (line) => child.stdin.write(`${line}\r`), done };
 }

@@ -109,8 +109,20 @@ export class Harness {
 
   /** A worker on a task queue of its own, with the demo tools (plus `extraTools`) and the fake model. */
   async worker(
-    options: { taskQueue?: string; extraTools?: AnyTool[]; agents?: AgentDefinition[]; modelTimeoutMs?: number; stream?: boolean; tuning?: WaveloopWorkerOptions['tuning'] } = {},
+    options: {
+      taskQueue?: string;
+      extraTools?: AnyTool[];
+      agents?: AgentDefinition[];
+      modelTimeoutMs?: number;
+      /** The model endpoint (default: the fake model's). */
+      modelBaseURL?: string;
+      /** How model calls are retried (default: as a worker retries them). */
+      modelRetry?: WaveloopWorkerOptions['modelRetry'];
+      stream?: boolean;
+      tuning?: WaveloopWorkerOptions['tuning'];
+    } = {},
   ) {
+    const baseURL = options.modelBaseURL ?? this.fake.baseURL;
     const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
     const worker = await createWorker({
       connection: this.nativeConnection,
@@ -120,10 +132,11 @@ export class Harness {
       tools: [...this.demoTools(), ...(options.extraTools ?? [])],
       agents: options.agents ?? [defaultAgent, ...demoAgents],
       openai: options.modelTimeoutMs
-        ? new OpenAI({ baseURL: this.fake.baseURL, apiKey: 'test-key', maxRetries: 0, timeout: options.modelTimeoutMs })
-        : createModelClient({ baseURL: this.fake.baseURL, apiKey: 'test-key' }),
+        ? new OpenAI({ baseURL, apiKey: 'test-key', maxRetries: 0, timeout: options.modelTimeoutMs })
+        : createModelClient({ baseURL, apiKey: 'test-key' }),
       defaultModel: 'fake-model',
       stream: options.stream,
+      modelRetry: options.modelRetry,
       workflowBundle: await workflowBundle(waveloopDataConverter(undefined, this.options.encryption).failureConverterPath),
       blobStore: this.blobStore,
       encryption: this.options.encryption,
@@ -146,6 +159,10 @@ export class Harness {
       timeout?: string;
       /** The worker's model client gives up after this long (default 4 min), to test hangs quickly. */
       modelTimeoutMs?: number;
+      /** The model endpoint (default: the fake model's). */
+      modelBaseURL?: string;
+      /** How model calls are retried (default: as a worker retries them). */
+      modelRetry?: WaveloopWorkerOptions['modelRetry'];
       /** Whether the worker streams model replies (default true). */
       stream?: boolean;
       /** Runs beside the workflow while it runs (answer questions, cancel it, …). */

@@ -78,7 +78,7 @@ describe('partial, failed, constrained: a goal that ends without a synthesis', (
   });
 
   it('partial: at most 10 findings', () => {
-    const many = Array.from({ length: 4 }, (_, i) => child(`g${i}`, 'achieved', 's', { key_findings: ['a', 'b', 'c'] }));
+    const many = Array.from({ length: 4 }, (_, i) => child(`g${i}`, 'achieved', 's', { key_findings: [`${i}a`, `${i}b`, `${i}c`] }));
     expect(results.partial(soFar({ children: many, planned: 4 })).key_findings).toHaveLength(10);
   });
 
@@ -148,6 +148,19 @@ describe('toolLoopEnded: an atomic goal from how its tool loop ended', () => {
     // As confident as the share of calls that succeeded; fully without calls.
     expect(result.confidence).toBeCloseTo(2 / 3);
     expect(results.toolLoopEnded(soFar(), run('completed', []), limit).confidence).toBe(1);
+  });
+
+  it('toolLoopEnded: a loop that called one tool many times alike lists each finding and each piece of evidence once', () => {
+    const waves = Array.from({ length: 17 }, (_, i) => ({ iteration: i + 1, calls: [call(true, '2')] }));
+    const result = results.toolLoopEnded(soFar(), { ...run('completed', []), waves: [...waves, { iteration: 18, calls: [call(true, '3'), call(true, '2')] }] }, limit);
+    expect(result.key_findings).toEqual(['calculator({"expression":"1 + 1"}) → 2', 'calculator({"expression":"1 + 1"}) → 3']);
+    expect(result.raw_evidence).toEqual(['2', '3']);
+  });
+
+  it('partial: the same finding of two sub-goals is listed once', () => {
+    const same = { key_findings: ['the venue is free'], raw_evidence: ['free on 4 Dec'] };
+    const fields = results.partial(soFar({ children: [child('a', 'achieved', 'A', same), child('b', 'achieved', 'B', same)] }));
+    expect(results.finish(soFar(), 'failed', fields)).toMatchObject({ key_findings: ['the venue is free'], raw_evidence: ['free on 4 Dec'] });
   });
 
   it('toolLoopEnded: a deadline or spent budgets is constrained by the limit, after how many iterations', () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
+import * as net from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -25,6 +26,15 @@ function failureType(error: unknown): string | undefined {
   const cause = (error as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
   return (cause as ApplicationFailure).type ?? undefined;
+}
+
+/** A local port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** How many attempts the model activities of a run took, in order. */
@@ -98,6 +108,35 @@ describe('model faults', () => {
     h.fake.assertDone();
     expect(failureType(error)).toBe('ModelContentFiltered');
     expect(await modelAttempts(handle)).toEqual([1]);
+  });
+
+  it('unreachable endpoint: the first failed attempt and the run\'s failure name the URL; the run fails ModelUnavailable when the retries run out', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    // The worker retries model calls twice, 10 ms apart (the default policy takes about 2 minutes).
+    const modelRetry = { maximumAttempts: 2, initialInterval: 10 };
+    const { handle, error } = await h.run({ goal: 'Reach nobody' }, { modelBaseURL: url, modelRetry });
+    expect(failureType(error)).toBe('ModelUnavailable');
+    const unreachable = `The model endpoint ${url} could not be reached: Connection error. (fetch failed: connect ECONNREFUSED`;
+    expect((error as WorkflowFailedError).cause!.message).toContain(`The model call of iteration 1 kept failing: ${unreachable}`);
+    // The first attempt's failure (what the worker warned of) is the second attempt's last failure.
+    const events = (await handle.fetchHistory()).events!;
+    const second = events.find((e) => e.activityTaskStartedEventAttributes)!.activityTaskStartedEventAttributes!;
+    expect(second.attempt).toBe(2);
+    expect(second.lastFailure).toMatchObject({ message: expect.stringContaining(unreachable), applicationFailureInfo: { type: 'ModelConnection' } });
+    expect(await modelAttempts(handle)).toEqual([2]);
+  });
+
+  it('the model call retry policy is the one docs/reliability.md states: 8 attempts, from 1 s, doubling, at most 1 min apart', async () => {
+    h.fake.script({ content: 'Hi.' });
+    const { handle } = await h.run({ goal: 'Say hi' });
+    const scheduled = (await handle.fetchHistory()).events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
+    const policy = scheduled!.activityTaskScheduledEventAttributes!.retryPolicy!;
+    expect({
+      maximumAttempts: policy.maximumAttempts,
+      initialInterval: Number(policy.initialInterval!.seconds),
+      backoffCoefficient: policy.backoffCoefficient,
+      maximumInterval: Number(policy.maximumInterval!.seconds),
+    }).toEqual({ maximumAttempts: 8, initialInterval: 1, backoffCoefficient: 2, maximumInterval: 60 });
   });
 
   it('text and tool calls in one reply: the calls run as a wave and the text is kept', async () => {

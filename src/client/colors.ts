@@ -1,0 +1,38 @@
+import { createColors } from 'picocolors';
+import type { Colors } from 'picocolors/types';
+
+/**
+ * The colours of what the CLI prints to stdout: statuses, waves, approvals and errors. Colour is on
+ * only at a terminal: stdout is a TTY, `NO_COLOR` is unset or empty (no-color.org) and `TERM` is not
+ * `dumb`; `FORCE_COLOR` (other than `0`) turns it on anywhere. Piped or redirected output is plain.
+ */
+export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
+  return Boolean(stream.isTTY) && env.TERM !== 'dumb';
+}
+
+/** Colours for stdout, decided once when the CLI starts. */
+export const colors: Colors = createColors(colorEnabled(process.stdout));
+
+/** What a status means to the reader, for its colour: done well, needs a person or stopped short, failed, or under way. */
+export function statusColor(status: string): (text: string) => string {
+  switch (status) {
+    case 'completed':
+    case 'achieved':
+    case 'synthesized':
+      return colors.green;
+    case 'failed':
+    case 'cycle_detected':
+    case 'circuit_open':
+    case 'cancelled':
+    case 'canceled':
+    case 'terminated':
+    case 'timed_out':
+      return colors.red;
+    case 'running':
+      return colors.cyan;
+    default:
+      return colors.yellow;
+  }
+}

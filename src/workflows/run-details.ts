@@ -1,0 +1,64 @@
+import type { RunProgress } from '../common/contract';
+import { answerCommand, approveCommand, denyCommand, endCommand, sendCommand } from '../common/person-commands';
+import { toolSummary } from '../common/summaries';
+
+/** The most characters of a call's arguments, a question or a message the details show. */
+const MAX_TEXT_CHARS = 500;
+
+/** What a run is doing, for its current details. */
+export interface RunMoment {
+  progress: RunProgress;
+  workflowId: string;
+  /** The tools of the wave that runs, in call order (its settled calls are `progress.settling`). */
+  wave?: string[];
+}
+
+/**
+ * A run's current details as the Web UI and `temporal workflow metadata` show them (Markdown): what
+ * it waits for from a person, with the exact command that gives it (each question, each call
+ * waiting for approval with its arguments, the conversation's last message), else where the loop
+ * is (iteration, model call or wave), else how it ended.
+ */
+export function runDetails({ progress, workflowId, wave }: RunMoment): string {
+  const where = `iteration ${progress.iteration} of ${progress.maxIterations}`;
+  const waits = [...questions(progress, workflowId), ...approvals(progress, workflowId), ...conversation(progress, workflowId)];
+  if (waits.length) return [`**Waiting for a person** · ${where}`, ...waits].join('\n\n');
+  switch (progress.phase) {
+    case 'starting':
+      return '**Starting** · resolving the agent and its tools';
+    case 'model':
+      return `**Running** · ${where} · waiting for the model (${progress.model})`;
+    case 'tools': {
+      const settled = progress.settling?.calls.length ?? 0;
+      const tools = wave ?? [];
+      return `**Running** · ${where} · wave ${progress.iteration}: ${tools.join(', ')} (${settled} of ${tools.length} calls settled)`;
+    }
+    case 'waiting':
+      return `**Running** · ${where}`;
+    case 'done':
+      return progress.status === 'failed'
+        ? `**Failed** after ${progress.iteration} iterations`
+        : `**Ended: ${progress.status}** after ${progress.iteration} iterations`;
+  }
+}
+
+function questions(progress: RunProgress, workflowId: string): string[] {
+  return progress.pendingQuestions.map((q) => `Question: ${clip(q.question)}\n\nAnswer with \`${answerCommand(workflowId)}\``);
+}
+
+function approvals(progress: RunProgress, workflowId: string): string[] {
+  return progress.pendingApprovals.map(
+    (a) =>
+      `Approval needed: ${toolSummary(a.iteration, a.tool, {})} with arguments \`${clip(JSON.stringify(a.args))}\`\n\n` +
+      `Approve with \`${approveCommand(workflowId, a.callId)}\` or deny with \`${denyCommand(workflowId, a.callId)}\``,
+  );
+}
+
+function conversation(progress: RunProgress, workflowId: string): string[] {
+  if (!progress.conversation) return [];
+  return [`The agent said: ${clip(progress.conversation.message)}\n\nReply with \`${sendCommand(workflowId)}\` or end with \`${endCommand(workflowId)}\``];
+}
+
+function clip(text: string): string {
+  return text.length <= MAX_TEXT_CHARS ? text : `${text.slice(0, MAX_TEXT_CHARS - 1)}…`;
+}
