@@ -22,6 +22,14 @@ import { startGoalTree, type GoalStartOptions } from './goal-api';
 import { readGoalTree, type GoalTreeNode } from './goal-tree';
 import { queryWithRetry } from './query';
 
+/**
+ * How recently a worker must have polled to count as live: the window the Temporal server itself
+ * uses to tell whether a poller is still there (70 s in its matching service, "a little over the
+ * max time a poller should be kept waiting": a long poll lasts up to a minute). The server lists a
+ * poller for 5 minutes after its last poll, so a listed poller alone does not make a live worker.
+ */
+export const LIVE_POLLER_WINDOW_MS = 70_000;
+
 export interface StartOptions {
   /** Workflow id; default `waveloop-<random>`. Starting a second run with a running id fails. */
   workflowId?: string;
@@ -231,17 +239,24 @@ export class WaveloopClient {
     return missing.map((key) => key.name);
   }
 
-  /** Whether a worker polled the task queue within `freshWithinMs`. */
-  async hasLiveWorker(freshWithinMs = 10_000): Promise<boolean> {
+  /**
+   * Whether a worker polls `taskQueue` (default: this client's) for workflow tasks: the task queue's
+   * pollers as the server lists them (DescribeTaskQueue), one of them seen within
+   * `LIVE_POLLER_WINDOW_MS`. An idle worker keeps one long poll open for up to a minute, and the
+   * server records a poll when it starts and when it ends, so a live worker's last access is at most
+   * about a minute old. A worker that has stopped still counts until the window has passed (`run`
+   * then starts its own once its run has waited a few seconds for a worker).
+   */
+  async hasLiveWorker(taskQueue = this.taskQueue): Promise<boolean> {
     const response = await this.client.workflowService.describeTaskQueue({
       namespace: this.client.options.namespace,
-      taskQueue: { name: this.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     });
     const now = Date.now();
     return (response.pollers ?? []).some((poller) => {
-      const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-      return now - seconds * 1000 < freshWithinMs;
+      const seen = Number(poller.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((poller.lastAccessTime?.nanos ?? 0) / 1e6);
+      return now - seen < LIVE_POLLER_WINDOW_MS;
     });
   }
 
