@@ -55,7 +55,9 @@ describe('waveloop CLI', () => {
 
     expect(out.stderr).toContain('running one in this process');
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain('Run cli-find-bob started');
+    // How the command goes is on stderr; stdout has what the run says.
+    expect(out.stderr).toContain('Run cli-find-bob started');
+    expect(out.stdout).not.toContain('Run cli-find-bob started');
     expect(out.stdout).toMatch(/wave 1 · search_users\(name=Bob\) → \[\{"id":\d+,"name":"Bob Martin"/);
     expect(out.stdout).toMatch(/wave 2 · get_user\(id=\d+\) → /);
     expect(out.stdout).toMatch(/wave 3 · update_user\(id=\d+, company=EPAM\) → .*"company":"EPAM"/);
