@@ -14,13 +14,14 @@ import {
   type ChatMessage,
   type RunProgress,
 } from '../common/contract';
-import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
+import { workflowSummary } from '../common/goal-text';
 import type { GoalResult, GoalTreeInput } from '../common/goal-contract';
 import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../common/messages';
 import { connectClient } from './connection';
 import { startGoalTree, type GoalStartOptions } from './goal-api';
 import { readGoalTree, type GoalTreeNode } from './goal-tree';
 import { queryWithRetry } from './query';
+import { GOAL_MEMO, listRuns, type ListedRun, type RunState } from './run-list';
 
 /**
  * How recently a worker must have polled to count as live: the window the Temporal server itself
@@ -86,7 +87,8 @@ export class WaveloopClient {
       workflowId: options.workflowId ?? `waveloop-${randomUUID().slice(0, 8)}`,
       args: [valid],
       workflowExecutionTimeout: options.timeout as never,
-      staticSummary: valid.goal.length > 200 ? `${valid.goal.slice(0, 199)}…` : valid.goal,
+      staticSummary: workflowSummary(valid.goal),
+      memo: { [GOAL_MEMO]: workflowSummary(valid.goal) },
     });
   }
 
@@ -194,30 +196,11 @@ export class WaveloopClient {
   }
 
   /**
-   * The latest `agentLoop` runs, newest first; with `status`, only runs whose `WaveloopStatus`
-   * search attribute says so (e.g. `waiting_for_input`: the runs that need a person).
-   */
-  /**
    * The newest runs first: agent runs and goal trees (their roots; a tree's sub-goals are in
-   * `waveloop tree`). `status` (a `WaveloopStatus`) keeps agent runs in that status only.
+   * `waveloop tree`), each with its own status and goal. `status` keeps agent runs in that status only.
    */
-  async list(limit = 20, status?: string): Promise<RunSummary[]> {
-    const runs: RunSummary[] = [];
-    const query = status
-      ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND WaveloopStatus = '${status.replace(/'/g, '')}'`
-      : `WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL)`;
-    for await (const run of this.client.workflow.list({ query })) {
-      runs.push({
-        workflowId: run.workflowId,
-        runId: run.runId,
-        workflowType: run.type,
-        execution: run.status.name,
-        startTime: run.startTime,
-        closeTime: run.closeTime,
-      });
-      if (runs.length >= limit) break;
-    }
-    return runs;
+  async list(limit = 20, status?: RunState): Promise<ListedRun[]> {
+    return listRuns(this.client, limit, status);
   }
 
   /**

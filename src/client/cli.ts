@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { DefaultLogger, type LogEntry, type LogLevel, Runtime } from '@temporalio/worker';
 import { ZodError } from 'zod';
 import { answerCommand, approveCommand, cancelCommand, denyCommand, endCommand, sendCommand } from './answer-commands';
@@ -9,6 +9,7 @@ import { ensureServer, note, parseDuration, parsePositiveInt, print, runUrl, wit
 import { registerCodecServerCommand } from './codec-server';
 import { registerGoalCommands } from './goal-commands';
 import { listCommand, showCommand, statusCommand } from './inspect-commands';
+import { RUN_STATES, type RunState } from './run-list';
 import { ConfigFileError } from '../project/config-file-error';
 import { loadProject } from '../project/load-config';
 import { initCommand, toolsCommand } from './project-commands';
@@ -41,7 +42,9 @@ function buildProgram(setExit: (code: number) => void): Command {
     .version(packageVersion())
     .option('--config <file>', 'the project config (default: the nearest waveloop.config.ts, .mjs or .js, else the demo toolkit)')
     .configureHelp({ showGlobalOptions: true })
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Mistakes in the command line throw (and exit 2 in `main`) rather than exit 1 from inside commander.
+    .exitOverride();
   // Read before anything starts, so a broken config stops the command at once.
   const project = () => loadProject({ file: program.opts<{ config?: string }>().config ?? process.env.WAVELOOP_CONFIG });
   const action =
@@ -98,9 +101,9 @@ function buildProgram(setExit: (code: number) => void): Command {
     .command('list')
     .description('list recent agent runs and goal trees')
     .addOption(new Option('--limit <n>', 'how many').argParser(parsePositiveInt).default(20))
-    .option('--status <status>', 'only agent runs in this state, e.g. waiting_for_input or waiting_for_approval')
+    .addOption(new Option('--status <status>', 'only agent runs in this state, e.g. waiting_for_input or waiting_for_approval').choices(RUN_STATES))
     .option('--json', 'print JSON')
-    .action(action((options: { limit: number; json?: boolean; status?: string }) => listCommand(options)));
+    .action(action((options: { limit: number; json?: boolean; status?: RunState }) => listCommand(options)));
   program
     .command('setup')
     .description("register waveloop's search attributes on the namespace (the embedded server has them)")
@@ -186,6 +189,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   try {
     await buildProgram((c) => (code = c)).parseAsync(argv);
   } catch (err) {
+    // Commander has printed its message (or the help, or the version) already.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : USAGE_ERROR;
     note(describeError(err));
     return err instanceof UsageError || err instanceof ZodError || err instanceof ConfigFileError ? USAGE_ERROR : 1;
   }
