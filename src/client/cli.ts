@@ -23,7 +23,7 @@ import { terminalPrompts } from './terminal';
  * The `waveloop` command line: the program with every command, its arguments, options and help
  * (the commands themselves live in `*-commands.ts`), and the entry point. A command resolves to its
  * exit status; a command that throws prints one line to stderr and exits with 2 for a mistake in the
- * command line or the configuration, 1 for anything else.
+ * command line (commander's own errors too) or the configuration, 1 for anything else.
  */
 
 /** Exit status for mistakes in the command line or the configuration (runs that fail exit with 1). */
@@ -36,7 +36,7 @@ function packageVersion(): string {
 }
 
 /** The program; `setExit` receives the exit status of the command that ran. */
-function buildProgram(setExit: (code: number) => void): Command {
+export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('waveloop')
     .description('Durable LLM agent runs on Temporal: every model call and tool call is an activity.')
     .version(packageVersion())
@@ -65,8 +65,8 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--timeout <duration>', 'hard wall-clock limit of the run, e.g. 10m', parseDuration)
     .option('--id <workflowId>', 'workflow id of the run')
     .option('--chat', 'a conversation: after each answer the run waits for your next message (at a terminal, asked right here)')
-    .option('--detach', 'start the run and exit')
-    .option('--json', 'print the result object as JSON')
+    .option('--detach', 'start the run and exit (saying so when no worker polls for it)')
+    .option('--json', 'print the result object, with the workflow id, as JSON (what the run waits for goes to stderr)')
     .action(action(async (goal: string[], options: RunOptions) => runCommand(goal, options, await project())));
 
   program
@@ -88,13 +88,13 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(action(async (options: { json?: boolean }) => toolsCommand(await project(), options)));
   program
     .command('status')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run or a goal tree')
     .option('--json', 'print JSON')
-    .description("show a run's state, iteration, waves and token usage")
+    .description("show a run's status, iteration, waves, token usage and what waits for a person; a goal tree's status")
     .action(action((id: string, options: { json?: boolean }) => statusCommand(id, options)));
   program
     .command('show')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .description("show a run's waves and transcript")
     .action(action((id: string) => showCommand(id)));
   program
@@ -110,43 +110,43 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(action(() => setupCommand()));
   program
     .command('follow')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .description('follow a run live, wherever it was started: waves, questions, approvals, the answer')
     .action(action((id: string) => followCommand(id)));
   program
     .command('answer')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .argument('<text...>', 'the answer')
     .description('answer the question a run is waiting on (ask_question)')
     .action(action((id: string, text: string[]) => answerCommand(id, text)));
   program
     .command('approve')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .argument('<callId>', 'the tool call to approve (waveloop status lists them)')
     .description('approve a tool call that waits for approval; it runs at once')
     .action(action((id: string, callId: string) => approveCommand(id, callId)));
   program
     .command('deny')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .argument('<callId>', 'the tool call to deny')
     .option('--reason <text>', 'why; the model reads it')
     .description('deny a tool call that waits for approval')
     .action(action((id: string, callId: string, options: { reason?: string }) => denyCommand(id, callId, options)));
   program
     .command('send')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .argument('<text...>', 'your message')
     .description("send the next message of a conversation and print the agent's reply")
     .action(action((id: string, text: string[]) => sendCommand(id, text)));
   program
     .command('end')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .description('end a conversation')
     .action(action((id: string) => endCommand(id)));
   program
     .command('cancel')
-    .argument('<id>', 'workflow id')
-    .description('cancel a run')
+    .argument('<id>', 'workflow id of an agent run or a goal tree')
+    .description('cancel a run or a goal tree')
     .action(action((id: string) => cancelCommand(id)));
 
   registerGoalCommands(program, {
