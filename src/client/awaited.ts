@@ -47,11 +47,11 @@ export async function whatBecameOf(client: WaveloopClient, workflowId: string, a
   if (update) {
     switch (update.name) {
       case 'approve':
-        return `${describe(awaited)} was approved elsewhere${by}.`;
+        return `${describe(awaited, true)} was approved elsewhere${by}.`;
       case 'deny':
-        return `${describe(awaited)} was denied elsewhere${by}${update.args[1] ? `: ${String(update.args[1])}` : ''}.`;
+        return `${describe(awaited, true)} was denied elsewhere${by}${update.args[1] ? `: ${String(update.args[1])}` : ''}.`;
       case 'answer':
-        return `${describe(awaited)} was answered elsewhere${by}: ${String(update.args[0])}`;
+        return `${describe(awaited, true)} was answered elsewhere${by}: ${String(update.args[0])}`;
       case 'send':
         return `The next message was sent elsewhere${by}: ${String(update.args[0])}`;
       case 'end':
@@ -60,7 +60,7 @@ export async function whatBecameOf(client: WaveloopClient, workflowId: string, a
   }
   const workflow = await identifyWorkflow(client, workflowId);
   if (workflow.execution !== 'RUNNING') return `Run ${workflowId} ended (${await endedStatus(client, workflow)}) before ${describe(awaited)} was settled.`;
-  return `${describe(awaited)} no longer waits (its time ran out).`;
+  return `${describe(awaited, true)} no longer waits (its time ran out).`;
 }
 
 /** The update that settled `awaited`, if a person's update did. */
@@ -76,13 +76,14 @@ function findUpdate(updates: PersonUpdate[], awaited: Awaited): PersonUpdate | u
   }
 }
 
-function describe(awaited: Awaited): string {
+/** What `awaited` is, in a few words (`atStart`: to begin a sentence; a call reads `wave 3 · …` as on every line). */
+function describe(awaited: Awaited, atStart = false): string {
   switch (awaited.kind) {
     case 'approval':
       return toolSummary(awaited.call.iteration, awaited.call.tool, awaited.call.args);
     case 'question':
-      return `The question "${awaited.question.question}"`;
+      return `${atStart ? 'The' : 'the'} question "${awaited.question.question}"`;
     case 'message':
-      return 'The next message';
+      return `${atStart ? 'The' : 'the'} next message`;
   }
 }
