@@ -18,6 +18,8 @@ const SLOW_FILES: Record<string, number> = {
   'test/workflows/agent-loop.test.ts': 16,
   'test/workflows/pursue-goal.test.ts': 16,
   'test/client/goal-cli.test.ts': 12,
+  'test/client/cli-workers.test.ts': 12,
+  'test/client/cli-prompts.test.ts': 10,
   'test/workflows/continue-as-new.test.ts': 12,
   'test/workflows/large-payloads.test.ts': 9,
   'test/workflows/json-planner.test.ts': 9,

@@ -14,13 +14,22 @@ import {
   type ChatMessage,
   type RunProgress,
 } from '../common/contract';
-import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
+import { workflowSummary } from '../common/goal-text';
 import type { GoalResult, GoalTreeInput } from '../common/goal-contract';
 import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../common/messages';
 import { connectClient } from './connection';
 import { startGoalTree, type GoalStartOptions } from './goal-api';
 import { readGoalTree, type GoalTreeNode } from './goal-tree';
 import { queryWithRetry } from './query';
+import { GOAL_MEMO, listRuns, type ListedRun, type RunState } from './run-list';
+
+/**
+ * How recently a worker must have polled to count as live: the window the Temporal server itself
+ * uses to tell whether a poller is still there (70 s in its matching service, "a little over the
+ * max time a poller should be kept waiting": a long poll lasts up to a minute). The server lists a
+ * poller for 5 minutes after its last poll, so a listed poller alone does not make a live worker.
+ */
+export const LIVE_POLLER_WINDOW_MS = 70_000;
 
 export interface StartOptions {
   /** Workflow id; default `waveloop-<random>`. Starting a second run with a running id fails. */
@@ -78,7 +87,8 @@ export class WaveloopClient {
       workflowId: options.workflowId ?? `waveloop-${randomUUID().slice(0, 8)}`,
       args: [valid],
       workflowExecutionTimeout: options.timeout as never,
-      staticSummary: valid.goal.length > 200 ? `${valid.goal.slice(0, 199)}…` : valid.goal,
+      staticSummary: workflowSummary(valid.goal),
+      memo: { [GOAL_MEMO]: workflowSummary(valid.goal) },
     });
   }
 
@@ -186,30 +196,11 @@ export class WaveloopClient {
   }
 
   /**
-   * The latest `agentLoop` runs, newest first; with `status`, only runs whose `WaveloopStatus`
-   * search attribute says so (e.g. `waiting_for_input`: the runs that need a person).
-   */
-  /**
    * The newest runs first: agent runs and goal trees (their roots; a tree's sub-goals are in
-   * `waveloop tree`). `status` (a `WaveloopStatus`) keeps agent runs in that status only.
+   * `waveloop tree`), each with its own status and goal. `status` keeps agent runs in that status only.
    */
-  async list(limit = 20, status?: string): Promise<RunSummary[]> {
-    const runs: RunSummary[] = [];
-    const query = status
-      ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND WaveloopStatus = '${status.replace(/'/g, '')}'`
-      : `WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL)`;
-    for await (const run of this.client.workflow.list({ query })) {
-      runs.push({
-        workflowId: run.workflowId,
-        runId: run.runId,
-        workflowType: run.type,
-        execution: run.status.name,
-        startTime: run.startTime,
-        closeTime: run.closeTime,
-      });
-      if (runs.length >= limit) break;
-    }
-    return runs;
+  async list(limit = 20, status?: RunState): Promise<ListedRun[]> {
+    return listRuns(this.client, limit, status);
   }
 
   /**
@@ -231,17 +222,24 @@ export class WaveloopClient {
     return missing.map((key) => key.name);
   }
 
-  /** Whether a worker polled the task queue within `freshWithinMs`. */
-  async hasLiveWorker(freshWithinMs = 10_000): Promise<boolean> {
+  /**
+   * Whether a worker polls `taskQueue` (default: this client's) for workflow tasks: the task queue's
+   * pollers as the server lists them (DescribeTaskQueue), one of them seen within
+   * `LIVE_POLLER_WINDOW_MS`. An idle worker keeps one long poll open for up to a minute, and the
+   * server records a poll when it starts and when it ends, so a live worker's last access is at most
+   * about a minute old. A worker that has stopped still counts until the window has passed (`run`
+   * then starts its own once its run has waited a few seconds for a worker).
+   */
+  async hasLiveWorker(taskQueue = this.taskQueue): Promise<boolean> {
     const response = await this.client.workflowService.describeTaskQueue({
       namespace: this.client.options.namespace,
-      taskQueue: { name: this.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     });
     const now = Date.now();
     return (response.pollers ?? []).some((poller) => {
-      const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-      return now - seconds * 1000 < freshWithinMs;
+      const seen = Number(poller.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((poller.lastAccessTime?.nanos ?? 0) / 1e6);
+      return now - seen < LIVE_POLLER_WINDOW_MS;
     });
   }
 

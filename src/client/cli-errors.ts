@@ -1,4 +1,4 @@
-import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { isGrpcServiceError, ServiceError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ZodError } from 'zod';
 import { describeIssues } from '../common/issues';
@@ -11,9 +11,13 @@ import { describeIssues } from '../common/issues';
 /** A mistake in the command line or the configuration; its message says what to change. */
 export class UsageError extends Error {}
 
+/** gRPC's NOT_FOUND status code. */
+const NOT_FOUND = 5;
+
 /**
  * The line to print for `err`: a usage error's own message, zod issues as `Invalid input: …`, a failed
- * run with its failure type, `No such run: <id>`, a refused update as `Refused: …`, else the message.
+ * run with its failure type, `No run or goal tree with id <id>.` (for the client's error and for the
+ * server's NOT_FOUND about a workflow), a refused update as `Refused: …`, else the message.
  */
 export function describeError(err: unknown): string {
   if (err instanceof UsageError) return err.message;
@@ -25,7 +29,13 @@ export function describeError(err: unknown): string {
     if (cause instanceof ApplicationFailure) return `Run failed (${cause.type}): ${cause.message}`;
     return `Run failed: ${cause?.message ?? err.message}`;
   }
-  if (err instanceof WorkflowNotFoundError) return `No such run: ${err.workflowId}`;
+  if (err instanceof WorkflowNotFoundError) return `No run or goal tree with id ${err.workflowId}.`;
+  const grpc = err instanceof ServiceError ? err.cause : err;
+  if (isGrpcServiceError(grpc) && grpc.code === NOT_FOUND) {
+    // The server says e.g. `workflow not found for ID: goal-1`.
+    const id = /\bID:\s*"?([^"\s,]+)/.exec(grpc.details)?.[1];
+    return id ? `No run or goal tree with id ${id}.` : `Not found: ${grpc.details}`;
+  }
   if (err instanceof WorkflowUpdateFailedError) return `Refused: ${err.cause?.message ?? err.message}`;
   return err instanceof Error ? err.message : String(err);
 }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { DefaultLogger, type LogEntry, type LogLevel, Runtime } from '@temporalio/worker';
 import { ZodError } from 'zod';
 import { answerCommand, approveCommand, cancelCommand, denyCommand, endCommand, sendCommand } from './answer-commands';
@@ -9,11 +9,13 @@ import { ensureServer, note, parseDuration, parsePositiveInt, print, runUrl, wit
 import { registerCodecServerCommand } from './codec-server';
 import { registerGoalCommands } from './goal-commands';
 import { listCommand, showCommand, statusCommand } from './inspect-commands';
+import { RUN_STATES, type RunState } from './run-list';
 import { ConfigFileError } from '../project/config-file-error';
 import { loadProject } from '../project/load-config';
 import { initCommand, toolsCommand } from './project-commands';
 import { registerScheduleCommands } from './schedule-commands';
-import { followCommand, runCommand, workerCommand, type RunOptions } from './run-commands';
+import { followCommand } from './follow-command';
+import { runCommand, workerCommand, type RunOptions } from './run-commands';
 import { serverStartCommand, serverStatusCommand, serverStopCommand, setupCommand } from './server-commands';
 import { packageRoot } from './temporal-cli';
 import { terminalPrompts } from './terminal';
@@ -22,7 +24,7 @@ import { terminalPrompts } from './terminal';
  * The `waveloop` command line: the program with every command, its arguments, options and help
  * (the commands themselves live in `*-commands.ts`), and the entry point. A command resolves to its
  * exit status; a command that throws prints one line to stderr and exits with 2 for a mistake in the
- * command line or the configuration, 1 for anything else.
+ * command line (commander's own errors too) or the configuration, 1 for anything else.
  */
 
 /** Exit status for mistakes in the command line or the configuration (runs that fail exit with 1). */
@@ -35,13 +37,15 @@ function packageVersion(): string {
 }
 
 /** The program; `setExit` receives the exit status of the command that ran. */
-function buildProgram(setExit: (code: number) => void): Command {
+export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('waveloop')
     .description('Durable LLM agent runs on Temporal: every model call and tool call is an activity.')
     .version(packageVersion())
     .option('--config <file>', 'the project config (default: the nearest waveloop.config.ts, .mjs or .js, else the demo toolkit)')
     .configureHelp({ showGlobalOptions: true })
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Mistakes in the command line throw (and exit 2 in `main`) rather than exit 1 from inside commander.
+    .exitOverride();
   // Read before anything starts, so a broken config stops the command at once.
   const project = () => loadProject({ file: program.opts<{ config?: string }>().config ?? process.env.WAVELOOP_CONFIG });
   const action =
@@ -62,8 +66,8 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--timeout <duration>', 'hard wall-clock limit of the run, e.g. 10m', parseDuration)
     .option('--id <workflowId>', 'workflow id of the run')
     .option('--chat', 'a conversation: after each answer the run waits for your next message (at a terminal, asked right here)')
-    .option('--detach', 'start the run and exit')
-    .option('--json', 'print the result object as JSON')
+    .option('--detach', 'start the run and exit (saying so when no worker polls for it)')
+    .option('--json', 'print the result object, with the workflow id, as JSON (what the run waits for goes to stderr)')
     .action(action(async (goal: string[], options: RunOptions) => runCommand(goal, options, await project())));
 
   program
@@ -85,65 +89,65 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(action(async (options: { json?: boolean }) => toolsCommand(await project(), options)));
   program
     .command('status')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run or a goal tree')
     .option('--json', 'print JSON')
-    .description("show a run's state, iteration, waves and token usage")
+    .description("show a run's status, iteration, waves, token usage and what waits for a person; a goal tree's status")
     .action(action((id: string, options: { json?: boolean }) => statusCommand(id, options)));
   program
     .command('show')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .description("show a run's waves and transcript")
     .action(action((id: string) => showCommand(id)));
   program
     .command('list')
     .description('list recent agent runs and goal trees')
     .addOption(new Option('--limit <n>', 'how many').argParser(parsePositiveInt).default(20))
-    .option('--status <status>', 'only agent runs in this state, e.g. waiting_for_input or waiting_for_approval')
+    .addOption(new Option('--status <status>', 'only agent runs in this state, e.g. waiting_for_input or waiting_for_approval').choices(RUN_STATES))
     .option('--json', 'print JSON')
-    .action(action((options: { limit: number; json?: boolean; status?: string }) => listCommand(options)));
+    .action(action((options: { limit: number; json?: boolean; status?: RunState }) => listCommand(options)));
   program
     .command('setup')
     .description("register waveloop's search attributes on the namespace (the embedded server has them)")
     .action(action(() => setupCommand()));
   program
     .command('follow')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .description('follow a run live, wherever it was started: waves, questions, approvals, the answer')
     .action(action((id: string) => followCommand(id)));
   program
     .command('answer')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .argument('<text...>', 'the answer')
     .description('answer the question a run is waiting on (ask_question)')
     .action(action((id: string, text: string[]) => answerCommand(id, text)));
   program
     .command('approve')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .argument('<callId>', 'the tool call to approve (waveloop status lists them)')
     .description('approve a tool call that waits for approval; it runs at once')
     .action(action((id: string, callId: string) => approveCommand(id, callId)));
   program
     .command('deny')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .argument('<callId>', 'the tool call to deny')
     .option('--reason <text>', 'why; the model reads it')
     .description('deny a tool call that waits for approval')
     .action(action((id: string, callId: string, options: { reason?: string }) => denyCommand(id, callId, options)));
   program
     .command('send')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .argument('<text...>', 'your message')
     .description("send the next message of a conversation and print the agent's reply")
     .action(action((id: string, text: string[]) => sendCommand(id, text)));
   program
     .command('end')
-    .argument('<id>', 'workflow id')
+    .argument('<id>', 'workflow id of an agent run')
     .description('end a conversation')
     .action(action((id: string) => endCommand(id)));
   program
     .command('cancel')
-    .argument('<id>', 'workflow id')
-    .description('cancel a run')
+    .argument('<id>', 'workflow id of an agent run or a goal tree')
+    .description('cancel a run or a goal tree')
     .action(action((id: string) => cancelCommand(id)));
 
   registerGoalCommands(program, {
@@ -187,6 +191,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   try {
     await buildProgram((c) => (code = c)).parseAsync(argv);
   } catch (err) {
+    // Commander has printed its message (or the help, or the version) already.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : USAGE_ERROR;
     note(describeError(err));
     return err instanceof UsageError || err instanceof ZodError || err instanceof ConfigFileError ? USAGE_ERROR : 1;
   }

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { WaveloopConfig } from '../config';
 import { blobStoreIn } from '../payloads/blob-store';
@@ -30,10 +31,21 @@ export function connectionSettings(config: WaveloopConfig): TemporalConnectionSe
 /**
  * A Temporal client for the configured cluster and namespace, with waveloop's payload codecs (large
  * payloads it reads may be claim checks into `<dataDir>/payloads`; with `config.encryption`, it
- * encrypts what it sends and decrypts what it reads). Close `client.connection` when done.
+ * encrypts what it sends and decrypts what it reads). Its identity, which the run's history records
+ * with each answer, approval and message it sends, is `<user>@<host>`. Close `client.connection`
+ * when done.
  */
 export async function connectClient(config: WaveloopConfig): Promise<Client> {
   const connection = await Connection.connect(connectionSettings(config));
   const dataConverter = waveloopDataConverter(blobStoreIn(config.dataDir), config.encryption);
-  return new Client({ connection, namespace: config.namespace, dataConverter });
+  return new Client({ connection, namespace: config.namespace, dataConverter, identity: personIdentity() });
+}
+
+/** `<user>@<host>`, or Temporal's default `<pid>@<host>` where the user has no name (a container's uid). */
+function personIdentity(): string {
+  try {
+    return `${os.userInfo().username}@${os.hostname()}`;
+  } catch {
+    return `${process.pid}@${os.hostname()}`;
+  }
 }

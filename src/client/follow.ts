@@ -9,15 +9,23 @@ export interface FollowOutput {
   line(text: string): void;
   /** Prints text without ending the line (the model's reply as it streams); absent: no streaming. */
   text?(text: string): void;
-  /** Runs every few seconds while nothing has been printed (to notice a run no worker picked up). */
+  /** Prints what the run waits for from a person and the command that gives it (default: `line`). */
+  waiting?(text: string): void;
+  /** Runs every few seconds while nothing new has been printed (to notice a run no worker serves). */
   onIdle?(): Promise<void>;
-  /** A call waits for approval; absent: a line says how to decide it. */
-  onApproval?(call: RunProgress['pendingApprovals'][number]): Promise<void>;
+  /**
+   * A call waits for approval; absent: a line says how to decide it. `signal` is aborted when the
+   * following stops (a prompt then closes): with the reason `RUN_ENDED` when the run has ended.
+   */
+  onApproval?(call: RunProgress['pendingApprovals'][number], signal: AbortSignal): Promise<void>;
   /** A question waits for an answer (after it was printed); absent: a line says how to answer it. */
-  onQuestion?(question: RunProgress['pendingQuestions'][number]): Promise<void>;
-  /** The run waits for the person's next message (after it was printed); absent: say how to send one. */
-  onMessage?(): Promise<void>;
+  onQuestion?(question: RunProgress['pendingQuestions'][number], signal: AbortSignal): Promise<void>;
+  /** The run waits for the person's next message after the model's of `iteration` (printed); absent: say how to send one. */
+  onMessage?(iteration: number, signal: AbortSignal): Promise<void>;
 }
+
+/** The reason of a follower's abort signal when it stopped because the run ended. */
+export const RUN_ENDED = 'run ended';
 
 const POLL_MS = 250;
 const IDLE_CHECK_MS = 3_000;
@@ -30,9 +38,16 @@ const IDLE_CHECK_MS = 3_000;
 export function followRun(client: WaveloopClient, workflowId: string, out: FollowOutput) {
   let printedWaves = 0;
   let stopped = false;
+  const stopping = new AbortController();
   let lastIdleCheck = Date.now();
   const seen = new Set<string>();
-  const said = new SaidPrinter(out);
+  // What has been printed, counted: while nothing new is, `onIdle` runs every few seconds.
+  const printed = { lines: 0 };
+  const said = new SaidPrinter({
+    line: (text) => (printed.lines++, out.line(text)),
+    text: out.text && ((text) => (printed.lines++, out.text!(text))),
+  });
+  const waiting = (text: string) => (printed.lines++, (out.waiting ?? out.line)(text));
 
   // Calls printed as they settled, before their wave ended (not printed again with it).
   const printedCalls = new Set<string>();
@@ -42,6 +57,7 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
       if (printedCalls.has(key)) continue;
       printedCalls.add(key);
       said.endLine();
+      printed.lines++;
       out.line(renderCall(wave.iteration, call));
     }
   };
@@ -58,8 +74,12 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
     return true;
   };
 
+  let linesAtIdleCheck = 0;
   const poll = async () => {
-    if (printedWaves === 0 && !said.started && Date.now() - lastIdleCheck >= IDLE_CHECK_MS) {
+    if (printed.lines !== linesAtIdleCheck) {
+      linesAtIdleCheck = printed.lines;
+      lastIdleCheck = Date.now();
+    } else if (Date.now() - lastIdleCheck >= IDLE_CHECK_MS) {
       lastIdleCheck = Date.now();
       await out.onIdle?.();
     }
@@ -69,20 +89,20 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
     for (const q of progress.pendingQuestions ?? []) {
       if (!isNew(q.callId)) continue;
       if (out.onQuestion) {
-        out.line(`Question: ${q.question}`);
-        await out.onQuestion(q);
-      } else out.line(`Question: ${q.question}\n  ${answerHint(workflowId)}`);
+        waiting(`Question: ${q.question}`);
+        await out.onQuestion(q, stopping.signal);
+      } else waiting(`Question: ${q.question}\n  ${answerHint(workflowId)}`);
     }
     for (const a of progress.pendingApprovals ?? []) {
       if (!isNew(a.callId)) continue;
-      if (out.onApproval) await out.onApproval(a);
-      else out.line(`Approval needed: ${toolSummary(a.iteration, a.tool, a.args)}\n  ${approvalHint(workflowId, a.callId)}`);
+      if (out.onApproval) await out.onApproval(a, stopping.signal);
+      else waiting(`Approval needed: ${toolSummary(a.iteration, a.tool, a.args)}\n  ${approvalHint(workflowId, a.callId)}`);
     }
     if (progress.conversation && isNew(`message:${progress.iteration}`)) {
       if (out.onMessage) {
-        out.line(progress.conversation.message);
-        await out.onMessage();
-      } else out.line(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
+        waiting(progress.conversation.message);
+        await out.onMessage(progress.iteration, stopping.signal);
+      } else waiting(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
     }
     // A reply streams while the model call runs; show it once the waves before it are shown.
     if (out.text && progress.phase === 'model') {
@@ -100,8 +120,10 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
     }
   })();
   return {
+    /** Stops following; `result` (the run ended with it) closes an open prompt with a word on what became of what it asked. */
     async stop(result?: AgentLoopResult) {
       stopped = true;
+      stopping.abort(result ? RUN_ENDED : undefined);
       await loop;
       if (result) {
         said.finish(result.answer);
@@ -119,9 +141,8 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
 class SaidPrinter {
   private open: { iteration: number; attempt: number; text: string } | undefined;
   private done = new Set<number>();
-  started = false;
 
-  constructor(private readonly out: FollowOutput) {}
+  constructor(private readonly out: Pick<FollowOutput, 'line' | 'text'>) {}
 
   stream(stream: StreamedText): void {
     if (this.done.has(stream.iteration)) return;
@@ -130,7 +151,6 @@ class SaidPrinter {
       const retry = stream.attempt > 1 ? `, attempt ${stream.attempt}` : '';
       this.out.text!(`(iteration ${stream.iteration}${retry}) `);
       this.open = { iteration: stream.iteration, attempt: stream.attempt, text: '' };
-      this.started = true;
     }
     const unseen = unseenText(stream, this.open.text.length);
     this.out.text!(unseen);
@@ -141,7 +161,6 @@ class SaidPrinter {
   whole(iteration: number, text: string): void {
     if (this.done.has(iteration)) return;
     this.done.add(iteration);
-    this.started = true;
     if (this.open?.iteration === iteration && this.finish(text)) return;
     this.endLine();
     this.out.line(`(iteration ${iteration}) ${text}`);

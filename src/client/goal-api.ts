@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalTreeInput } from '../common/goal-contract';
 import { workflowSummary } from '../common/goal-text';
+import { GOAL_MEMO } from './run-list';
 
 export interface GoalStartOptions {
   /** Workflow id of the root; default `goal-<random>`. Its sub-goals are `<id>/1`, `<id>/1.2`, … */
@@ -12,7 +13,7 @@ export interface GoalStartOptions {
 
 /**
  * Validates the input (throws a `ZodError` that says what is wrong) and starts a goal tree: a
- * `pursueGoal` workflow whose summary in the Web UI is the objective.
+ * `pursueGoal` workflow whose summary in the Web UI (and goal in its memo) is the objective.
  */
 export async function startGoalTree(
   client: Client,
@@ -27,5 +28,6 @@ export async function startGoalTree(
     args: [valid],
     workflowExecutionTimeout: options.timeout as never,
     staticSummary: workflowSummary(valid.objective),
+    memo: { [GOAL_MEMO]: workflowSummary(valid.objective) },
   });
 }

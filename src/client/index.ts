@@ -1,4 +1,5 @@
 export { WaveloopClient, type RunStatusReport, type RunSummary, type StartOptions } from './api';
+export { RUN_STATES, type ListedRun, type RunState } from './run-list';
 export { followRun, type FollowOutput } from './follow';
 export { connectClient, connectionSettings } from './connection';
 export * from '../common/contract';

@@ -1,20 +1,21 @@
 import * as path from 'node:path';
-import type { Worker } from '@temporalio/worker';
-import { loadConfig, modelConfigProblem } from '../config';
-import { AgentLoopInputSchema, type AgentLoopInput, type AgentLoopResult } from '../common/contract';
+import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../config';
+import { AgentLoopInputSchema, type AgentLoopInput } from '../common/contract';
 import type { LoadedProject } from '../project/load-config';
 import { createProjectWorker } from '../worker';
-import { describeError, UsageError } from './cli-errors';
+import type { WaveloopClient } from './api';
+import { UsageError } from './cli-errors';
 import { ensureServer, note, print, runUrl, withClient, write } from './cli-support';
-import { followRun, type FollowOutput } from './follow';
+import { atTerminal, followUntilEnd, noWorkerNote } from './follow-command';
+import { InProcessWorker } from './in-process-worker';
 import { renderResult } from './render';
-import { terminalPrompts, type TerminalPrompts } from './terminal';
+import { exitStatusOf, listenForStop, type StopRequest } from './stop-signals';
 
 /**
- * The commands that run agents and follow them: `waveloop run` starts a run and follows it to its
- * answer, `follow` follows one started elsewhere, `dev` and `worker` run a worker. Each resolves to
- * the command's exit status: 0 when the run completed, 1 when it ended otherwise, 130 when Ctrl-C
- * stopped the following (the run goes on in Temporal).
+ * The commands that run agents: `waveloop run` starts a run and follows it to its answer
+ * (`follow-command.ts` follows), `dev` and `worker` run a worker. Each resolves to the command's
+ * exit status: 0 when the run completed, 1 when it ended otherwise, 130 (Ctrl-C) or 143 (SIGTERM)
+ * when a signal stopped the following (the run goes on in Temporal).
  */
 
 /** The options of `waveloop run`. */
@@ -34,9 +35,9 @@ export interface RunOptions {
 
 /**
  * `waveloop run <goal...>`: starts a run and, unless `--detach`, follows it wave by wave until its
- * result. When no worker polls the task queue (at the start, or later while the run waits for one),
- * it runs a worker in this process until the command ends. Throws a `UsageError` when the run would
- * need this machine's worker and no model is configured.
+ * result. When no worker polls the task queue (at the start, or while the run waits for its first
+ * workflow task), it runs a worker in this process until the command ends. Throws a `UsageError`
+ * when the run would need this machine's worker and no model is configured.
  */
 export async function runCommand(goalWords: string[], options: RunOptions, project: LoadedProject): Promise<number> {
   const config = loadConfig();
@@ -57,97 +58,52 @@ export async function runCommand(goalWords: string[], options: RunOptions, proje
 
   const uiUrl = await ensureServer(config);
   // Ctrl-C (or SIGTERM) stops the in-process worker and this command, never the run itself.
-  const stopRequested = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  return withClient(config, async (client) => {
-    let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
-    const startWorker = async () => {
-      if (inProcess) return;
-      const { worker, close } = await createProjectWorker(config, project);
-      inProcess = { worker, close, running: worker.run() };
-      note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the run.`);
-    };
-    if (!options.detach && !(await client.hasLiveWorker())) await startWorker();
+  const stop = listenForStop();
+  try {
+    return await withClient(config, (client) => startRun(client, { config, project, input, options, uiUrl, stop }));
+  } finally {
+    stop.dispose();
+  }
+}
 
-    try {
-      const handle = await client.start(input, { workflowId: options.id, timeout: options.timeout });
-      const url = runUrl(uiUrl, config, handle.workflowId);
-      if (options.detach) {
-        if (options.json) print(JSON.stringify({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }));
-        else print(`Started run ${handle.workflowId}${url ? ` · ${url}` : ''}`);
-        return 0;
-      }
-      if (!options.json) print(`Run ${handle.workflowId} started${url ? ` · Web UI: ${url}` : ''}`);
-
-      const out = options.json ? () => undefined : print;
-      const follow = followRun(client, handle.workflowId, {
-        line: out,
-        text: options.json ? undefined : write,
-        onIdle: async () => {
-          if (!inProcess && (await client.waitingForWorker(handle.workflowId))) await startWorker();
-        },
-        ...asksAtTerminal(options.json ? undefined : terminalPrompts(client, out, describeError), handle.workflowId),
-      });
-      try {
-        const ended = await Promise.race([
-          handle.result().then((result) => ({ result: result as AgentLoopResult })),
-          stopRequested.then(() => ({ result: undefined })),
-        ]);
-        const result = ended.result;
-        if (!result) {
-          await follow.stop();
-          note(`Stopped following ${handle.workflowId}; the run goes on in Temporal. A worker (\`waveloop worker\`) carries it on; \`waveloop status ${handle.workflowId}\` shows it.`);
-          return 130;
-        }
-        await follow.stop(result);
-        print(options.json ? JSON.stringify(result, null, 2) : `\n${renderResult(result)}`);
-        return result.status === 'completed' ? 0 : 1;
-      } catch (err) {
-        await follow.stop();
-        throw err;
-      }
-    } finally {
-      if (inProcess) {
-        // Ctrl-C has already asked the worker to stop (Temporal's runtime listens for it).
-        if (inProcess.worker.getState() === 'RUNNING') inProcess.worker.shutdown();
-        await inProcess.running;
-        await inProcess.close();
-      }
+/** `run` once the server is up: its in-process worker if needed, the run, and its following. */
+async function startRun(
+  client: WaveloopClient,
+  { config, project, input, options, uiUrl, stop }: { config: WaveloopConfig; project: LoadedProject; input: AgentLoopInput; options: RunOptions; uiUrl?: string; stop: StopRequest },
+): Promise<number> {
+  const inProcess = new InProcessWorker(config, project, () =>
+    note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the run.`),
+  );
+  try {
+    if (!options.detach && !(await client.hasLiveWorker())) await inProcess.start();
+    const handle = await client.start(input, { workflowId: options.id, timeout: options.timeout });
+    const id = handle.workflowId;
+    const url = runUrl(uiUrl, config, id);
+    if (options.detach) {
+      if (options.json) print(JSON.stringify({ workflowId: id, runId: handle.firstExecutionRunId }));
+      else print(`Started run ${id}${url ? ` · ${url}` : ''}`);
+      if (!(await client.hasLiveWorker())) note(noWorkerNote(config.taskQueue, config.taskQueue, `run ${id} starts once one does`));
+      return 0;
     }
-  });
-}
+    note(`Run ${id} started${url ? ` · Web UI: ${url}` : ''}`);
 
-/** At a terminal, a followed run's approvals, questions and chat messages are asked right there. */
-function asksAtTerminal(prompts: TerminalPrompts | undefined, workflowId: string): Pick<FollowOutput, 'onApproval' | 'onQuestion' | 'onMessage'> {
-  if (!prompts) return {};
-  return {
-    onApproval: (call) => prompts.approval(workflowId, call),
-    onQuestion: (question) => prompts.question(workflowId, question),
-    onMessage: () => prompts.message(workflowId),
-  };
-}
-
-/** `waveloop follow <id>`: follows a run live until its result, or until Ctrl-C. */
-export async function followCommand(workflowId: string): Promise<number> {
-  return withClient(loadConfig(), async (client) => {
-    const stopRequested = new Promise<void>((resolve) => process.once('SIGINT', resolve));
-    const follow = followRun(client, workflowId, {
-      line: print,
-      text: write,
-      onIdle: async () => undefined,
-      ...asksAtTerminal(terminalPrompts(client, print, describeError), workflowId),
+    // Until a worker has taken up the run, a few quiet seconds start one here.
+    let served = false;
+    const ended = await followUntilEnd(client, id, stop, {
+      ...(options.json ? { line: () => undefined, waiting: note } : { line: print, text: write, ...atTerminal(client, id) }),
+      onIdle: async () => {
+        if (served || inProcess.started) return;
+        if (await client.waitingForWorker(id)) await inProcess.start();
+        else served = true;
+      },
     });
-    const ended = await Promise.race([
-      client.result(workflowId).then((result) => ({ result })),
-      stopRequested.then(() => ({ result: undefined })),
-    ]);
-    await follow.stop(ended.result);
-    if (!ended.result) return 130;
-    print(`\n${renderResult(ended.result)}`);
-    return ended.result.status === 'completed' ? 0 : 1;
-  });
+    if ('signal' in ended) return exitStatusOf(ended.signal);
+    const { result } = ended;
+    print(options.json ? JSON.stringify({ workflowId: id, runId: handle.firstExecutionRunId, ...result }, null, 2) : `\n${renderResult(result)}`);
+    return result.status === 'completed' ? 0 : 1;
+  } finally {
+    await inProcess.stop();
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '
 /**
  * The commands that look after the Temporal service rather than runs: `waveloop setup` (waveloop's
  * search attributes on the namespace) and `waveloop server start|stop|status` (the embedded dev
- * server). Each prints one line and resolves to exit status 0.
+ * server). Each prints one line and resolves to exit status 0 (`server status`: 1 when it is not running).
  */
 
 /** `waveloop setup`: registers the search attributes the namespace lacks, and says which. */
@@ -32,9 +32,9 @@ export async function serverStopCommand(): Promise<number> {
   return 0;
 }
 
-/** `waveloop server status`: whether the embedded server runs, with its pid and addresses. */
+/** `waveloop server status`: whether the embedded server runs, with its pid and addresses; exit status 1 when it does not. */
 export async function serverStatusCommand(): Promise<number> {
   const status = await embeddedServerStatus(loadConfig().dataDir);
   print(status.running ? `Running (pid ${status.pid}) on ${status.address} · Web UI ${status.uiUrl}` : 'Not running.');
-  return 0;
+  return status.running ? 0 : 1;
 }

@@ -55,7 +55,9 @@ describe('waveloop CLI', () => {
 
     expect(out.stderr).toContain('running one in this process');
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain('Run cli-find-bob started');
+    // How the command goes is on stderr; stdout has what the run says.
+    expect(out.stderr).toContain('Run cli-find-bob started');
+    expect(out.stdout).not.toContain('Run cli-find-bob started');
     expect(out.stdout).toMatch(/wave 1 · search_users\(name=Bob\) → \[\{"id":\d+,"name":"Bob Martin"/);
     expect(out.stdout).toMatch(/wave 2 · get_user\(id=\d+\) → /);
     expect(out.stdout).toMatch(/wave 3 · update_user\(id=\d+, company=EPAM\) → .*"company":"EPAM"/);
@@ -71,13 +73,14 @@ describe('waveloop CLI', () => {
     // cli-find-bob ran on the queue no worker polls, and its in-process worker has stopped.
     const status = await waveloop(['status', 'cli-find-bob'], solo);
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain('Run:        cli-find-bob (COMPLETED)');
+    expect(status.stdout).toContain('Run:        cli-find-bob\n');
     expect(status.stdout).toContain('Status:     completed');
     expect(status.stdout).toContain('Waves:      3, 3 tool calls');
 
     // Every test file shares the server: its newest 20 runs need not include this one.
     const list = await waveloop(['list', '--limit', '1000'], env);
-    expect(list.stdout).toMatch(/cli-find-bob\s+COMPLETED/);
+    expect(list.stdout).toMatch(/^ID\s+STATUS\s+STARTED\s+KIND\s+GOAL\n/);
+    expect(list.stdout).toMatch(/\ncli-find-bob\s+completed\s+\S+Z\s+agent run\s+Find Bob and update his company to EPAM\n/);
   });
 
   it('waveloop run --chat: each answer waits for the next message; send continues the conversation, end finishes it', async () => {
@@ -124,7 +127,7 @@ describe('waveloop CLI', () => {
 
     const show = await waveloop(['show', 'cli-terminal'], env);
     expect(show.code).toBe(0);
-    expect(show.stdout).toContain('Run cli-terminal (COMPLETED)');
+    expect(show.stdout).toContain('Run cli-terminal (completed)');
     expect(show.stdout).toMatch(/Waves:\n  wave 1 · ask_question\(question=Which company\?\) → Initech\n  wave 2 · update_user\(id=2, company=Initech\) ✗ denied: add the legal form\n  wave 3 · update_user/);
     expect(show.stdout).toMatch(/Transcript:\n  \[system\] [\s\S]*?\n  \[user\] Move user 2\n  \[assistant\] → ask_question\(\{"question":"Which company\?"\}\)\n  \[tool \S+\] Initech\n/);
     expect(show.stdout).toContain('Answer (4 iterations');
@@ -191,9 +194,13 @@ describe('waveloop CLI', () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('Invalid input: goal: goal must be a non-empty string');
 
+    // Commander's own errors too exit 2, the status of a mistake in the command line.
     const limit = await waveloop(['run', '--max-iterations', '-3', 'x'], env);
-    expect(limit.code).not.toBe(0);
+    expect(limit.code).toBe(2);
     expect(limit.stderr).toContain('must be a positive whole number');
+    const unknown = await waveloop(['run', '--no-such-option', 'x'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("error: unknown option '--no-such-option'");
   });
 
   it('waveloop cancel: a detached run waiting on a slow model is cancelled and says so', async () => {
@@ -211,8 +218,10 @@ describe('waveloop CLI', () => {
     // The run ends gracefully: completed as a workflow, with status cancelled and what it had.
     await cli.client.result('cli-cancel-me');
     const status = await waveloop(['status', 'cli-cancel-me'], env);
-    expect(status.stdout).toContain('Run:        cli-cancel-me (COMPLETED)');
+    expect(status.stdout).toContain('Run:        cli-cancel-me\n');
     expect(status.stdout).toContain('Status:     cancelled');
+    // One status: not Temporal's COMPLETED beside the run's own.
+    expect(status.stdout).not.toContain('COMPLETED');
   });
 
   it('waveloop answer: answers the question a detached run waits on; status shows it first; an empty answer is refused', async () => {
@@ -252,7 +261,7 @@ describe('waveloop CLI', () => {
       // The run's search attributes say it waits for input once the server has indexed them.
       await eventually(() => cli.client.list(100, 'waiting_for_input'), (runs) => runs.some((run) => run.workflowId === 'cli-crash-question'));
       const waiting = await waveloop(['list', '--status', 'waiting_for_input'], crashEnv);
-      expect(waiting.stdout).toMatch(/cli-crash-question\s+RUNNING/);
+      expect(waiting.stdout).toMatch(/cli-crash-question\s+waiting_for_input\s+\S+\s+agent run\s+Pick a region/);
       expect(firstSaid).toContain(`Worker polling task queue "${queue}" on ${env.TEMPORAL_ADDRESS} (namespace default) with the demo tools. Ctrl-C stops it.`);
     } finally {
       first.kill('SIGKILL');

@@ -83,8 +83,8 @@ describe('waveloop goal and tree', () => {
     const list = await waveloop(['list'], env);
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split('\n');
-    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal +COMPLETED +\S+  goal tree$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +COMPLETED +\S+  agent run$/));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^cli-goal +completed +\\S+ +goal tree +${GOAL.slice(0, 40)}`)));
+    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +completed +\S+ +agent run /));
     expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);
 
     // `list --json` prints these summaries: the tree's root is a pursueGoal run.

