@@ -199,8 +199,8 @@ export class WaveloopClient {
    * The newest runs first: agent runs and goal trees (their roots; a tree's sub-goals are in
    * `waveloop tree`), each with its own status and goal. `status` keeps agent runs in that status only.
    */
-  async list(limit = 20, status?: RunState): Promise<ListedRun[]> {
-    return listRuns(this.client, limit, status);
+  async list(limit = 20, status?: RunState, schedule?: string): Promise<ListedRun[]> {
+    return listRuns(this.client, limit, status, schedule);
   }
 
   /**

@@ -104,7 +104,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .addOption(new Option('--limit <n>', 'how many').argParser(parsePositiveInt).default(20))
     .addOption(new Option('--status <status>', 'only agent runs in this state, e.g. waiting_for_input or waiting_for_approval').choices(RUN_STATES))
     .option('--json', 'print JSON')
-    .action(action((options: { limit: number; json?: boolean; status?: RunState }) => listCommand(options)));
+    .option('--schedule <name>', 'only the runs this schedule started')
+    .action(action((options: { limit: number; json?: boolean; status?: RunState; schedule?: string }) => listCommand(options)));
   program
     .command('setup')
     .description("register waveloop's search attributes on the namespace (the embedded server has them)")

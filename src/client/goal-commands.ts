@@ -115,7 +115,7 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
         else cli.print(`Started goal tree ${id}${url ? ` · ${url}` : ''}`);
         return 0;
       }
-      if (!options.json) cli.print(`Goal tree ${id} started${url ? ` · Web UI: ${url}` : ''}`);
+      if (!options.json) cli.note(`Goal tree ${id} started${url ? ` · Web UI: ${url}` : ''}`);
 
       const out = options.json ? () => undefined : cli.print;
       const follow = followTree(client, id, out, options.json ? undefined : cli.prompts(client, out), async () => {

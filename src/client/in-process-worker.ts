@@ -24,7 +24,8 @@ export class InProcessWorker {
 
   async start(): Promise<void> {
     if (this.running) return;
-    const { worker, close } = await createProjectWorker(this.config, this.project);
+    // A command ends promptly: calls in flight are cancelled at once (another worker retries them).
+    const { worker, close } = await createProjectWorker(this.config, this.project, { shutdownGraceTime: 0 });
     this.running = { worker, close, done: worker.run() };
     this.onStart();
   }

@@ -86,9 +86,9 @@ export async function showCommand(workflowId: string): Promise<number> {
 const GOAL_CHARS = 60;
 
 /** `waveloop list`: recent agent runs and goal trees, one a line under a header, or as JSON. */
-export async function listCommand(options: { limit: number; json?: boolean; status?: RunState }): Promise<number> {
+export async function listCommand(options: { limit: number; json?: boolean; status?: RunState; schedule?: string }): Promise<number> {
   return withClient(loadConfig(), async (client) => {
-    const runs = await client.list(options.limit, options.status);
+    const runs = await client.list(options.limit, options.status, options.schedule);
     if (options.json) print(JSON.stringify(runs, null, 2));
     else if (runs.length === 0) print(options.status ? `No agent runs are ${options.status}.` : 'No runs yet.');
     else {

@@ -52,12 +52,14 @@ const DESCRIBE_CONCURRENCY = 8;
 
 /**
  * The newest `limit` agent runs and goal trees (their roots; a tree's sub-goals are in `waveloop
- * tree`). `status`, one of `RUN_STATES`, keeps agent runs in that status only.
+ * tree`). `status`, one of `RUN_STATES`, keeps agent runs in that status only; `schedule` keeps the
+ * runs that schedule started (Temporal's `TemporalScheduledById`).
  */
-export async function listRuns(client: Client, limit: number, status?: RunState): Promise<ListedRun[]> {
-  const query = status
+export async function listRuns(client: Client, limit: number, status?: RunState, schedule?: string): Promise<ListedRun[]> {
+  const kinds = status
     ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} = '${status}'`
-    : `WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL)`;
+    : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
+  const query = schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;
   const runs: ListedRun[] = [];
   for await (const run of client.workflow.list({ query })) {
     const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);

@@ -11,6 +11,7 @@ import {
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, type AgentLoopInput } from '../common/contract';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import { GoalTreeInputSchema, type GoalTreeInput } from '../common/goal-contract';
+import { GOAL_MEMO } from './run-list';
 
 /** What a schedule does when a run is due while the last one still runs (Temporal's overlap policies). */
 export const OVERLAP_POLICIES = ['skip', 'buffer-one', 'buffer-all', 'cancel-other', 'terminate-other', 'allow-all'] as const;
@@ -156,7 +157,7 @@ export class WaveloopSchedules {
         workflowId: name,
         args: [input],
         // Temporal keeps a cron expression only as calendar specs: the runs' memo keeps it as given.
-        memo: { schedule: name, timing },
+        memo: { schedule: name, timing, [GOAL_MEMO]: goal },
         staticSummary: goal.length > 200 ? `${goal.slice(0, 199)}…` : goal,
       },
       policies: { overlap: overlapPolicy(definition.overlap ?? 'skip') },

@@ -44,7 +44,7 @@ describe('waveloop goal and tree', () => {
     expect(out.code).toBe(0);
     fake.assertDone();
     router.assertDone();
-    expect(out.stdout).toContain('Goal tree cli-goal started');
+    expect(out.stderr).toContain('Goal tree cli-goal started');
     expect(out.stdout).toContain(`cli-goal · decomposed · 2 sub-goals in 1 level(s) · ${GOAL}`);
     // The tool loop's wave, as it settled, before the goal it executed says it is done.
     expect(out.stdout).toContain(`cli-goal/1/exec · wave 1 · calculator(expression=3 * 4) → 12\ncli-goal/1 · executed · done (tools) · ${AREA}`);

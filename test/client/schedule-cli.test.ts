@@ -65,13 +65,18 @@ describe('waveloop schedule', () => {
     expect(run.memo).toMatchObject({ schedule: id });
     expect(run.searchAttributes.TemporalScheduledById).toEqual([id]);
     expect(await cli.client.result(runId!)).toMatchObject({ status: 'completed', answer: 'Report sent.' });
+    const listed = await eventually(
+      () => waveloop(['list', '--schedule', id], env),
+      (out) => out.stdout.includes(runId!),
+    );
+    expect(listed.stdout.trim().split('\n').slice(1)).toEqual([expect.stringMatching(new RegExp(`^${runId}\\s+completed\\s+\\S+\\s+agent run\\s+Send the weekly report$`))]);
 
     const updated = await waveloop(['schedule', 'update', id, '--cron', '0 9 * * 1-5', '--timezone', 'Europe/Berlin'], env);
     expect(updated.code).toBe(0);
     expect(await waveloop(['schedule', 'pause', id], env)).toMatchObject({ code: 0 });
-    const listed = await waveloop(['schedule', 'list'], env);
-    expect(listed.stdout.split('\n')[0]).toMatch(/^NAME\s+KIND\s+TIMING\s+STATE\s+NEXT\s+GOAL$/);
-    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+agent\\s+0 9 \\* \\* 1-5 \\(Europe/Berlin\\)\\s+paused\\s+\\S+\\s+Send the weekly report$`, 'm'));
+    const schedules = await waveloop(['schedule', 'list'], env);
+    expect(schedules.stdout.split('\n')[0]).toMatch(/^NAME\s+KIND\s+TIMING\s+STATE\s+NEXT\s+GOAL$/);
+    expect(schedules.stdout).toMatch(new RegExp(`^${id}\\s+agent\\s+0 9 \\* \\* 1-5 \\(Europe/Berlin\\)\\s+paused\\s+\\S+\\s+Send the weekly report$`, 'm'));
 
     expect((await waveloop(['schedule', 'delete', id], env)).stdout).toContain(`Deleted schedule ${id}.`);
     expect(await scheduleNames()).not.toContain(id);
