@@ -21,12 +21,13 @@ export const MODEL_CALL_ACTIVITIES: ReadonlySet<string> = new Set([
 /** The activity that runs one tool call (`ToolCallInput` → `ToolCallOutput`). */
 export const TOOL_CALL_ACTIVITY = 'runTool';
 
-/** What a model-calling activity was asked: the model, and for `callModel` the iteration. */
-export function modelCallInput(args: readonly unknown[]): { model?: string; iteration?: number } {
-  const input = args[0] as { model?: unknown; iteration?: unknown } | undefined;
+/** What a model-calling activity was asked: the model, and for `callModel` the iteration and planner. */
+export function modelCallInput(args: readonly unknown[]): { model?: string; iteration?: number; planner?: string } {
+  const input = args[0] as { model?: unknown; iteration?: unknown; planner?: unknown } | undefined;
   return {
     model: typeof input?.model === 'string' ? input.model : undefined,
     iteration: typeof input?.iteration === 'number' ? input.iteration : undefined,
+    planner: typeof input?.planner === 'string' ? input.planner : undefined,
   };
 }
 
@@ -47,7 +48,7 @@ export function toolCallInput(args: readonly unknown[]): { name: string; toolCal
   return { name: String(input?.name ?? 'unknown'), toolCallId: String(input?.toolCallId ?? ''), args: input?.args };
 }
 
-/** How many tool calls a model reply asks for (a native reply's `tool_calls`; 0 for others). */
+/** How many tool calls a native reply asks for (its `tool_calls`). */
 export function toolCallCount(message: unknown): number {
   const calls = (message as { tool_calls?: unknown } | undefined)?.tool_calls;
   return Array.isArray(calls) ? calls.length : 0;

@@ -8,7 +8,9 @@ import { Metric } from '../common/metric-names';
  * are on (`telemetryWorkflowModules`): runs and goals started and ended (by status), circuit
  * breakers opened, approval decisions. Emitted through the workflow's `metricMeter`, which
  * records nothing while replaying: a worker that takes a run over counts only what happens from
- * then on. Temporal labels them with the workflow type, namespace and task queue.
+ * then on. Temporal labels them with the workflow type, namespace and task queue. Like tracing's,
+ * these interceptors hand on the promise they got and watch it from the side: nothing is awaited
+ * between it and the workflow, so metrics can be turned on or off with runs in flight.
  */
 export const interceptors = (): WorkflowInterceptors => ({ inbound: [new RunMetrics()] });
 
@@ -18,26 +20,32 @@ class RunMetrics implements WorkflowInboundCallsInterceptor {
   private readonly breakers = metricMeter.createCounter(Metric.circuitBreakersOpened.name, undefined, Metric.circuitBreakersOpened.description);
   private readonly decided = metricMeter.createCounter(Metric.approvalsDecided.name, undefined, Metric.approvalsDecided.description);
 
-  async execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+  execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     // A run continued as new goes on with the same run.
     if (!workflowInfo().continuedFromExecutionRunId) this.started.add(1);
-    let result: unknown;
-    try {
-      result = await next(input);
-    } catch (err) {
-      if (!(err instanceof ContinueAsNew)) this.ended.add(1, { status: isCancellation(err) ? 'cancelled' : 'failed' });
-      throw err;
-    }
-    const status = (result as { status?: unknown } | undefined)?.status;
-    this.ended.add(1, { status: typeof status === 'string' ? status : 'unknown' });
-    if (status === 'circuit_open') this.breakers.add(1);
-    return result;
+    const running = next(input);
+    void running.then(
+      (result) => {
+        const status = (result as { status?: unknown } | undefined)?.status;
+        this.ended.add(1, { status: typeof status === 'string' ? status : 'unknown' });
+        if (status === 'circuit_open') this.breakers.add(1);
+      },
+      (err: unknown) => {
+        if (!(err instanceof ContinueAsNew)) this.ended.add(1, { status: isCancellation(err) ? 'cancelled' : 'failed' });
+      },
+    );
+    return running;
   }
 
-  async handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>): Promise<unknown> {
-    const output = await next(input);
-    if (input.name === approveUpdate.name) this.decided.add(1, { outcome: 'approved' });
-    if (input.name === denyUpdate.name) this.decided.add(1, { outcome: 'denied' });
-    return output;
+  handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>): Promise<unknown> {
+    const handled = next(input);
+    const outcome = input.name === approveUpdate.name ? 'approved' : input.name === denyUpdate.name ? 'denied' : undefined;
+    if (outcome) {
+      void handled.then(
+        () => this.decided.add(1, { outcome }),
+        () => undefined,
+      );
+    }
+    return handled;
   }
 }

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { context, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { AgentLoopResult } from '../common/contract';
 import type { GoalResult } from '../common/goal-contract';
@@ -9,15 +9,15 @@ import { APPROVAL_EVENT, Attr, ContentAttr, GenAiOperation } from '../common/tra
  * The GenAI spans of one workflow, after the OpenTelemetry GenAI semantic conventions: the run (an
  * `agentLoop`) or the goal (a `pursueGoal`) is an `invoke_agent` span; each model call under it a
  * `chat` span, each tool call an `execute_tool` span, both spanning the activity with its retries,
- * so Temporal's `StartActivity`/`RunActivity` spans of the attempts sit beneath them. Approval
- * decisions are events of the `invoke_agent` span, and an approved call's span says so.
+ * so the `RunActivity` spans of its attempts sit beneath them. Approval decisions are events of the
+ * `invoke_agent` span, and an approved call's span says so.
  *
- * Made by workflow interceptors (`tracing-interceptors.ts`), from what activities are given and
- * return: the workflow code itself knows nothing of tracing. Spans end in the workflow and leave it
- * through Temporal's span exporter sink, which the SDK does not call while replaying. Content
- * (prompts, replies, tool arguments and results) is always set here, under `ContentAttr` names; the
- * worker drops it before export unless content tracing is on, since workflow code cannot read the
- * worker's configuration.
+ * Made by workflow interceptors (`tracing-interceptors.ts`) from what activities are given and
+ * return: the workflow code itself knows nothing of tracing. Each span watches the promise it
+ * spans from the side and hands on that very promise, so the workflow runs step for step as it
+ * would untraced. Content (prompts, replies, tool arguments and results) is always set here, under
+ * `ContentAttr` names; the worker drops it before export unless content tracing is on, since
+ * workflow code cannot read the worker's configuration.
  */
 export class RunSpans {
   private root: Span | undefined;
@@ -27,43 +27,40 @@ export class RunSpans {
 
   constructor(private readonly tracer: Tracer) {}
 
-  /** Runs the workflow inside its `invoke_agent` span, which ends with the run's status and usage. */
-  invoke(workflowType: string, args: unknown[], run: () => Promise<unknown>): Promise<unknown> {
+  /** Runs the workflow inside its `invoke_agent` span (under `parent`, the trace of whoever started it), which ends with the run's status and usage. */
+  invoke(workflowType: string, args: unknown[], parent: Context | undefined, run: () => Promise<unknown>): Promise<unknown> {
     const goal = workflowType === 'pursueGoal';
     const start = goal ? goalStart(args[0]) : agentStart(args);
+    const { workflowId } = workflowInfo();
     const attributes: Attributes = {
       [Attr.operationName]: GenAiOperation.InvokeAgent,
       [Attr.agentName]: start.agent,
-      [Attr.workflowId]: workflowInfo().workflowId,
-      [Attr.conversationId]: workflowInfo().workflowId,
+      [Attr.workflowId]: workflowId,
+      [Attr.conversationId]: workflowId,
       ...(start.model ? { [Attr.requestModel]: start.model } : {}),
       ...(start.depth !== undefined ? { [Attr.goalDepth]: start.depth } : {}),
       ...(start.goal ? { [ContentAttr.inputMessages]: textMessages('user', start.goal) } : {}),
     };
-    return this.tracer.startActiveSpan(`${GenAiOperation.InvokeAgent} ${start.agent}`, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
-      this.root = span;
-      try {
-        const result = await run();
-        span.setAttributes(goal ? goalEnd(result as GoalResult) : agentEnd(result as AgentLoopResult));
-        return result;
-      } catch (err) {
+    this.root = this.tracer.startSpan(`${GenAiOperation.InvokeAgent} ${start.agent}`, { kind: SpanKind.INTERNAL, attributes }, parent ?? context.active());
+    return watched(this.root, parent ?? context.active(), run, {
+      settled: (span, result) => span.setAttributes(goal ? goalEnd(result as GoalResult) : agentEnd(result as AgentLoopResult)),
+      failed: (span, err) => {
         if (err instanceof ContinueAsNew) span.setAttribute(Attr.status, 'continued_as_new');
         else if (isCancellation(err)) span.setAttribute(Attr.status, 'cancelled');
         else failed(span, err, { [Attr.status]: 'failed' });
-        throw err;
-      } finally {
-        span.end();
-      }
+      },
     });
   }
 
   /** Schedules an activity (`schedule`) inside the span of the model call or tool call it is, if it is one. */
   activity<T>(activityType: string, args: unknown[], local: boolean, schedule: () => Promise<T>): Promise<T> {
     if (activityType === 'resolveRun' || activityType === 'resolveGoal') {
-      return schedule().then((resolved) => {
-        this.resolved(resolved);
-        return resolved;
-      });
+      const resolving = schedule();
+      void resolving.then(
+        (resolved) => this.resolved(resolved),
+        () => undefined,
+      );
+      return resolving;
     }
     if (MODEL_CALL_ACTIVITIES.has(activityType)) return this.chat(activityType, args, local, schedule);
     if (activityType === TOOL_CALL_ACTIVITY) return this.tool(args, local, schedule);
@@ -89,7 +86,7 @@ export class RunSpans {
   }
 
   private chat<T>(activityType: string, args: unknown[], local: boolean, schedule: () => Promise<T>): Promise<T> {
-    const { model, iteration } = modelCallInput(args);
+    const { model, iteration, planner } = modelCallInput(args);
     if (activityType === 'callModel' && iteration !== undefined) this.iteration = iteration;
     const attributes: Attributes = {
       [Attr.operationName]: GenAiOperation.Chat,
@@ -105,8 +102,8 @@ export class RunSpans {
         ...(reply.usage ? { [Attr.inputTokens]: reply.usage.promptTokens, [Attr.outputTokens]: reply.usage.completionTokens } : {}),
         ...(reply.model ? { [Attr.responseModel]: reply.model } : {}),
         ...(reply.finishReason ? { [Attr.finishReasons]: [reply.finishReason] } : {}),
-        ...(activityType === 'callModel' ? { [Attr.waveSize]: toolCallCount(reply.message) } : {}),
-        ...(reply.message !== undefined ? { [ContentAttr.outputMessages]: JSON.stringify([reply.message]) } : {}),
+        ...(planner === 'native' ? { [Attr.waveSize]: toolCallCount(reply.message) } : {}),
+        ...(reply.message !== undefined ? { [ContentAttr.outputMessages]: replyMessages(reply.message) } : {}),
       });
     });
   }
@@ -130,21 +127,43 @@ export class RunSpans {
     });
   }
 
-  /** `fn` inside an active span that ends when it settles: with `settled` on success, with the error otherwise. */
+  /** `fn` inside a span of its own under the active one, ended when what `fn` returned settles. */
   private around<T>(name: string, kind: SpanKind, attributes: Attributes, fn: () => Promise<T>, settled: (span: Span, output: T) => void): Promise<T> {
-    return this.tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
-      try {
-        const output = await fn();
-        settled(span, output);
-        return output;
-      } catch (err) {
-        if (!isCancellation(err)) failed(span, err);
-        throw err;
-      } finally {
-        span.end();
-      }
+    const span = this.tracer.startSpan(name, { kind, attributes }, context.active());
+    return watched(span, context.active(), fn, {
+      settled,
+      failed: (s, err) => {
+        if (!isCancellation(err)) failed(s, err);
+      },
     });
   }
+}
+
+/**
+ * Calls `fn` with `span` active (what it schedules carries the span in its headers) and returns
+ * `fn`'s own promise: the span is ended from a reaction of its own, with nothing awaited between
+ * the promise and its awaiter, which would reorder the workflow's commands.
+ */
+function watched<T>(span: Span, parent: Context, fn: () => Promise<T>, on: { settled(span: Span, value: T): void; failed(span: Span, err: unknown): void }): Promise<T> {
+  let promise: Promise<T>;
+  try {
+    promise = context.with(trace.setSpan(parent, span), fn);
+  } catch (err) {
+    on.failed(span, err);
+    span.end();
+    throw err;
+  }
+  void promise.then(
+    (value) => {
+      on.settled(span, value);
+      span.end();
+    },
+    (err: unknown) => {
+      on.failed(span, err);
+      span.end();
+    },
+  );
+  return promise;
 }
 
 /** Marks `span` failed: `error.type` is the failure's type (an activity's or child's cause), the status says why. */
@@ -206,6 +225,16 @@ function goalEnd(result: GoalResult): Attributes {
     [Attr.outputTokens]: result.usage.completionTokens,
     [ContentAttr.outputMessages]: textMessages('assistant', result.summary),
   };
+}
+
+/** A model's reply (Chat Completions form) as the GenAI conventions write `gen_ai.output.messages`. */
+function replyMessages(message: unknown): string {
+  const { content, tool_calls: calls } = message as { content?: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
+  const parts = [
+    ...(typeof content === 'string' && content !== '' ? [{ type: 'text', content }] : []),
+    ...(calls ?? []).map((call) => ({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments })),
+  ];
+  return JSON.stringify([{ role: 'assistant', parts }]);
 }
 
 /** One message of text, as the GenAI conventions write `gen_ai.input.messages` and `gen_ai.output.messages`. */
