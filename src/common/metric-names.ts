@@ -1,7 +1,7 @@
 /**
  * waveloop's own metrics, emitted through Temporal's metric meter, so they are served beside the
- * SDK's (`temporal_*`) on the same endpoint. Temporal adds `namespace` and `task_queue` labels, and
- * `workflow_type` or `activity_type` to those emitted from workflows and activities.
+ * SDK's (`temporal_*`) on the same endpoint. Temporal adds `namespace` and `taskQueue` labels, and
+ * `workflowType` or `activityType` to those emitted from workflows and activities.
  */
 export const Metric = {
   /** Counter · `agentLoop` runs and `pursueGoal` goals started (a run continued as new is not a new one). */

@@ -31,7 +31,7 @@ export function watchApprovals({ client, namespace, taskQueue, meter, searchAttr
     try {
       if (!(await searchAttributes())) return;
       const { count } = await client.workflow.count(query);
-      if (!stopped) gauge.set(count, { namespace, task_queue: taskQueue });
+      if (!stopped) gauge.set(count, { namespace, taskQueue });
     } catch {
       // The server was unreachable or busy: the gauge keeps its value until the next count.
     }
