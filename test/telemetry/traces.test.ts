@@ -1,9 +1,17 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { z } from 'zod';
 import { defineTool, ToolError } from '../../src/tools/define';
 import { telemetryWorkflowModules } from '../../src/telemetry/workflow-modules';
 import { FAKE_USAGE } from '../support/fake-model';
-import { Harness, type TestTelemetry, type WorkflowBundle } from '../support/harness';
+import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
+import { approveUpdate } from '../../src/common/messages';
+import { Harness, waitForProgress, workflowBundle, type TestTelemetry, type WorkflowBundle } from '../support/harness';
+import { HISTORIES_DIR } from '../support/history';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { buildWorkflowBundle } from '../support/workflow-bundle';
 
@@ -49,7 +57,7 @@ function tree(spans: ReceivedSpan[]) {
 }
 
 describe('traces', () => {
-  it('a run with a two-call wave: invoke_agent over chat and execute_tool spans over Temporal’s, tokens, a failed call’s status, no content', async () => {
+  it('a run with a two-call wave: invoke_agent over chat and execute_tool spans over the attempts’, tokens, a failed call’s status, no content', async () => {
     h.fake.script(
       {
         toolCalls: [
@@ -71,9 +79,9 @@ describe('traces', () => {
     const t = tree(spans);
     expect(new Set(spans.map((span) => span.encoding))).toEqual(new Set(['application/json']));
 
-    const run = t.one('RunWorkflow:agentLoop');
+    // The run's span is the root: nothing traced started it.
     const agent = t.one('invoke_agent default');
-    expect(t.parentOf(agent)).toBe(run);
+    expect(agent.parentSpanId).toBeUndefined();
     expect(agent.attributes).toMatchObject({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': 'default',
@@ -99,10 +107,8 @@ describe('traces', () => {
         'gen_ai.usage.output_tokens': FAKE_USAGE.completion_tokens,
         'waveloop.activity': 'callModel',
       });
-      // The model call's activity, started and run, sits beneath it.
-      const [started] = spans.filter((span) => span.name === 'StartActivity:callModel' && t.parentOf(span) === chat);
-      expect(started).toBeDefined();
-      expect(spans.filter((span) => span.name === 'RunActivity:callModel' && t.parentOf(span) === started)).toHaveLength(1);
+      // The model call's activity, Temporal's span of its attempt, sits beneath it.
+      expect(spans.filter((span) => span.name === 'RunActivity:callModel' && t.parentOf(span) === chat)).toHaveLength(1);
     }
     expect(chats[0].attributes['waveloop.wave.size']).toBe(2);
 
@@ -114,8 +120,7 @@ describe('traces', () => {
     ] as const) {
       expect(t.parentOf(span)).toBe(agent);
       expect(span.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.call.id': id, 'waveloop.iteration': 1 });
-      const [started] = spans.filter((s) => s.name === 'StartActivity:runTool' && t.parentOf(s) === span);
-      expect(spans.filter((s) => s.name === 'RunActivity:runTool' && t.parentOf(s) === started)).toHaveLength(1);
+      expect(spans.filter((s) => s.name === 'RunActivity:runTool' && t.parentOf(s) === span)).toHaveLength(1);
     }
     expect(search.status.code).toBe(0); // unset, as OpenTelemetry asks of instrumentation for what succeeded
     // The failed call: an error status and its type, without the error's text (tool output).
@@ -151,5 +156,83 @@ describe('traces', () => {
     expect(tool.status).toEqual({ code: 2, message: 'No invoice INV-7 for secret-customer-7' });
     const [lastChat] = t.named('chat fake-model').filter((chat) => chat.attributes['waveloop.iteration'] === 2);
     expect(lastChat.attributes['gen_ai.output.messages']).toContain('There is no INV-7.');
+  });
+
+  it('a goal tree is one trace: each goal an invoke_agent span under its parent goal’s, its tool loop’s under its own', async () => {
+    const GOAL = 'Plan the billing review';
+    const [FIND, DRAFT] = ['Find the overdue customers', 'Draft the reminder'];
+    const router = goalModel({
+      [GOAL]: {
+        assessment: [assess.decompose()],
+        decomposition: [decomposition(FIND, DRAFT)],
+        achievement: [achievement(true)],
+        synthesis: [synthesis('Review planned.')],
+      },
+      [FIND]: { assessment: [assess.tools()], agent: [{ content: 'Initech is overdue.' }] },
+      [DRAFT]: { assessment: [assess.answer()], synthesis: [synthesis('Dear customer, …')] },
+    });
+    h.fake.script(...router.steps);
+    const workflowId = 'traces-goal-tree';
+    const { result } = await h.pursue({ objective: GOAL }, { workflowId, telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/json' }) });
+    router.assertDone();
+    expect(result!.status).toBe('achieved');
+
+    const root = receiver.spans.find((span) => span.name === 'invoke_agent goal' && span.attributes['waveloop.workflow.id'] === workflowId)!;
+    const spans = receiver.spans.filter((span) => span.traceId === root.traceId);
+    const t = tree(spans);
+    /** The nearest invoke_agent span above `span`. */
+    const agentAbove = (span: ReceivedSpan): ReceivedSpan | undefined => {
+      for (let p = t.parentOf(span); p; p = t.parentOf(p)) if (p.name.startsWith('invoke_agent')) return p;
+      return undefined;
+    };
+    const agents = t.named('invoke_agent goal').concat(t.named('invoke_agent default'));
+    const byWorkflow = new Map(agents.map((span) => [span.attributes['waveloop.workflow.id'], span]));
+    // The root, its two sub-goals, and the tool loop of the first: all in the root's trace.
+    expect([...byWorkflow.keys()].sort()).toEqual([workflowId, `${workflowId}/1`, `${workflowId}/1/exec`, `${workflowId}/2`]);
+    expect(agentAbove(byWorkflow.get(workflowId)!)).toBeUndefined();
+    expect(agentAbove(byWorkflow.get(`${workflowId}/1`)!)).toBe(byWorkflow.get(workflowId));
+    expect(agentAbove(byWorkflow.get(`${workflowId}/2`)!)).toBe(byWorkflow.get(workflowId));
+    expect(agentAbove(byWorkflow.get(`${workflowId}/1/exec`)!)).toBe(byWorkflow.get(`${workflowId}/1`));
+    expect(byWorkflow.get(workflowId)!.attributes).toMatchObject({ 'waveloop.goal.depth': 0, 'waveloop.status': 'achieved' });
+    expect(byWorkflow.get(`${workflowId}/1`)!.attributes).toMatchObject({ 'waveloop.goal.depth': 1, 'waveloop.status': 'achieved' });
+    // Each goal's model calls are chat spans of its own.
+    const steps = t.named('chat fake-model').filter((chat) => agentAbove(chat) === byWorkflow.get(workflowId));
+    expect(steps.map((chat) => chat.attributes['waveloop.activity'])).toEqual(['assessGoal', 'decomposeGoal', 'checkAchieved', 'synthesizeGoal']);
+  });
+});
+
+describe('traces: replay', () => {
+  it('every recorded history replays with the telemetry interceptors in the bundle (turning them on changes no decision)', async () => {
+    const files = fs.readdirSync(HISTORIES_DIR).filter((file) => file.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    const histories = files.map((file) => ({
+      workflowId: path.basename(file, '.json').split('@')[0],
+      history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8'))),
+    }));
+    const failed: string[] = [];
+    // A replay worker calls no sink, but wants the spans' sink registered (as a traced worker has it).
+    const sinks = { exporter: { export: { fn: () => undefined } } };
+    for await (const result of Worker.runReplayHistories({ workflowBundle: bundle, dataConverter: waveloopDataConverter(), sinks }, histories)) {
+      if (result.error) failed.push(`${result.workflowId}: ${result.error.message}`);
+    }
+    expect(failed).toEqual([]);
+  });
+
+  it('a traced run with an approval replays without them (turning them off changes no decision either)', async () => {
+    const bob = h.db.prepare("SELECT id FROM users WHERE name LIKE 'Bob%'").get() as { id: number };
+    h.fake.script({ toolCalls: [{ name: 'get_user', args: { id: bob.id } }, { name: 'update_user', args: { id: bob.id, company: 'Umbrella' } }] }, { content: 'Done.' });
+    const { handle, result } = await h.run(
+      { goal: 'Move Bob to Umbrella', agent: 'back-office' },
+      {
+        telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces` }),
+        during: async (run) => {
+          const waiting = await waitForProgress(h.client, run, (p) => p.pendingApprovals.length === 1);
+          await run.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId] });
+        },
+      },
+    );
+    expect(result!.status).toBe('completed');
+    const history = await handle.fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() }, history, handle.workflowId);
   });
 });
