@@ -2,6 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { z } from 'zod';
@@ -156,6 +159,23 @@ describe('traces', () => {
     expect(tool.status).toEqual({ code: 2, message: 'No invoice INV-7 for secret-customer-7' });
     const [lastChat] = t.named('chat fake-model').filter((chat) => chat.attributes['waveloop.iteration'] === 2);
     expect(lastChat.attributes['gen_ai.output.messages']).toContain('There is no INV-7.');
+  });
+
+  it('a run started by a client with Temporal’s client interceptor: its span is under the client’s StartWorkflow span', async () => {
+    h.fake.script({ content: 'Hello.' });
+    const started = new InMemorySpanExporter();
+    const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(started)] }).getTracer('client');
+    const client = new Client({
+      connection: h.client.connection,
+      dataConverter: waveloopDataConverter(h.blobStore),
+      interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer })] },
+    });
+    const { worker, taskQueue } = await h.worker({ telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces` }) });
+    await worker.runUntil(() => client.workflow.execute('agentLoop', { taskQueue, workflowId: 'traces-client', args: [{ goal: 'Say hello' }] }));
+    const [start] = started.getFinishedSpans();
+    expect(start.name).toBe('StartWorkflow:agentLoop');
+    const agent = receiver.ofWorkflow('traces-client').find((span) => span.name === 'invoke_agent default')!;
+    expect([agent.traceId, agent.parentSpanId]).toEqual([start.spanContext().traceId, start.spanContext().spanId]);
   });
 
   it('a goal tree is one trace: each goal an invoke_agent span under its parent goal’s, its tool loop’s under its own', async () => {
