@@ -17,6 +17,8 @@ const SLOW_FILES: Record<string, number> = {
   'test/workflows/pursue-goal.test.ts': 16,
   'test/client/goal-cli.test.ts': 12,
   'test/workflows/continue-as-new.test.ts': 12,
+  'test/telemetry/worker-process.test.ts': 14,
+  'test/telemetry/traces.test.ts': 12,
   'test/workflows/large-payloads.test.ts': 9,
   'test/workflows/json-planner.test.ts': 9,
 };
