@@ -1,3 +1,3 @@
-export { type OtlpProtocol, type TracingOptions, tracingFromEnv } from './tracing-config';
+export type { OtlpProtocol, TracingOptions } from './tracing-config';
 export { telemetryWorkflowModules } from './workflow-modules';
-export { metricsAddressFromEnv, prometheusTelemetry } from './metrics-runtime';
+export { prometheusTelemetry } from './metrics-runtime';
