@@ -15,4 +15,5 @@ export {
   type WaveloopWorkerOptions,
   type WorkerTuning,
 } from './worker';
+export { prometheusTelemetry, telemetryWorkflowModules, type OtlpProtocol, type TracingOptions } from './telemetry';
 export * from './client';

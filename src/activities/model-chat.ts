@@ -11,6 +11,8 @@ export interface ChatReply {
   message: AssistantMessage;
   finishReason: string | null;
   usage: Usage;
+  /** The model that answered, as the endpoint named it. */
+  model?: string;
 }
 
 /** One Chat Completions call answered as a whole. */
@@ -41,10 +43,12 @@ export async function chatStreamed(
   let chunks = 0;
   let finishReason: string | null = null;
   let usage: OpenAI.Completions.CompletionUsage | undefined;
+  let model: string | undefined;
   const calls: Array<{ id: string; name: string; arguments: string }> = [];
   for await (const chunk of stream) {
     chunks += 1;
     if (chunk.usage) usage = chunk.usage;
+    if (chunk.model) model = chunk.model;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     if (choice.finish_reason) finishReason = choice.finish_reason;
@@ -75,6 +79,7 @@ export async function chatStreamed(
     message: { role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
     finishReason,
     usage: toUsage(usage),
+    ...(model ? { model } : {}),
   };
 }
 
@@ -86,7 +91,12 @@ function fromCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Cha
       message: 'The model endpoint answered without any choice.',
     });
   }
-  return { message: toAssistantMessage(choice.message), finishReason: choice.finish_reason ?? null, usage: toUsage(completion.usage) };
+  return {
+    message: toAssistantMessage(choice.message),
+    finishReason: choice.finish_reason ?? null,
+    usage: toUsage(completion.usage),
+    ...(completion.model ? { model: completion.model } : {}),
+  };
 }
 
 function toAssistantMessage(message: OpenAI.Chat.Completions.ChatCompletionMessage): AssistantMessage {

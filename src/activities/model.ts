@@ -96,12 +96,12 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
       }
     }, () => streamed);
 
-    const { message, finishReason, usage } = reply;
+    const { message, finishReason, usage, model } = reply;
     checkReply(message, finishReason, input.planner);
     const replyId = randomUUID();
     // A local call is always given the whole transcript: it never needs what the cache keeps.
     if (!context.info.isLocal) transcripts.remember(workflowId, runId, [...transcript, message], replyId);
-    return { message, finishReason: finishReason ?? 'unknown', usage, replyId, at: Date.now() };
+    return { message, finishReason: finishReason ?? 'unknown', usage, ...(model ? { model } : {}), replyId, at: Date.now() };
   };
 }
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { DefaultLogger, type LogEntry, type LogLevel, Runtime } from '@temporalio/worker';
+import { DefaultLogger, type LogEntry, type LogLevel } from '@temporalio/worker';
 import { ZodError } from 'zod';
 import { answerCommand, approveCommand, cancelCommand, denyCommand, endCommand, sendCommand } from './answer-commands';
 import { describeError, UsageError } from './cli-errors';
@@ -18,6 +18,7 @@ import { followCommand } from './follow-command';
 import { runCommand, workerCommand, type RunOptions } from './run-commands';
 import { serverStartCommand, serverStatusCommand, serverStopCommand, setupCommand } from './server-commands';
 import { packageRoot } from './temporal-cli';
+import { installRuntime, metricsAddressFromEnv } from '../telemetry/metrics-runtime';
 import { terminalPrompts } from './terminal';
 
 /**
@@ -209,14 +210,27 @@ function formatLogEntry(entry: LogEntry): string {
   return `${time} [${entry.level}] ${entry.message}${where ? ` (${where})` : ''}${error ? `: ${error}` : ''}`;
 }
 
+/** The command `argv` runs (its first word that is neither an option nor `--config`'s file). */
+function commandName(argv: string[]): string | undefined {
+  const args = argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--config') i++;
+    else if (!args[i].startsWith('-')) return args[i];
+  }
+  return undefined;
+}
+
 /** The `waveloop` executable: runs the command line and exits with its status. */
 export function runCli(): void {
   // The worker's log goes to stderr, and only warnings unless WAVELOOP_LOG_LEVEL says otherwise,
   // so stdout carries just what the command prints (and stays parseable with --json).
   const level = (process.env.WAVELOOP_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
-  Runtime.install({
-    logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)),
-  });
+  // The worker commands serve Prometheus metrics when WAVELOOP_METRICS_ADDRESS says where.
+  const worker = ['worker', 'dev'].includes(commandName(process.argv) ?? '');
+  installRuntime(
+    { logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)) },
+    worker ? metricsAddressFromEnv() : undefined,
+  );
   main().then(
     (code) => process.exit(code),
     (err) => {

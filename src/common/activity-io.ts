@@ -103,6 +103,8 @@ export interface ModelCallOutput {
   message: AssistantMessage;
   usage: Usage;
   finishReason: string;
+  /** The model that answered, as the endpoint named it (traces' `gen_ai.response.model`). */
+  model?: string;
   /** Names this reply, for the run's next call (`TranscriptSlice.after`). */
   replyId: string;
   /**

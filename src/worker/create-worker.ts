@@ -15,6 +15,8 @@ import type { BlobStore } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
 import { encryptedBlobStore } from '../payloads/encrypted-blob-store';
 import type { EncryptionKeys } from '../payloads/encryption-keys';
+import type { TracingOptions } from '../telemetry/tracing-config';
+import { workerTelemetry } from '../telemetry/worker-telemetry';
 
 export interface WaveloopWorkerOptions {
   /** Connection used for polling. */
@@ -62,6 +64,20 @@ export interface WaveloopWorkerOptions {
    * over `DEFAULT_WORKER_TUNING`; `throughputTuning(runs)` suits a worker with many runs at once.
    */
   tuning?: WorkerTuning;
+  /**
+   * OpenTelemetry traces of the runs (docs/observability.md): these options, `false` for none, or by
+   * default what the standard variables say (on when `OTEL_EXPORTER_OTLP_ENDPOINT` or
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set). A `workflowBundle` must have been built with
+   * `telemetryWorkflowModules({ tracing: true })` for the workflows' spans.
+   */
+  tracing?: TracingOptions | false;
+  /**
+   * waveloop's metrics (runs, model and tool calls, tokens, cost, approvals) through Temporal's
+   * runtime. Default: on when the runtime exports metrics; `WAVELOOP_METRICS_ADDRESS` installs one
+   * that serves them for Prometheus, if nothing has installed the runtime yet. A `workflowBundle`
+   * must have been built with `telemetryWorkflowModules({ metrics: true })` for the run metrics.
+   */
+  metrics?: boolean;
 }
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
@@ -71,6 +87,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   const client = options.client ?? new Client({ connection: options.connection, namespace: options.namespace, dataConverter });
   const registry = new Registry(options.tools, options.agents);
   const { blobStore, encryption } = options;
+  const searchAttributes = once(() => hasSearchAttributes(client, options.namespace));
   const activities = createActivities({
     registry,
     blobStore: blobStore && encryption?.currentId ? encryptedBlobStore(blobStore, encryption) : blobStore,
@@ -80,7 +97,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     modelPrices: options.modelPrices,
     stream: options.stream,
     modelRetry: options.modelRetry,
-    searchAttributes: once(() => hasSearchAttributes(client, options.namespace)),
+    searchAttributes,
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
       if (messages.length < count) {
@@ -89,18 +106,26 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
       return messages.slice(0, count);
     },
   });
-  return Worker.create({
+  const { namespace, taskQueue, modelPrices } = options;
+  const telemetry = workerTelemetry({ tracing: options.tracing, metrics: options.metrics, modelPrices, client, namespace, taskQueue, searchAttributes });
+  const worker = await Worker.create({
     connection: options.connection,
     dataConverter,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
+    namespace,
+    taskQueue,
     activities,
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
+    interceptors: {
+      activity: telemetry.interceptors.activity,
+      ...(options.workflowBundle ? {} : { workflowModules: telemetry.workflowModules }),
+    },
+    sinks: telemetry.sinks,
     ...DEFAULT_WORKER_TUNING,
     ...options.tuning,
   });
+  return telemetry.attach(worker);
 }
 
 /** Whether `namespace` has waveloop's search attributes registered (false when it cannot tell). */

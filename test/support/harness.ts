@@ -42,6 +42,9 @@ export interface RunOutcome {
 // Activity failures are part of what the tests exercise; keep the worker's log to errors.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 
+/** Traces and metrics of a test's workers, and the bundle built for them (test/telemetry); none by default. */
+export type TestTelemetry = Pick<WaveloopWorkerOptions, 'tracing' | 'metrics' | 'workflowBundle'>;
+
 /** The instant the demo tools take as "now" in tests: Sunday 2026-11-22, 10:00 UTC. */
 export const TEST_NOW = new Date('2026-11-22T10:00:00Z');
 
@@ -120,6 +123,7 @@ export class Harness {
       modelRetry?: WaveloopWorkerOptions['modelRetry'];
       stream?: boolean;
       tuning?: WaveloopWorkerOptions['tuning'];
+      telemetry?: TestTelemetry;
     } = {},
   ) {
     const baseURL = options.modelBaseURL ?? this.fake.baseURL;
@@ -137,11 +141,13 @@ export class Harness {
       defaultModel: 'fake-model',
       stream: options.stream,
       modelRetry: options.modelRetry,
-      workflowBundle: await workflowBundle(waveloopDataConverter(undefined, this.options.encryption).failureConverterPath),
+      workflowBundle: options.telemetry?.workflowBundle ?? (await workflowBundle(waveloopDataConverter(undefined, this.options.encryption).failureConverterPath)),
       blobStore: this.blobStore,
       encryption: this.options.encryption,
       now: () => TEST_NOW,
       tuning: options.tuning,
+      tracing: options.telemetry?.tracing ?? false,
+      metrics: options.telemetry?.metrics,
     });
     return { worker, taskQueue };
   }
@@ -167,6 +173,7 @@ export class Harness {
       stream?: boolean;
       /** Runs beside the workflow while it runs (answer questions, cancel it, …). */
       during?: (handle: WorkflowHandle) => Promise<void>;
+      telemetry?: TestTelemetry;
     } = {},
   ): Promise<RunOutcome> {
     return this.startAndWait(AGENT_LOOP_WORKFLOW, input, { ...options, workflowId: options.workflowId ?? `test-${randomUUID()}` }, async (handle, outcome) => {
@@ -185,7 +192,7 @@ export class Harness {
    * Starts a goal tree (`pursueGoal`) with the raw input on a fresh worker and waits for its end.
    * `workflowId` is the root's id; its sub-goals are `<id>/1`, `<id>/1.2`, …
    */
-  async pursue(input: unknown, options: { workflowId?: string; extraTools?: AnyTool[] } = {}): Promise<GoalOutcome> {
+  async pursue(input: unknown, options: { workflowId?: string; extraTools?: AnyTool[]; telemetry?: TestTelemetry } = {}): Promise<GoalOutcome> {
     return this.startAndWait(PURSUE_GOAL_WORKFLOW, input, { ...options, workflowId: options.workflowId ?? `goal-${randomUUID()}` }, async (handle, outcome) => ({
       handle,
       ...((await outcome) as { result?: GoalResult; error?: unknown }),

@@ -4,10 +4,16 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 /**
  * Bundles the workflow code (`src/workflows`) as a worker would, quietly: only the bundler's
  * errors are printed. `failureConverterPath`: the failure converter of encrypted runs, as
- * `createWorker` bundles it when given a key.
+ * `createWorker` bundles it when given a key. `workflowInterceptorModules`: telemetry's, as
+ * `createWorker` bundles them when traces or metrics are on (`telemetryWorkflowModules`).
  */
-export function buildWorkflowBundle(failureConverterPath?: string): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'), failureConverterPath, logger: quietLogger });
+export function buildWorkflowBundle(failureConverterPath?: string, workflowInterceptorModules?: string[]): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'),
+    failureConverterPath,
+    workflowInterceptorModules,
+    logger: quietLogger,
+  });
 }
 
 const quietLogger = {

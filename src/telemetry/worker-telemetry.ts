@@ -1,0 +1,99 @@
+import type { Client } from '@temporalio/client';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  type OpenTelemetrySinks,
+} from '@temporalio/interceptors-opentelemetry';
+import { Runtime, type ActivityInterceptorsFactory, type InjectedSinks, type Worker } from '@temporalio/worker';
+import type { ModelPrice } from '../common/pricing';
+import { activityMetrics } from './activity-metrics';
+import { watchApprovals } from './approvals-gauge';
+import { installMetricsRuntimeFromEnv, runtimeExportsMetrics } from './metrics-runtime';
+import { startTracing, type Tracing } from './tracing';
+import { tracingFromEnv, type TracingOptions } from './tracing-config';
+import { telemetryWorkflowModules } from './workflow-modules';
+
+export interface WorkerTelemetryOptions {
+  /** Traces: these options, `false` for none, or (undefined) what the OpenTelemetry variables say. */
+  tracing?: TracingOptions | false;
+  /** waveloop's metrics: default on when the runtime exports metrics (`WAVELOOP_METRICS_ADDRESS`). */
+  metrics?: boolean;
+  modelPrices?: Readonly<Record<string, ModelPrice>>;
+  /** What the gauge of runs waiting for approval counts with. */
+  client: Client;
+  namespace: string;
+  taskQueue: string;
+  searchAttributes: () => Promise<boolean>;
+}
+
+/** What a worker adds for traces and metrics: worker options, workflow modules, and what runs beside it. */
+export interface WorkerTelemetry {
+  tracing: boolean;
+  metrics: boolean;
+  interceptors: { activity: ActivityInterceptorsFactory[] };
+  sinks: InjectedSinks<OpenTelemetrySinks>;
+  /** For the workflow bundle, when the worker builds it (`telemetryWorkflowModules`). */
+  workflowModules: string[];
+  /** Makes `worker.run()` count the runs waiting for approval while it runs, and send the last spans when it stops. */
+  attach(worker: Worker): Worker;
+}
+
+/** How long a stopping worker waits for its last spans to be sent. */
+const FLUSH_TIMEOUT_MS = 5_000;
+
+/**
+ * A worker's telemetry. Traces: Temporal's activity interceptors with the worker's tracer, and the
+ * sink that exports its workflows' spans (with tracing off, a sink that drops them, so a bundle
+ * built with tracing's module still runs). Metrics: the activity interceptor of model and tool
+ * metrics, the run metrics' workflow module, and the gauge of runs waiting for approval. With both
+ * off, the worker runs exactly as without telemetry: no interceptor, no workflow module.
+ */
+export function workerTelemetry(options: WorkerTelemetryOptions): WorkerTelemetry {
+  const tracingOptions = options.tracing === false ? undefined : (options.tracing ?? tracingFromEnv());
+  const tracing = tracingOptions ? startTracing(tracingOptions) : undefined;
+  installMetricsRuntimeFromEnv();
+  const metrics = options.metrics ?? runtimeExportsMetrics();
+  return {
+    tracing: tracing !== undefined,
+    metrics,
+    interceptors: { activity: [...(tracing ? [tracedActivities(tracing)] : []), ...(metrics ? [activityMetrics(options.modelPrices)] : [])] },
+    sinks: { exporter: tracing ? makeWorkflowExporter(tracing.spanProcessor, tracing.resource) : { export: { fn: () => undefined } } },
+    workflowModules: telemetryWorkflowModules({ tracing: tracing !== undefined, metrics }),
+    attach(worker) {
+      if (!tracing && !metrics) return worker;
+      const run = worker.run.bind(worker);
+      worker.run = async () => {
+        const approvals = metrics
+          ? watchApprovals({ ...options, meter: Runtime.instance().metricMeter })
+          : undefined;
+        try {
+          await run();
+        } finally {
+          approvals?.stop();
+          if (tracing) await flushed(tracing);
+        }
+      };
+      return worker;
+    },
+  };
+}
+
+/** Temporal's activity interceptors: each attempt a `RunActivity` span under the workflow's `StartActivity`. */
+function tracedActivities({ tracer }: Tracing): ActivityInterceptorsFactory {
+  return (ctx) => ({
+    inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }),
+    outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+  });
+}
+
+async function flushed(tracing: Tracing): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([tracing.shutdown(), new Promise((resolve) => (timer = setTimeout(resolve, FLUSH_TIMEOUT_MS)))]);
+  } catch {
+    // The collector could not be reached: the spans are lost, the worker stops all the same.
+  } finally {
+    clearTimeout(timer);
+  }
+}
