@@ -8,8 +8,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * start first, so no long file starts last and runs alone at the end.
  */
 const SLOW_FILES: Record<string, number> = {
-  'test/bench/smoke.test.ts': 40,
-  'test/client/cli.test.ts': 40,
+  'test/bench/smoke.test.ts': 60,
+  'test/client/cli.test.ts': 55,
   'test/package/install.test.ts': 32,
   'test/client/project-cli.test.ts': 16,
   'test/client/shutdown.test.ts': 25,

@@ -267,7 +267,9 @@ describe('waveloop CLI', () => {
       first.kill('SIGKILL');
       await firstClosed;
     }
-    // Another worker takes over the queue.
+    // Another worker takes over the queue (at once: the dead worker's sticky queue is let go
+    // instead of waiting for its timeout).
+    await cli.h.client.workflowService.resetStickyTaskQueue({ namespace: 'default', execution: { workflowId: 'cli-crash-question' } });
     await cli.serve(queue);
 
     const answer = await waveloop(['answer', 'cli-crash-question', 'eu-west'], crashEnv);

@@ -80,7 +80,9 @@ describe('graceful shutdown', () => {
     expect(stopped.code).toBe(0);
     expect(lines()).toEqual(['started', 'finished']);
 
-    // The replacement, as a deploy starts it: the same project, a new process.
+    // The replacement, as a deploy starts it: the same project, a new process (served at once: the
+    // stopped worker's sticky queue is let go instead of waiting for its timeout).
+    await cli.h.client.workflowService.resetStickyTaskQueue({ namespace: 'default', execution: { workflowId } });
     const next = waveloopLive(['worker'], cli.env, { cwd: project.dir });
     const result = await cli.client.result(workflowId).finally(() => next.kill('SIGTERM'));
     expect((await next.done).code).toBe(0);
