@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createModelClient, createWorker } from '../../dist/src/worker/index.js';
-import { createDemoTools, defineTool, openDemoDatabase } from '../../dist/src/tools/index.js';
+import { builtinTools, createDemoTools, defineTool, openDemoDatabase } from '../../dist/src/tools/index.js';
+import { defaultAgent } from '../../dist/src/agents/default.js';
 import { demoAgents } from '../../dist/src/agents/demo.js';
 
 /** Attempts of the slowed tools time out after this long, so a call cut off by a kill is retried within seconds. */
@@ -68,8 +69,8 @@ async function run() {
     connection,
     namespace: 'default',
     taskQueue: env('CHAOS_TASK_QUEUE'),
-    tools: [...demo.map((tool) => (tool === update ? slowUpdate : tool)), chaosStep],
-    agents: demoAgents,
+    tools: [...demo.map((tool) => (tool === update ? slowUpdate : tool)), ...builtinTools(), chaosStep],
+    agents: [defaultAgent, ...demoAgents],
     openai: createModelClient({ baseURL: env('OPENAI_BASE_URL'), apiKey: `chaos-key-${process.pid}`, model: undefined }),
     defaultModel: 'fake-model',
     workflowBundle: { codePath: env('CHAOS_BUNDLE') },
