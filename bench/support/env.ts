@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -20,23 +19,13 @@ import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../
 import type { AnyTool } from '../../src/tools/define';
 import { benchTool } from './bench-tool';
 import { FakeModel } from '../../test/support/fake-model';
+import { freePort } from '../../test/support/ports';
 
 const EventType = temporal.api.enums.v1.EventType;
 
 /** The agent of every waveloop run in the benchmarks: a short system prompt and the bench tool. */
 const BENCH_AGENT = defineAgent({ name: 'default', system: 'You are a benchmark agent. Call the tools as asked.' });
 
-/** A free TCP port on 127.0.0.1 (asked of the OS, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * What every scenario shares: the embedded Temporal dev server (waveloop's own, on free ports with

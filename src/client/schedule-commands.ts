@@ -1,8 +1,7 @@
 import { Option, type Command } from 'commander';
 import { loadConfig } from '../config';
 import type { LoadedProject } from '../project/load-config';
-import { defaultAgent } from '../agents/default';
-import { demoAgents } from '../agents/demo';
+import { projectAgents } from '../project/toolset';
 import { UsageError } from './cli-errors';
 import { note, parseDuration, parsePositiveInt, print, withClient } from './cli-support';
 import { alignColumns } from './table';
@@ -155,8 +154,8 @@ function timingOf(options: ScheduleOptions): ScheduleTiming | undefined {
 /** The run each due time starts; the agent must be one this project's workers offer. */
 function runOf(goal: string, options: ScheduleOptions, project: LoadedProject): ScheduleDefinition['run'] {
   if (options.agent) {
-    const known = [defaultAgent.name, ...(project.config.demo ? demoAgents.map((a) => a.name) : []), ...project.config.agents.map((a) => a.name)];
-    if (!known.includes(options.agent)) throw new UsageError(`Unknown agent "${options.agent}". This project's agents: ${[...new Set(known)].join(', ')}.`);
+    const known = projectAgents(project.config).map((agent) => agent.name);
+    if (!known.includes(options.agent)) throw new UsageError(`Unknown agent "${options.agent}". This project's agents: ${known.join(', ')}.`);
   }
   const tools = options.tools?.split(',').map((t) => t.trim()).filter(Boolean);
   return options.goalTree

@@ -11,6 +11,7 @@ import {
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, type AgentLoopInput } from '../common/contract';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import { GoalTreeInputSchema, type GoalTreeInput } from '../common/goal-contract';
+import { describeIssues } from '../common/issues';
 import { GOAL_MEMO } from './run-list';
 
 /** What a schedule does when a run is due while the last one still runs (Temporal's overlap policies). */
@@ -182,7 +183,7 @@ export class WaveloopSchedules {
 function parseRunInput(run: ScheduleDefinition['run']): AgentLoopInput | GoalTreeInput {
   const parsed = run.kind === 'agent' ? AgentLoopInputSchema.safeParse(run.input) : GoalTreeInputSchema.safeParse(run.input);
   if (parsed.success) return parsed.data;
-  throw new ScheduleError(`Invalid ${run.kind === 'agent' ? 'run' : 'goal tree'} input: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`);
+  throw new ScheduleError(`Invalid ${run.kind === 'agent' ? 'run' : 'goal tree'} input: ${describeIssues(parsed.error.issues, 'input')}`);
 }
 
 function overlapPolicy(overlap: Overlap): ScheduleOverlapPolicy {

@@ -7,6 +7,7 @@ import { McpConnections } from '../mcp';
 import { builtinTools, createDemoTools, openDemoDatabase, type AnyTool } from '../tools';
 import { ConfigFileError } from './config-file-error';
 import type { LoadedProject } from './load-config';
+import type { ValidProjectConfig } from './validate-config';
 
 /** Where a tool a worker offers comes from. */
 export type ToolSource = 'built-in' | 'config' | 'demo' | `mcp:${string}`;
@@ -63,11 +64,7 @@ export async function openToolset(project: LoadedProject, deps: { dataDir: strin
       ...offer((tool) => `mcp:${serverOf.get(tool.name)}`, mcp.tools()),
       ...offer('built-in', builtinTools()),
     ];
-    const agents = [
-      ...(config.agents.some((agent) => agent.name === defaultAgent.name) ? [] : [defaultAgent]),
-      ...(config.demo ? demoAgents : []),
-      ...config.agents,
-    ];
+    const agents = projectAgents(config);
     try {
       new Registry(tools, agents);
     } catch (err) {
@@ -78,6 +75,15 @@ export async function openToolset(project: LoadedProject, deps: { dataDir: strin
     await close();
     throw err;
   }
+}
+
+/** The agents a worker of the project offers: `default` (unless the config has its own), the demo's with the demo, the config's. */
+export function projectAgents(config: ValidProjectConfig): AgentDefinition[] {
+  return [
+    ...(config.agents.some((agent) => agent.name === defaultAgent.name) ? [] : [defaultAgent]),
+    ...(config.demo ? demoAgents : []),
+    ...config.agents,
+  ];
 }
 
 function inFile(project: LoadedProject, err: unknown): Error {

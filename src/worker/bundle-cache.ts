@@ -20,7 +20,7 @@ const SOURCES = path.join(__dirname, '..');
 export async function cachedWorkflowBundle(options: Pick<BundleOptions, 'workflowsPath' | 'workflowInterceptorModules' | 'payloadConverterPath' | 'failureConverterPath'>): Promise<string> {
   const file = path.join(CACHE_DIR, `${bundleKey(options)}.js`);
   if (fs.existsSync(file)) return file;
-  const { code } = await bundleWorkflowCode({ ...options, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ ...options, logger: QUIET_BUNDLER_LOGGER });
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   // Written aside and renamed, so a worker starting at the same time reads a whole bundle or none.
   const partial = `${file}.${process.pid}.partial`;
@@ -51,12 +51,12 @@ function sourceFiles(dir: string): string[] {
     .sort();
 }
 
-/** The bundler's own log (webpack's progress) is left out; its errors still throw. */
-const quietLogger = {
+/** The bundler's log without webpack's progress: only its errors are printed (and still throw). */
+export const QUIET_BUNDLER_LOGGER = {
   log: () => undefined,
   trace: () => undefined,
   debug: () => undefined,
   info: () => undefined,
   warn: () => undefined,
-  error: () => undefined,
+  error: (message: string) => console.error(message),
 };

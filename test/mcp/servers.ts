@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import * as net from 'node:net';
 import type { McpHttpServerConfig, McpStdioServerConfig } from '../../src/mcp/server-config';
 import { eventually } from '../support/wait';
+import { freePort } from '../support/ports';
 
 /**
  * The MCP reference servers the tests talk to, from the devDependencies: the filesystem server
@@ -78,13 +78,3 @@ export class EverythingHttpServer {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalBinary } from '../../src/client/temporal-cli';
 import { FakeModel, toolMessages } from '../support/fake-model';
 import { ROOT } from '../support/cli';
+import { freePort } from '../support/ports';
 
 /**
  * waveloop as a team adds it to a project of its own: the package is packed, installed from the
@@ -54,13 +54,6 @@ export default defineConfig({
 });
 `;
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('the packed package, installed into a fresh project', () => {
   const fake = new FakeModel();

@@ -1,13 +1,4 @@
-import * as net from 'node:net';
 
-/** A port nobody listens on now (for a process that will serve on it). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** One scrape of a Prometheus endpoint: the sum of the samples of `name` whose labels include `labels`. */
 export interface Scrape {

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { QUIET_BUNDLER_LOGGER } from '../../src/worker/bundle-cache';
 
 /**
  * Bundles the workflow code (`src/workflows`) as a worker would, quietly: only the bundler's
@@ -12,15 +13,6 @@ export function buildWorkflowBundle(failureConverterPath?: string, workflowInter
     workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'),
     failureConverterPath,
     workflowInterceptorModules,
-    logger: quietLogger,
+    logger: QUIET_BUNDLER_LOGGER,
   });
 }
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};

@@ -5,7 +5,8 @@ import { waveloopLive } from '../support/cli';
 import { FAKE_USAGE } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
-import { freePort, scrape, type Scrape } from '../support/prometheus';
+import { freePort } from '../support/ports';
+import { scrape, type Scrape } from '../support/prometheus';
 import { eventually, eventuallyMatches } from '../support/wait';
 
 /**

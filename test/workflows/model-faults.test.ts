@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
-import * as net from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -11,6 +10,7 @@ import type { ChatMessage } from '../../src/common/contract';
 import { FakeModel, toolMessages, type ScriptedReply } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { activities } from '../support/history';
+import { freePort } from '../support/ports';
 
 /**
  * Model faults, through the fake model server: each one is retried, fed back to the model, or ends
@@ -28,14 +28,6 @@ function failureType(error: unknown): string | undefined {
   return (cause as ApplicationFailure).type ?? undefined;
 }
 
-/** A local port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** How many attempts the model activities of a run took, in order. */
 async function modelAttempts(handle: WorkflowHandle): Promise<number[]> {
@@ -111,7 +103,7 @@ describe('model faults', () => {
   });
 
   it('unreachable endpoint: the first failed attempt and the run\'s failure name the URL; the run fails ModelUnavailable when the retries run out', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const url = `http://127.0.0.1:${await freePort()}/v1`;
     // The worker retries model calls twice, 10 ms apart (the default policy takes about 2 minutes).
     const modelRetry = { maximumAttempts: 2, initialInterval: 10 };
     const { handle, error } = await h.run({ goal: 'Reach nobody' }, { modelBaseURL: url, modelRetry });
