@@ -48,6 +48,10 @@ export interface ModelConfig {
   model: string | undefined;
   /** `WAVELOOP_STREAM`: stream replies (default), or `false` for endpoints that cannot. */
   stream: boolean;
+  /** `WAVELOOP_MODEL_TIMEOUT` (e.g. `20m`): how long one attempt of a model call may take (default 10 minutes). */
+  timeoutMs?: number;
+  /** `WAVELOOP_MODEL_ATTEMPTS`: attempts of a model call before the run fails (default 8). */
+  attempts?: number;
 }
 
 export const DEFAULT_TASK_QUEUE = 'waveloop';
@@ -73,6 +77,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig
       apiKey: blank(env.OPENAI_API_KEY),
       model: blank(env.WAVELOOP_MODEL),
       stream: !['false', '0', 'off', 'no'].includes((blank(env.WAVELOOP_STREAM) ?? '').toLowerCase()),
+      ...definedOnly({
+        timeoutMs: durationMs('WAVELOOP_MODEL_TIMEOUT', blank(env.WAVELOOP_MODEL_TIMEOUT)),
+        attempts: countOf('WAVELOOP_MODEL_ATTEMPTS', blank(env.WAVELOOP_MODEL_ATTEMPTS)),
+      }),
     },
     encryption: encryptionKeysFromEnv(env),
     shutdownGraceMs: durationMs('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
@@ -85,6 +93,16 @@ function durationMs(variable: string, value: string | undefined): number | undef
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(value);
   const ms = match ? Math.round(Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] ?? 's']!) : NaN;
   return z.object({ [variable]: z.number({ error: `must be a duration such as 30s or 2m, not "${value}"` }).nonnegative() }).parse({ [variable]: Number.isNaN(ms) ? undefined : ms })[variable];
+}
+
+/** A whole number of at least 1 (`ZodError` naming `variable` when it is not). */
+function countOf(variable: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return z.object({ [variable]: z.coerce.number({ error: `must be a whole number, not "${value}"` }).int().min(1).max(100) }).parse({ [variable]: value })[variable];
+}
+
+function definedOnly<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function embeddedServerOf(port: string | undefined): WaveloopConfig['embeddedServer'] {

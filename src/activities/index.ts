@@ -27,6 +27,8 @@ export interface ActivityDeps {
   stream?: boolean;
   /** How runs' model calls are retried (default `DEFAULT_MODEL_RETRY`). */
   modelRetry?: RetryPolicy;
+  /** How long one attempt of a run's model call may take (default `DEFAULT_MODEL_TIMEOUT_MS`). */
+  modelTimeoutMs?: number;
 }
 
 /**
@@ -44,6 +46,7 @@ export function createActivities(deps: ActivityDeps) {
       modelPrices: deps.modelPrices,
       searchAttributes: deps.searchAttributes,
       modelRetry: deps.modelRetry,
+      modelTimeoutMs: deps.modelTimeoutMs,
     }),
     callModel: createCallModel({ ...deps, toolResults }),
     runTool: createRunTool({ ...deps, toolResults }),

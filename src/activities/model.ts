@@ -55,7 +55,9 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
     const { workflowId, runId } = input;
     const transcript = await receiveTranscript(input, { transcripts, toolResults, readTranscript });
-    const messages = input.systemNote ? withSystemNote(transcript, input.systemNote) : transcript;
+    // A note for this call only goes after the transcript: what comes before stays byte for byte
+    // what the last call sent, so the endpoint can reuse its prompt cache.
+    const messages: ChatMessage[] = input.note ? [...transcript, { role: 'user', content: input.note }] : transcript;
     const tools = input.tools.map((name) => {
       const tool = registry.tools.get(name);
       if (!tool) {
@@ -71,6 +73,7 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
     const request = {
       model: input.model,
       messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+      ...(input.maxOutputTokens ? { max_tokens: input.maxOutputTokens } : {}),
       // The JSON planner describes the tools in the system prompt and asks for a wave plan.
       ...(input.planner === 'json'
         ? { response_format: WAVE_PLAN_FORMAT }
@@ -131,11 +134,4 @@ export async function receiveTranscript(
   }
   const whole = slice.from === 0 ? (messages.length === slice.count ? messages : undefined) : kept.transcripts.join(workflowId, runId, slice, messages);
   return whole ?? kept.readTranscript(workflowId, runId, slice.count);
-}
-
-/** The transcript with `note` appended to its system prompt, for one call (the transcript keeps its own). */
-function withSystemNote(messages: ChatMessage[], note: string): ChatMessage[] {
-  return messages.map((message, index) =>
-    index === 0 && message.role === 'system' ? { ...message, content: `${message.content}\n\n${note}` } : message,
-  );
 }

@@ -1,8 +1,18 @@
 import { ApplicationFailure, type RetryPolicy } from '@temporalio/common';
-import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_ITERATIONS, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
-import type { ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
+import {
+  DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_MODEL_RETRY,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  DEFAULT_TOOL_RETRY,
+  DEFAULT_TOOL_TIMEOUT_MS,
+} from '../common/activity-options';
+import type { ModelCallPolicy, ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
+import type { AgentDefinition } from '../agents/define';
 import { contextWindowOf } from '../common/context-windows';
-import { parseAgentLoopInput } from '../common/contract';
+import { parseAgentLoopInput, type AgentLoopInput } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { jsonPlannerInstructions } from '../common/plan';
 import { priceOf, type ModelPrice } from '../common/pricing';
@@ -18,8 +28,10 @@ export interface ResolveRunDeps {
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /** Whether the namespace has waveloop's search attributes (checked by the worker at start). */
   searchAttributes?: () => Promise<boolean>;
-  /** How runs' model calls are retried (default `DEFAULT_MODEL_RETRY`). */
+  /** How runs' model calls are retried (default `DEFAULT_MODEL_RETRY`); a run or agent may set the attempts. */
   modelRetry?: RetryPolicy;
+  /** How long one attempt of a run's model call may take (default `DEFAULT_MODEL_TIMEOUT_MS`); a run or agent may say. */
+  modelTimeoutMs?: number;
 }
 
 /**
@@ -27,7 +39,7 @@ export interface ResolveRunDeps {
  * date tools need the model to know), the model, the tool allowlist and the iteration limit.
  * An unknown agent or tool fails with a non-retryable `InvalidInput`.
  */
-export function createResolveRun({ registry, defaultModel, now, modelPrices, searchAttributes, modelRetry }: ResolveRunDeps) {
+export function createResolveRun({ registry, defaultModel, now, modelPrices, searchAttributes, modelRetry, modelTimeoutMs }: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
     // The workflow hands over the input as sent: validation needs zod, which workflow code avoids
     // (src/workflows/lazy.ts).
@@ -76,8 +88,20 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
       ...contextTokens(input.maxContextTokens ?? agent.limits?.maxContextTokens ?? contextWindowOf(model)),
       ...(input.localModelCalls ? { localModelCalls: true } : {}),
       searchAttributes: (await searchAttributes?.()) ?? false,
-      ...(modelRetry ? { modelRetry } : {}),
+      modelCall: modelCallPolicy(input, agent, { retry: modelRetry, timeoutMs: modelTimeoutMs }),
+      maxOutputTokens: input.maxOutputTokens ?? agent.limits?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      toolCallText: input.toolCallText ?? agent.toolCallText ?? 'recover',
     };
+  };
+}
+
+/** The run's model-call timeout and retries: the input's, else the agent's, else the worker's. */
+function modelCallPolicy(input: AgentLoopInput, agent: AgentDefinition, worker: { retry?: RetryPolicy; timeoutMs?: number }): ModelCallPolicy {
+  const seconds = input.modelTimeoutSeconds ?? agent.limits?.modelTimeoutSeconds;
+  const attempts = input.modelAttempts ?? agent.limits?.modelAttempts;
+  return {
+    timeoutMs: seconds === undefined ? (worker.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS) : seconds * 1000,
+    retry: { ...(worker.retry ?? DEFAULT_MODEL_RETRY), ...(attempts === undefined ? {} : { maximumAttempts: attempts }) },
   };
 }
 

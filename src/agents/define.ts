@@ -10,6 +10,8 @@ export interface AgentDefinition {
   model?: string;
   /** Names of the tools the agent may use; default: every registered tool. */
   tools?: string[];
+  /** Whether tool calls the model writes as text run as the wave (`recover`, default) or are taken as its answer (`off`). */
+  toolCallText?: 'recover' | 'off';
   limits?: {
     /** Iterations of the model loop before the run ends with `max_iterations` (default 20). */
     maxIterations?: number;
@@ -25,6 +27,12 @@ export interface AgentDefinition {
      * it no longer fits).
      */
     maxContextTokens?: number;
+    /** The most tokens one model reply may have (`max_tokens`; default 4,096). */
+    maxOutputTokens?: number;
+    /** How long one attempt of a model call may take, in seconds (default: the worker's, 10 minutes). */
+    modelTimeoutSeconds?: number;
+    /** Attempts of a model call before the run fails `ModelUnavailable` (default: the worker's, 8). */
+    modelAttempts?: number;
   };
 }
 

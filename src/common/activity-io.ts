@@ -1,5 +1,5 @@
 import type { RetryPolicy } from '@temporalio/common';
-import type { AssistantMessage, ChatMessage, Usage } from './contract';
+import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './contract';
 import type { Planner } from './plan';
 import type { ModelPrice } from './pricing';
 
@@ -45,8 +45,18 @@ export interface ResolvedRun {
   localModelCalls?: boolean;
   /** Whether the namespace has waveloop's search attributes, so the run may set them. */
   searchAttributes: boolean;
-  /** How the run's model calls are retried, when the worker sets it (default `DEFAULT_MODEL_RETRY`). */
-  modelRetry?: RetryPolicy;
+  /** How long an attempt of a model call may take, and how the call is retried. */
+  modelCall: ModelCallPolicy;
+  /** The most tokens one model reply may have (`max_tokens`). */
+  maxOutputTokens: number;
+  /** Whether tool calls the model writes as text run as the wave (`AgentLoopInput.toolCallText`). */
+  toolCallText: ToolCallText;
+}
+
+/** How a run's model calls run: each attempt's timeout and the retry policy. */
+export interface ModelCallPolicy {
+  timeoutMs: number;
+  retry: RetryPolicy;
 }
 
 /** The run's input as a client sent it: `resolveRun` validates it (`parseAgentLoopInput`). */
@@ -65,8 +75,16 @@ export interface ModelCallInput {
   /** `json` asks for a `wave_plan` object instead of offering the tools natively. */
   planner: Planner;
   iteration: number;
-  /** Appended to the system prompt for this call only (iteration warnings). */
-  systemNote?: string;
+  /**
+   * A note for this call only (the iteration warning), sent as a last user message after the
+   * transcript, so the prompt before it stays the same from one call to the next (the endpoint's
+   * prompt cache keeps working).
+   */
+  note?: string;
+  /** The most tokens the reply may have (`max_tokens`). */
+  maxOutputTokens?: number;
+  /** Whether tool calls the model writes as text become the reply's tool calls (default `recover`). */
+  toolCallText?: ToolCallText;
   transcript: TranscriptSlice;
 }
 

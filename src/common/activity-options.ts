@@ -19,6 +19,16 @@ export const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
 /** How long a conversation waits for the person's next message before it ends. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 3_600_000;
 
+/** The most tokens one model reply may have when neither the run nor its agent says (`max_tokens`). */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
+
+/**
+ * How long one attempt of a model call may take when neither the run, its agent nor the worker
+ * says: long enough for a slow local model to read a long prompt and write a long reply. A worker
+ * that dies mid-call is noticed sooner, by the call's heartbeats.
+ */
+export const DEFAULT_MODEL_TIMEOUT_MS = 10 * 60_000;
+
 /**
  * How a run's model call is retried: 8 attempts, from 1 s, doubling, at most 1 min apart, so a model
  * endpoint that keeps failing (or cannot be reached) fails the run after about 2 minutes (1 + 2 + 4
@@ -34,11 +44,12 @@ export const DEFAULT_MODEL_RETRY: RetryPolicy = {
 /**
  * One model call. The activity heartbeats while it waits for the endpoint (every third of
  * `heartbeatTimeout`), so a worker that dies mid-call is noticed within 10 s and the call is retried
- * on another worker then (the crash matrix, `npm run test:chaos`, measures it).
+ * on another worker then (the crash matrix, `npm run test:chaos`, measures it), however long the
+ * call itself may take (a run's `modelTimeoutSeconds` overrides `startToCloseTimeout`).
  * Non-retryable model failures (400/401/403/404/422) stop the retries; 429 waits for `retry-after`.
  */
 export const DEFAULT_MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: DEFAULT_MODEL_TIMEOUT_MS,
   heartbeatTimeout: '10 seconds',
   retry: DEFAULT_MODEL_RETRY,
 };

@@ -10,6 +10,9 @@ import type { Usage } from './usage';
 
 export const AGENT_LOOP_WORKFLOW = 'agentLoop';
 
+export const ToolCallTextSchema = z.enum(['recover', 'off']);
+export type ToolCallText = z.infer<typeof ToolCallTextSchema>;
+
 export const AgentLoopInputSchema = z.strictObject({
   goal: z.string().trim().min(1, 'goal must be a non-empty string').max(100_000, 'goal is longer than 100,000 characters; put large material in a tool the agent can read'),
   agent: z.string().trim().min(1).optional(),
@@ -33,7 +36,11 @@ export const AgentLoopInputSchema = z.strictObject({
    * with an answer from what it has (`deadline`), at the next iteration. Default: the agent's, else none.
    */
   timeoutSeconds: z.number().positive().optional(),
-  /** The same tool failing with the same error this many times in a row ends the run (default 3; 0: never). */
+  /**
+   * The same tool failing with the same error this many times in a row ends the run, and so does the
+   * same call (tool and arguments) answered with the same result this many times in a row, after a
+   * note to the model that it repeats itself (default 3; 0: never).
+   */
   circuitBreaker: z.number().int().min(0).max(100).optional(),
   /** How long `ask_question` waits for an answer before telling the model nobody answered (default: forever). */
   answerTimeoutSeconds: z.number().positive().optional(),
@@ -56,6 +63,18 @@ export const AgentLoopInputSchema = z.strictObject({
   localModelCalls: z.boolean().optional(),
   /** Continue as new (with a compacted transcript) past this many history events (default 2,000). */
   maxHistoryEvents: z.number().int().min(50).max(50_000).optional(),
+  /** The most tokens one model reply may have (`max_tokens`; default: the agent's, else 4,096). */
+  maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
+  /**
+   * Tool calls a model writes as text in its reply (```` ```json {"name", "arguments"} ````,
+   * `<tool_call>…</tool_call>`, …) instead of as the API's tool calls: `recover` (default) runs them
+   * as the wave; `off` takes such a reply as the answer.
+   */
+  toolCallText: ToolCallTextSchema.optional(),
+  /** How long one attempt of a model call may take, in seconds (default: the agent's, else the worker's, 10 minutes). */
+  modelTimeoutSeconds: z.number().positive().max(86_400).optional(),
+  /** Attempts of a model call before the run fails `ModelUnavailable` (default: the agent's, else the worker's, 8). */
+  modelAttempts: z.number().int().min(1).max(100).optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 

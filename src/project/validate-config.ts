@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../agents/define';
 import { describeIssues } from '../common/issues';
+import { AgentLoopInputSchema } from '../common/contract';
 import { mcpServersSchema, type McpServers } from '../mcp/server-config';
 import { TOOL_NAME, type AnyTool } from '../tools/define';
 
@@ -44,11 +45,15 @@ const toolSchema = z.strictObject({
   localActivity: z.boolean().optional(),
 });
 
+/** An agent's settings that a run's input may also give, checked the same way. */
+const run = AgentLoopInputSchema.shape;
+
 const agentSchema = z.strictObject({
   name: z.string().trim().min(1, 'an agent needs a name'),
   system: z.string().min(1, 'an agent needs a system prompt'),
   model: z.string().min(1).optional(),
   tools: z.array(z.string().min(1)).optional(),
+  toolCallText: run.toolCallText,
   limits: z
     .strictObject({
       maxIterations: z.number().int().positive().optional(),
@@ -56,6 +61,9 @@ const agentSchema = z.strictObject({
       maxCostUsd: z.number().positive().optional(),
       timeoutSeconds: z.number().positive().optional(),
       maxContextTokens: z.number().int().positive().optional(),
+      maxOutputTokens: run.maxOutputTokens,
+      modelTimeoutSeconds: run.modelTimeoutSeconds,
+      modelAttempts: run.modelAttempts,
     })
     .optional(),
 });

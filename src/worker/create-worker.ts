@@ -54,6 +54,11 @@ export interface WaveloopWorkerOptions {
    * minutes, after which the run fails `ModelUnavailable`). Goal components keep the default.
    */
   modelRetry?: RetryPolicy;
+  /**
+   * How long one attempt of a run's model call may take (default 10 minutes; `WAVELOOP_MODEL_TIMEOUT`).
+   * A worker that dies mid-call is noticed within seconds anyway, by the call's heartbeats.
+   */
+  modelTimeoutMs?: number;
   /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /**
@@ -99,6 +104,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     modelPrices: options.modelPrices,
     stream: options.stream,
     modelRetry: options.modelRetry,
+    modelTimeoutMs: options.modelTimeoutMs,
     searchAttributes,
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);

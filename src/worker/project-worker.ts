@@ -1,5 +1,6 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { connectionSettings } from '../client/connection';
+import { DEFAULT_MODEL_RETRY } from '../common/activity-options';
 import { modelConfigProblem, type WaveloopConfig } from '../config';
 import { blobStoreIn } from '../payloads/blob-store';
 import type { LoadedProject } from '../project/load-config';
@@ -36,6 +37,8 @@ export async function createProjectWorker(
       openai: createModelClient(config.model),
       defaultModel: config.model.model,
       stream: config.model.stream,
+      ...(config.model.timeoutMs === undefined ? {} : { modelTimeoutMs: config.model.timeoutMs }),
+      ...(config.model.attempts === undefined ? {} : { modelRetry: { ...DEFAULT_MODEL_RETRY, maximumAttempts: config.model.attempts } }),
       tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
     });
     const opened = connection;

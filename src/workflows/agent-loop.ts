@@ -134,7 +134,7 @@ class AgentRun {
   private async ask(iteration: number): Promise<ModelCallOutput> {
     this.progress.phase = 'model';
     this.publisher.describe();
-    const request = () => this.request(iteration, { systemNote: this.limits.warning(iteration) });
+    const request = () => this.request(iteration, { note: this.limits.warning(iteration) });
     let reply: ModelCallOutput;
     try {
       reply = await askModel(request(), this.callOptions());
@@ -196,14 +196,14 @@ class AgentRun {
 
   private request(iteration: number, overrides: Partial<ModelCallInput>): ModelCallInput {
     const { workflowId, runId } = workflowInfo();
-    const { model, tools, planner, localModelCalls } = this.run;
+    const { model, tools, planner, localModelCalls, maxOutputTokens, toolCallText } = this.run;
     const transcript = this.transcript.slice(localModelCalls);
-    return { workflowId, runId, model, tools: tools.map((tool) => tool.name), planner, iteration, transcript, ...overrides };
+    return { workflowId, runId, model, tools: tools.map((tool) => tool.name), planner, iteration, maxOutputTokens, toolCallText, transcript, ...overrides };
   }
 
-  /** How the run's model calls run: locally or not, retried as the worker says. */
+  /** How the run's model calls run: locally or not, each attempt's timeout, the retries. */
   private callOptions() {
-    return { local: this.run.localModelCalls ?? false, retry: this.run.modelRetry };
+    return { local: this.run.localModelCalls ?? false, ...this.run.modelCall };
   }
 
   private heard(reply: ModelCallOutput): void {

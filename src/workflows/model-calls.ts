@@ -1,7 +1,7 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo, type RetryPolicy } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS, LOCAL_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../common/activity-options';
-import type { ModelCallInput, ModelCallOutput, ResolvedRun, SummarizeOutput } from '../common/activity-io';
+import type { ModelCallInput, ModelCallOutput, ModelCallPolicy, ResolvedRun, SummarizeOutput } from '../common/activity-io';
 import { FailureType } from '../common/errors';
 import { modelSummary } from '../common/summaries';
 
@@ -24,16 +24,17 @@ export async function resolveRun(input: unknown): Promise<ResolvedRun> {
 }
 
 /**
- * One model call; `local` runs it as a local activity (`localModelCalls`). Not an async function:
- * the SDK captures a stack trace for every promise workflow code creates, and the loop makes many.
- * Retries (`retry`, default `DEFAULT_MODEL_RETRY`) that run out fail the run as `ModelUnavailable`,
- * with the last attempt's failure; a non-retryable cause keeps its type.
+ * One model call, each attempt limited to `timeoutMs` and retried per `retry`; `local` runs it as
+ * a local activity (`localModelCalls`). Not an async function: the SDK captures a stack trace for
+ * every promise workflow code creates, and the loop makes many. Retries that run out fail the run
+ * as `ModelUnavailable`, with the last attempt's failure; a non-retryable cause keeps its type.
  */
-export function askModel(request: ModelCallInput, { local, retry }: { local: boolean; retry?: RetryPolicy }): Promise<ModelCallOutput> {
+export function askModel(request: ModelCallInput, { local, timeoutMs, retry }: ModelCallPolicy & { local: boolean }): Promise<ModelCallOutput> {
   const summary = modelSummary(request.iteration);
+  const options = { summary, startToCloseTimeout: timeoutMs, retry };
   const call = local
-    ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, summary, ...(retry ? { retry } : {}) }, [request])
-    : callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary, ...(retry ? { retry } : {}) }, [request]);
+    ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, ...options }, [request])
+    : callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, ...options }, [request]);
   return call.catch((err: unknown) => {
     throw asRunFailure(err, `The model call of iteration ${request.iteration} kept failing`, FailureType.ModelUnavailable);
   });

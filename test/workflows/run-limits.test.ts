@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import { Harness, waitForProgress } from '../support/harness';
+import type { ChatRequest } from '../support/fake-model';
 import { eventually } from '../support/wait';
 import { defineTool } from '../../src/tools/define';
 import { recordHistory } from '../support/history';
@@ -106,16 +107,26 @@ describe('agentLoop: people and limits', () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'Done trying.' });
   });
 
-  it('iteration warnings: the last iterations carry a note in the system prompt', async () => {
+  it('iteration warnings: the last iterations end with a note, and every call starts with the whole prompt of the one before', async () => {
     h.fake.script(calc('1'), calc('2'), calc('3'), calc('4'), calc('5'));
     const { result, transcript } = await h.run({ goal: 'Count', maxIterations: 5 });
 
     h.fake.assertDone();
     expect(result!.status).toBe('max_iterations');
-    const notes = h.fake.requests.map((r) => /\n\n(Iteration .*|This is iteration .*)$/.exec(String(r.messages[0].content))?.[1]);
+    const last = (r: ChatRequest) => r.messages.at(-1)!;
+    const notes = h.fake.requests.map((r) => (last(r).role === 'user' && /^(Iteration|This is iteration)/.test(String(last(r).content)) ? last(r).content : undefined));
     expect(notes).toEqual([undefined, undefined, undefined, 'Iteration 4 of 5: 1 iteration left. Wrap up soon.', 'This is iteration 5 of 5, the last one: give your final answer now.']);
-    // The note is for the call only; the transcript keeps the system prompt as it was.
+    // The note is for the call only: the transcript keeps neither it nor a changed system prompt.
     expect(transcript[0].content).not.toMatch(/Iteration/);
+    expect(transcript.some((m) => String(m.content).includes('Wrap up soon'))).toBe(false);
+    // Prefix-stable: each call's messages (without its note) and tools are the start of the next
+    // call's, byte for byte, so an endpoint's prompt cache keeps what it read.
+    for (const [i, request] of h.fake.requests.slice(0, -1).entries()) {
+      const next = h.fake.requests[i + 1];
+      const sent = notes[i] === undefined ? request.messages : request.messages.slice(0, -1);
+      expect(JSON.stringify(next.messages.slice(0, sent.length))).toBe(JSON.stringify(sent));
+      expect(JSON.stringify(next.tools)).toBe(JSON.stringify(request.tools));
+    }
   });
 
   it('deadline: shortly before the execution timeout the run wraps up with what it has', async () => {
