@@ -123,8 +123,9 @@ class AgentRun {
       const wave = await this.runWave(iteration, step.calls);
       const completion = loopBreak(wave.calls, tools, 'complete');
       if (completion) return this.finish('completed', completion.result ?? '');
-      const opened = limits.afterWave(wave.calls);
-      if (opened) return this.finish('circuit_open', opened);
+      const verdict = limits.afterWave(wave.calls);
+      if (verdict && 'opened' in verdict) return this.finish('circuit_open', verdict.opened);
+      if (verdict) transcript.add({ role: 'user', content: verdict.note });
       const said = loopBreak(wave.calls, tools, 'conversation');
       if (said && !(await this.nextTurn(said.result ?? ''))) return this.finish('completed', said.result ?? '');
     }

@@ -1,6 +1,7 @@
 import type { ToolCallRecord, Usage } from '../common/contract';
 import type { ModelPrice } from '../common/pricing';
 import { costOf } from '../common/pricing';
+import { textHash } from '../common/text-hash';
 
 /**
  * The limits that end a run gracefully: iterations, token and cost budgets, the time limit, and the
@@ -18,6 +19,9 @@ export interface RunLimitSettings {
   budget: Budget;
   circuitBreaker: number;
 }
+
+/** What a wave did to the circuit breaker: opened it (the run ends), or left a note for the model. */
+export type WaveVerdict = { opened: string } | { note: string } | undefined;
 
 /**
  * A run's limits, one answer each: whether the run must stop before its next model call (`check`),
@@ -57,20 +61,30 @@ export class RunLimits {
     this.turnStart = iteration;
   }
 
-  /** Counts a wave's failures (denials are not failures); the reason the circuit opened, if it did. */
-  afterWave(calls: readonly ToolCallRecord[]): string | undefined {
+  /**
+   * Counts a wave's calls (a denial by a person counts for nothing): the reason the circuit opened,
+   * if it did, else the note the model gets when it repeats a call.
+   */
+  afterWave(calls: readonly ToolCallRecord[]): WaveVerdict {
+    const notes: string[] = [];
+    const seen = new Set<string>();
     for (const call of calls) {
       if (call.error?.startsWith(DENIED)) continue;
-      const opened = this.breaker.record(call.tool, call.ok, call.error);
-      if (opened) return `Circuit open: ${opened}`;
+      // The same call twice in one wave is one repetition: the model asked for both at once.
+      const same = call.ok && JSON.stringify([call.tool, call.args, call.result]);
+      if (same && seen.has(same)) continue;
+      if (same) seen.add(same);
+      const verdict = this.breaker.record(call.tool, call.ok ? { args: call.args, result: call.result ?? '' } : { error: call.error ?? '' });
+      if (verdict && 'opened' in verdict) return { opened: `Circuit open: ${verdict.opened}` };
+      if (verdict) notes.push(verdict.note);
     }
-    return undefined;
+    return notes.length ? { note: notes.join('\n') } : undefined;
   }
 
   /** Counts a reply the planner could not use as a failure of its own; the reason the circuit opened, if it did. */
   afterUnusableReply(feedback: string): string | undefined {
-    const opened = this.breaker.record('(planner)', false, feedback);
-    return opened && `Circuit open: ${opened}`;
+    const verdict = this.breaker.record('(planner)', { error: feedback });
+    return verdict && 'opened' in verdict ? `Circuit open: ${verdict.opened}` : undefined;
   }
 }
 
@@ -134,23 +148,32 @@ export function iterationWarning(iteration: number, maxIterations: number): stri
 }
 
 /**
- * The circuit breaker: the same tool failing with the same error `threshold` times in a row
- * opens it; a success of that tool resets its count. A threshold of 0 turns it off.
+ * The circuit breaker, over each tool's latest outcomes in a row:
+ * - the same error `threshold` times in a row opens it;
+ * - the same call (arguments) answered with the same result `threshold` times in a row gets a note
+ *   for the model that it repeats itself, and once more after that opens it.
+ * Any other outcome of the tool starts its count anew. A threshold of 0 turns it off.
  */
 export class CircuitBreaker {
-  private readonly streaks = new Map<string, { error: string; count: number }>();
+  private readonly streaks = new Map<string, { outcome: string; count: number }>();
 
   constructor(private readonly threshold: number) {}
 
-  /** Records a call's outcome; returns the error that opened the circuit, if it just opened. */
-  record(tool: string, ok: boolean, error?: string): string | undefined {
-    if (ok) {
-      this.streaks.delete(tool);
-      return undefined;
-    }
+  /** Records a call's outcome: whether the circuit just opened (and why), or the note the model gets. */
+  record(tool: string, outcome: { error: string } | { args: Record<string, unknown>; result: string }): { opened: string } | { note: string } | undefined {
+    const failed = 'error' in outcome;
+    // Results are kept as hashes: a run may repeat a long one many times.
+    const key = failed ? `error ${outcome.error}` : `ok ${textHash(JSON.stringify(outcome.args))} ${textHash(outcome.result)}`;
     const streak = this.streaks.get(tool);
-    const next = streak && streak.error === error ? { error: error ?? '', count: streak.count + 1 } : { error: error ?? '', count: 1 };
-    this.streaks.set(tool, next);
-    return this.threshold > 0 && next.count >= this.threshold ? `${tool} failed ${next.count} times in a row: ${next.error}` : undefined;
+    const count = streak?.outcome === key ? streak.count + 1 : 1;
+    this.streaks.set(tool, { outcome: key, count });
+    if (this.threshold === 0 || count < this.threshold) return undefined;
+    if (failed) return { opened: `${tool} failed ${count} times in a row: ${outcome.error}` };
+    if (count > this.threshold) return { opened: `${tool} was called ${count} times in a row with the same arguments and gave the same result each time` };
+    return {
+      note:
+        `You have called ${tool} with the same arguments ${count} times in a row and got the same result each time. ` +
+        'Do not call it again with these arguments: use the result you have, try something else, or give your final answer.',
+    };
   }
 }

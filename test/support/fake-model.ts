@@ -269,7 +269,7 @@ export function toolMessages(request: ChatRequest): string[] {
  * What a benchmark run asks of the fake model, in its goal (the first user message): `[bench run=ID
  * iters=N calls=K sleep=MS out=BYTES delay=MS]`. While the request holds fewer than `iters`
  * assistant messages (`iters=0`: never stop) the reply is one turn of `calls` parallel calls of
- * `bench_tool({ sleepMs, bytes })`; then it answers `done`. `delay` holds every answer back (a slow
+ * `bench_tool({ sleepMs, bytes, call })` (`call` numbers the calls); then it answers `done`. `delay` holds every answer back (a slow
  * model).
  */
 export interface Directive {
@@ -350,8 +350,11 @@ export class GoalEncodedMode {
       if (directive.iters > 0 && request.messages.filter((m) => m.role === 'assistant').length >= directive.iters) {
         return { content: 'done', delayMs: delay, stream: whole };
       }
-      const args = { sleepMs: directive.sleep, bytes: directive.out };
-      const toolCalls = Array.from({ length: directive.calls }, () => ({ id: `call_${++this.counter}`, name: 'bench_tool', args }));
+      // Each call is numbered, as a model's calls differ: the loop ends runs that repeat a call.
+      const toolCalls = Array.from({ length: directive.calls }, () => {
+        const n = ++this.counter;
+        return { id: `call_${n}`, name: 'bench_tool', args: { sleepMs: directive.sleep, bytes: directive.out, call: n } };
+      });
       return { toolCalls, delayMs: delay, stream: whole };
     }
     const answer = this.structured(request.response_format?.json_schema?.name, request);

@@ -38,14 +38,30 @@ describe('limits', () => {
 
   it('CircuitBreaker: opens on the same error N times in a row, not on different errors, and resets on success', () => {
     const breaker = new CircuitBreaker(3);
-    expect(breaker.record('t', false, 'boom')).toBeUndefined();
-    expect(breaker.record('t', false, 'bang')).toBeUndefined();
-    expect(breaker.record('t', false, 'bang')).toBeUndefined();
-    expect(breaker.record('other', false, 'bang')).toBeUndefined();
-    expect(breaker.record('t', false, 'bang')).toBe('t failed 3 times in a row: bang');
-    breaker.record('t', true);
-    expect(breaker.record('t', false, 'bang')).toBeUndefined();
-    expect(new CircuitBreaker(0).record('t', false, 'x')).toBeUndefined();
+    const fail = (error: string) => ({ error });
+    expect(breaker.record('t', fail('boom'))).toBeUndefined();
+    expect(breaker.record('t', fail('bang'))).toBeUndefined();
+    expect(breaker.record('t', fail('bang'))).toBeUndefined();
+    expect(breaker.record('other', fail('bang'))).toBeUndefined();
+    expect(breaker.record('t', fail('bang'))).toEqual({ opened: 't failed 3 times in a row: bang' });
+    breaker.record('t', { args: {}, result: 'ok' });
+    expect(breaker.record('t', fail('bang'))).toBeUndefined();
+    expect(new CircuitBreaker(0).record('t', fail('x'))).toBeUndefined();
+  });
+
+  it('CircuitBreaker: the same call with the same result N times in a row gets a note, once more opens it', () => {
+    const breaker = new CircuitBreaker(3);
+    const same = { args: { expression: '2+2' }, result: '4' };
+    expect(breaker.record('calculator', same)).toBeUndefined();
+    expect(breaker.record('calculator', same)).toBeUndefined();
+    expect(breaker.record('calculator', same)).toEqual({ note: expect.stringMatching(/^You have called calculator with the same arguments 3 times in a row/) });
+    expect(breaker.record('calculator', same)).toEqual({ opened: 'calculator was called 4 times in a row with the same arguments and gave the same result each time' });
+    // Other arguments, or another result for the same arguments, start anew.
+    const fresh = new CircuitBreaker(3);
+    for (const outcome of [same, same, { ...same, args: { expression: '3+3' } }, same, { ...same, result: '5' }, same]) {
+      expect(fresh.record('calculator', outcome)).toBeUndefined();
+    }
+    expect(new CircuitBreaker(0).record('t', same)).toBeUndefined();
   });
 
   it('runDeadline: the earlier of the soft deadline and the time limit counted from the chain\'s start', () => {
@@ -84,7 +100,15 @@ describe('RunLimits: one answer to "must the run stop?"', () => {
     const failed = { id: 'c', tool: 't', args: {}, ok: false, error: 'boom' };
     const denied = { ...failed, error: 'denied: not today' };
     expect(limits.afterWave([failed, denied, denied])).toBeUndefined();
-    expect(limits.afterWave([denied, failed])).toBe('Circuit open: t failed 2 times in a row: boom');
+    expect(limits.afterWave([denied, failed])).toEqual({ opened: 'Circuit open: t failed 2 times in a row: boom' });
+  });
+
+  it('afterWave: the same call twice in one wave counts once; three waves of it get the note', () => {
+    const limits = new RunLimits({ ...settings, circuitBreaker: 3 }, () => false);
+    const call = { id: 'c', tool: 'calculator', args: { expression: '2+2' }, ok: true, result: '4' };
+    expect(limits.afterWave([call, { ...call, id: 'd' }])).toBeUndefined();
+    expect(limits.afterWave([call])).toBeUndefined();
+    expect(limits.afterWave([call, { ...call, id: 'e' }])).toEqual({ note: expect.stringContaining('3 times in a row') });
   });
 
   it('afterUnusableReply: replies the planner cannot use count as failures of their own', () => {

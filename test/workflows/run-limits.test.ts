@@ -98,6 +98,22 @@ describe('agentLoop: people and limits', () => {
     expect(result!.iterations).toBe(4);
   });
 
+  it('circuit breaker: the same call with the same result three times in a row gets a note, a fourth ends the run', async () => {
+    const same = calc('17*23');
+    h.fake.script(same, same, same, same);
+    const { result, transcript } = await h.run({ goal: 'What is 17*23?' });
+
+    h.fake.assertDone();
+    expect(result!.status).toBe('circuit_open');
+    expect(result!.answer).toBe('Circuit open: calculator was called 4 times in a row with the same arguments and gave the same result each time');
+    expect(result!.waves.map((wave) => wave.calls[0].result)).toEqual(['391', '391', '391', '391']);
+    // The note came after the third wave's result, before the fourth call, and the model saw it.
+    const note = transcript.findIndex((m) => m.role === 'user' && String(m.content).startsWith('You have called calculator with the same arguments 3 times in a row'));
+    expect(transcript[note - 1].role).toBe('tool');
+    expect(h.fake.requests[3].messages.at(-1)!.content).toBe(transcript[note].content);
+    expect(h.fake.requests[2].messages.some((m) => String(m.content).startsWith('You have called'))).toBe(false);
+  });
+
   it('circuit breaker: a success resets the count', async () => {
     const bad = { toolCalls: [{ name: 'get_user', args: { id: 4242 } }] };
     h.fake.script(bad, bad, { toolCalls: [{ name: 'get_user', args: { id: 1 } }] }, bad, bad, { content: 'Done trying.' });

@@ -8,7 +8,7 @@ const benchTool = activityAsTool<typeof activities.bench_tool>(
     description: 'A benchmark tool: waits sleepMs milliseconds and returns bytes characters.',
     parameters: {
       type: 'object',
-      properties: { sleepMs: { type: 'integer', minimum: 0 }, bytes: { type: 'integer', minimum: 0 } },
+      properties: { sleepMs: { type: 'integer', minimum: 0 }, bytes: { type: 'integer', minimum: 0 }, call: { type: 'integer' } },
       required: ['sleepMs', 'bytes'],
       additionalProperties: false,
     },
