@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ModelCallInput, ModelCallOutput } from '../common/activity-io';
@@ -9,10 +9,11 @@ import type { AnyTool } from '../tools/define';
 import { WAVE_PLAN_SCHEMA_NAME, WavePlanSchema } from '../common/plan';
 import { streamedText, type StreamedText } from '../common/streaming';
 import { withHeartbeats } from './heartbeat';
-import { chatStreamed, chatWhole } from './model-chat';
+import { chatStreamed, chatWhole, type ChatReply } from './model-chat';
 import { jsonSchemaOf, toolParametersSchema } from './tool-schema';
 import { toModelFailure } from './model-errors';
 import { checkReply } from './model-reply';
+import { textToolCalls } from './text-tool-calls';
 import type { ToolResultCache } from './tool-result-cache';
 import { TranscriptCache } from './transcript-cache';
 import type { Registry } from './registry';
@@ -99,7 +100,8 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
       }
     }, () => streamed);
 
-    const { message, finishReason, usage, model } = reply;
+    const { usage, model } = reply;
+    const { message, finishReason } = input.toolCallText === 'off' ? reply : recoverTextToolCalls(reply, input);
     checkReply(message, finishReason, input.planner);
     const replyId = randomUUID();
     // A local call is always given the whole transcript: it never needs what the cache keeps.
@@ -134,4 +136,18 @@ export async function receiveTranscript(
   }
   const whole = slice.from === 0 ? (messages.length === slice.count ? messages : undefined) : kept.transcripts.join(workflowId, runId, slice, messages);
   return whole ?? kept.readTranscript(workflowId, runId, slice.count);
+}
+
+/**
+ * The reply with the tool calls its text holds (`textToolCalls`) as its tool calls, as if the
+ * endpoint had parsed them: for a native reply without tool calls whose text consists of calls of
+ * tools the run offers. Any other reply is returned as it came.
+ */
+function recoverTextToolCalls(reply: ChatReply, input: ModelCallInput): Pick<ChatReply, 'message' | 'finishReason'> {
+  const { message } = reply;
+  if (input.planner !== 'native' || message.tool_calls?.length || !message.content || input.tools.length === 0) return reply;
+  const recovered = textToolCalls(message.content, new Set(input.tools), () => `call_${randomUUID()}`);
+  if (!recovered) return reply;
+  log.info('Read tool calls the model wrote as text', { iteration: input.iteration, tools: recovered.calls.map((call) => call.function.name) });
+  return { message: { role: 'assistant', content: recovered.text, tool_calls: recovered.calls }, finishReason: 'tool_calls' };
 }

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Harness } from '../support/harness';
+import { activities, recordHistory } from '../support/history';
+
+const h = new Harness();
+beforeAll(() => h.start());
+afterAll(() => h.stop());
+
+/** How small local models write a calculator call as text, when their server leaves it in the reply. */
+const fenced = (expression: string) => `\`\`\`json\n{\n  "name": "calculator",\n  "arguments": {\n    "expression": "${expression}"\n  }\n}\n\`\`\``;
+
+describe('agentLoop: tool calls written as text', () => {
+  it('each common text form runs as a wave, exactly as tool calls the server parsed', async () => {
+    h.fake.script(
+      { content: fenced('17*23') },
+      { content: '<tools>\n{"name": "calculator", "arguments": {"expression": "391+4"}}\n</tools>' },
+      {
+        content:
+          'I will compute both at once.\n<tool_call>\n{"name": "calculator", "arguments": {"expression": "2*21"}}\n</tool_call>\n<tool_call>\n{"name": "calculator", "arguments": "{\\"expression\\": \\"100-1\\"}"}\n</tool_call>',
+      },
+      { content: '<function=calculator>{"expression": "6*7"}</function>' },
+      { content: 'The answer is 395.' },
+    );
+    const { handle, result, transcript } = await h.run({ goal: 'What is (17*23)+4? Use the calculator.', tools: ['calculator'] });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: 'The answer is 395.', iterations: 5 });
+    expect(result!.waves.map((wave) => wave.calls.map((call) => [call.args.expression, call.result]))).toEqual([
+      [['17*23', '391']],
+      [['391+4', '395']],
+      [
+        ['2*21', '42'],
+        ['100-1', '99'],
+      ],
+      [['6*7', '42']],
+    ]);
+    // The transcript keeps the calls as tool calls (the model's prose before them stays its text),
+    // and the model got each result back as a tool message.
+    const replies = transcript.filter((m) => m.role === 'assistant');
+    expect(replies[0]).toMatchObject({ content: null, tool_calls: [{ type: 'function', function: { name: 'calculator', arguments: '{"expression":"17*23"}' } }] });
+    expect(replies[2]).toMatchObject({ content: 'I will compute both at once.', tool_calls: [{}, {}] });
+    const second = h.fake.requests[1].messages;
+    expect(second.at(-1)).toMatchObject({ role: 'tool', content: '391', tool_call_id: replies[0].tool_calls![0].id });
+    // The history shows the same waves, summaries and all.
+    const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
+    expect(tools.map((a) => a.summary)).toEqual([
+      'wave 1 · calculator(expression=17*23)',
+      'wave 2 · calculator(expression=391+4)',
+      'wave 3 · calculator(expression=2*21)',
+      'wave 3 · calculator(expression=100-1)',
+      'wave 4 · calculator(expression=6*7)',
+    ]);
+    await recordHistory('text-tool-calls', handle);
+  });
+
+  it('a reply that only quotes JSON or names a tool stays the answer', async () => {
+    const quoted = `To call it yourself, send:\n${fenced('1+1')}`;
+    h.fake.script({ content: quoted });
+    const first = await h.run({ goal: 'How do I call the calculator?', tools: ['calculator'] });
+    expect(first.result).toMatchObject({ status: 'completed', answer: quoted, waves: [] });
+
+    const data = '```json\n{"name": "Bob", "email": "bob@example.com"}\n```';
+    h.fake.script({ content: data });
+    const second = await h.run({ goal: 'Show Bob as JSON', tools: ['calculator', 'get_user'] });
+    expect(second.result).toMatchObject({ status: 'completed', answer: data, waves: [] });
+    h.fake.assertDone();
+  });
+
+  it('toolCallText off: a call written as text is the answer', async () => {
+    h.fake.script({ content: fenced('2+2') });
+    const { result } = await h.run({ goal: 'What is 2+2?', tools: ['calculator'], toolCallText: 'off' });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: fenced('2+2'), iterations: 1, waves: [] });
+  });
+});
