@@ -18,4 +18,23 @@ describe('toolParametersSchema', () => {
     const tool = defineTool({ name: 'read', description: 'Reads.', parameters: z.looseObject({}), inputSchema, execute: () => '' });
     expect(toolParametersSchema(tool)).toBe(inputSchema);
   });
+
+  it('toolParametersSchema: formats go without zod\'s long patterns, integers without the ±2^53 bounds', () => {
+    const tool = defineTool({
+      name: 'book',
+      description: 'Books.',
+      parameters: z.object({ day: z.iso.date(), email: z.email(), nights: z.number().int().positive(), code: z.string().regex(/^[A-Z]{3}$/) }),
+      execute: () => '',
+    });
+    expect(toolParametersSchema(tool)).toEqual({
+      type: 'object',
+      properties: {
+        day: { type: 'string', format: 'date' },
+        email: { type: 'string', format: 'email' },
+        nights: { type: 'integer', exclusiveMinimum: 0 },
+        code: { type: 'string', pattern: '^[A-Z]{3}$' },
+      },
+      required: ['day', 'email', 'nights', 'code'],
+    });
+  });
 });
