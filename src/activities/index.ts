@@ -29,6 +29,8 @@ export interface ActivityDeps {
   modelRetry?: RetryPolicy;
   /** How long one attempt of a run's model call may take (default `DEFAULT_MODEL_TIMEOUT_MS`). */
   modelTimeoutMs?: number;
+  /** Why the attempt before this one of an activity failed, for the log (`describe()` of the run). */
+  previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
 }
 
 /**

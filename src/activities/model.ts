@@ -31,6 +31,8 @@ export interface ModelDeps {
   stream?: boolean;
   /** The results of the tool calls this worker ran, which a `TranscriptSlice` refers to (shared with `runTool`). */
   toolResults?: ToolResultCache;
+  /** Why the attempt before this one of an activity failed (from the run's pending activities), for the log. */
+  previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface ModelDeps {
  * transcript arrives as a `TranscriptSlice` and is completed from what this worker kept
  * (`receiveTranscript`).
  */
-export function createCallModel({ registry, openai, readTranscript, stream = true, toolResults }: ModelDeps) {
+export function createCallModel({ registry, openai, readTranscript, stream = true, toolResults, previousFailure }: ModelDeps) {
   const schemas = new Map<string, OpenAI.Chat.Completions.ChatCompletionTool>();
   const toolSchema = (tool: AnyTool) => {
     let schema = schemas.get(tool.name);
@@ -55,6 +57,8 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
 
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
     const { workflowId, runId } = input;
+    const context = Context.current();
+    if (context.info.attempt > 1 && !context.info.isLocal) await logRetry(input, previousFailure);
     const transcript = await receiveTranscript(input, { transcripts, toolResults, readTranscript });
     // A note for this call only goes after the transcript: what comes before stays byte for byte
     // what the last call sent, so the endpoint can reuse its prompt cache.
@@ -82,7 +86,6 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
           ? { tools, parallel_tool_calls: true }
           : {}),
     };
-    const context = Context.current();
     // Heartbeats carry the text as it grows, for followers: not a JSON plan's (no text for a
     // person), and not in a local activity (it has no heartbeats; its reply arrives whole).
     const publishes = input.planner === 'native' && !context.info.isLocal;
@@ -150,4 +153,17 @@ function recoverTextToolCalls(reply: ChatReply, input: ModelCallInput): Pick<Cha
   if (!recovered) return reply;
   log.info('Read tool calls the model wrote as text', { iteration: input.iteration, tools: recovered.calls.map((call) => call.function.name) });
   return { message: { role: 'assistant', content: recovered.text, tool_calls: recovered.calls }, finishReason: 'tool_calls' };
+}
+
+/** Logs, at INFO, that a model call is tried again, and why the attempt before failed (a timeout, the endpoint's error). */
+async function logRetry({ workflowId, runId, iteration }: ModelCallInput, previousFailure: ModelDeps['previousFailure']): Promise<void> {
+  const { attempt, activityId, retryPolicy } = Context.current().info;
+  const cause = await previousFailure?.(workflowId, runId, activityId).catch(() => undefined);
+  const of = retryPolicy?.maximumAttempts ? ` of ${retryPolicy.maximumAttempts}` : '';
+  log.info(`Model call of iteration ${iteration} tried again (attempt ${attempt}${of})${cause ? `: the attempt before ${cause.startsWith('timed out') ? cause : `failed: ${cause}`}` : ''}`, {
+    workflowId,
+    iteration,
+    attempt,
+    ...(cause ? { previousFailure: cause } : {}),
+  });
 }

@@ -20,6 +20,7 @@ import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQ
 import { connectClient } from './connection';
 import { startGoalTree, type GoalStartOptions } from './goal-api';
 import { readGoalTree, type GoalTreeNode } from './goal-tree';
+import { describeFailure } from './pending-activity';
 import { queryWithRetry } from './query';
 import { GOAL_MEMO, listRuns, type ListedRun, type RunState } from './run-list';
 
@@ -117,11 +118,25 @@ export class WaveloopClient {
    * Undefined when no model call is in flight, or it has not streamed any text yet.
    */
   async streaming(workflowId: string): Promise<StreamedText | undefined> {
+    return (await this.modelCall(workflowId))?.stream;
+  }
+
+  /**
+   * The run's model call in flight, as the server's pending activity tells it: its attempt (of how
+   * many), why the attempt before failed (a timeout, the endpoint's error), and its reply so far.
+   */
+  async modelCall(workflowId: string): Promise<ModelCallState | undefined> {
     const { raw } = await this.handle(workflowId).describe();
-    const call = (raw.pendingActivities ?? []).find((activity) => activity.activityType?.name === 'callModel' && activity.heartbeatDetails?.payloads?.length);
+    const call = (raw.pendingActivities ?? []).find((activity) => activity.activityType?.name === 'callModel');
     if (!call) return undefined;
-    const details = await decodeFromPayloadsAtIndex(this.client.options.loadedDataConverter, 0, call.heartbeatDetails!.payloads);
-    return isStreamedText(details) ? details : undefined;
+    const payloads = call.heartbeatDetails?.payloads;
+    const details = payloads?.length ? await decodeFromPayloadsAtIndex(this.client.options.loadedDataConverter, 0, payloads) : undefined;
+    return {
+      attempt: call.attempt ?? 1,
+      ...(call.maximumAttempts ? { maximumAttempts: call.maximumAttempts } : {}),
+      ...(call.lastFailure ? { lastFailure: describeFailure(call.lastFailure) } : {}),
+      ...(isStreamedText(details) ? { stream: details } : {}),
+    };
   }
 
   /** Temporal's description of the run plus its progress (absent if no worker could answer the query). */
@@ -259,4 +274,15 @@ export class WaveloopClient {
     ];
     return !(history.events ?? []).some((event) => event.eventType === completed || closed.includes(event.eventType!));
   }
+}
+
+/** A run's model call in flight (`WaveloopClient.modelCall`). */
+export interface ModelCallState {
+  attempt: number;
+  /** The attempts the call has in all (absent: unlimited). */
+  maximumAttempts?: number;
+  /** Why the attempt before this one failed: `timed out (start-to-close)`, or the failure's message. */
+  lastFailure?: string;
+  /** The reply so far, while it streams. */
+  stream?: StreamedText;
 }

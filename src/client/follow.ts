@@ -104,10 +104,15 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
         await out.onMessage(progress.iteration, stopping.signal);
       } else waiting(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
     }
-    // A reply streams while the model call runs; show it once the waves before it are shown.
-    if (out.text && progress.phase === 'model') {
-      const stream = await client.streaming(workflowId);
-      if (stream && stream.iteration >= progress.iteration) said.stream(stream);
+    // A reply streams while the model call runs; show it once the waves before it are shown. A
+    // call that failed and is tried again says so, with why.
+    if (progress.phase === 'model') {
+      const call = await client.modelCall(workflowId);
+      if (call?.lastFailure && call.attempt > 1 && isNew(`retry:${progress.iteration}:${call.attempt}`)) {
+        printed.lines++;
+        out.line(`(iteration ${progress.iteration}) the model call failed: ${call.lastFailure}; attempt ${call.attempt}${call.maximumAttempts ? ` of ${call.maximumAttempts}` : ''}`);
+      }
+      if (out.text && call?.stream && call.stream.iteration >= progress.iteration) said.stream(call.stream);
     }
   };
 

@@ -4,6 +4,7 @@ import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/w
 import OpenAI from 'openai';
 import { createActivities, Registry } from '../activities';
 import type { AgentDefinition } from '../agents/define';
+import { previousFailure } from '../client/pending-activity';
 import { queryWithRetry } from '../client/query';
 import { DEFAULT_MODEL, type ModelConfig } from '../config';
 import type { ModelPrice } from '../common/pricing';
@@ -106,6 +107,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     modelRetry: options.modelRetry,
     modelTimeoutMs: options.modelTimeoutMs,
     searchAttributes,
+    previousFailure: async (workflowId, runId, activityId) => previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
       if (messages.length < count) {

@@ -11,6 +11,8 @@ import { FakeModel, toolMessages, type ScriptedReply } from '../support/fake-mod
 import { Harness } from '../support/harness';
 import { activities } from '../support/history';
 import { freePort } from '../support/ports';
+import { WaveloopClient } from '../../src/client/api';
+import { followRun } from '../../src/client/follow';
 
 /**
  * Model faults, through the fake model server: each one is retried, fed back to the model, or ends
@@ -54,6 +56,24 @@ describe('model faults', () => {
     const started = history.events!.filter((e) => e.activityTaskStartedEventAttributes);
     expect(started.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([2]);
     expect(started[0].activityTaskStartedEventAttributes!.lastFailure?.applicationFailureInfo?.type).toBe('ModelTimeout');
+    expect(await modelAttempts(handle)).toEqual([2]);
+  });
+
+  it('modelTimeoutSeconds: an attempt past the run\'s model-call timeout is cut and tried again, and a follower is told why', async () => {
+    // The worker's model client would wait minutes; the run's own timeout (2 s an attempt) cuts the first.
+    h.fake.script({ content: 'too late', delayMs: 5_000 }, { content: 'On time.', delayMs: 1_000 });
+    const workflowId = `model-timeout-${randomUUID()}`;
+    const lines: string[] = [];
+    const following = followRun(new WaveloopClient(h.client, 'unused'), workflowId, { line: (text) => lines.push(text) });
+    const { handle, result } = await h.run({ goal: 'Survive a slow model', modelTimeoutSeconds: 2, modelAttempts: 3 }, { workflowId });
+    await following.stop(result);
+
+    expect(result).toMatchObject({ status: 'completed', answer: 'On time.' });
+    expect(lines).toContain('(iteration 1) the model call failed: timed out (start-to-close); attempt 2 of 3');
+    const history = await handle.fetchHistory();
+    const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')!.activityTaskScheduledEventAttributes!;
+    expect(Number(scheduled.startToCloseTimeout?.seconds)).toBe(2);
+    expect(scheduled.retryPolicy?.maximumAttempts).toBe(3);
     expect(await modelAttempts(handle)).toEqual([2]);
   });
 
@@ -188,6 +208,25 @@ describe('callModel: faults of the endpoint', () => {
   ] as Array<[string, string, ScriptedReply]>)('%s: a retryable %s', async (_name, type, reply) => {
     fake.script(reply);
     expect(await failure()).toMatchObject({ type, nonRetryable: false });
+    fake.assertDone();
+  });
+
+  it('a model call tried again is logged at INFO with why the attempt before failed', async () => {
+    fake.script({ content: 'Fine now.' });
+    const logged: Array<{ level: string; message: string }> = [];
+    const logger = new DefaultLogger('INFO', (entry) => logged.push(entry));
+    const { callModel } = createActivities({
+      registry: new Registry([], []),
+      openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 }),
+      defaultModel: 'fake-model',
+      readTranscript: async () => messages,
+      previousFailure: async (_workflowId, _runId, activityId) => (activityId === 'model-1' ? 'timed out (start-to-close)' : undefined),
+    });
+    const transcript = { count: messages.length, from: 0, messages };
+    const input = { workflowId: 'faults', runId: randomUUID(), model: 'fake-model', tools: [], planner: 'native' as const, iteration: 3, transcript };
+    const info = { attempt: 2, activityId: 'model-1', retryPolicy: { maximumAttempts: 8 } };
+    await new MockActivityEnvironment(info, { logger }).run(callModel, input);
+    expect(logged).toContainEqual(expect.objectContaining({ level: 'INFO', message: 'Model call of iteration 3 tried again (attempt 2 of 8): the attempt before timed out (start-to-close)' }));
     fake.assertDone();
   });
 
