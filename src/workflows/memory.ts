@@ -83,8 +83,8 @@ export class Memory {
 
   /**
    * Continues as new with the transcript pruned; everything else in `state` carries over. On a
-   * versioned worker the next run starts on the deployment's current version (a run of its own), or
-   * on this run's version (a goal tree's run, which stays on its tree's version).
+   * versioned worker the next run starts on the deployment's current version, unless this run is a
+   * child (a goal tree's tool loop), which stays on its parent's version.
    */
   async handOver(input: AgentLoopInput, state: Omit<Continuation, 'messages'>): Promise<never> {
     const messages = (await this.summarized('hand-over')) ?? this.transcript.messages;
