@@ -21,6 +21,7 @@ const SLOW_FILES: Record<string, number> = {
   'test/client/cli-workers.test.ts': 12,
   'test/client/cli-prompts.test.ts': 10,
   'test/workflows/continue-as-new.test.ts': 12,
+  'test/worker/deployment-versioning.test.ts': 11,
   'test/telemetry/worker-process.test.ts': 14,
   'test/telemetry/traces.test.ts': 12,
   'test/workflows/large-payloads.test.ts': 9,

@@ -40,6 +40,17 @@ export interface WaveloopConfig {
    * worker lets the calls in flight finish before it cancels them. Default 30 s.
    */
   shutdownGraceMs: number;
+  /**
+   * `WAVELOOP_DEPLOYMENT` and `WAVELOOP_BUILD_ID` (both or neither): the Worker Deployment version of
+   * the workers waveloop starts (`createWorker({ deployment })`); undefined: unversioned workers.
+   */
+  deployment: WorkerDeployment | undefined;
+}
+
+/** A Worker Deployment version: the deployment's name and the id of this build of the workers' code. */
+export interface WorkerDeployment {
+  name: string;
+  buildId: string;
 }
 
 export interface ModelConfig {
@@ -84,7 +95,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig
     },
     encryption: encryptionKeysFromEnv(env),
     shutdownGraceMs: durationMs('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    deployment: deploymentOf(blank(env.WAVELOOP_DEPLOYMENT), blank(env.WAVELOOP_BUILD_ID)),
   };
+}
+
+/** The deployment version of `WAVELOOP_DEPLOYMENT` and `WAVELOOP_BUILD_ID`; a `ZodError` naming the one missing when only one is set. */
+function deploymentOf(name: string | undefined, buildId: string | undefined): WorkerDeployment | undefined {
+  if (name === undefined && buildId === undefined) return undefined;
+  const parsed = z
+    .object({
+      WAVELOOP_DEPLOYMENT: z.string({ error: 'must be set with WAVELOOP_BUILD_ID (set both or neither)' }),
+      WAVELOOP_BUILD_ID: z.string({ error: 'must be set with WAVELOOP_DEPLOYMENT (set both or neither)' }),
+    })
+    .parse({ WAVELOOP_DEPLOYMENT: name, WAVELOOP_BUILD_ID: buildId });
+  return { name: parsed.WAVELOOP_DEPLOYMENT, buildId: parsed.WAVELOOP_BUILD_ID };
 }
 
 /** Milliseconds in a duration such as `90s`, `2m` or `500ms` (a bare number is seconds); a `ZodError` naming `variable` when malformed. */

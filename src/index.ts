@@ -13,6 +13,7 @@ export {
   ENCODED_FAILURES_PATH,
   throughputTuning,
   type WaveloopWorkerOptions,
+  type WorkerDeployment,
   type WorkerTuning,
 } from './worker';
 export { prometheusTelemetry, telemetryWorkflowModules, type OtlpProtocol, type TracingOptions } from './telemetry';

@@ -39,4 +39,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ WAVELOOP_SHUTDOWN_GRACE: '45' }).shutdownGraceMs).toBe(45_000);
     expect(() => loadConfig({ WAVELOOP_SHUTDOWN_GRACE: 'soon' })).toThrow(/WAVELOOP_SHUTDOWN_GRACE.*must be a duration such as 30s or 2m, not .*soon/s);
   });
+
+  it('loadConfig: WAVELOOP_DEPLOYMENT and WAVELOOP_BUILD_ID name the Worker Deployment version of the workers, both or neither', () => {
+    expect(loadConfig({}).deployment).toBeUndefined();
+    expect(loadConfig({ WAVELOOP_DEPLOYMENT: ' ', WAVELOOP_BUILD_ID: '' }).deployment).toBeUndefined();
+    expect(loadConfig({ WAVELOOP_DEPLOYMENT: 'billing', WAVELOOP_BUILD_ID: ' 2026-11-24.1 ' }).deployment).toEqual({ name: 'billing', buildId: '2026-11-24.1' });
+    expect(() => loadConfig({ WAVELOOP_DEPLOYMENT: 'billing' })).toThrow(/WAVELOOP_BUILD_ID.*must be set with WAVELOOP_DEPLOYMENT \(set both or neither\)/s);
+    expect(() => loadConfig({ WAVELOOP_BUILD_ID: 'v2' })).toThrow(/WAVELOOP_DEPLOYMENT.*must be set with WAVELOOP_BUILD_ID/s);
+  });
 });

@@ -15,7 +15,7 @@ import { loadProject } from '../project/load-config';
 import { initCommand, toolsCommand } from './project-commands';
 import { registerScheduleCommands } from './schedule-commands';
 import { followCommand } from './follow-command';
-import { runCommand, workerCommand, type RunOptions } from './run-commands';
+import { runCommand, workerCommand, type RunOptions, type WorkerCommandOptions } from './run-commands';
 import { serverStartCommand, serverStatusCommand, serverStopCommand, setupCommand } from './server-commands';
 import { packageRoot } from './temporal-cli';
 import { installRuntime, metricsAddressFromEnv } from '../telemetry/metrics-runtime';
@@ -78,7 +78,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program
     .command('worker')
     .description("run a worker with the project's tools against TEMPORAL_ADDRESS (default: the embedded server)")
-    .action(action(async () => workerCommand(false, await project())));
+    .option('--deployment <name>', 'the Worker Deployment this worker is a version of, with --build-id (default: WAVELOOP_DEPLOYMENT)')
+    .option('--build-id <id>', "this build's id in the deployment, with --deployment (default: WAVELOOP_BUILD_ID)")
+    .action(action(async (options: WorkerCommandOptions) => workerCommand(false, await project(), options)));
   program
     .command('init')
     .description('write a starter waveloop.config.ts here: one tool, one agent')

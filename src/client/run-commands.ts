@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { loadConfig, modelConfigProblem, type WaveloopConfig } from '../config';
+import { loadConfig, modelConfigProblem, type WaveloopConfig, type WorkerDeployment } from '../config';
 import { AgentLoopInputSchema, type AgentLoopInput } from '../common/contract';
 import type { LoadedProject } from '../project/load-config';
 import { createProjectWorker } from '../worker';
@@ -106,18 +106,29 @@ async function startRun(
   }
 }
 
+/** The options of `waveloop worker`: a Worker Deployment version, both or neither. */
+export interface WorkerCommandOptions {
+  deployment?: string;
+  buildId?: string;
+}
+
 /**
  * `waveloop worker` (and `dev`, with `withServer`: the embedded server started first if needed): runs
- * the project's worker until Ctrl-C. Throws a `UsageError` when no model is configured.
+ * the project's worker until Ctrl-C, as the version `--deployment` and `--build-id` name (else
+ * `WAVELOOP_DEPLOYMENT` and `WAVELOOP_BUILD_ID`). Throws a `UsageError` when no model is configured
+ * or only one of the two options is given.
  */
-export async function workerCommand(withServer: boolean, project: LoadedProject): Promise<number> {
-  const config = loadConfig();
+export async function workerCommand(withServer: boolean, project: LoadedProject, options: WorkerCommandOptions = {}): Promise<number> {
+  const env = loadConfig();
+  const config = { ...env, deployment: deploymentOption(options) ?? env.deployment };
   const problem = modelConfigProblem(config.model);
   if (problem) throw new UsageError(problem);
   const uiUrl = withServer ? await ensureServer(config) : undefined;
   const { worker, close } = await createProjectWorker(config, project);
   const target = config.temporalAddress ?? config.embeddedServer.address;
-  note(`Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}) with ${offered(project)}. Ctrl-C stops it.`);
+  const { deployment } = config;
+  const version = deployment ? `, as build ${deployment.buildId} of Worker Deployment "${deployment.name}" (new runs come once it is the current version)` : '';
+  note(`Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}) with ${offered(project)}${version}. Ctrl-C stops it.`);
   if (uiUrl) note(`Temporal Web UI: ${uiUrl}`);
   try {
     await worker.run();
@@ -125,6 +136,17 @@ export async function workerCommand(withServer: boolean, project: LoadedProject)
     await close();
   }
   return 0;
+}
+
+/** The version `--deployment` and `--build-id` name, if they are given; a `UsageError` when only one is. */
+function deploymentOption({ deployment, buildId }: WorkerCommandOptions): WorkerDeployment | undefined {
+  const name = deployment?.trim() || undefined;
+  const build = buildId?.trim() || undefined;
+  if (name === undefined && build === undefined) return undefined;
+  if (name === undefined || build === undefined) {
+    throw new UsageError('--deployment and --build-id go together: give both for a versioned worker, or neither.');
+  }
+  return { name, buildId: build };
 }
 
 /** What a worker of `project` offers, in a few words: the config file's tools or the demo's. */

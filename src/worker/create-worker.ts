@@ -6,7 +6,7 @@ import { createActivities, Registry } from '../activities';
 import type { AgentDefinition } from '../agents/define';
 import { previousFailure } from '../client/pending-activity';
 import { queryWithRetry } from '../client/query';
-import { DEFAULT_MODEL, type ModelConfig } from '../config';
+import { DEFAULT_MODEL, type ModelConfig, type WorkerDeployment } from '../config';
 import type { ModelPrice } from '../common/pricing';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { transcriptQuery } from '../common/messages';
@@ -86,6 +86,15 @@ export interface WaveloopWorkerOptions {
    * must have been built with `telemetryWorkflowModules({ metrics: true })` for the run metrics.
    */
   metrics?: boolean;
+  /**
+   * The Worker Deployment version this worker's code is (docs/production.md): the worker polls as
+   * `buildId` of deployment `name`, and every run it starts stays pinned to that version, its
+   * activities and goal-tree children included, until it ends; an agent run that hands over
+   * (continue-as-new) moves to the deployment's current version. Set the new version current with
+   * `temporal worker deployment set-current-version` for new runs to start on it. Without it the
+   * worker is unversioned and takes any run of its task queue.
+   */
+  deployment?: WorkerDeployment;
 }
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
@@ -135,6 +144,13 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     workflowBundle,
     interceptors: { activity: telemetry.interceptors.activity },
     sinks: telemetry.sinks,
+    ...(options.deployment && {
+      workerDeploymentOptions: {
+        version: { deploymentName: options.deployment.name, buildId: options.deployment.buildId },
+        useWorkerVersioning: true,
+        defaultVersioningBehavior: 'PINNED',
+      },
+    }),
     ...DEFAULT_WORKER_TUNING,
     ...options.tuning,
   });

@@ -11,9 +11,10 @@ import type { WorkerTuning } from './tuning';
 /**
  * The worker of a project: its tools, agents and MCP servers (`openToolset`), the claim-check store
  * and encryption of the data directory, and the model endpoint of the environment. Used by `waveloop
- * worker`, `waveloop dev` and the in-process worker of `waveloop run` and `goal`. Throws when no
- * model endpoint is configured, or when the toolset cannot be opened. `close` after the worker has
- * stopped: it closes the connection, the MCP servers and the demo database.
+ * worker`, `waveloop dev` and the in-process worker of `waveloop run` and `goal`; a version of a
+ * Worker Deployment when `config.deployment` names one. Throws when no model endpoint is configured,
+ * or when the toolset cannot be opened. `close` after the worker has stopped: it closes the
+ * connection, the MCP servers and the demo database.
  */
 export async function createProjectWorker(
   config: WaveloopConfig,
@@ -40,6 +41,7 @@ export async function createProjectWorker(
       ...(config.model.timeoutMs === undefined ? {} : { modelTimeoutMs: config.model.timeoutMs }),
       ...(config.model.attempts === undefined ? {} : { modelRetry: { ...DEFAULT_MODEL_RETRY, maximumAttempts: config.model.attempts } }),
       tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
+      deployment: config.deployment,
     });
     const opened = connection;
     return {

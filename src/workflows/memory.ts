@@ -1,4 +1,4 @@
-import { continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_MAX_HISTORY_EVENTS } from '../common/activity-options';
 import type { ResolvedRun } from '../common/activity-io';
 import type { AgentLoopInput, ChatMessage, Usage, WaveRecord } from '../common/contract';
@@ -81,10 +81,15 @@ export class Memory {
     return info.continueAsNewSuggested || info.historyLength >= (this.run.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS);
   }
 
-  /** Continues as new with the transcript pruned; everything else in `state` carries over. */
+  /**
+   * Continues as new with the transcript pruned; everything else in `state` carries over. On a
+   * versioned worker the next run starts on the deployment's current version, unless this run is a
+   * child (a goal tree's tool loop), which stays on its parent's version.
+   */
   async handOver(input: AgentLoopInput, state: Omit<Continuation, 'messages'>): Promise<never> {
     const messages = (await this.summarized('hand-over')) ?? this.transcript.messages;
-    return continueAsNew<(input: AgentLoopInput, carried?: Continuation) => Promise<unknown>>(input, { ...state, messages });
+    const initialVersioningBehavior = workflowInfo().parent ? undefined : 'AUTO_UPGRADE';
+    return makeContinueAsNewFunc<(input: AgentLoopInput, carried?: Continuation) => Promise<unknown>>({ initialVersioningBehavior })(input, { ...state, messages });
   }
 
   /** The transcript with its older part replaced by a summary, or undefined when there is nothing to drop. */

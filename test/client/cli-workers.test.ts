@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WaveloopClient } from '../../src/client/api';
 import { cliFixture, waveloop, waveloopLive, type CliFixture } from '../support/cli';
 import { toolMessages } from '../support/fake-model';
 import { eventually, eventuallyMatches, settled } from '../support/wait';
@@ -102,6 +104,35 @@ describe('waveloop CLI and workers', () => {
 
     expect(out.code).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ workflowId: 'workers-json', runId: expect.any(String), status: 'completed', answer: expect.stringContaining('Done: {') });
+    cli.fake.assertDone();
+  });
+
+  it('waveloop worker --deployment --build-id: polls as that version and serves runs once it is current; one of the two alone is refused (exit 2)', async () => {
+    const name = `workers-${randomUUID()}`;
+    const alone = await waveloop(['worker', '--deployment', name], cli.env);
+    expect([alone.code, alone.stderr]).toEqual([2, '--deployment and --build-id go together: give both for a versioned worker, or neither.\n']);
+    const envAlone = await waveloop(['worker'], { ...cli.env, WAVELOOP_DEPLOYMENT: name });
+    expect([envAlone.code, envAlone.stderr]).toEqual([2, 'Invalid input: WAVELOOP_BUILD_ID: must be set with WAVELOOP_DEPLOYMENT (set both or neither)\n']);
+
+    const queue = `${cli.taskQueue}-versioned`;
+    const env = { ...cli.env, WAVELOOP_TASK_QUEUE: queue };
+    const worker = waveloopLive(['worker', '--deployment', name, '--build-id', 'v1'], env);
+    await eventually(worker.stderr, (said) => said.includes(`as build v1 of Worker Deployment "${name}" (new runs come once it is the current version)`));
+    const setCurrent = () =>
+      cli.h.client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName: name, buildId: 'v1' }).then(
+        () => 'set',
+        (err: Error) => err.message,
+      );
+    await eventually(setCurrent, (outcome) => outcome === 'set');
+
+    cli.fake.script({ content: 'Served by v1.' });
+    const started = await waveloop(['run', '--detach', '--json', 'Say hello'], env);
+    const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+    expect(await new WaveloopClient(cli.h.client, queue).result(workflowId)).toMatchObject({ status: 'completed', answer: 'Served by v1.' });
+    const { raw } = await cli.h.client.workflow.getHandle(workflowId).describe();
+    expect(raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion).toMatchObject({ deploymentName: name, buildId: 'v1' });
+    worker.kill('SIGTERM');
+    expect((await settled(worker.done, 'waveloop worker ignored SIGTERM.')).code).toBe(0);
     cli.fake.assertDone();
   });
 });

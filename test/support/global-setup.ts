@@ -5,7 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalBinary } from '../../src/client/temporal-cli';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
-import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
+import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
 import { buildWorkflowBundle } from './workflow-bundle';
 
 declare module 'vitest' {
@@ -15,6 +15,16 @@ declare module 'vitest' {
     workflowBundlePath: string;
   }
 }
+
+/**
+ * The tests' server checks every second, instead of every 3 minutes, whether a Worker Deployment
+ * version that is no longer current still has runs pinned to it (its drainage status), so a test
+ * sees a version drained as soon as its last run has ended.
+ */
+const TEST_DYNAMIC_CONFIG_FLAGS = dynamicConfigFlags({
+  'matching.wv.VersionDrainageStatusRefreshInterval': '1s',
+  'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '1s',
+});
 
 /**
  * Starts one real Temporal dev server (the pinned Temporal CLI, `temporal server start-dev`) for
@@ -33,7 +43,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       server: {
         executable: { type: 'existing-path', path: binary },
         searchAttributes: WAVELOOP_SEARCH_ATTRIBUTES,
-        extraArgs: START_DEV_DYNAMIC_CONFIG_FLAGS,
+        extraArgs: [...START_DEV_DYNAMIC_CONFIG_FLAGS, ...TEST_DYNAMIC_CONFIG_FLAGS],
       },
     }),
     buildWorkflowBundle().then(({ code }) => fs.promises.writeFile(bundlePath, code)),

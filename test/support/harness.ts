@@ -124,6 +124,8 @@ export class Harness {
       stream?: boolean;
       tuning?: WaveloopWorkerOptions['tuning'];
       telemetry?: TestTelemetry;
+      /** A Worker Deployment version (default: an unversioned worker). */
+      deployment?: WaveloopWorkerOptions['deployment'];
     } = {},
   ) {
     const baseURL = options.modelBaseURL ?? this.fake.baseURL;
@@ -148,6 +150,7 @@ export class Harness {
       tuning: options.tuning,
       tracing: options.telemetry?.tracing ?? false,
       metrics: options.telemetry?.metrics,
+      deployment: options.deployment,
     });
     return { worker, taskQueue };
   }
