@@ -32,9 +32,12 @@ const TAG_OPEN = /<(?:tool_call>|tools>|function=)/;
  *   `<parameter=key>value</parameter>` lines (values are kept as strings, without the newline that
  *   opens and closes them);
  * - a bare call object or an array of them, with nothing else around.
- * A call object is `{"name", "arguments" | "parameters", "id"?, "type"?: "function"}` or the OpenAI
- * shape `{"type": "function", "function": {...}, "id"?}`; its arguments are a JSON object or a JSON
+ * A call object is `{"name", "arguments" | "parameters", "id"?, "type"?: "function"}` (`"function"`
+ * may stand for `"name"`) or the OpenAI shape `{"type": "function", "function": {...}, "id"?}`; its arguments are a JSON object or a JSON
  * string of one, and may be left out only when `name` is its sole key.
+ *
+ * A `<tool_response>` the model wrote after its calls, and all that follows it, is its invention
+ * of their results and is dropped: the calls run and their real results go back to it.
  *
  * Prose is allowed only before tagged blocks (`<tool_call>`, `<tools>`, `<function=`) and comes
  * back as `text` (trimmed, null when empty); before a fence or bare JSON, prose means the model is
@@ -48,7 +51,9 @@ export function textToolCalls(
   offered: ReadonlySet<string>,
   newId: () => string,
 ): { calls: ToolCallMessagePart[]; text: string | null } | undefined {
-  const s = content.trim();
+  // What a model writes after its calls as their result is invented (the tools have not run): cut.
+  const invented = content.indexOf('<tool_response>');
+  const s = (invented > 0 ? content.slice(0, invented) : content).trim();
   let values = readBlocks(s, 0, false);
   let text: string | null = null;
   const tag = s.search(TAG_OPEN);
@@ -169,6 +174,11 @@ function jsonEnd(s: string, start: number): number {
 /** A call object's name and arguments, or undefined when it is not a call to an offered tool. */
 function toCall(value: unknown, offered: ReadonlySet<string>): ToolCallMessagePart['function'] | undefined {
   if (!isObject(value)) return undefined;
+  if ('function' in value && typeof value.function === 'string') {
+    // `{"function": "name", "arguments": {...}}`, as small models also write it.
+    const { function: name, ...rest } = value;
+    return 'name' in rest ? undefined : toCall({ name, ...rest }, offered);
+  }
   if ('function' in value) {
     return hasOnly(value, WRAPPER_KEYS) ? toCall(value.function, offered) : undefined;
   }

@@ -36,6 +36,13 @@ describe('textToolCalls', () => {
     ['the OpenAI shape', '```json\n{"id": "call_0", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}\n```', [weather('Paris')], null],
     ['"type": "function" beside name and parameters (Llama 3.2)', '{"type": "function", "name": "get_weather", "parameters": {"city": "Paris"}}', [weather('Paris')], null],
     ['nested objects and braces inside strings', '<tool_call>\n{"name": "search_notes", "arguments": {"query": "a } b { c ] \\" </tool_call>", "filter": {"tags": ["x", {"y": [1, 2]}]}}}\n</tool_call>', [['search_notes', { query: 'a } b { c ] " </tool_call>', filter: { tags: ['x', { y: [1, 2] }] } }]], null],
+    ['"function" naming the tool (Qwen2.5-Coder 1.5B)', '```json\n{\n  "function": "get_weather",\n  "arguments": {\n    "city": "Paris"\n  }\n}\n```', [weather('Paris')], null],
+    [
+      'a call followed by the result the model invented (Qwen2.5-Coder 1.5B)',
+      '{"name": "calculator", "arguments": {"expression": "2+2"}}\n<tool_response>\n4\n</tool_response>\nThe answer is 4.',
+      [calc('2+2')],
+      null,
+    ],
     ['whitespace around the blocks', '\n\n  ```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```  \n', [calc('2+2')], null],
   ])('textToolCalls: reads %s', (_form, content, expected, text) => {
     const result = textToolCalls(content, OFFERED, ids());
@@ -49,6 +56,8 @@ describe('textToolCalls', () => {
     ['an empty reply', ''],
     ['whitespace only', ' \n '],
     ['prose that mentions a tool', 'I used the calculator tool: (17*23)+4 = 395.'],
+    ['prose before a <tool_response>, without calls', 'The calculator said:\n<tool_response>\n395\n</tool_response>'],
+    ['"function" and "name" both', '{"function": "calculator", "name": "calculator", "arguments": {"expression": "1"}}'],
     ['a fenced block that is data, not a call', '```json\n{"city": "Paris", "temperature": 21}\n```'],
     ['a fenced block naming a tool not offered', '```json\n{"name": "delete_everything", "arguments": {}}\n```'],
     ['a <tool_call> to a tool not offered', '<tool_call>\n{"name": "send_email", "arguments": {"to": "bob"}}\n</tool_call>'],
