@@ -33,6 +33,13 @@ describe('loadConfig', () => {
     for (const bad of ['0', '70000', 'x', '72.5']) expect(() => loadConfig({ WAVELOOP_SERVER_PORT: bad }), bad).toThrow(/WAVELOOP_SERVER_PORT/);
   });
 
+  it('loadConfig: WAVELOOP_MODEL_TIMEOUT and WAVELOOP_MODEL_ATTEMPTS set the workers\' model calls; malformed ones name the variable', () => {
+    expect(loadConfig({}).model).not.toHaveProperty('timeoutMs');
+    expect(loadConfig({ WAVELOOP_MODEL_TIMEOUT: '20m', WAVELOOP_MODEL_ATTEMPTS: '3' }).model).toMatchObject({ timeoutMs: 1_200_000, attempts: 3 });
+    expect(() => loadConfig({ WAVELOOP_MODEL_TIMEOUT: 'long' })).toThrow(/WAVELOOP_MODEL_TIMEOUT/);
+    for (const bad of ['0', 'x', '2.5']) expect(() => loadConfig({ WAVELOOP_MODEL_ATTEMPTS: bad }), bad).toThrow(/WAVELOOP_MODEL_ATTEMPTS/);
+  });
+
   it('loadConfig: WAVELOOP_SHUTDOWN_GRACE is how long a stopping worker lets calls finish (default 30 s); a malformed one names the variable', () => {
     expect(loadConfig({}).shutdownGraceMs).toBe(30_000);
     expect(loadConfig({ WAVELOOP_SHUTDOWN_GRACE: '2m' }).shutdownGraceMs).toBe(120_000);
