@@ -52,8 +52,9 @@ export async function chatWhole(openai: OpenAI, request: ChatRequest, signal: Ab
  * One Chat Completions call streamed (with the `stream_options` the request carries): `onText` gets
  * the reply's text and thinking so far after every chunk that adds to either; the reply is assembled
  * from the chunks (text, reasoning, tool calls by index, finish reason, and usage from the last
- * chunk). An endpoint that ignores `stream` and answers with a whole completion is read as one. The `openai` package's own stream helper is not used: it refuses chunks without a
- * `role` or `finish_reason`, which several OpenAI-compatible servers leave out.
+ * chunk). An endpoint that ignores `stream` and answers with a whole completion is read as one.
+ * The `openai` package's own stream helper is not used: it refuses chunks without a `role` or
+ * `finish_reason`, which several OpenAI-compatible servers leave out.
  */
 export async function chatStreamed(
   openai: OpenAI,
