@@ -2,7 +2,6 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
 import { z } from 'zod';
-import type { Usage } from '../common/contract';
 import { FailureType } from '../common/errors';
 import { describeIssues } from '../common/issues';
 import {
@@ -20,7 +19,9 @@ import {
   type Synthesis,
 } from '../common/goal-contract';
 import { priceOf, type ModelPrice } from '../common/pricing';
+import { EndpointQuirks } from './endpoint-quirks';
 import { withHeartbeats } from './heartbeat';
+import { chat } from './model-chat';
 import { achievedPrompt, answerPrompt, assessPrompt, decomposePrompt, synthesizePrompt, type PromptMessage } from './goal-prompts';
 import { toModelFailure } from './model-errors';
 import type { Registry } from './registry';
@@ -31,16 +32,19 @@ export interface GoalActivityDeps {
   defaultModel: string;
   /** Prices that override or extend `DEFAULT_MODEL_PRICES`. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
+  /** What the endpoint refused so far (shared by the worker's model activities). */
+  quirks?: EndpointQuirks;
 }
 
 /**
  * The model components of a goal tree: assess, decompose, check achievement,
  * synthesize, and answer an atomic goal directly. Each is one Chat Completions call with a
- * `response_format` JSON Schema made from the component's zod schema. A reply that does not parse
+ * `response_format` JSON Schema made from the component's zod schema (written into the prompt
+ * instead when the endpoint refuses it, see `EndpointQuirks`). A reply that does not parse
  * comes back as `{ ok: false }` (the workflow asks once more, showing the error); endpoint errors
  * are mapped like the agent loop's (`toModelFailure`) and retried by Temporal.
  */
-export function createGoalActivities({ registry, openai, defaultModel, modelPrices }: GoalActivityDeps) {
+export function createGoalActivities({ registry, openai, defaultModel, modelPrices, quirks = new EndpointQuirks() }: GoalActivityDeps) {
   const capabilities = (names: string[]) =>
     names.length === 0
       ? '  (no tools: answers come from knowledge and evidence only)'
@@ -48,30 +52,15 @@ export function createGoalActivities({ registry, openai, defaultModel, modelPric
 
   async function structured<T>(name: GoalSchemaName, model: string, messages: PromptMessage[]): Promise<ComponentOutput<T>> {
     const schema = GOAL_COMPONENT_SCHEMAS[name] as unknown as z.ZodType<T>;
-    const completion = await withHeartbeats(async () => {
+    const { message, usage } = await withHeartbeats(async () => {
       try {
-        return await openai.chat.completions.create(
-          {
-            model,
-            messages,
-            response_format: { type: 'json_schema', json_schema: { name, schema: jsonSchema(name), strict: false } },
-          },
-          { signal: Context.current().cancellationSignal },
-        );
+        const format = { type: 'json_schema', json_schema: { name, schema: jsonSchema(name), strict: false } } as const;
+        return await chat(openai, { model, messages, response_format: format }, { signal: Context.current().cancellationSignal, quirks });
       } catch (err) {
         throw toModelFailure(err, openai.baseURL);
       }
     });
-    const usage: Usage = {
-      promptTokens: completion.usage?.prompt_tokens ?? 0,
-      completionTokens: completion.usage?.completion_tokens ?? 0,
-      totalTokens: completion.usage?.total_tokens ?? 0,
-    };
-    const choice = completion.choices?.[0];
-    if (!choice) {
-      throw ApplicationFailure.create({ type: FailureType.ModelServerError, message: 'The model endpoint answered without any choice.' });
-    }
-    const reply = choice.message.content ?? '';
+    const reply = message.content ?? '';
     const parsed = parseReply(reply, schema);
     return parsed.ok ? { ok: true, value: parsed.value, usage } : { ok: false, reply: reply.slice(0, 4_000), error: parsed.error, usage };
   }

@@ -2,6 +2,7 @@ import type { RetryPolicy } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ChatMessage } from '../common/contract';
 import type { ModelPrice } from '../common/pricing';
+import { EndpointQuirks } from './endpoint-quirks';
 import { createGoalActivities } from './goal-components';
 import { createCallModel } from './model';
 import type { BlobStore } from '../payloads/blob-store';
@@ -40,6 +41,8 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   // What `runTool` returns, for the run's next `callModel` on this worker (`ModelCallInput.delta`).
   const toolResults = new ToolResultCache();
+  // What the model endpoint refused (`parallel_tool_calls`, `response_format` json_schema, …), for all model calls.
+  const quirks = new EndpointQuirks();
   return {
     resolveRun: createResolveRun({
       registry: deps.registry,
@@ -50,10 +53,10 @@ export function createActivities(deps: ActivityDeps) {
       modelRetry: deps.modelRetry,
       modelTimeoutMs: deps.modelTimeoutMs,
     }),
-    callModel: createCallModel({ ...deps, toolResults }),
+    callModel: createCallModel({ ...deps, toolResults, quirks }),
     runTool: createRunTool({ ...deps, toolResults }),
-    summarizeTranscript: createSummarize(deps),
-    ...createGoalActivities(deps),
+    summarizeTranscript: createSummarize({ ...deps, quirks }),
+    ...createGoalActivities({ ...deps, quirks }),
   };
 }
 

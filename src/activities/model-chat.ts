@@ -3,6 +3,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { AssistantMessage, Usage } from '../common/contract';
 import { FailureType } from '../common/errors';
+import type { EndpointQuirks } from './endpoint-quirks';
+import { joinThinking, reasoningField, splitThinking } from './reasoning';
+import type { ChatParams } from './refused-parameters';
+import { replyUsage } from './usage-estimate';
 
 type ChatRequest = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
 
@@ -13,33 +17,57 @@ export interface ChatReply {
   usage: Usage;
   /** The model that answered, as the endpoint named it. */
   model?: string;
+  /** The model's thinking (`reasoning_content`, or a leading `<think>` block), kept out of `message`. */
+  reasoning?: string;
+}
+
+export interface ChatOptions {
+  signal: AbortSignal;
+  /** What the endpoints refused so far: the request goes without it, and a new refusal is learned (`EndpointQuirks`). */
+  quirks: EndpointQuirks;
+  /** Stream the reply (with its usage asked for), calling `onText` as it grows; else ask for it whole. */
+  stream?: boolean;
+  /** The reply's text and thinking so far, after every chunk that adds to either. */
+  onText?: (text: string, thinking: string) => void;
+}
+
+/**
+ * One Chat Completions call to the client's endpoint, streamed or whole, as the endpoint takes it:
+ * parameters it refused are left out or replaced, and a 400 refusing one more is learned and the call
+ * made again at once (`EndpointQuirks.send`).
+ */
+export function chat(openai: OpenAI, request: ChatParams, { signal, quirks, stream, onText }: ChatOptions): Promise<ChatReply> {
+  const { stream: _ignored, ...whole } = request;
+  if (!stream) return quirks.send(openai.baseURL, whole as ChatRequest, (adapted) => chatWhole(openai, adapted, signal));
+  const streamed = { ...whole, stream_options: { include_usage: true } } as ChatRequest;
+  return quirks.send(openai.baseURL, streamed, (adapted) => chatStreamed(openai, adapted, signal, onText ?? (() => undefined)));
 }
 
 /** One Chat Completions call answered as a whole. */
 export async function chatWhole(openai: OpenAI, request: ChatRequest, signal: AbortSignal): Promise<ChatReply> {
-  return fromCompletion(await openai.chat.completions.create(request, { signal }));
+  return fromCompletion(await openai.chat.completions.create(request, { signal }), request);
 }
 
 /**
- * One Chat Completions call streamed: `onText` gets the reply's text so far after every chunk that
- * adds to it; the reply is assembled from the chunks (text, tool calls by index, finish reason, and
- * usage from the last chunk). An endpoint that ignores `stream` and answers with a whole completion
- * is read as one. The `openai` package's own stream helper is not used: it refuses chunks without a
- * `role` or `finish_reason`, which several OpenAI-compatible servers leave out.
+ * One Chat Completions call streamed (with the `stream_options` the request carries): `onText` gets
+ * the reply's text and thinking so far after every chunk that adds to either; the reply is assembled
+ * from the chunks (text, reasoning, tool calls by index, finish reason, and usage from the last
+ * chunk). An endpoint that ignores `stream` and answers with a whole completion is read as one.
+ * The `openai` package's own stream helper is not used: it refuses chunks without a `role` or
+ * `finish_reason`, which several OpenAI-compatible servers leave out.
  */
 export async function chatStreamed(
   openai: OpenAI,
   request: ChatRequest,
   signal: AbortSignal,
-  onText: (text: string) => void,
+  onText: (text: string, thinking: string) => void,
 ): Promise<ChatReply> {
-  const { data: stream, response } = await openai.chat.completions
-    .create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal })
-    .withResponse();
+  const { data: stream, response } = await openai.chat.completions.create({ ...request, stream: true }, { signal }).withResponse();
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    return fromCompletion((await response.json()) as OpenAI.Chat.Completions.ChatCompletion);
+    return fromCompletion((await response.json()) as OpenAI.Chat.Completions.ChatCompletion, request);
   }
   let text = '';
+  let reasoning = '';
   let chunks = 0;
   let finishReason: string | null = null;
   let usage: OpenAI.Completions.CompletionUsage | undefined;
@@ -58,9 +86,12 @@ export async function chatStreamed(
       if (delta.function?.name) call.name = delta.function.name;
       if (delta.function?.arguments) call.arguments += delta.function.arguments;
     }
-    if (choice.delta?.content) {
-      text += choice.delta.content;
-      onText(text);
+    const thought = reasoningField(choice.delta);
+    if (thought) reasoning += thought;
+    if (choice.delta?.content) text += choice.delta.content;
+    if (thought || choice.delta?.content) {
+      const said = splitThinking(text, true);
+      onText(said.text, joinThinking(reasoning, said.thinking));
     }
   }
   if (chunks === 0) {
@@ -75,15 +106,31 @@ export async function chatStreamed(
     type: 'function' as const,
     function: { name: call.name, arguments: call.arguments },
   }));
+  return reply(request, { content: text, reasoning, toolCalls, finishReason, usage, model });
+}
+
+/** The reply of the endpoint's parts: its thinking taken out of its text, its usage reported or estimated. */
+function reply(
+  request: ChatRequest,
+  parts: { content: string; reasoning: string; toolCalls: NonNullable<AssistantMessage['tool_calls']>; finishReason: string | null; usage?: OpenAI.Completions.CompletionUsage | null; model?: string },
+): ChatReply {
+  const said = splitThinking(parts.content);
+  const reasoning = joinThinking(parts.reasoning, said.thinking);
+  const message: AssistantMessage = {
+    role: 'assistant',
+    content: said.text === '' ? null : said.text,
+    ...(parts.toolCalls.length > 0 ? { tool_calls: parts.toolCalls } : {}),
+  };
   return {
-    message: { role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
-    finishReason,
-    usage: toUsage(usage),
-    ...(model ? { model } : {}),
+    message,
+    finishReason: parts.finishReason,
+    usage: replyUsage(parts.usage, request, { message, reasoning }),
+    ...(parts.model ? { model: parts.model } : {}),
+    ...(reasoning ? { reasoning } : {}),
   };
 }
 
-function fromCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): ChatReply {
+function fromCompletion(completion: OpenAI.Chat.Completions.ChatCompletion, request: ChatRequest): ChatReply {
   const choice = completion.choices?.[0];
   if (!choice) {
     throw ApplicationFailure.create({
@@ -91,27 +138,17 @@ function fromCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Cha
       message: 'The model endpoint answered without any choice.',
     });
   }
-  return {
-    message: toAssistantMessage(choice.message),
-    finishReason: choice.finish_reason ?? null,
-    usage: toUsage(completion.usage),
-    ...(completion.model ? { model: completion.model } : {}),
-  };
-}
-
-function toAssistantMessage(message: OpenAI.Chat.Completions.ChatCompletionMessage): AssistantMessage {
-  const calls = (message.tool_calls ?? []).flatMap((call) =>
+  const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
     call.type === 'function'
       ? [{ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments ?? '' } }]
       : [],
   );
-  return { role: 'assistant', content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
-}
-
-function toUsage(usage: OpenAI.Completions.CompletionUsage | undefined | null): Usage {
-  return {
-    promptTokens: usage?.prompt_tokens ?? 0,
-    completionTokens: usage?.completion_tokens ?? 0,
-    totalTokens: usage?.total_tokens ?? 0,
-  };
+  return reply(request, {
+    content: choice.message.content ?? '',
+    reasoning: reasoningField(choice.message),
+    toolCalls,
+    finishReason: choice.finish_reason ?? null,
+    usage: completion.usage,
+    model: completion.model,
+  });
 }

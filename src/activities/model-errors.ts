@@ -37,7 +37,8 @@ const SERVER_ERROR: StatusRule = { type: FailureType.ModelServerError, retryable
 /**
  * Maps an error of the `openai` client to the `ApplicationFailure` Temporal acts on:
  * 400/401/403/404/422 are non-retryable; 408/409/429/5xx and network errors are retried, and a
- * `retry-after` (or `retry-after-ms`) header becomes the next retry's delay. The cause is kept.
+ * `retry-after` (or `retry-after-ms`) header becomes the next retry's delay; an error sent in the
+ * middle of a stream is a retryable `ModelServerError` unless its code says otherwise. The cause is kept.
  * The message names the endpoint (`endpoint`, the client's base URL) and, for a network error, the
  * innermost cause (`connect ECONNREFUSED 127.0.0.1:8000`), so the first failed attempt's warning
  * already says what to fix.
@@ -66,16 +67,39 @@ export function toModelFailure(err: unknown, endpoint?: string): ApplicationFail
     }
     return failure(FailureType.ModelBadRequest, false, `${answered} ${err.status}: ${err.message}`, err);
   }
+  if (err instanceof APIError && err.status === undefined && err.error !== undefined) return streamFailure(err, theEndpoint);
   const error = err instanceof Error ? err : new Error(String(err));
   return failure(FailureType.ModelConnection, true, `The model call${endpoint ? ` to ${endpoint}` : ''} failed: ${error.message}`, error);
+}
+
+/**
+ * An error event in the middle of a streamed reply (llama.cpp's `data: {"error": {"code": 500, …}}`):
+ * the `openai` client throws it without a status. The error's own `code`, when it is a number, is
+ * read as the status would be (a 400 saying the context window is exceeded is `ModelContextExceeded`,
+ * a 429 is `ModelRateLimit`); any other is a retryable `ModelServerError`.
+ */
+function streamFailure(err: APIError, theEndpoint: string): ApplicationFailure {
+  const code = (err.error as { code?: unknown } | undefined)?.code;
+  const status = typeof code === 'number' ? code : undefined;
+  const said = `${theEndpoint} sent an error in the middle of its reply${status ? ` (${status})` : ''}`;
+  if (status !== undefined && status >= 400 && status < 500) {
+    if (isContextOverflow(err)) return failure(FailureType.ModelContextExceeded, false, `${said}: the transcript does not fit the model's context window. ${err.message}`, err);
+    const rule = STATUS_RULES[status];
+    if (rule) return failure(rule.type, rule.retryable, `${said}: ${rule.hint}. ${err.message}`, err);
+  }
+  return failure(FailureType.ModelServerError, true, `${said}: ${err.message}`, err);
 }
 
 /**
  * Whether a 400 says the request is longer than the model's context window: OpenAI's error code, or
  * the wording OpenAI-compatible servers use (vLLM, llama.cpp, Azure, LiteLLM).
  */
-function isContextOverflow(err: APIError): boolean {
-  return err.code === 'context_length_exceeded' || /context (length|window)|maximum context|too many tokens|prompt is too long/i.test(err.message);
+export function isContextOverflow(err: APIError): boolean {
+  return (
+    err.code === 'context_length_exceeded' ||
+    err.type === 'exceed_context_size_error' ||
+    /context (length|window|size)|maximum context|too many tokens|prompt is too long/i.test(err.message)
+  );
 }
 
 function failure(type: FailureType, retryable: boolean, message: string, cause: Error, nextRetryDelayMs?: number) {

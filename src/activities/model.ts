@@ -6,11 +6,12 @@ import type { ModelCallInput, ModelCallOutput } from '../common/activity-io';
 import type { ChatMessage } from '../common/contract';
 import { FailureType } from '../common/errors';
 import type { AnyTool } from '../tools/define';
-import { WAVE_PLAN_SCHEMA_NAME, WavePlanSchema } from '../common/plan';
 import { streamedText, type StreamedText } from '../common/streaming';
+import { EndpointQuirks } from './endpoint-quirks';
 import { withHeartbeats } from './heartbeat';
-import { chatStreamed, chatWhole, type ChatReply } from './model-chat';
-import { jsonSchemaOf, toolParametersSchema } from './tool-schema';
+import { chat, type ChatReply } from './model-chat';
+import { modelCallRequest } from './model-request';
+import { toolParametersSchema } from './tool-schema';
 import { toModelFailure } from './model-errors';
 import { checkReply } from './model-reply';
 import { textToolCalls } from './text-tool-calls';
@@ -33,6 +34,8 @@ export interface ModelDeps {
   toolResults?: ToolResultCache;
   /** Why the attempt before this one of an activity failed (from the run's pending activities), for the log. */
   previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
+  /** What the endpoint refused so far (shared by the worker's model activities). */
+  quirks?: EndpointQuirks;
 }
 
 /**
@@ -40,7 +43,7 @@ export interface ModelDeps {
  * transcript arrives as a `TranscriptSlice` and is completed from what this worker kept
  * (`receiveTranscript`).
  */
-export function createCallModel({ registry, openai, readTranscript, stream = true, toolResults, previousFailure }: ModelDeps) {
+export function createCallModel({ registry, openai, readTranscript, stream = true, toolResults, previousFailure, quirks = new EndpointQuirks() }: ModelDeps) {
   const schemas = new Map<string, OpenAI.Chat.Completions.ChatCompletionTool>();
   const toolSchema = (tool: AnyTool) => {
     let schema = schemas.get(tool.name);
@@ -75,48 +78,31 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
       return toolSchema(tool);
     });
 
-    const request = {
-      model: input.model,
-      messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-      ...(input.maxOutputTokens ? { max_tokens: input.maxOutputTokens } : {}),
-      // The JSON planner describes the tools in the system prompt and asks for a wave plan.
-      ...(input.planner === 'json'
-        ? { response_format: WAVE_PLAN_FORMAT }
-        : tools.length > 0
-          ? { tools, parallel_tool_calls: true }
-          : {}),
-    };
+    const request = modelCallRequest(input, messages, tools);
     // Heartbeats carry the text as it grows, for followers: not a JSON plan's (no text for a
     // person), and not in a local activity (it has no heartbeats; its reply arrives whole).
     const publishes = input.planner === 'native' && !context.info.isLocal;
     let streamed: StreamedText | undefined;
-    const publish = (text: string) => {
-      if (publishes) context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text)));
+    const publish = (text: string, thinking: string) => {
+      if (publishes) context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text, thinking)));
     };
     const reply = await withHeartbeats(async () => {
       try {
-        return stream
-          ? await chatStreamed(openai, request, context.cancellationSignal, publish)
-          : await chatWhole(openai, request, context.cancellationSignal);
+        return await chat(openai, request, { signal: context.cancellationSignal, quirks, stream, onText: publish });
       } catch (err) {
         throw toModelFailure(err, openai.baseURL);
       }
     }, () => streamed);
 
-    const { usage, model } = reply;
+    const { usage, model, reasoning } = reply;
     const { message, finishReason } = input.toolCallText === 'off' ? reply : recoverTextToolCalls(reply, input);
     checkReply(message, finishReason, input.planner);
     const replyId = randomUUID();
     // A local call is always given the whole transcript: it never needs what the cache keeps.
     if (!context.info.isLocal) transcripts.remember(workflowId, runId, [...transcript, message], replyId);
-    return { message, finishReason: finishReason ?? 'unknown', usage, ...(model ? { model } : {}), replyId, at: Date.now() };
+    return { message, finishReason: finishReason ?? 'unknown', usage, ...(model ? { model } : {}), ...(reasoning ? { reasoning } : {}), replyId, at: Date.now() };
   };
 }
-
-const WAVE_PLAN_FORMAT = {
-  type: 'json_schema',
-  json_schema: { name: WAVE_PLAN_SCHEMA_NAME, schema: jsonSchemaOf(WavePlanSchema), strict: false },
-} as const;
 
 /**
  * The whole transcript a model call sends: its slice, with each tool result reference filled from

@@ -2,7 +2,9 @@ import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { SummarizeInput, SummarizeOutput } from '../common/activity-io';
 import type { ChatMessage } from '../common/contract';
+import { EndpointQuirks } from './endpoint-quirks';
 import { withHeartbeats } from './heartbeat';
+import { chat } from './model-chat';
 import { toModelFailure } from './model-errors';
 
 const SUMMARY_INSTRUCTIONS =
@@ -18,34 +20,28 @@ const SUMMARY_INSTRUCTIONS =
 export function createSummarize(deps: {
   openai: OpenAI;
   readTranscript(workflowId: string, runId: string, count: number): Promise<ChatMessage[]>;
+  /** What the endpoint refused so far (shared by the worker's model activities). */
+  quirks?: EndpointQuirks;
 }) {
+  const quirks = deps.quirks ?? new EndpointQuirks();
   return async function summarizeTranscript(input: SummarizeInput): Promise<SummarizeOutput> {
     const messages = (await deps.readTranscript(input.workflowId, input.runId, input.to)).slice(input.from, input.to);
     const text = clipped(messages.map(render), input.maxChars).join('\n');
-    const completion = await withHeartbeats(async () => {
+    const request = {
+      model: input.model,
+      messages: [
+        { role: 'system' as const, content: SUMMARY_INSTRUCTIONS },
+        { role: 'user' as const, content: text },
+      ],
+    };
+    const reply = await withHeartbeats(async () => {
       try {
-        return await deps.openai.chat.completions.create(
-          {
-            model: input.model,
-            messages: [
-              { role: 'system', content: SUMMARY_INSTRUCTIONS },
-              { role: 'user', content: text },
-            ],
-          },
-          { signal: Context.current().cancellationSignal },
-        );
+        return await chat(deps.openai, request, { signal: Context.current().cancellationSignal, quirks });
       } catch (err) {
         throw toModelFailure(err, deps.openai.baseURL);
       }
     });
-    return {
-      summary: completion.choices?.[0]?.message?.content?.trim() || '(no summary)',
-      usage: {
-        promptTokens: completion.usage?.prompt_tokens ?? 0,
-        completionTokens: completion.usage?.completion_tokens ?? 0,
-        totalTokens: completion.usage?.total_tokens ?? 0,
-      },
-    };
+    return { summary: reply.message.content?.trim() || '(no summary)', usage: reply.usage };
   };
 }
 

@@ -1,6 +1,7 @@
 import type { AgentLoopResult, RunProgress, WaveRecord } from '../common/contract';
 import { unseenText, type StreamedText } from '../common/streaming';
 import type { WaveloopClient } from './api';
+import { colors } from './colors';
 import { answerHint, approvalHint, renderCall } from './render';
 import { toolSummary } from '../common/summaries';
 
@@ -141,10 +142,12 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
 
 /**
  * Prints what the model says, one line an iteration: `(iteration 3) …`. A streamed reply is printed
- * as it grows and its line is left open; the whole text, when it arrives, completes it.
+ * as it grows and its line is left open; the whole text, when it arrives, completes it. Thinking the
+ * model streams apart from its text comes first, dimmed, on a line of its own: `(iteration 3)
+ * thinking: …`.
  */
 class SaidPrinter {
-  private open: { iteration: number; attempt: number; text: string } | undefined;
+  private open: { iteration: number; attempt: number; text: string; thought?: number } | undefined;
   private done = new Set<number>();
 
   constructor(private readonly out: Pick<FollowOutput, 'line' | 'text'>) {}
@@ -153,11 +156,18 @@ class SaidPrinter {
     if (this.done.has(stream.iteration)) return;
     if (this.open && (this.open.iteration !== stream.iteration || this.open.attempt !== stream.attempt)) this.endLine();
     if (!this.open) {
-      const retry = stream.attempt > 1 ? `, attempt ${stream.attempt}` : '';
-      this.out.text!(`(iteration ${stream.iteration}${retry}) `);
+      this.out.text!(this.heading(stream.iteration, stream.attempt));
       this.open = { iteration: stream.iteration, attempt: stream.attempt, text: '' };
     }
+    // Thinking is shown until the text starts.
+    if (stream.thinking && this.open.text === '' && stream.length === 0) {
+      const unseen = unseenText(stream.thinking, this.open.thought ?? 0);
+      if (unseen) this.out.text!(colors.dim(`${this.open.thought === undefined ? 'thinking: ' : ''}${unseen}`));
+      this.open.thought = Math.max(stream.thinking.length, this.open.thought ?? 0);
+    }
     const unseen = unseenText(stream, this.open.text.length);
+    if (!unseen) return;
+    this.startText();
     this.out.text!(unseen);
     this.open.text += unseen;
   }
@@ -174,9 +184,21 @@ class SaidPrinter {
   /** Completes the open line with the rest of `text` if it is how that line goes on (the run's answer). */
   finish(text: string): boolean {
     if (!this.open || !text.startsWith(this.open.text)) return false;
+    if (text.length > this.open.text.length) this.startText();
     this.out.text!(text.slice(this.open.text.length));
     this.endLine();
     return true;
+  }
+
+  private heading(iteration: number, attempt: number): string {
+    return `(iteration ${iteration}${attempt > 1 ? `, attempt ${attempt}` : ''}) `;
+  }
+
+  /** Ends the open line's thinking, if that is all it shows yet: the text goes on a line of its own. */
+  private startText(): void {
+    if (!this.open || this.open.thought === undefined || this.open.text !== '') return;
+    this.out.text!(`\n${this.heading(this.open.iteration, this.open.attempt)}`);
+    this.open.thought = undefined;
   }
 
   endLine(): void {

@@ -1,7 +1,7 @@
 import type { ToolCallRecord } from '../common/contract';
 import type { GoalEvent, GoalTreeNode } from './goal-tree';
 import { colors, statusColor } from './colors';
-import { renderCall } from './render';
+import { renderCall, tokenCount } from './render';
 
 /** Rendering of goal trees for the terminal; statuses and failures are coloured at a terminal (`colors`). */
 
@@ -33,7 +33,7 @@ export function renderGoalTree(tree: GoalTreeNode, now: Date = new Date()): stri
 export function renderGoalTotals(tree: GoalTreeNode): string | undefined {
   const result = tree.result;
   if (!result) return undefined;
-  return `${result.goals} goal${result.goals === 1 ? '' : 's'}, ${result.usage.totalTokens} tokens, $${result.costUsd.toFixed(4)}`;
+  return `${result.goals} goal${result.goals === 1 ? '' : 's'}, ${tokenCount(result.usage)}, $${result.costUsd.toFixed(4)}`;
 }
 
 /** An event of the log as `waveloop goal` prints it live. */

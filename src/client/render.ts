@@ -1,4 +1,4 @@
-import type { AgentLoopResult, ChatMessage, RunProgress, ToolCallRecord, WaveRecord } from '../common/contract';
+import type { AgentLoopResult, ChatMessage, RunProgress, ToolCallRecord, Usage, WaveRecord } from '../common/contract';
 import { answerCommand, approveCommand, denyCommand } from '../common/person-commands';
 import { colors, statusColor } from './colors';
 import { toolSummary } from '../common/summaries';
@@ -32,8 +32,8 @@ export function renderWave(wave: WaveRecord): string[] {
 export function renderResult(result: AgentLoopResult): string {
   const heading =
     result.status === 'completed'
-      ? colors.green(`Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${result.usage.totalTokens} tokens):`)
-      : `Stopped: ${statusColor(result.status)(result.status)} after ${result.iterations} iterations (${result.usage.totalTokens} tokens). Last answer:`;
+      ? colors.green(`Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${tokenCount(result.usage)}):`)
+      : `Stopped: ${statusColor(result.status)(result.status)} after ${result.iterations} iterations (${tokenCount(result.usage)}). Last answer:`;
   return `${heading}\n${result.answer || '(no answer)'}`;
 }
 
@@ -44,7 +44,7 @@ export function renderProgress(progress: RunProgress): string[] {
     `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
     `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
     ...(progress.settling?.calls ?? []).map((call) => `Settled:    ${renderCall(progress.settling!.iteration, call)} (its wave still runs)`),
-    `Tokens:     ${progress.usage.totalTokens} (prompt ${progress.usage.promptTokens}, completion ${progress.usage.completionTokens})`,
+    tokenLine(progress.usage),
     ...(progress.pendingQuestions ?? []).map((q) => `${colors.yellow('Question:')}   ${q.question} (call ${q.callId})`),
     ...(progress.pendingApprovals ?? []).map((a) => `${colors.yellow('Approval:')}   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})`),
     ...(progress.conversation ? [`Message:    ${progress.conversation.message}`] : []),
@@ -56,8 +56,17 @@ export function renderResultSummary(result: AgentLoopResult): string[] {
     `Status:     ${statusColor(result.status)(result.status)}`,
     `Iterations: ${result.iterations}`,
     `Waves:      ${result.waves.length}, ${result.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
-    `Tokens:     ${result.usage.totalTokens} (prompt ${result.usage.promptTokens}, completion ${result.usage.completionTokens})`,
+    tokenLine(result.usage),
   ];
+}
+
+/** `220 tokens`, or `220 tokens, estimated` when the endpoint did not report them all (`Usage.estimated`). */
+export function tokenCount(usage: Usage): string {
+  return `${usage.totalTokens} tokens${usage.estimated ? ', estimated' : ''}`;
+}
+
+function tokenLine(usage: Usage): string {
+  return `Tokens:     ${usage.totalTokens} (prompt ${usage.promptTokens}, completion ${usage.completionTokens})${usage.estimated ? ' (estimated)' : ''}`;
 }
 
 export function renderTranscript(messages: ChatMessage[]): string[] {

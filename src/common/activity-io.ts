@@ -123,6 +123,12 @@ export interface ModelCallOutput {
   finishReason: string;
   /** The model that answered, as the endpoint named it (traces' `gen_ai.response.model`). */
   model?: string;
+  /**
+   * The model's thinking, when the endpoint sent it apart (`reasoning_content`) or the reply began
+   * with a `<think>` block: kept here for whoever reads the call, never in `message`, so it is
+   * neither the answer nor sent back to the model.
+   */
+  reasoning?: string;
   /** Names this reply, for the run's next call (`TranscriptSlice.after`). */
   replyId: string;
   /**

@@ -12,19 +12,33 @@ export interface StreamedText {
   length: number;
   /** Its last `STREAM_TAIL_CHARS` characters (all of it, for most replies). */
   tail: string;
+  /** The model's thinking so far, when it sends it apart from its text (its length and last characters, like the text's). */
+  thinking?: StreamedPart;
+}
+
+/** How much of a growing text there is, and its last characters. */
+export interface StreamedPart {
+  length: number;
+  tail: string;
 }
 
 export const STREAM_TAIL_CHARS = 8_192;
 
-export function streamedText(iteration: number, attempt: number, text: string): StreamedText {
-  return { iteration, attempt, length: text.length, tail: text.slice(-STREAM_TAIL_CHARS) };
+export function streamedText(iteration: number, attempt: number, text: string, thinking = ''): StreamedText {
+  return {
+    iteration,
+    attempt,
+    length: text.length,
+    tail: text.slice(-STREAM_TAIL_CHARS),
+    ...(thinking ? { thinking: { length: thinking.length, tail: thinking.slice(-STREAM_TAIL_CHARS) } } : {}),
+  };
 }
 
 /**
  * The text a reader who has shown the first `shown` characters has not seen yet; when more has
  * been generated than the tail holds, what is missing is marked with `…`.
  */
-export function unseenText(stream: StreamedText, shown: number): string {
+export function unseenText(stream: StreamedPart, shown: number): string {
   const missing = stream.length - shown;
   if (missing <= 0) return '';
   return missing <= stream.tail.length ? stream.tail.slice(stream.tail.length - missing) : `…${stream.tail}`;

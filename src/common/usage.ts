@@ -7,15 +7,22 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /**
+   * Set when some of these tokens were estimated rather than reported: an endpoint that sends no
+   * usage is counted at about 4 characters a token, so token and cost budgets still hold.
+   */
+  estimated?: true;
 }
 
 export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
+/** The sum of two usages; estimated when either is. */
 export function addUsage(a: Usage, b: Usage): Usage {
   return {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     totalTokens: a.totalTokens + b.totalTokens,
+    ...(a.estimated || b.estimated ? { estimated: true as const } : {}),
   };
 }
 

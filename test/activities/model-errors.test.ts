@@ -56,6 +56,34 @@ describe('toModelFailure', () => {
     expect(failure.message).toMatch(/^Model endpoint answered 400: the transcript does not fit the model's context window\./);
   });
 
+  it('toModelFailure: an error event inside a stream (llama.cpp\'s server error) is a retryable ModelServerError naming the endpoint', () => {
+    // What the `openai` client throws for `data: {"error": {…}}` mid-stream: an APIError without a status.
+    const inStream = new APIError(undefined, { code: 500, message: 'failed to decode the batch', type: 'server_error' }, undefined, undefined);
+    const failure = toModelFailure(inStream, 'http://llama:8080/v1');
+    expect(failure).toMatchObject({ type: 'ModelServerError', nonRetryable: false });
+    expect(failure.message).toBe('The model endpoint http://llama:8080/v1 sent an error in the middle of its reply (500): failed to decode the batch');
+    expect(failure.cause).toBe(inStream);
+    const noCode = new APIError(undefined, { message: 'something broke' }, undefined, undefined);
+    expect(toModelFailure(noCode)).toMatchObject({ type: 'ModelServerError', nonRetryable: false });
+  });
+
+  it('toModelFailure: an error event inside a stream with a 400-class code is read as that status (context exceeded, rate limit)', () => {
+    const context = new APIError(
+      undefined,
+      { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error' },
+      undefined,
+      undefined,
+    );
+    expect(toModelFailure(context)).toMatchObject({ type: 'ModelContextExceeded', nonRetryable: true });
+    const limited = new APIError(undefined, { code: 429, message: 'slow down', type: 'rate_limit_error' }, undefined, undefined);
+    expect(toModelFailure(limited)).toMatchObject({ type: 'ModelRateLimit', nonRetryable: false });
+  });
+
+  it('toModelFailure: llama.cpp\'s 400 saying the context size is exceeded is ModelContextExceeded', () => {
+    const error = { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error' };
+    expect(toModelFailure(APIError.generate(400, { error }, undefined, new Headers())).type).toBe('ModelContextExceeded');
+  });
+
   it('toModelFailure: network errors are retryable', () => {
     expect(toModelFailure(new APIConnectionError({ message: 'ECONNREFUSED' }))).toMatchObject({ type: 'ModelConnection', nonRetryable: false });
     expect(toModelFailure(new APIConnectionTimeoutError())).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunProgress } from '../../src/common/contract';
-import { renderProgress } from '../../src/client/render';
+import type { AgentLoopResult, RunProgress } from '../../src/common/contract';
+import { renderProgress, renderResult, renderResultSummary } from '../../src/client/render';
 
 describe('renderProgress (waveloop status)', () => {
   it('shows the calls of the running wave that have settled, and what waits for a person', () => {
@@ -27,5 +27,14 @@ describe('renderProgress (waveloop status)', () => {
       'Tokens:     330 (prompt 300, completion 30)',
       'Approval:   wave 3 · update_user(id=2, company=EPAM) (call c3)',
     ]);
+  });
+});
+
+describe('renderResult and renderResultSummary: estimated usage', () => {
+  it('renderResult: tokens an endpoint did not report are printed as estimated', () => {
+    const result: AgentLoopResult = { status: 'completed', answer: 'Hi.', iterations: 1, waves: [], usage: { promptTokens: 50, completionTokens: 2, totalTokens: 52, estimated: true } };
+    expect(renderResult(result).split('\n')[0]).toBe('Answer (1 iteration, 52 tokens, estimated):');
+    expect(renderResultSummary(result).at(-1)).toBe('Tokens:     52 (prompt 50, completion 2) (estimated)');
+    expect(renderResult({ ...result, usage: { promptTokens: 50, completionTokens: 2, totalTokens: 52 } }).split('\n')[0]).toBe('Answer (1 iteration, 52 tokens):');
   });
 });

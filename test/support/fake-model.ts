@@ -1,5 +1,10 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { refusalOf, type RefusableParameter } from './fake-refusals';
+import { streamReply, type StreamScript } from './fake-stream';
+
+export type { StreamScript } from './fake-stream';
+export type { RefusableParameter } from './fake-refusals';
 
 /**
  * The fake OpenAI-compatible model of the tests and the benchmarks: an HTTP server that answers
@@ -14,7 +19,9 @@ import type { AddressInfo } from 'node:net';
  *   records when each run's model calls arrive.
  *
  * A request with `stream: true` gets its reply as server-sent events, as OpenAI streams it: the text
- * in pieces, each tool call's name then its arguments in two halves, the finish reason, the usage.
+ * in pieces, each tool call's name then its arguments in two halves, the finish reason, the usage
+ * (test/support/fake-stream.ts). `refuse(...)` makes it an endpoint that refuses some parameters
+ * with a 400, as real ones do (test/support/fake-refusals.ts).
  */
 
 export interface ScriptedToolCall {
@@ -22,18 +29,6 @@ export interface ScriptedToolCall {
   /** An object is sent as JSON; a string is sent verbatim (to script malformed arguments). */
   args: Record<string, unknown> | string;
   id?: string;
-}
-
-/** How a reply streams, when the request asks for a stream. */
-export interface StreamScript {
-  /** The text in these pieces (default: word by word). */
-  chunks?: string[];
-  /** Wait this long before each piece of text. */
-  chunkDelayMs?: number;
-  /** After `after` pieces of text, wait for `until` before the rest (to look at a reply half-streamed). */
-  hold?: { after: number; until: Promise<unknown> };
-  /** Answer with a whole completion anyway, as an endpoint that cannot stream does. */
-  whole?: true;
 }
 
 export type ScriptedReply = (
@@ -47,8 +42,13 @@ export type ScriptedReply = (
 ) & {
   /** Answer only after this many milliseconds (a slow model, or a hang past the activity timeout). */
   delayMs?: number;
-  /** The usage the reply reports (default FAKE_USAGE), as a model near its context window would. */
-  usage?: typeof FAKE_USAGE;
+  /**
+   * The usage the reply reports (default FAKE_USAGE), as a model near its context window would;
+   * null: none, neither in a whole reply nor in a stream that asks for it (as some servers do).
+   */
+  usage?: typeof FAKE_USAGE | null;
+  /** The model's thinking, sent as `reasoning_content` beside the content (whole, and in stream deltas before the text). */
+  reasoning?: string;
 };
 
 /** A step may be a function of the request (route by what was asked), and may answer late (a slow model). */
@@ -60,6 +60,9 @@ export interface ChatRequest {
   messages: Array<{ role: string; content?: string | null; tool_call_id?: string; tool_calls?: unknown[] }>;
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   parallel_tool_calls?: boolean;
+  tool_choice?: unknown;
+  max_tokens?: number;
+  max_completion_tokens?: number;
   response_format?: { type: string; json_schema?: { name: string; schema?: unknown; strict?: boolean } };
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
@@ -84,6 +87,7 @@ export class FakeModel {
   private overruns = 0;
   private callCounter = 0;
   private server: http.Server | undefined;
+  private refused: RefusableParameter[] = [];
 
   /** `http://127.0.0.1:<port>/v1`, for `OPENAI_BASE_URL`. */
   baseURL = '';
@@ -136,6 +140,17 @@ export class FakeModel {
     return mode;
   }
 
+  /**
+   * Makes the fake an endpoint that does not take `parameters`: a request carrying one gets a 400
+   * naming it, as OpenAI, Azure or llama.cpp word it (the first of them it carries), and uses no
+   * scripted reply; it is recorded in `requests` like any other. Holds until called again
+   * (`refuse([])`), across `script` and `route`.
+   */
+  refuse(parameters: RefusableParameter[]): this {
+    this.refused = [...parameters];
+    return this;
+  }
+
   /** Requests received and not yet answered (a model call in flight). */
   get inFlight(): number {
     return this.pending;
@@ -157,6 +172,8 @@ export class FakeModel {
     const request = { ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest), authorization: req.headers.authorization, receivedAt: Date.now(), arrivedAt };
     this.received += 1;
     if (this.keepRequests) this.requests.push(request);
+    const refusal = refusalOf(request, this.refused);
+    if (refusal) return send(res, 400, { error: refusal });
     const step = this.router ?? this.steps.shift();
     if (!step) {
       this.overruns += 1;
@@ -191,8 +208,9 @@ export class FakeModel {
       function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args) },
     }));
     const finishReason = reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop');
+    const usage = reply.usage === undefined ? FAKE_USAGE : reply.usage;
     if (request.stream && !reply.stream?.whole) {
-      return streamReply(req, res, request, reply.content ?? null, toolCalls, finishReason, reply.stream ?? {}, reply.usage ?? FAKE_USAGE);
+      return streamReply(req, res, request, { content: reply.content ?? null, reasoning: reply.reasoning, toolCalls, finishReason, usage }, reply.stream ?? {});
     }
     send(res, 200, {
       id: `chatcmpl-${this.received}`,
@@ -202,56 +220,18 @@ export class FakeModel {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+          message: {
+            role: 'assistant',
+            content: reply.content ?? null,
+            ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+            ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          },
           finish_reason: finishReason,
         },
       ],
-      usage: reply.usage ?? FAKE_USAGE,
+      ...(usage ? { usage } : {}),
     });
   }
-}
-
-type FakeToolCall = { id: string; type: string; function: { name: string; arguments: string } };
-
-/** A reply as OpenAI streams it (server-sent events of `chat.completion.chunk`s). */
-async function streamReply(
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  request: ChatRequest,
-  content: string | null,
-  toolCalls: FakeToolCall[],
-  finishReason: string,
-  script: StreamScript,
-  usage: typeof FAKE_USAGE,
-): Promise<void> {
-  const chunk = (delta: unknown, finish: string | null = null) => ({
-    id: 'chatcmpl-stream',
-    object: 'chat.completion.chunk',
-    created: 1_700_000_000,
-    model: request.model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  });
-  const event = (data: unknown) => res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  event(chunk({ role: 'assistant', content: '' }));
-  const pieces = script.chunks ?? (content ? content.match(/\S+\s*|\s+/g) ?? [] : []);
-  for (const [index, piece] of pieces.entries()) {
-    if (script.hold && index === script.hold.after) await script.hold.until;
-    if (script.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, script.chunkDelayMs));
-    if (res.destroyed || req.socket.destroyed) return;
-    event(chunk({ content: piece }));
-  }
-  for (const [index, call] of toolCalls.entries()) {
-    event(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
-    const half = Math.ceil(call.function.arguments.length / 2);
-    for (const part of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)]) {
-      if (part) event(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
-    }
-  }
-  event(chunk({}, finishReason));
-  if (request.stream_options?.include_usage) event({ ...chunk({}), choices: [], usage });
-  event('[DONE]');
-  res.end();
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -97,6 +97,8 @@ describe('model faults', () => {
     h.fake.script({ content: 'The answer is forty', finishReason: 'length' });
     const { handle, error } = await h.run({ goal: 'Answer at length' });
     h.fake.assertDone();
+    // The output limit the reply was cut at is the run's (4,096 tokens unless the run or its agent says).
+    expect(h.fake.requests[0].max_tokens).toBe(4_096);
     expect(failureType(error)).toBe('ModelOutputTruncated');
     expect(await modelAttempts(handle)).toEqual([1]);
   });

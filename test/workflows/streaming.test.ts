@@ -47,6 +47,25 @@ describe('agentLoop: streamed replies', () => {
     expect(payloads).toContain(THINKING);
   });
 
+  it("the model's thinking (reasoning_content) reaches followers apart from its text; only the text is the answer", async () => {
+    const held = gate();
+    const reasoning = 'Six times seven is forty-two.';
+    h.fake.script({ reasoning, content: 'Forty-two.', stream: { hold: { after: 0, until: held.until } } });
+    let seen: StreamedText | undefined;
+    const { result } = await h.run(
+      { goal: 'What is six times seven?' },
+      {
+        during: async (handle) => {
+          // The thinking is out; the text has not started.
+          seen = await eventually(() => new WaveloopClient(h.client, 'unused').streaming(handle.workflowId), (s) => s?.thinking?.tail === reasoning);
+          held.open();
+        },
+      },
+    );
+    expect(seen).toEqual({ iteration: 1, attempt: 1, length: 0, tail: '', thinking: { length: reasoning.length, tail: reasoning } });
+    expect(result).toMatchObject({ status: 'completed', answer: 'Forty-two.' });
+  });
+
   it('an endpoint that answers a stream request with a whole completion is read as one', async () => {
     h.fake.script({ content: 'Forty-two.', stream: { whole: true } });
     const { result } = await h.run({ goal: 'What is six times seven?' });
