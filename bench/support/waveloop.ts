@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../../src/common/activity-options';
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { Registry, createActivities } from '../../src/activities';
@@ -73,7 +74,8 @@ export async function runFloor(env: BenchEnv, goal: string, maxIterations: numbe
     { role: 'user', content: goal },
   ];
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
-    const reply = await new MockActivityEnvironment().run(activities.callModel, {
+    // A model call's attempt may take as long as a worker's default allows (the mock's default is 1 s).
+    const reply = await new MockActivityEnvironment({ startToCloseTimeoutMs: DEFAULT_MODEL_TIMEOUT_MS }).run(activities.callModel, {
       workflowId: 'floor',
       runId: 'floor',
       model: 'bench-model',

@@ -55,7 +55,7 @@ export function createGoalActivities({ registry, openai, defaultModel, modelPric
     const { message, usage } = await withHeartbeats(async () => {
       try {
         const format = { type: 'json_schema', json_schema: { name, schema: jsonSchema(name), strict: false } } as const;
-        return await chat(openai, { model, messages, response_format: format }, { signal: Context.current().cancellationSignal, quirks });
+        return await chat(openai, { model, messages, response_format: format }, { signal: Context.current().cancellationSignal, timeoutMs: Context.current().info.startToCloseTimeoutMs, quirks });
       } catch (err) {
         throw toModelFailure(err, openai.baseURL);
       }

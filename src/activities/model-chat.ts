@@ -23,6 +23,8 @@ export interface ChatReply {
 
 export interface ChatOptions {
   signal: AbortSignal;
+  /** Give up after this long (the attempt's own timeout); default: the client's. */
+  timeoutMs?: number;
   /** What the endpoints refused so far: the request goes without it, and a new refusal is learned (`EndpointQuirks`). */
   quirks: EndpointQuirks;
   /** Stream the reply (with its usage asked for), calling `onText` as it grows; else ask for it whole. */
@@ -36,16 +38,23 @@ export interface ChatOptions {
  * parameters it refused are left out or replaced, and a 400 refusing one more is learned and the call
  * made again at once (`EndpointQuirks.send`).
  */
-export function chat(openai: OpenAI, request: ChatParams, { signal, quirks, stream, onText }: ChatOptions): Promise<ChatReply> {
+export function chat(openai: OpenAI, request: ChatParams, { signal, timeoutMs, quirks, stream, onText }: ChatOptions): Promise<ChatReply> {
   const { stream: _ignored, ...whole } = request;
-  if (!stream) return quirks.send(openai.baseURL, whole as ChatRequest, (adapted) => chatWhole(openai, adapted, signal));
+  const options: RequestOptions = { signal, ...(timeoutMs ? { timeout: Math.min(timeoutMs, openai.timeout) } : {}) };
+  if (!stream) return quirks.send(openai.baseURL, whole as ChatRequest, (adapted) => chatWhole(openai, adapted, options));
   const streamed = { ...whole, stream_options: { include_usage: true } } as ChatRequest;
-  return quirks.send(openai.baseURL, streamed, (adapted) => chatStreamed(openai, adapted, signal, onText ?? (() => undefined)));
+  return quirks.send(openai.baseURL, streamed, (adapted) => chatStreamed(openai, adapted, options, onText ?? (() => undefined)));
+}
+
+/** How a call is sent: cancelled with the activity, and given up after its timeout. */
+export interface RequestOptions {
+  signal: AbortSignal;
+  timeout?: number;
 }
 
 /** One Chat Completions call answered as a whole. */
-export async function chatWhole(openai: OpenAI, request: ChatRequest, signal: AbortSignal): Promise<ChatReply> {
-  return fromCompletion(await openai.chat.completions.create(request, { signal }), request);
+export async function chatWhole(openai: OpenAI, request: ChatRequest, options: RequestOptions): Promise<ChatReply> {
+  return fromCompletion(await openai.chat.completions.create(request, options), request);
 }
 
 /**
@@ -59,10 +68,10 @@ export async function chatWhole(openai: OpenAI, request: ChatRequest, signal: Ab
 export async function chatStreamed(
   openai: OpenAI,
   request: ChatRequest,
-  signal: AbortSignal,
+  options: RequestOptions,
   onText: (text: string, thinking: string) => void,
 ): Promise<ChatReply> {
-  const { data: stream, response } = await openai.chat.completions.create({ ...request, stream: true }, { signal }).withResponse();
+  const { data: stream, response } = await openai.chat.completions.create({ ...request, stream: true }, options).withResponse();
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
     return fromCompletion((await response.json()) as OpenAI.Chat.Completions.ChatCompletion, request);
   }

@@ -88,7 +88,7 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
     };
     const reply = await withHeartbeats(async () => {
       try {
-        return await chat(openai, request, { signal: context.cancellationSignal, quirks, stream, onText: publish });
+        return await chat(openai, request, { signal: context.cancellationSignal, timeoutMs: context.info.startToCloseTimeoutMs, quirks, stream, onText: publish });
       } catch (err) {
         throw toModelFailure(err, openai.baseURL);
       }

@@ -36,7 +36,7 @@ export function createSummarize(deps: {
     };
     const reply = await withHeartbeats(async () => {
       try {
-        return await chat(deps.openai, request, { signal: Context.current().cancellationSignal, quirks });
+        return await chat(deps.openai, request, { signal: Context.current().cancellationSignal, timeoutMs: Context.current().info.startToCloseTimeoutMs, quirks });
       } catch (err) {
         throw toModelFailure(err, deps.openai.baseURL);
       }

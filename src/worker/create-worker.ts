@@ -185,6 +185,7 @@ export function createModelClient(model: Pick<ModelConfig, 'baseURL' | 'apiKey'>
     apiKey: model.apiKey ?? 'not-needed',
     baseURL: model.baseURL,
     maxRetries: 0,
-    timeout: 4 * 60_000,
+    // Each call gives up with its activity attempt's own timeout (a run's `modelTimeoutSeconds`).
+    timeout: 24 * 3_600_000,
   });
 }

@@ -69,7 +69,8 @@ describe('model faults', () => {
     await following.stop(result);
 
     expect(result).toMatchObject({ status: 'completed', answer: 'On time.' });
-    expect(lines).toContain('(iteration 1) the model call failed: timed out (start-to-close); attempt 2 of 3');
+    // Whichever notices first, Temporal's timeout or the model client given the same time, says so.
+    expect(lines).toContainEqual(expect.stringMatching(/^\(iteration 1\) the model call failed: (timed out \(start-to-close\)|.*did not answer in time.*); attempt 2 of 3$/));
     const history = await handle.fetchHistory();
     const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')!.activityTaskScheduledEventAttributes!;
     expect(Number(scheduled.startToCloseTimeout?.seconds)).toBe(2);
@@ -210,6 +211,21 @@ describe('callModel: faults of the endpoint', () => {
   ] as Array<[string, string, ScriptedReply]>)('%s: a retryable %s', async (_name, type, reply) => {
     fake.script(reply);
     expect(await failure()).toMatchObject({ type, nonRetryable: false });
+    fake.assertDone();
+  });
+
+  it('the model client gives up at the attempt\'s own timeout, however long the client itself would wait', async () => {
+    fake.script({ content: 'too late', delayMs: 5_000 });
+    const { callModel } = createActivities({
+      registry: new Registry([], []),
+      openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0, timeout: 24 * 3_600_000 }),
+      defaultModel: 'fake-model',
+      readTranscript: async () => messages,
+    });
+    const transcript = { count: messages.length, from: 0, messages };
+    const input = { workflowId: 'faults', runId: randomUUID(), model: 'fake-model', tools: [], planner: 'native' as const, iteration: 1, transcript };
+    const error = await new MockActivityEnvironment({ startToCloseTimeoutMs: 300 }, { logger: quiet }).run(callModel, input).catch((err: unknown) => err);
+    expect(error).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });
     fake.assertDone();
   });
 
