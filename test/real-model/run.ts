@@ -5,7 +5,8 @@
  * iterations, its waves and their widths, prompt tokens per model call, completion tokens and time.
  * A small model may get things wrong; the table says what happened rather than failing. Not part of
  * `npm test`: a model on a CPU takes minutes a scenario. `REAL_MODEL_ONLY=calculator,json-planner`
- * runs some; `REAL_MODEL_OUT=file.json` also writes the rows. docs/models.md has the results.
+ * runs some; `REAL_MODEL_OUT=file.json` also writes the rows, and each run's transcript beside it
+ * (`file.transcripts/<scenario>.json`). docs/models.md has the results.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -155,6 +156,12 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
     outcome = `failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`.slice(0, 160);
   } finally {
     approving.stop();
+  }
+  const transcripts = process.env.REAL_MODEL_OUT && `${process.env.REAL_MODEL_OUT.replace(/\.json$/, '')}.transcripts`;
+  if (transcripts && scenario.run) {
+    fs.mkdirSync(transcripts, { recursive: true });
+    const messages = await client.transcript(workflowId).catch(() => []);
+    fs.writeFileSync(path.join(transcripts, `${scenario.name}.json`), JSON.stringify(messages, null, 2));
   }
   const calls = await modelCalls(client, handle);
   const prompts = calls.map((call) => call.usage.promptTokens);
