@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { tsToMs } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
 import { openDemoDatabase } from '../../src/tools';
 import { FakeModel } from '../support/fake-model';
@@ -118,6 +119,8 @@ describe('many workers', () => {
     const problems: string[] = [];
     const workflowTasks = new Map<number, number>();
     const activityStarts = new Map<number, number>();
+    /** Workflow tasks that timed out, by timeout: those the killed worker had started or held in its cache. */
+    const workflowTaskTimeouts = new Map<string, number>();
     let lostAttempts = 0;
     let runsOnTheVictim = 0;
     let runsHeldByTheVictim = 0;
@@ -132,6 +135,11 @@ describe('many workers', () => {
       // 3. Who ran its workflow tasks and activities (counted per worker below).
       const history = await handle.fetchHistory();
       const steps = workerSteps(history);
+      for (const event of history.events ?? []) {
+        const timedOut = event.workflowTaskTimedOutEventAttributes;
+        const type = timedOut && temporal.api.enums.v1.TimeoutType[timedOut.timeoutType ?? 0]?.replace('TIMEOUT_TYPE_', '');
+        if (type) workflowTaskTimeouts.set(type, (workflowTaskTimeouts.get(type) ?? 0) + 1);
+      }
       for (const step of steps) {
         const counts = step.kind === 'workflow task' ? workflowTasks : activityStarts;
         counts.set(step.pid, (counts.get(step.pid) ?? 0) + 1);
@@ -196,6 +204,7 @@ describe('many workers', () => {
       runsOnTheKilledWorker: runsOnTheVictim,
       runsHeldByItAtTheKill: runsHeldByTheVictim,
       runsFinishedByTheOthers: runsTakenOver,
+      workflowTaskTimeouts: JSON.stringify(Object.fromEntries(workflowTaskTimeouts)),
       secondsFromKillToAllDone: Math.round((allDoneAt - killedAt) / 100) / 10,
     };
     console.log(`many-workers report\n${Object.entries(report).map(([k, v]) => `  ${k.padEnd(32)} ${v}`).join('\n')}`);
