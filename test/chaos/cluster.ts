@@ -32,6 +32,24 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
+/** What worker `pid` did with tool call `key` (its idempotency key, `<workflowId>/<toolCallId>`), as its tool logged it. */
+export interface ToolLogLine {
+  /** `start` and `end` of an execution of chaos_step or update_user; `effect` once update_user committed. */
+  event: 'start' | 'effect' | 'end';
+  pid: number;
+  key: string;
+}
+
+/** The tool log the worker processes write in `dataDir` (tool-executions.log), in order; empty before any tool ran. */
+export function readToolLog(dataDir: string): ToolLogLine[] {
+  const log = path.join(dataDir, 'tool-executions.log');
+  if (!fs.existsSync(log)) return [];
+  return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => {
+    const [event, pid, key] = line.split(' ');
+    return { event: event as ToolLogLine['event'], pid: Number(pid), key };
+  });
+}
+
 interface WorkerProcess {
   child: ChildProcess;
   pid: number;
@@ -41,8 +59,9 @@ interface WorkerProcess {
 
 /**
  * Keeps `size` worker processes (test/chaos/worker-process.mjs) alive: `killOne` SIGKILLs one and a
- * replacement starts at once; a worker that dies by itself (say, while the server restarts) is
- * replaced after a short pause and counted in `unexpectedExits`.
+ * replacement starts at once (none with `replaceKilled: false`, so the survivors carry on alone); a
+ * worker that dies by itself (say, while the server restarts) is replaced after a short pause and
+ * counted in `unexpectedExits`.
  */
 export class WorkerPool {
   readonly workers = new Set<WorkerProcess>();
@@ -57,10 +76,16 @@ export class WorkerPool {
   constructor(
     private readonly size: number,
     private readonly env: Record<string, string>,
+    private readonly options: { replaceKilled?: boolean } = {},
   ) {}
 
   start(): void {
     while (this.workers.size < this.size) this.spawn();
+  }
+
+  /** The pids of the workers that are polling (started and not killed). */
+  readyPids(): number[] {
+    return [...this.workers].filter((w) => w.ready && !w.killed).map((w) => w.pid);
   }
 
   /** SIGKILLs the worker that has polled longest and returns its pid; none while every worker is still starting. */
@@ -115,7 +140,7 @@ export class WorkerPool {
         this.unexpectedExits += 1;
         if (stderr.trim()) this.lastErrors = [...this.lastErrors, stderr.trim()].slice(-3);
         setTimeout(() => !this.stopping && this.start(), 500);
-      } else {
+      } else if (this.options.replaceKilled ?? true) {
         this.start();
       }
     });

@@ -10,7 +10,7 @@ import { workflowBundle } from '../support/harness';
 import { activities } from '../support/history';
 import { approveUpdate, statusQuery } from '../../src/common/messages';
 import { approvalCallId, chaosGoal, chaosReply, chaosUserId, expectedAnswer } from './script';
-import { ChaosServer, freePorts, WorkerPool } from './cluster';
+import { ChaosServer, freePorts, readToolLog, WorkerPool } from './cluster';
 import { temporal } from '@temporalio/proto';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 
@@ -192,7 +192,7 @@ describe('crash matrix', () => {
     await pool.stop();
 
     // Verify each run against its history, the tool log and the database.
-    const executions = toolExecutions(path.join(dataDir, 'tool-executions.log'));
+    const executions = toolExecutions();
     const problems: string[] = [];
     let lost = 0;
     let duplicatedEffects = 0;
@@ -344,11 +344,9 @@ async function retry(work: () => Promise<void>): Promise<void> {
 /** What the killed worker was doing: waiting for the model, running a tool, or neither (a workflow task, polling). */
 function killPointOf(pid: number | undefined): KillPoint | undefined {
   if (pid === undefined) return undefined;
-  const log = path.join(dataDir, 'tool-executions.log');
   const open = new Map<string, string>();
-  for (const line of fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n') : []) {
-    const [event, linePid, key] = line.split(' ');
-    if (Number(linePid) !== pid) continue;
+  for (const { event, pid: linePid, key } of readToolLog(dataDir)) {
+    if (linePid !== pid) continue;
     if (event === 'end') open.delete(key);
     else open.set(key, event);
   }
@@ -361,10 +359,9 @@ function killPointOf(pid: number | undefined): KillPoint | undefined {
 }
 
 /** How many times each tool call (idempotency key) started executing, from the workers' log. */
-function toolExecutions(log: string): Map<string, number> {
+function toolExecutions(): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const line of fs.readFileSync(log, 'utf8').split('\n')) {
-    const [event, , key] = line.split(' ');
+  for (const { event, key } of readToolLog(dataDir)) {
     if (event === 'start') counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return counts;

@@ -30,13 +30,10 @@ export function approvalCallId(n: number): string {
 }
 
 export function chaosReply(request: ChatRequest): ScriptedReply {
-  const goal = request.messages.find((m) => m.role === 'user')?.content ?? '';
-  const match = /^chaos run (\d+):/.exec(goal);
-  if (!match) return { status: 400, message: `fake model: not a chaos goal: ${goal}` };
-  const n = Number(match[1]);
-  const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
-  const delayMs = 100 + Math.floor(Math.random() * 500); // a model call takes a while, so kills land inside some
-  const id = (k: number) => `call_r${n}_t${turn}_${k}`;
+  const { n, turn, goal } = whereRunIs(request, /^chaos run (\d+):/);
+  if (n === undefined) return { status: 400, message: `fake model: not a chaos goal: ${goal}` };
+  const delayMs = modelDelayMs();
+  const id = (k: number) => callId(n, turn, k);
   const step = (k: number, s: number) => ({ id: id(k), name: 'chaos_step', args: { run: n, step: s } });
   switch (turn) {
     case 1:
@@ -54,4 +51,56 @@ export function chaosReply(request: ChatRequest): ScriptedReply {
     default:
       return { status: 400, message: `fake model: chaos run ${n} has no turn ${turn}` };
   }
+}
+
+/**
+ * The conversation of many-workers run `n` (test/chaos/many-workers.chaos.ts), a pure function of
+ * the request as `chaosReply` is: three waves of chaos_step calls, then the answer.
+ *
+ *   turn 1 → chaos_step(1) ‖ chaos_step(2) ‖ chaos_step(3)
+ *   turn 2 → chaos_step(4) ‖ chaos_step(5)
+ *   turn 3 → chaos_step(6)
+ *   turn 4 → the answer, built from the six results
+ */
+export function manyWorkersGoal(n: number): string {
+  return `many-workers run ${n}: take six steps in three waves`;
+}
+
+const MANY_WORKERS_WAVES = [[1, 2, 3], [4, 5], [6]];
+
+/** What many-workers run `n` must answer: the same as the script produces without crashes. */
+export function manyWorkersAnswer(n: number): string {
+  return `run ${n}: steps ${MANY_WORKERS_WAVES.flat().join(', ')} done`;
+}
+
+export function manyWorkersReply(request: ChatRequest): ScriptedReply {
+  const { n, turn, goal } = whereRunIs(request, /^many-workers run (\d+):/);
+  if (n === undefined) return { status: 400, message: `fake model: not a many-workers goal: ${goal}` };
+  const wave = MANY_WORKERS_WAVES[turn - 1];
+  if (wave) {
+    return { delayMs: modelDelayMs(), toolCalls: wave.map((step, k) => ({ id: callId(n, turn, k), name: 'chaos_step', args: { run: n, step } })) };
+  }
+  if (turn !== MANY_WORKERS_WAVES.length + 1) return { status: 400, message: `fake model: many-workers run ${n} has no turn ${turn}` };
+  // The steps the results report, in the order of the transcript: a lost or doubled result changes the answer.
+  const steps = request.messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => new RegExp(`^step (\\d+) of run ${n} done$`).exec(String(m.content))?.[1] ?? '?');
+  return { delayMs: modelDelayMs(), content: `run ${n}: steps ${steps.join(', ')} done` };
+}
+
+/** Run `n` as the goal (the first user message) names it, and the turn the request asks for (assistant turns so far + 1). */
+function whereRunIs(request: ChatRequest, goalPattern: RegExp): { n?: number; turn: number; goal: string } {
+  const goal = request.messages.find((m) => m.role === 'user')?.content ?? '';
+  const match = goalPattern.exec(goal);
+  const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
+  return { n: match ? Number(match[1]) : undefined, turn, goal };
+}
+
+/** A model call takes 0.1 to 0.6 s, so kills land inside some. */
+function modelDelayMs(): number {
+  return 100 + Math.floor(Math.random() * 500);
+}
+
+function callId(n: number, turn: number, k: number): string {
+  return `call_r${n}_t${turn}_${k}`;
 }

@@ -27,6 +27,8 @@ export interface ActivityStory {
   input: unknown;
   inputBytes: number;
   attempts: number;
+  /** The worker that ran the last attempt (`<pid>@<host>` unless a worker names itself otherwise). */
+  identity?: string;
   completedEventId?: number;
   /** What the activity returned (decoded), when it completed. */
   result?: unknown;
@@ -51,7 +53,7 @@ export function activities(history: History, store?: BlobStore): ActivityStory[]
       });
     } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
       const attrs = event.activityTaskStartedEventAttributes!;
-      byScheduled.get(Number(attrs.scheduledEventId))!.attempts = attrs.attempt ?? 1;
+      Object.assign(byScheduled.get(Number(attrs.scheduledEventId))!, { attempts: attrs.attempt ?? 1, identity: attrs.identity ?? undefined });
     } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
       const attrs = event.activityTaskCompletedEventAttributes!;
       const story = byScheduled.get(Number(attrs.scheduledEventId))!;
