@@ -21,8 +21,8 @@ const PROGRESS: RunProgress = {
 describe('followRun: a streamed reply with thinking', () => {
   it("followRun: the model's thinking is printed first, on a line of its own, then the text", async () => {
     let stream: StreamedText | undefined;
-    // Only what followRun asks of a client: the run's progress and the reply streaming in.
-    const client = { progress: async () => PROGRESS, streaming: async () => stream } as unknown as WaveloopClient;
+    // Only what followRun asks of a client: the run's progress and its model call in flight.
+    const client = { progress: async () => PROGRESS, modelCall: async () => stream && { attempt: 1, stream } } as unknown as WaveloopClient;
     let printed = '';
     const follow = followRun(client, 'run-1', { line: (line) => (printed += `${line}\n`), text: (text) => (printed += text) });
 
