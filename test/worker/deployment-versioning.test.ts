@@ -184,7 +184,8 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
         return String(last.content).includes('build B') ? { content: 'Moved to B.' } : { toolCalls: [{ name: 'build_stamp', args: {} }] };
       });
 
-      const handle = await deployment.startRun({ goal: 'Stamp until you are moved', tools: ['build_stamp', 'ask_question'], maxHistoryEvents: 50, maxIterations: 30 });
+      // The same stamp again and again is the point here, not a model stuck repeating itself.
+      const handle = await deployment.startRun({ goal: 'Stamp until you are moved', tools: ['build_stamp', 'ask_question'], maxHistoryEvents: 50, maxIterations: 30, circuitBreaker: 0 });
       await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_input');
       await deployment.start('B');
       await deployment.setCurrent('B');
