@@ -135,9 +135,19 @@ function serverBinaries(version: string): { dir: string; server: string; schemaD
   fs.renameSync(path.join(staging, 'sql'), path.join(staging, 'temporal-sql-tool'));
   const modCache = execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
   fs.cpSync(path.join(modCache, module, 'schema', 'postgresql'), path.join(staging, 'schema', 'postgresql'), { recursive: true });
+  makeWritable(path.join(staging, 'schema')); // the module cache's files are read-only; `rm -rf .tools` must be able to remove the copies
   fs.rmSync(dir, { recursive: true, force: true });
   fs.renameSync(staging, dir);
   return result;
+}
+
+function makeWritable(dir: string): void {
+  fs.chmodSync(dir, 0o755);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) makeWritable(file);
+    else fs.chmodSync(file, 0o644);
+  }
 }
 
 /** Starts a PostgreSQL cluster in a temporary directory, with the compose file's user and password; stopped at the end. */
