@@ -92,7 +92,10 @@ async function run(): Promise<number> {
 
   await timed('waveloop setup', () => waveloopSetup(stack.address));
 
-  return timed('vitest run --config vitest.cluster.config.ts', () => vitest({ [STACK_ENV]: stackFile }));
+  // The test's temporary files go under `work`, so they are removed with it even when the test is cut short.
+  const tmp = path.join(work, 'tmp');
+  fs.mkdirSync(tmp);
+  return timed('vitest run --config vitest.cluster.config.ts', () => vitest({ [STACK_ENV]: stackFile, TMPDIR: tmp }));
 }
 
 /** The parts of docker-compose.yml this stack reproduces. */
@@ -276,9 +279,21 @@ function check(command: string, args: string[], options: SpawnSyncOptions = {}):
 }
 
 /** Runs the cluster test file; resolves to vitest's exit status. */
+/**
+ * Runs the cluster test file; resolves to vitest's exit status. Vitest runs in a process group of
+ * its own, ended as a whole at cleanup: a test cut short (Ctrl-C) would otherwise leave vitest's
+ * test process and the worker processes it starts behind.
+ */
 function vitest(env: Env): Promise<number> {
   const bin = path.join(path.dirname(require.resolve('vitest/package.json')), 'vitest.mjs');
-  const child = spawn(process.execPath, [bin, 'run', '--config', 'vitest.cluster.config.ts'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [bin, 'run', '--config', 'vitest.cluster.config.ts'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env }, detached: true });
+  cleanups.push(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group has ended
+    }
+  });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 
@@ -291,14 +306,20 @@ function keepLogs(): void {
   console.log(`The server's and PostgreSQL's logs are in ${kept}`);
 }
 
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch (err) {
-      console.error(`cleanup: ${err instanceof Error ? err.message : String(err)}`);
+let cleaning: Promise<void> | undefined;
+
+/** Stops what was started, newest first, and removes the temporary directories; once, whoever asks first (the end of the run, or Ctrl-C). */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (err) {
+        console.error(`cleanup: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
-  }
+  })();
+  return cleaning;
 }
 
 function report(): void {
@@ -306,13 +327,17 @@ function report(): void {
   for (const [step, seconds] of timings) console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${step}`);
 }
 
+let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+  process.once(signal, () => {
+    interrupted = true;
+    void cleanUp().finally(() => process.exit(130));
+  });
 }
 
 run()
   .then(async (status) => {
-    if (status !== 0) keepLogs();
+    if (status !== 0 && !interrupted) keepLogs();
     await cleanUp();
     report();
     process.exit(status);
