@@ -4,7 +4,8 @@
 # on every `docker compose up` (each step leaves a database that is already there as it is).
 set -eu
 
-versioned=/etc/temporal/schema/postgresql/v12
+# The schema files of the admin-tools image (npm run test:cluster passes those of Temporal's Go module).
+versioned="${TEMPORAL_SCHEMA_DIR:-/etc/temporal/schema/postgresql/v12}"
 
 prepare() {
   database=$1

@@ -75,15 +75,21 @@ export function workflowBundle(failureConverterPath?: string): Promise<WorkflowB
 
 /**
  * Everything a workflow test needs: a connection to the real dev server started by the global
- * setup, a fake model, and a fresh demo database in a temporary data directory.
+ * setup (or to the server at `address`), a fake model, and a fresh demo database in a temporary
+ * data directory.
  */
 export class Harness {
-  /** `encryption`: the keys of workers and client (`WAVELOOP_ENCRYPTION_KEY`); none by default. */
-  constructor(readonly options: { encryption?: EncryptionKeys } = {}) {}
+  /**
+   * `encryption`: the keys of workers and client (`WAVELOOP_ENCRYPTION_KEY`); none by default.
+   * `address`: the Temporal server, for tests without the global setup (test/cluster).
+   */
+  constructor(readonly options: { encryption?: EncryptionKeys; address?: string } = {}) {
+    this.address = options.address ?? inject('temporalAddress');
+  }
 
   readonly fake = new FakeModel();
   readonly dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-test-'));
-  readonly address = inject('temporalAddress');
+  readonly address: string;
   /** The claim-check store of workers and client (`<dataDir>/payloads`), as in the embedded setup. */
   readonly blobStore = blobStoreIn(this.dataDir);
   db!: DemoDatabase;

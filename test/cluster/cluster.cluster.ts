@@ -1,0 +1,316 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
+import { approveUpdate, statusQuery } from '../../src/common/messages';
+import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
+import { openDemoDatabase, type DemoDatabase } from '../../src/tools';
+import { approvalCallId, chaosGoal, chaosReply, chaosUserId, expectedAnswer } from '../chaos/script';
+import { WorkerPool } from '../chaos/cluster';
+import { waveloop } from '../support/cli';
+import { FakeModel, toolMessages, type ChatRequest } from '../support/fake-model';
+import { Harness, waitForProgress, workflowBundle } from '../support/harness';
+import { activities } from '../support/history';
+import { eventually } from '../support/wait';
+import { readStack, ServerProcess } from './stack';
+
+/**
+ * The demo's scenarios and a small crash matrix on the stack docker-compose.yml describes, run from
+ * packages by test/cluster/run.ts (`npm run test:cluster`): Temporal's server at the compose file's
+ * version on PostgreSQL, with waveloop's search attributes registered by `waveloop setup`.
+ */
+
+const stack = readStack();
+const server = new ServerProcess(stack);
+const h = new Harness({ address: stack.address });
+const cli = (args: string[]) => waveloop(args, { TEMPORAL_ADDRESS: stack.address, TEMPORAL_NAMESPACE: 'default' }, { cwd: h.dataDir });
+
+beforeAll(() => h.start());
+afterAll(() => h.stop());
+
+/** The JSON the model received as the result of the latest tool call. */
+function lastToolResult(request: ChatRequest): any {
+  const results = toolMessages(request);
+  return JSON.parse(results[results.length - 1]);
+}
+
+function nextDay(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+describe('cluster: the server', () => {
+  it('the server: the compose file\'s version on PostgreSQL (persistence and visibility), more than one history shard, deploy/\'s dynamic config, waveloop\'s search attributes registered', async () => {
+    const info = await h.client.workflowService.getClusterInfo({});
+    expect(info.serverVersion).toBe(stack.version);
+    expect(info.persistenceStore).toBe('postgres12');
+    expect(info.visibilityStore).toBe('postgres12');
+    expect(info.historyShardCount).toBeGreaterThan(1);
+    // The dynamic config file of deploy/, as the compose file mounts it.
+    const log = fs.readFileSync(stack.server.log, 'utf8');
+    for (const key of ['history.transferprocessormaxpollrps', 'history.visibilityprocessormaxpollrps']) {
+      expect(log).toContain(`dynamic config changed for the key: ${key} oldValue: nil newValue: { constraints: {} value: 1000 }`);
+    }
+    const { customAttributes } = await h.client.connection.operatorService.listSearchAttributes({ namespace: 'default' });
+    expect(Object.keys(customAttributes ?? {})).toEqual(expect.arrayContaining(WAVELOOP_SEARCH_ATTRIBUTES.map((key) => key.name)));
+    // `waveloop setup` ran before the test: a second time it finds them all.
+    expect((await cli(['setup'])).stdout).toContain('The search attributes are registered already.');
+  });
+});
+
+describe('cluster: the demo scenarios', () => {
+  it('find Bob: waits for approval, `waveloop list --status waiting_for_approval` finds it, then updates his company', async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }] },
+      (req) => ({ toolCalls: [{ name: 'get_user', args: { id: lastToolResult(req)[0].id } }] }),
+      (req) => ({ toolCalls: [{ name: 'update_user', args: { id: lastToolResult(req).id, company: 'EPAM' } }] }),
+      (req) => ({ content: `Updated ${lastToolResult(req).name}: company is now ${lastToolResult(req).company}.` }),
+    );
+    const bob = h.db.prepare("SELECT * FROM users WHERE name LIKE 'Bob%'").get() as { id: number; name: string; company: string };
+    expect(bob.company).not.toBe('EPAM');
+    const listed = async (status: string) => JSON.parse((await cli(['list', '--status', status, '--json', '--limit', '100'])).stdout) as { workflowId: string }[];
+
+    const { handle, result } = await h.run(
+      { goal: 'Find Bob and update his company to EPAM', agent: 'back-office' },
+      {
+        during: async (handle) => {
+          const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length > 0);
+          expect(waiting.pendingApprovals[0]).toMatchObject({ tool: 'update_user', args: { company: 'EPAM' }, iteration: 3 });
+          // The run's WaveloopStatus, in PostgreSQL's visibility store (it catches up shortly after the change).
+          await eventually(() => listed('waiting_for_approval'), (runs) => runs.some((r) => r.workflowId === handle.workflowId), {
+            attempts: 30,
+            intervalMs: 500,
+            problem: '`waveloop list --status waiting_for_approval` never listed the run.',
+          });
+          await handle.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId] });
+        },
+      },
+    );
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', iterations: 4, answer: `Updated ${bob.name}: company is now EPAM.` });
+    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([['search_users'], ['get_user'], ['update_user']]);
+    expect((h.db.prepare('SELECT company FROM users WHERE id = ?').get(bob.id) as { company: string }).company).toBe('EPAM');
+    await eventually(() => listed('completed'), (runs) => runs.some((r) => r.workflowId === handle.workflowId), {
+      attempts: 30,
+      intervalMs: 500,
+      problem: '`waveloop list --status completed` never listed the run.',
+    });
+  });
+
+  it('Hanukkah and next weekend: two waves of two parallel calls', async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'resolve_holiday', args: { name: 'Hanukkah' } }, { name: 'resolve_date_hint', args: { hint: 'next weekend' } }] },
+      (req) => {
+        const [holiday, weekend] = toolMessages(req).map((m) => JSON.parse(m));
+        return {
+          toolCalls: [
+            { name: 'get_availability', args: { check_in: holiday.start, check_out: nextDay(holiday.start) } },
+            { name: 'get_availability', args: { check_in: weekend.start, check_out: weekend.end } },
+          ],
+        };
+      },
+      { content: 'Rooms are available for both.' },
+    );
+
+    const { handle, result } = await h.run({ goal: 'I need availability for Hanukkah and also next weekend', agent: 'back-office' });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', iterations: 3, answer: 'Rooms are available for both.' });
+    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([['resolve_holiday', 'resolve_date_hint'], ['get_availability', 'get_availability']]);
+    expect(JSON.parse(result!.waves[0].calls[0].result!).start).toBe('2026-12-04');
+    // Each wave's two activities were both scheduled before either completed: they ran in parallel.
+    const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
+    for (const wave of [1, 2]) {
+      const calls = tools.filter((a) => a.summary.startsWith(`wave ${wave} ·`));
+      expect(calls).toHaveLength(2);
+      expect(Math.max(...calls.map((a) => a.scheduledEventId))).toBeLessThan(Math.min(...calls.map((a) => a.completedEventId!)));
+    }
+  });
+});
+
+/**
+ * The crash matrix, small: RUNS chaos runs (test/chaos/script.ts: a wave of three calls, an
+ * update_user that waits for approval, one more call, the answer) on WORKERS worker processes,
+ * KILLS of which are SIGKILLed at random points; the Temporal server is killed (SIGKILL) after
+ * RESTART_AFTER_KILLS[0] kills and stopped (SIGTERM) after RESTART_AFTER_KILLS[1], each time with
+ * runs open, and started again on the same databases.
+ */
+const RUNS = 8;
+const WORKERS = 2;
+const KILLS = 8;
+const RESTART_AFTER_KILLS = [3, 6];
+const KILL_EVERY_MS: [number, number] = [1_000, 3_000];
+
+interface ChaosRun {
+  n: number;
+  workflowId: string;
+  started: boolean;
+  approved: boolean;
+  done: boolean;
+  execution?: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const between = ([min, max]: [number, number]) => min + Math.random() * (max - min);
+
+describe('cluster: the crash matrix', () => {
+  const fake = new FakeModel();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-cluster-chaos-'));
+  const taskQueue = `cluster-chaos-${process.pid}`;
+  let pool: WorkerPool;
+  let db: DemoDatabase;
+  let client: Client;
+
+  beforeAll(async () => {
+    await fake.start();
+    fake.route(chaosReply);
+    db = openDemoDatabase(path.join(dataDir, 'demo.db'));
+    // Counts every UPDATE of a user row, independently of the tool's own bookkeeping.
+    db.exec(`CREATE TABLE chaos_updates (user_id INTEGER, company TEXT);
+      CREATE TRIGGER chaos_count AFTER UPDATE ON users BEGIN INSERT INTO chaos_updates VALUES (NEW.id, NEW.company); END;`);
+    const bundlePath = path.join(dataDir, 'workflow-bundle.js');
+    fs.writeFileSync(bundlePath, (await workflowBundle()).code);
+    client = new Client({ connection: await Connection.connect({ address: stack.address }) });
+    pool = new WorkerPool(WORKERS, {
+      TEMPORAL_ADDRESS: stack.address,
+      CHAOS_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: fake.baseURL,
+      CHAOS_DATA_DIR: dataDir,
+      CHAOS_BUNDLE: bundlePath,
+    });
+    pool.start();
+  });
+
+  afterAll(async () => {
+    await pool?.stop();
+    await client?.connection.close();
+    await fake.stop();
+    db?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('worker processes SIGKILLed, the server killed and stopped mid-run and started again: every run completes with its answer, every update takes effect once', async () => {
+    const runs: ChaosRun[] = Array.from({ length: RUNS }, (_, n) => ({ n, workflowId: `cluster-chaos-${n}-${process.pid}`, started: false, approved: false, done: false }));
+    const openAtRestart: number[] = [];
+    const began = Date.now();
+
+    // Run k starts once k+1 of every RUNS/KILLS kills are done, so kills and restarts land among open runs.
+    const starter = (async () => {
+      for (const [k, run] of runs.entries()) {
+        while (pool.kills < Math.ceil(((k + 1) * KILLS) / RUNS)) await sleep(100);
+        await retry(() => startRun(run));
+      }
+    })();
+
+    const chaos = (async () => {
+      const restartAt = [...RESTART_AFTER_KILLS];
+      while (pool.kills < KILLS || restartAt.length > 0) {
+        await sleep(between(KILL_EVERY_MS));
+        if (pool.kills < KILLS) pool.killOne();
+        const open = runs.filter((r) => r.started && !r.done).length;
+        if (restartAt.length > 0 && pool.kills >= restartAt[0] && open > 0) {
+          restartAt.shift();
+          openAtRestart.push(open);
+          const hard = server.restarts === 0;
+          const stoppedAt = Date.now();
+          await server.restart(hard);
+          console.log(`cluster chaos: server ${hard ? 'killed (SIGKILL)' : 'stopped (SIGTERM)'} with ${open} runs open, serving again after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
+        }
+        if (runs.every((r) => r.done)) break;
+      }
+    })();
+
+    const watcher = (async () => {
+      while (runs.some((r) => !r.done)) {
+        await sleep(1_000);
+        await Promise.all(
+          runs.filter((r) => r.started && !r.done).map(async (run) => {
+            if (!run.approved) await approve(run);
+            const description = await within(3_000, () => client.workflow.getHandle(run.workflowId).describe()).catch(() => undefined);
+            if (description && description.status.name !== 'RUNNING') {
+              run.done = true;
+              run.execution = description.status.name;
+            }
+          }),
+        );
+      }
+    })();
+
+    await Promise.all([starter, chaos, watcher]);
+    await pool.stop();
+
+    const problems: string[] = [];
+    for (const run of runs) {
+      const user = db.prepare('SELECT name FROM users WHERE id = ?').get(chaosUserId(run.n)) as { name: string };
+      const result = run.execution === 'COMPLETED' ? ((await client.workflow.getHandle(run.workflowId).result()) as AgentLoopResult) : undefined;
+      if (result?.status !== 'completed' || result.answer !== expectedAnswer(run.n, user.name)) problems.push(`run ${run.n}: ${run.execution} ${JSON.stringify(result?.answer)}`);
+      const updates = (db.prepare('SELECT count(*) AS n FROM chaos_updates WHERE company = ?').get(`Chaos-${run.n}`) as { n: number }).n;
+      if (updates !== 1) problems.push(`run ${run.n}: update_user took effect ${updates} times`);
+    }
+    console.log(
+      `cluster chaos: ${RUNS} runs, ${pool.kills} worker kills, ${server.restarts} server restarts (runs open: ${openAtRestart.join(', ')}), ` +
+        `${pool.spawned} workers started (${pool.unexpectedExits} exited unasked), all done in ${((Date.now() - began) / 1000).toFixed(1)} s`,
+    );
+    if (pool.lastErrors.length > 0) console.log(`last worker errors:\n${pool.lastErrors.join('\n---\n')}`);
+
+    expect(problems).toEqual([]);
+    // The runs live on more than one of the history shards (Temporal's executions table).
+    const ids = runs.map((run) => `'${run.workflowId}'`).join(', ');
+    expect(Number(psql(`SELECT count(DISTINCT shard_id) FROM executions WHERE workflow_id IN (${ids})`))).toBeGreaterThan(1);
+    expect(pool.kills).toBeGreaterThanOrEqual(KILLS);
+    expect(server.restarts).toBe(RESTART_AFTER_KILLS.length);
+    expect(openAtRestart.every((open) => open > 0)).toBe(true);
+  });
+
+  async function startRun(run: ChaosRun): Promise<void> {
+    try {
+      await client.workflow.start(AGENT_LOOP_WORKFLOW, {
+        taskQueue,
+        workflowId: run.workflowId,
+        args: [{ goal: chaosGoal(run.n), tools: ['get_user', 'update_user', 'chaos_step'], maxIterations: 6 }],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // an earlier attempt got through
+    }
+    run.started = true;
+  }
+
+  /** Approves the run's update_user call once it waits for approval. */
+  async function approve(run: ChaosRun): Promise<void> {
+    const handle = client.workflow.getHandle(run.workflowId);
+    const progress = await within(3_000, () => handle.query(statusQuery)).catch(() => undefined);
+    if (!progress?.pendingApprovals?.some((p) => p.callId === approvalCallId(run.n))) return;
+    await within(3_000, () => handle.executeUpdate(approveUpdate, { args: [approvalCallId(run.n)] })).then(
+      () => (run.approved = true),
+      () => undefined,
+    );
+  }
+
+  /** Calls the server with a deadline, so no call outlives a server restart. */
+  function within<T>(ms: number, call: () => Promise<T>): Promise<T> {
+    return client.withDeadline(Date.now() + ms, call);
+  }
+});
+
+/** What a query on Temporal's database (`temporal`) returns, as text. */
+function psql(query: string): string {
+  const { psql, port, user, password } = stack.postgres;
+  return execFileSync(psql, ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', 'temporal', '-tAc', query], { encoding: 'utf8', env: { ...process.env, PGPASSWORD: password } }).trim();
+}
+
+/** Retries `work` while the server restarts. */
+async function retry(work: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= 120) throw err;
+      await sleep(500);
+    }
+  }
+}
