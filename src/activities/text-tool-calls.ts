@@ -24,7 +24,7 @@ const TAG_OPEN = /<(?:tool_call>|tools>|function=)/;
  * only when the content consists of calls in these forms, any number of blocks separated by
  * whitespace:
  * - a fence (```` ```json ````, ```` ```tool_call ````, ```` ```tool ```` or no language) around one
- *   call object or an array of them;
+ *   or more call objects (separated by whitespace) or arrays of them;
  * - `<tool_call>{...}</tool_call>`, the closing tag optional at the very end of the reply; its body
  *   may also be a `<function=...>` block;
  * - `<tools>` around one or more call objects, separated by whitespace;
@@ -94,21 +94,14 @@ function readBlock(s: string, p: number, taggedOnly: boolean): Block | undefined
     return closeTag(s, inner, '</tool_call>');
   }
   if (s.startsWith('<tools>', p)) {
-    const values: unknown[] = [];
-    let end = skipSpace(s, p + '<tools>'.length);
-    while (s[end] === '{' || s[end] === '[') {
-      const json = readJson(s, end);
-      if (json === undefined) return undefined;
-      values.push(...json.values);
-      end = skipSpace(s, json.end);
-    }
-    return values.length > 0 ? closeTag(s, { values, end }, '</tools>') : undefined;
+    const json = readJsonSeries(s, skipSpace(s, p + '<tools>'.length));
+    return json && closeTag(s, json, '</tools>');
   }
   if (s.startsWith('<function=', p)) return readFunction(s, p);
   if (taggedOnly) return undefined;
   FENCE_OPEN.lastIndex = p;
   if (FENCE_OPEN.test(s)) {
-    const json = readJson(s, skipSpace(s, FENCE_OPEN.lastIndex));
+    const json = readJsonSeries(s, skipSpace(s, FENCE_OPEN.lastIndex));
     return json && closeTag(s, json, '```');
   }
   return readJson(s, p);
@@ -152,6 +145,19 @@ function readJson(s: string, p: number): Block | undefined {
   const value = parseJson(s.slice(p, end));
   if (value === undefined) return undefined;
   return { values: Array.isArray(value) ? value : [value], end };
+}
+
+/** One or more JSON objects or arrays from `p` on, separated by whitespace. */
+function readJsonSeries(s: string, p: number): Block | undefined {
+  const values: unknown[] = [];
+  let end = p;
+  while (s[end] === '{' || s[end] === '[') {
+    const json = readJson(s, end);
+    if (json === undefined) return undefined;
+    values.push(...json.values);
+    end = skipSpace(s, json.end);
+  }
+  return values.length > 0 ? { values, end } : undefined;
 }
 
 /** Where the object or array opening at `start` closes, minding strings and escapes; -1 if it does not. */

@@ -19,6 +19,7 @@ describe('textToolCalls', () => {
     ['a ```tool_call fence', '```tool_call\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```', [calc('2+2')], null],
     ['a ```tool fence with "parameters"', '```tool\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n```', [weather('Paris')], null],
     ['an array of calls in one fence', '```json\n[\n  {"name": "get_weather", "arguments": {"city": "Paris"}},\n  {"name": "get_weather", "arguments": {"city": "Oslo"}}\n]\n```', [weather('Paris'), weather('Oslo')], null],
+    ['several objects in one fence (Qwen2.5-Coder 1.5B)', '```json\n{"name": "calculator", "arguments": {"expression": "1+1"}}\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```', [calc('1+1'), weather('Oslo')], null],
     ['two fences', '```json\n{"name": "calculator", "arguments": {"expression": "1+1"}}\n```\n\n```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```', [calc('1+1'), weather('Oslo')], null],
     ['<tools> with one call a line', '<tools>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"name": "calculator", "arguments": {"expression": "3*3"}}\n</tools>', [weather('Paris'), calc('3*3')], null],
     ['<tool_call> (Qwen/Hermes)', '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', [weather('Paris')], null],
