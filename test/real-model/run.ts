@@ -1,7 +1,7 @@
 /**
  * `npm run test:real-model`: the demo's scenarios against a real OpenAI-compatible endpoint (the one
  * `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `WAVELOOP_MODEL` name), on a Temporal dev server of its
- * own, one after another. Prints a table: whether each run completed and got the right result, its
+ * own, one after another, approving what waits for approval and answering what the model asks. Prints a table: whether each run completed and got the right result, its
  * iterations, its waves and their widths, prompt tokens per model call, completion tokens and time.
  * A small model may get things wrong; the table says what happened rather than failing. Not part of
  * `npm test`: a model on a CPU takes minutes a scenario. `REAL_MODEL_ONLY=calculator,json-planner`
@@ -181,7 +181,10 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
   };
 }
 
-/** Approves every call of the run that waits for approval, as a person at the terminal would. */
+/** What the person answers a model that asks a question: the goal says all there is. */
+const ANSWER = 'The goal says all I know; decide for yourself and go on.';
+
+/** Approves every call of the run that waits for approval and answers every question, as a person at the terminal would. */
 function approveAll(client: WaveloopClient, workflowId: string): { stop(): void } {
   let stopped = false;
   void (async () => {
@@ -189,6 +192,7 @@ function approveAll(client: WaveloopClient, workflowId: string): { stop(): void 
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const progress = await client.progress(workflowId, { quick: true }).catch(() => undefined);
       for (const call of progress?.pendingApprovals ?? []) await client.approve(workflowId, call.callId).catch(() => undefined);
+      for (const question of progress?.pendingQuestions ?? []) await client.answer(workflowId, ANSWER).catch(() => undefined);
     }
   })();
   return { stop: () => void (stopped = true) };
