@@ -1,8 +1,9 @@
 /**
  * `npm run test:real-model`: the demo's scenarios against a real OpenAI-compatible endpoint (the one
  * `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `WAVELOOP_MODEL` name), on a Temporal dev server of its
- * own, one after another, approving what waits for approval and answering what the model asks. Prints a table: whether each run completed and got the right result, its
- * iterations, its waves and their widths, prompt tokens per model call, completion tokens and time.
+ * own, one after another, approving what waits for approval and answering what the model asks.
+ * Prints a table: whether each run completed and got the right result, its iterations, its waves
+ * and their widths, prompt tokens per model call, completion tokens and time.
  * A small model may get things wrong; the table says what happened rather than failing. Not part of
  * `npm test`: a model on a CPU takes minutes a scenario. `REAL_MODEL_ONLY=calculator,json-planner`
  * runs some; `REAL_MODEL_OUT=file.json` also writes the rows, and each run's transcript beside it
