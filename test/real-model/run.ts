@@ -193,7 +193,7 @@ function approveAll(client: WaveloopClient, workflowId: string): { stop(): void 
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const progress = await client.progress(workflowId, { quick: true }).catch(() => undefined);
       for (const call of progress?.pendingApprovals ?? []) await client.approve(workflowId, call.callId).catch(() => undefined);
-      for (const question of progress?.pendingQuestions ?? []) await client.answer(workflowId, ANSWER).catch(() => undefined);
+      for (const _question of progress?.pendingQuestions ?? []) await client.answer(workflowId, ANSWER).catch(() => undefined);
     }
   })();
   return { stop: () => void (stopped = true) };
