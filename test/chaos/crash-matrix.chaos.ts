@@ -2,15 +2,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
+import { Client, Connection } from '@temporalio/client';
+import type { AgentLoopResult } from '../../src/common/contract';
 import { openDemoDatabase, type DemoDatabase } from '../../src/tools';
 import { FakeModel } from '../support/fake-model';
 import { workflowBundle } from '../support/harness';
 import { activities } from '../support/history';
-import { approveUpdate, statusQuery } from '../../src/common/messages';
-import { approvalCallId, chaosGoal, chaosReply, chaosUserId, expectedAnswer } from './script';
+import { statusQuery } from '../../src/common/messages';
+import { chaosReply, chaosUserId, expectedAnswer } from './script';
 import { ChaosServer, freePorts, readToolLog, WorkerPool } from './cluster';
+import { chaosCalls, countUserUpdates, retryWhileRestarting, userUpdates } from './chaos-runs';
 import { temporal } from '@temporalio/proto';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 
@@ -63,6 +64,7 @@ let server: ChaosServer;
 let pool: WorkerPool;
 let db: DemoDatabase;
 let client: Client;
+let calls: ReturnType<typeof chaosCalls>;
 /** Until when each worker (by pid) waits for a model reply. */
 const modelBusyUntil = new Map<number, number>();
 
@@ -78,13 +80,12 @@ beforeAll(async () => {
     return reply;
   });
   db = openDemoDatabase(path.join(dataDir, 'demo.db'));
-  // Counts every UPDATE of a user row, independently of the tool's own bookkeeping in tool_effects.
-  db.exec(`CREATE TABLE chaos_updates (user_id INTEGER, company TEXT);
-    CREATE TRIGGER chaos_count AFTER UPDATE ON users BEGIN INSERT INTO chaos_updates VALUES (NEW.id, NEW.company); END;`);
+  countUserUpdates(db);
   const bundle = await workflowBundle();
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, bundle.code);
   client = new Client({ connection: await Connection.connect({ address: server.address }) });
+  calls = chaosCalls(client, taskQueue);
   pool = new WorkerPool(WORKERS, {
     TEMPORAL_ADDRESS: server.address,
     CHAOS_TASK_QUEUE: taskQueue,
@@ -117,7 +118,7 @@ describe('crash matrix', () => {
         // the kills land among runs however fast the loop has become, and the last run starts only
         // once MIN_KILLS kills happened.
         while (pool.kills < Math.ceil(((k + 1) * MIN_KILLS) / RUNS)) await sleep(100);
-        await retry(() => startRun(run));
+        await retryWhileRestarting(() => startRun(run), 60);
         await sleep(START_SPACING_MS);
       }
     })();
@@ -174,8 +175,8 @@ describe('crash matrix', () => {
         }
         await Promise.all(
           runs.filter((r) => r.execution !== undefined && !r.done).map(async (run) => {
-            if (!run.approved) await approve(run);
-            const description = await within(3_000, () => client.workflow.getHandle(run.workflowId).describe()).catch(() => undefined);
+            if (!run.approved) await calls.approve(run);
+            const description = await calls.within(3_000, () => client.workflow.getHandle(run.workflowId).describe()).catch(() => undefined);
             if (description && description.status.name !== 'RUNNING') {
               run.done = true;
               run.execution = description.status.name;
@@ -208,7 +209,7 @@ describe('crash matrix', () => {
         lost += 1;
         problems.push(`run ${run.n}: ${run.execution} ${JSON.stringify(run.result?.answer)}`);
       }
-      const updates = (db.prepare('SELECT count(*) AS n FROM chaos_updates WHERE company = ?').get(`Chaos-${run.n}`) as { n: number }).n;
+      const updates = userUpdates(db, run.n);
       if (updates !== 1) problems.push(`run ${run.n}: update_user took effect ${updates} times`);
       duplicatedEffects += Math.max(0, updates - 1);
 
@@ -278,15 +279,7 @@ describe('crash matrix', () => {
 });
 
 async function startRun(run: Run): Promise<void> {
-  try {
-    await client.workflow.start(AGENT_LOOP_WORKFLOW, {
-      taskQueue,
-      workflowId: run.workflowId,
-      args: [{ goal: chaosGoal(run.n), tools: ['get_user', 'update_user', 'chaos_step'], maxIterations: 6 }],
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // an earlier attempt got through
-  }
+  await calls.start(run);
   run.execution = 'RUNNING';
 }
 
@@ -294,51 +287,23 @@ async function startRun(run: Run): Promise<void> {
 async function diagnose(run: Run): Promise<string> {
   const handle = client.workflow.getHandle(run.workflowId);
   try {
-    const { raw } = await within(5_000, () => handle.describe());
-    const events = (await within(5_000, () => handle.fetchHistory())).events ?? [];
+    const { raw } = await calls.within(5_000, () => handle.describe());
+    const events = (await calls.within(5_000, () => handle.fetchHistory())).events ?? [];
     const eventName = (type: number | null | undefined) => temporal.api.enums.v1.EventType[type ?? 0]?.replace('EVENT_TYPE_', '');
     const activities = (raw.pendingActivities ?? []).map((a) =>
       `  activity ${a.activityType?.name} #${a.activityId} state ${a.state} attempt ${a.attempt} last failure: ${a.lastFailure?.message ?? '-'}`);
     const task = raw.pendingWorkflowTask ? [`  workflow task: state ${raw.pendingWorkflowTask.state} attempt ${raw.pendingWorkflowTask.attempt}`] : [];
     const last = events.slice(-12).map((e) => `  ${e.eventId} ${eventName(e.eventType)}`);
-    const approvals = await within(3_000, () => handle.query(statusQuery)).then((p) => `  pending approvals ${JSON.stringify(p.pendingApprovals)}, approved by the test: ${run.approved}`, (err) => `  status query failed: ${err}`);
+    const approvals = await calls.within(3_000, () => handle.query(statusQuery)).then((p) => `  pending approvals ${JSON.stringify(p.pendingApprovals)}, approved by the test: ${run.approved}`, (err) => `  status query failed: ${err}`);
     return [`stuck run ${run.n} (${run.workflowId}):`, ...activities, ...task, approvals, '  last events:', ...last].join('\n');
   } catch (err) {
     return `stuck run ${run.n}: cannot describe it: ${err}`;
   }
 }
 
-/** Calls the server with a deadline, so no call outlives a server restart (or the test). */
-function within<T>(ms: number, call: () => Promise<T>): Promise<T> {
-  return client.withDeadline(Date.now() + ms, call);
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-/** Approves run `n`'s update_user call once it waits for approval (a refused update changes nothing). */
-async function approve(run: Run): Promise<void> {
-  const handle = client.workflow.getHandle(run.workflowId);
-  const progress = await within(3_000, () => handle.query(statusQuery)).catch(() => undefined);
-  if (!progress?.pendingApprovals?.some((p) => p.callId === approvalCallId(run.n))) return;
-  await within(3_000, () => handle.executeUpdate(approveUpdate, { args: [approvalCallId(run.n)] })).then(
-    () => (run.approved = true),
-    () => undefined,
-  );
-}
-
-/** Retries `work` while the server restarts. */
-async function retry(work: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (attempt >= 60) throw err;
-      await sleep(500);
-    }
-  }
 }
 
 /** What the killed worker was doing: waiting for the model, running a tool, or neither (a workflow task, polling). */

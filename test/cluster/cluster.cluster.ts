@@ -3,12 +3,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
-import { approveUpdate, statusQuery } from '../../src/common/messages';
+import { Client, Connection } from '@temporalio/client';
+import type { AgentLoopResult } from '../../src/common/contract';
+import { approveUpdate } from '../../src/common/messages';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 import { openDemoDatabase, type DemoDatabase } from '../../src/tools';
-import { approvalCallId, chaosGoal, chaosReply, chaosUserId, expectedAnswer } from '../chaos/script';
+import { chaosReply, chaosUserId, expectedAnswer } from '../chaos/script';
+import { chaosCalls, countUserUpdates, retryWhileRestarting, userUpdates } from '../chaos/chaos-runs';
 import { WorkerPool } from '../chaos/cluster';
 import { waveloop } from '../support/cli';
 import { FakeModel, toolMessages, type ChatRequest } from '../support/fake-model';
@@ -165,17 +166,18 @@ describe('cluster: the crash matrix', () => {
   let pool: WorkerPool;
   let db: DemoDatabase;
   let client: Client;
+  let calls: ReturnType<typeof chaosCalls>;
 
   beforeAll(async () => {
     await fake.start();
     fake.route(chaosReply);
     db = openDemoDatabase(path.join(dataDir, 'demo.db'));
     // Counts every UPDATE of a user row, independently of the tool's own bookkeeping.
-    db.exec(`CREATE TABLE chaos_updates (user_id INTEGER, company TEXT);
-      CREATE TRIGGER chaos_count AFTER UPDATE ON users BEGIN INSERT INTO chaos_updates VALUES (NEW.id, NEW.company); END;`);
+    countUserUpdates(db);
     const bundlePath = path.join(dataDir, 'workflow-bundle.js');
     fs.writeFileSync(bundlePath, (await workflowBundle()).code);
     client = new Client({ connection: await Connection.connect({ address: stack.address }) });
+    calls = chaosCalls(client, taskQueue);
     pool = new WorkerPool(WORKERS, {
       TEMPORAL_ADDRESS: stack.address,
       CHAOS_TASK_QUEUE: taskQueue,
@@ -203,7 +205,7 @@ describe('cluster: the crash matrix', () => {
     const starter = (async () => {
       for (const [k, run] of runs.entries()) {
         while (pool.kills < Math.ceil(((k + 1) * KILLS) / RUNS)) await sleep(100);
-        await retry(() => startRun(run));
+        await retryWhileRestarting(() => startRun(run), 120);
       }
     })();
 
@@ -230,8 +232,8 @@ describe('cluster: the crash matrix', () => {
         await sleep(1_000);
         await Promise.all(
           runs.filter((r) => r.started && !r.done).map(async (run) => {
-            if (!run.approved) await approve(run);
-            const description = await within(3_000, () => client.workflow.getHandle(run.workflowId).describe()).catch(() => undefined);
+            if (!run.approved) await calls.approve(run);
+            const description = await calls.within(3_000, () => client.workflow.getHandle(run.workflowId).describe()).catch(() => undefined);
             if (description && description.status.name !== 'RUNNING') {
               run.done = true;
               run.execution = description.status.name;
@@ -249,7 +251,7 @@ describe('cluster: the crash matrix', () => {
       const user = db.prepare('SELECT name FROM users WHERE id = ?').get(chaosUserId(run.n)) as { name: string };
       const result = run.execution === 'COMPLETED' ? ((await client.workflow.getHandle(run.workflowId).result()) as AgentLoopResult) : undefined;
       if (result?.status !== 'completed' || result.answer !== expectedAnswer(run.n, user.name)) problems.push(`run ${run.n}: ${run.execution} ${JSON.stringify(result?.answer)}`);
-      const updates = (db.prepare('SELECT count(*) AS n FROM chaos_updates WHERE company = ?').get(`Chaos-${run.n}`) as { n: number }).n;
+      const updates = userUpdates(db, run.n);
       if (updates !== 1) problems.push(`run ${run.n}: update_user took effect ${updates} times`);
     }
     console.log(
@@ -268,32 +270,8 @@ describe('cluster: the crash matrix', () => {
   });
 
   async function startRun(run: ChaosRun): Promise<void> {
-    try {
-      await client.workflow.start(AGENT_LOOP_WORKFLOW, {
-        taskQueue,
-        workflowId: run.workflowId,
-        args: [{ goal: chaosGoal(run.n), tools: ['get_user', 'update_user', 'chaos_step'], maxIterations: 6 }],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // an earlier attempt got through
-    }
+    await calls.start(run);
     run.started = true;
-  }
-
-  /** Approves the run's update_user call once it waits for approval. */
-  async function approve(run: ChaosRun): Promise<void> {
-    const handle = client.workflow.getHandle(run.workflowId);
-    const progress = await within(3_000, () => handle.query(statusQuery)).catch(() => undefined);
-    if (!progress?.pendingApprovals?.some((p) => p.callId === approvalCallId(run.n))) return;
-    await within(3_000, () => handle.executeUpdate(approveUpdate, { args: [approvalCallId(run.n)] })).then(
-      () => (run.approved = true),
-      () => undefined,
-    );
-  }
-
-  /** Calls the server with a deadline, so no call outlives a server restart. */
-  function within<T>(ms: number, call: () => Promise<T>): Promise<T> {
-    return client.withDeadline(Date.now() + ms, call);
   }
 });
 
@@ -301,16 +279,4 @@ describe('cluster: the crash matrix', () => {
 function psql(query: string): string {
   const { psql, port, user, password } = stack.postgres;
   return execFileSync(psql, ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', 'temporal', '-tAc', query], { encoding: 'utf8', env: { ...process.env, PGPASSWORD: password } }).trim();
-}
-
-/** Retries `work` while the server restarts. */
-async function retry(work: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (attempt >= 120) throw err;
-      await sleep(500);
-    }
-  }
 }
