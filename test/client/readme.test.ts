@@ -5,14 +5,23 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/client/cli';
 import { ROOT } from '../support/cli';
 
-/** The README's section `## <title>`, up to the next section. */
+/** The text of `file` (a path from the repository's root). */
+function read(file: string): string {
+  return fs.readFileSync(path.join(ROOT, file), 'utf8');
+}
+
+/** Markdown wraps lines anywhere: read a text as one line. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ');
+}
+
+/** The section `## <title>` of `file`, up to the next section, as one line. */
 function section(file: string, title: string): string {
-  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const text = read(file);
   const start = text.indexOf(`## ${title}\n`);
   expect(start, `${file} has no section "${title}"`).toBeGreaterThanOrEqual(0);
   const end = text.indexOf('\n## ', start + 1);
-  // Markdown wraps lines anywhere: read the section as one line.
-  return text.slice(start, end < 0 ? undefined : end).replace(/\s+/g, ' ');
+  return oneLine(text.slice(start, end < 0 ? undefined : end));
 }
 
 /** Every command of `program` with its path (`run`, `server start`, …), depth first. */
@@ -22,24 +31,90 @@ function commands(program: Command, parents: string[] = []): Array<{ path: strin
     .flatMap((command) => [{ path: [...parents, command.name()], command }, ...commands(command, [...parents, command.name()])]);
 }
 
+/** Checks that `text` names every command of the CLI as `waveloop <command>` and, with `options`, every option `--help` shows. */
+function expectEveryCommand(text: string, { options }: { options: boolean }): void {
+  const program = buildProgram(() => undefined);
+  if (options) {
+    for (const option of program.options) expect(text, `global option ${option.flags}`).toContain(option.long!);
+    expect(text).toContain('-h, --help');
+  }
+  for (const { path: words, command } of commands(program)) {
+    const [first, ...rest] = words;
+    // `waveloop server start|stop|status` names three commands (in a table: `start\|stop\|status`).
+    const named = rest.length ? new RegExp(`waveloop ${first} [a-z|\\\\]*\\b${rest.join(' ')}\\b`) : new RegExp(`waveloop ${first}\\b`);
+    expect(text, `command ${words.join(' ')}`).toMatch(named);
+    if (options) for (const option of command.options) expect(text, `option ${option.flags} of ${words.join(' ')}`).toContain(option.long!);
+  }
+}
+
+/** The files under `dir` (from the repository's root) whose names end with one of `extensions`. */
+function filesUnder(dir: string, extensions: string[]): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(file, extensions);
+    return extensions.some((extension) => entry.name.endsWith(extension)) ? [file] : [];
+  });
+}
+
+/** The anchors GitHub gives the headings of a Markdown text (`## The CLI` → `the-cli`). */
+function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const found = new Set<string>();
+  for (const [, heading] of withoutCode(markdown).matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    found.add(count ? `${slug}-${count}` : slug);
+  }
+  return found;
+}
+
+/** A Markdown text without its fenced code blocks. */
+function withoutCode(markdown: string): string {
+  return markdown.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+}
+
 describe('README and docs', () => {
-  it('the README\'s CLI section names every command and every option `--help` shows', () => {
-    const cli = section('README.md', 'The CLI');
-    const program = buildProgram(() => undefined);
-    for (const option of program.options) expect(cli, `global option ${option.flags}`).toContain(option.long!);
-    expect(cli).toContain('-h, --help');
-    for (const { path: words, command } of commands(program)) {
-      const [first, ...rest] = words;
-      // `waveloop server start|stop|status` names three commands.
-      const named = rest.length ? new RegExp(`waveloop ${first} [a-z|]*\\b${rest.join(' ')}\\b`) : new RegExp(`waveloop ${first}\\b`);
-      expect(cli, `command ${words.join(' ')}`).toMatch(named);
-      for (const option of command.options) expect(cli, `option ${option.flags} of ${words.join(' ')}`).toContain(option.long!);
-    }
+  it('docs/cli.md names every command and every option `--help` shows, and says how to type the CLI in a clone', () => {
+    const cli = oneLine(read('docs/cli.md'));
+    expectEveryCommand(cli, { options: true });
+    expect(cli).toContain('In a clone, type `npx waveloop <command>`');
   });
 
-  it('the README says how to type the CLI in a clone, and how `npm ci` fares with this lockfile', () => {
-    expect(section('README.md', 'The CLI')).toContain('In a clone, type `npx waveloop <command>`');
-    expect(section('README.md', 'Quick start')).toMatch(/Install with `npm install`, not `npm ci`: under npm 11, `npm ci` refuses this lockfile/);
+  it('the README\'s CLI section names every command and links to docs/cli.md', () => {
+    const cli = section('README.md', 'The CLI');
+    expectEveryCommand(cli, { options: false });
+    expect(cli).toContain('](docs/cli.md)');
+  });
+
+  it('the README says to install with `npm install`, and docs/development.md says how `npm ci` fares with this lockfile', () => {
+    expect(section('README.md', 'Quick start')).toMatch(/Install with `npm install`, not `npm ci`: under npm 11, `npm ci` refuses this lockfile \(\[Development\]\(docs\/development\.md#installing\)\)/);
+    expect(section('docs/development.md', 'Installing')).toMatch(/`npm ci` refuses this lockfile \(.*`Missing: @swc\/core-darwin-arm64@ from lock file`.*\): the registry the lockfile was made with does not serve those binaries/);
+  });
+
+  it('the README\'s config example is examples/billing/waveloop.config.ts after its opening comment', () => {
+    const example = read('examples/billing/waveloop.config.ts').replace(/^\/\*\*[\s\S]*?\*\/\n/, '');
+    expect(read('README.md')).toContain(`\`\`\`ts\n${example}\`\`\`\n`);
+  });
+
+  it('docs/configuration.md names every environment variable waveloop reads', () => {
+    const configuration = read('docs/configuration.md');
+    const sources = [...filesUnder('src', ['.ts']), ...filesUnder('scripts', ['.js'])].map(read).join('\n');
+    const variables = new Set([...sources.matchAll(/\benv\.([A-Z][A-Z0-9_]*)\b/g)].map(([, name]) => name!));
+    expect(variables.size).toBeGreaterThan(30);
+    for (const variable of variables) expect(configuration, variable).toMatch(new RegExp(`\`${variable}[\`=]`));
+  });
+
+  it('every relative link of the README and docs/ names a file that exists, and a heading of it', () => {
+    for (const file of ['README.md', ...filesUnder('docs', ['.md'])]) {
+      for (const [, href] of withoutCode(read(file)).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(href!)) continue;
+        const [target, anchor] = href!.split('#');
+        const linked = target ? path.join(path.dirname(file), target) : file;
+        expect(fs.existsSync(path.join(ROOT, linked)), `${file}: ${href}`).toBe(true);
+        if (anchor && linked.endsWith('.md')) expect([...anchors(read(linked))], `${file}: ${href}`).toContain(anchor);
+      }
+    }
   });
 
   it('docs/how-it-works.md names the first entry of a run\'s timeline as the Web UI does: the local activity\'s type', () => {
