@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { DefaultLogger, type LogEntry, type LogLevel } from '@temporalio/worker';
 import { ZodError } from 'zod';
 import { answerCommand, approveCommand, cancelCommand, denyCommand, endCommand, sendCommand } from './answer-commands';
 import { describeError, UsageError } from './cli-errors';
@@ -11,14 +10,11 @@ import { registerGoalCommands } from './goal-commands';
 import { listCommand, showCommand, statusCommand } from './inspect-commands';
 import { RUN_STATES, type RunState } from './run-list';
 import { ConfigFileError } from '../project/config-file-error';
-import { loadProject } from '../project/load-config';
-import { initCommand, toolsCommand } from './project-commands';
 import { registerScheduleCommands } from './schedule-commands';
 import { followCommand } from './follow-command';
-import { runCommand, workerCommand, type RunOptions, type WorkerCommandOptions } from './run-commands';
+import type { RunOptions, WorkerCommandOptions } from './run-commands';
 import { serverStartCommand, serverStatusCommand, serverStopCommand, setupCommand } from './server-commands';
 import { packageRoot } from './temporal-cli';
-import { installRuntime, metricsAddressFromEnv } from '../telemetry/metrics-runtime';
 import { terminalPrompts } from './terminal';
 
 /**
@@ -48,7 +44,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     // Mistakes in the command line throw (and exit 2 in `main`) rather than exit 1 from inside commander.
     .exitOverride();
   // Read before anything starts, so a broken config stops the command at once.
-  const project = () => loadProject({ file: program.opts<{ config?: string }>().config ?? process.env.WAVELOOP_CONFIG });
+  const project = async () => (await import('../project/load-config')).loadProject({ file: program.opts<{ config?: string }>().config ?? process.env.WAVELOOP_CONFIG });
   const action =
     <A extends unknown[]>(fn: (...args: A) => Promise<number>) =>
     async (...args: A) =>
@@ -69,27 +65,27 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--chat', 'a conversation: after each answer the run waits for your next message (at a terminal, asked right here)')
     .option('--detach', 'start the run and exit (saying so when no worker polls for it)')
     .option('--json', 'print the result object, with the workflow id, as JSON (what the run waits for goes to stderr)')
-    .action(action(async (goal: string[], options: RunOptions) => runCommand(goal, options, await project())));
+    .action(action(async (goal: string[], options: RunOptions) => (await import('./run-commands')).runCommand(goal, options, await project())));
 
   program
     .command('dev')
     .description("start the embedded Temporal server if needed and run a worker with the project's tools")
-    .action(action(async () => workerCommand(true, await project())));
+    .action(action(async () => (await import('./run-commands')).workerCommand(true, await project())));
   program
     .command('worker')
     .description("run a worker with the project's tools against TEMPORAL_ADDRESS (default: the embedded server)")
     .option('--deployment <name>', 'the Worker Deployment this worker is a version of, with --build-id (default: WAVELOOP_DEPLOYMENT)')
     .option('--build-id <id>', "this build's id in the deployment, with --deployment (default: WAVELOOP_BUILD_ID)")
-    .action(action(async (options: WorkerCommandOptions) => workerCommand(false, await project(), options)));
+    .action(action(async (options: WorkerCommandOptions) => (await import('./run-commands')).workerCommand(false, await project(), options)));
   program
     .command('init')
     .description('write a starter waveloop.config.ts here: one tool, one agent')
-    .action(action(() => initCommand()));
+    .action(action(async () => (await import('./project-commands')).initCommand()));
   program
     .command('tools')
     .description('list the tools a worker offers: name, source (config, demo, MCP server), approval, description')
     .option('--json', 'print JSON')
-    .action(action(async (options: { json?: boolean }) => toolsCommand(await project(), options)));
+    .action(action(async (options: { json?: boolean }) => (await import('./project-commands')).toolsCommand(await project(), options)));
   program
     .command('status')
     .argument('<id>', 'workflow id of an agent run or a goal tree')
@@ -203,15 +199,6 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   return code;
 }
 
-/** `<time> [LEVEL] <message> (<workflow or activity>): <error>`, one line a log entry. */
-function formatLogEntry(entry: LogEntry): string {
-  const meta = (entry.meta ?? {}) as Record<string, unknown>;
-  const where = [meta.workflowId, meta.activityType].filter(Boolean).join(' ');
-  const error = meta.error instanceof Error ? meta.error.message : meta.failure ? String(meta.failure) : '';
-  const time = new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString();
-  return `${time} [${entry.level}] ${entry.message}${where ? ` (${where})` : ''}${error ? `: ${error}` : ''}`;
-}
-
 /** The command `argv` runs (its first word that is neither an option nor `--config`'s file). */
 function commandName(argv: string[]): string | undefined {
   const args = argv.slice(2);
@@ -224,16 +211,13 @@ function commandName(argv: string[]): string | undefined {
 
 /** The `waveloop` executable: runs the command line and exits with its status. */
 export function runCli(): void {
-  // The worker's log goes to stderr, and only warnings unless WAVELOOP_LOG_LEVEL says otherwise,
-  // so stdout carries just what the command prints (and stays parseable with --json).
-  const level = (process.env.WAVELOOP_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
-  // The worker commands serve Prometheus metrics when WAVELOOP_METRICS_ADDRESS says where.
-  const worker = ['worker', 'dev'].includes(commandName(process.argv) ?? '');
-  installRuntime(
-    { logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)) },
-    worker ? metricsAddressFromEnv() : undefined,
-  );
-  main().then(
+  const command = commandName(process.argv);
+  const start = async () => {
+    // Only commands that run a worker load the worker packages (about half a second).
+    if (command === 'run' || command === 'goal' || command === 'dev' || command === 'worker') (await import('./worker-runtime')).installWorkerRuntime(command);
+    return main();
+  };
+  start().then(
     (code) => process.exit(code),
     (err) => {
       console.error(err);

@@ -5,7 +5,6 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { AGENT_LOOP_WORKFLOW } from '../common/contract';
 import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalResult } from '../common/goal-contract';
 import type { LoadedProject } from '../project/load-config';
-import { createProjectWorker } from '../worker';
 import type { WaveloopClient } from './api';
 import { followTree } from './goal-follow';
 import { renderGoalTotals, renderGoalTree } from './goal-render';
@@ -100,6 +99,8 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
     let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
     const startWorker = async () => {
       if (inProcess) return;
+      // Loaded here, not at the top: the worker packages take about half a second to load.
+      const { createProjectWorker } = await import('../worker');
       const { worker, close } = await createProjectWorker(config, project);
       inProcess = { worker, close, running: worker.run() };
       cli.note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the tree.`);

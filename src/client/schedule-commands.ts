@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { loadConfig } from '../config';
 import type { LoadedProject } from '../project/load-config';
-import { projectAgents } from '../project/toolset';
+import { projectAgents } from '../project/project-agents';
 import { UsageError } from './cli-errors';
 import { note, parseDuration, parsePositiveInt, print, withClient } from './cli-support';
 import { alignColumns } from './table';

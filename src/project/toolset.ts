@@ -1,13 +1,11 @@
 import * as path from 'node:path';
 import { Registry } from '../activities/registry';
 import type { AgentDefinition } from '../agents/define';
-import { defaultAgent } from '../agents/default';
-import { demoAgents } from '../agents/demo';
 import { McpConnections } from '../mcp';
 import { builtinTools, createDemoTools, openDemoDatabase, type AnyTool } from '../tools';
 import { ConfigFileError } from './config-file-error';
 import type { LoadedProject } from './load-config';
-import type { ValidProjectConfig } from './validate-config';
+import { projectAgents } from './project-agents';
 
 /** Where a tool a worker offers comes from. */
 export type ToolSource = 'built-in' | 'config' | 'demo' | `mcp:${string}`;
@@ -75,15 +73,6 @@ export async function openToolset(project: LoadedProject, deps: { dataDir: strin
     await close();
     throw err;
   }
-}
-
-/** The agents a worker of the project offers: `default` (unless the config has its own), the demo's with the demo, the config's. */
-export function projectAgents(config: ValidProjectConfig): AgentDefinition[] {
-  return [
-    ...(config.agents.some((agent) => agent.name === defaultAgent.name) ? [] : [defaultAgent]),
-    ...(config.demo ? demoAgents : []),
-    ...config.agents,
-  ];
 }
 
 function inFile(project: LoadedProject, err: unknown): Error {
