@@ -25,6 +25,8 @@ export default tseslint.config(
   // bench/openai-agents is a package of its own (Temporal's integration, for comparison), built by the bench runner.
   { ignores: ['dist/**', 'dist-bench/**', 'bench/openai-agents/**', 'node_modules/**', '.tools/**', '.waveloop/**', '.test-projects/**', 'bin/**', 'scripts/**', 'eslint.config.mjs'] },
   ...tseslint.configs.recommended,
+  // CommonJS files (preloads, the failure converter the SDK loads by path) load modules with require().
+  { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

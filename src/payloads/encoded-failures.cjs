@@ -7,7 +7,6 @@
 // The SDK loads this module by path (`DataConverter.failureConverterPath`) in the worker and the
 // client, and bundles it into workflow code. It is CommonJS so that Node loads it from src/ (tests)
 // and dist/ (the build copies it) alike.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS on purpose (above)
 const { DefaultFailureConverter } = require('@temporalio/common');
 
 exports.failureConverter = new DefaultFailureConverter({ encodeCommonAttributes: true });
