@@ -26,7 +26,7 @@ export function agentsVersions(): Record<string, string> {
 }
 
 /** Whether the sub-package's dependencies are installed (`prepareAgents` installs them when not). */
-export function agentsInstalled(): boolean {
+function agentsInstalled(): boolean {
   return fs.existsSync(path.join(AGENTS_DIR, 'node_modules', '@temporalio', 'openai-agents'));
 }
 

@@ -199,25 +199,9 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   return code;
 }
 
-/** The command `argv` runs (its first word that is neither an option nor `--config`'s file). */
-function commandName(argv: string[]): string | undefined {
-  const args = argv.slice(2);
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--config') i++;
-    else if (!args[i].startsWith('-')) return args[i];
-  }
-  return undefined;
-}
-
 /** The `waveloop` executable: runs the command line and exits with its status. */
 export function runCli(): void {
-  const command = commandName(process.argv);
-  const start = async () => {
-    // Only commands that run a worker load the worker packages (about half a second).
-    if (command === 'run' || command === 'goal' || command === 'dev' || command === 'worker') (await import('./worker-runtime')).installWorkerRuntime(command);
-    return main();
-  };
-  start().then(
+  main().then(
     (code) => process.exit(code),
     (err) => {
       console.error(err);

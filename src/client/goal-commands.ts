@@ -10,6 +10,7 @@ import { followTree } from './goal-follow';
 import { renderGoalTotals, renderGoalTree } from './goal-render';
 import type { TerminalPrompts } from './terminal';
 import { goalEvents } from './goal-tree';
+import { createCliWorker } from './worker-runtime';
 
 /** What the goal commands borrow from the CLI (`cli.ts`): output, option parsers, server and client. */
 export interface CliContext {
@@ -99,9 +100,7 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
     let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
     const startWorker = async () => {
       if (inProcess) return;
-      // Loaded here, not at the top: the worker packages take about half a second to load.
-      const { createProjectWorker } = await import('../worker');
-      const { worker, close } = await createProjectWorker(config, project);
+      const { worker, close } = await createCliWorker('goal', config, project);
       inProcess = { worker, close, running: worker.run() };
       cli.note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the tree.`);
     };

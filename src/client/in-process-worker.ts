@@ -1,7 +1,7 @@
 import type { Worker } from '@temporalio/worker';
 import type { WaveloopConfig } from '../config';
 import type { LoadedProject } from '../project/load-config';
-import { createProjectWorker } from '../worker';
+import { createCliWorker } from './worker-runtime';
 
 /**
  * The worker a command runs in its own process when no worker serves its task queue (`waveloop
@@ -25,7 +25,7 @@ export class InProcessWorker {
   async start(): Promise<void> {
     if (this.running) return;
     // A command ends promptly: calls in flight are cancelled at once (another worker retries them).
-    const { worker, close } = await createProjectWorker(this.config, this.project, { shutdownGraceTime: 0 });
+    const { worker, close } = await createCliWorker('run', this.config, this.project, { shutdownGraceTime: 0 });
     this.running = { worker, close, done: worker.run() };
     this.onStart();
   }

@@ -2,7 +2,6 @@ import * as path from 'node:path';
 import { loadConfig, modelConfigProblem, type WaveloopConfig, type WorkerDeployment } from '../config';
 import { AgentLoopInputSchema, type AgentLoopInput } from '../common/contract';
 import type { LoadedProject } from '../project/load-config';
-import { createProjectWorker } from '../worker';
 import type { WaveloopClient } from './api';
 import { UsageError } from './cli-errors';
 import { ensureServer, note, print, runUrl, withClient, write } from './cli-support';
@@ -10,6 +9,7 @@ import { atTerminal, followUntilEnd, noWorkerNote } from './follow-command';
 import { InProcessWorker } from './in-process-worker';
 import { renderResult } from './render';
 import { exitStatusOf, listenForStop, type StopRequest } from './stop-signals';
+import { createCliWorker } from './worker-runtime';
 
 /**
  * The commands that run agents: `waveloop run` starts a run and follows it to its answer
@@ -124,7 +124,7 @@ export async function workerCommand(withServer: boolean, project: LoadedProject,
   const problem = modelConfigProblem(config.model);
   if (problem) throw new UsageError(problem);
   const uiUrl = withServer ? await ensureServer(config) : undefined;
-  const { worker, close } = await createProjectWorker(config, project);
+  const { worker, close } = await createCliWorker(withServer ? 'dev' : 'worker', config, project);
   const target = config.temporalAddress ?? config.embeddedServer.address;
   const { deployment } = config;
   const version = deployment ? `, as build ${deployment.buildId} of Worker Deployment "${deployment.name}" (new runs come once it is the current version)` : '';

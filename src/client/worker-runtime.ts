@@ -1,19 +1,38 @@
-import { DefaultLogger, type LogEntry, type LogLevel } from '@temporalio/worker';
-import { installRuntime, metricsAddressFromEnv } from '../telemetry/metrics-runtime';
+import type { LogEntry, LogLevel, Worker } from '@temporalio/worker';
+import type { WaveloopConfig } from '../config';
+import type { LoadedProject } from '../project/load-config';
+import type { WorkerTuning } from '../worker/tuning';
+
+/** The CLI commands that run a worker. */
+export type WorkerCommand = 'run' | 'goal' | 'dev' | 'worker';
 
 /**
- * The runtime of a CLI command that runs a worker (`run`, `goal`, `dev`, `worker`). The worker's
- * log goes to stderr, and only warnings unless WAVELOOP_LOG_LEVEL says otherwise, so stdout carries
- * just what the command prints (and stays parseable with --json). `dev` and `worker` serve
- * Prometheus metrics when WAVELOOP_METRICS_ADDRESS says where.
+ * The project's worker for a CLI command (`createProjectWorker`), in a process whose Temporal
+ * runtime logs the CLI's way: to stderr, one line an entry, only warnings unless WAVELOOP_LOG_LEVEL
+ * says otherwise, so stdout carries just what the command prints (and stays parseable with
+ * --json). `dev` and `worker` serve Prometheus metrics when WAVELOOP_METRICS_ADDRESS says where.
+ * The worker packages load on the first call: a command that runs no worker never loads them.
  */
-export function installWorkerRuntime(command: 'run' | 'goal' | 'dev' | 'worker'): void {
-  const level = (process.env.WAVELOOP_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
-  const serveMetrics = command === 'dev' || command === 'worker';
-  installRuntime(
-    { logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)) },
-    serveMetrics ? metricsAddressFromEnv() : undefined,
-  );
+export async function createCliWorker(
+  command: WorkerCommand,
+  config: WaveloopConfig,
+  project: LoadedProject,
+  tuning?: WorkerTuning,
+): Promise<{ worker: Worker; close: () => Promise<void> }> {
+  const [{ DefaultLogger, Runtime }, { installRuntime, metricsAddressFromEnv }, { createProjectWorker }] = await Promise.all([
+    import('@temporalio/worker'),
+    import('../telemetry/metrics-runtime'),
+    import('../worker'),
+  ]);
+  if (!Runtime._instance) {
+    const level = (process.env.WAVELOOP_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
+    const serveMetrics = command === 'dev' || command === 'worker';
+    installRuntime(
+      { logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)) },
+      serveMetrics ? metricsAddressFromEnv() : undefined,
+    );
+  }
+  return createProjectWorker(config, project, tuning);
 }
 
 /** `<time> [LEVEL] <message> (<workflow or activity>): <error>`, one line a log entry. */
