@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { AgentDefinition } from '../../src/agents/define';
 import { defaultAgent } from '../../src/agents/default';
 import { demoAgents } from '../../src/agents/demo';
@@ -95,6 +95,8 @@ export class Harness {
   db!: DemoDatabase;
   client!: Client;
   private nativeConnection!: NativeConnection;
+  /** The worker of runs that need no worker options of their own, running until `stop()`. */
+  private shared?: Promise<{ worker: Worker; taskQueue: string; running: Promise<void> }>;
 
   async start(): Promise<this> {
     await this.fake.start();
@@ -105,6 +107,11 @@ export class Harness {
   }
 
   async stop(): Promise<void> {
+    if (this.shared) {
+      const { worker, running } = await this.shared;
+      worker.shutdown();
+      await running;
+    }
     await this.client?.connection.close();
     await this.nativeConnection?.close();
     await this.fake.stop();
@@ -215,11 +222,10 @@ export class Harness {
   private async startAndWait<T>(
     workflowType: string,
     input: unknown,
-    options: Parameters<Harness['worker']>[0] & { workflowId: string; timeout?: string },
+    options: Parameters<Harness['worker']>[0] & { workflowId: string; timeout?: string; during?: unknown },
     finish: (handle: WorkflowHandle, outcome: Promise<{ result?: unknown; error?: unknown }>) => Promise<T>,
   ): Promise<T> {
-    const { worker, taskQueue } = await this.worker(options);
-    return worker.runUntil(async () => {
+    const start = async (taskQueue: string) => {
       const handle = await this.client.workflow.start(workflowType, {
         taskQueue,
         workflowId: options.workflowId,
@@ -231,7 +237,21 @@ export class Harness {
         (error: unknown) => ({ error }),
       );
       return finish(handle, outcome);
-    });
+    };
+    // Creating a worker costs about a third of a second of CPU (its workflow thread loads the
+    // bundle): runs with the default worker share one.
+    const { workflowId: _workflowId, timeout: _timeout, during: _during, ...workerOptions } = options;
+    if (Object.values(workerOptions).every((value) => value === undefined)) {
+      const { taskQueue } = await this.sharedWorker();
+      return start(taskQueue);
+    }
+    const { worker, taskQueue } = await this.worker(options);
+    return worker.runUntil(() => start(taskQueue));
+  }
+
+  private sharedWorker(): Promise<{ worker: Worker; taskQueue: string; running: Promise<void> }> {
+    this.shared ??= this.worker().then(({ worker, taskQueue }) => ({ worker, taskQueue, running: worker.run() }));
+    return this.shared;
   }
 }
 
