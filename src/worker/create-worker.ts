@@ -11,7 +11,7 @@ import type { ModelPrice } from '../common/pricing';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { transcriptQuery } from '../common/messages';
 import type { AnyTool } from '../tools/define';
-import { cachedWorkflowBundle } from './bundle-cache';
+import { cachedWorkerBundle } from './bundle-cache';
 import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';
 import type { BlobStore } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
@@ -33,7 +33,7 @@ export interface WaveloopWorkerOptions {
   defaultModel?: string;
   /**
    * A pre-built workflow bundle (tests build it once); default: the bundle of `src/workflows`, built
-   * once and kept in the temporary directory for the next worker (`cachedWorkflowBundle`). With
+   * once and kept in the temporary directory for the next worker (`cachedWorkerBundle`). With
    * `encryption`, build it with `failureConverterPath: ENCODED_FAILURES_PATH`, so failures the
    * workflow raises are encrypted too.
    */
@@ -127,14 +127,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   });
   const { namespace, taskQueue, modelPrices } = options;
   const telemetry = workerTelemetry({ tracing: options.tracing, metrics: options.metrics, modelPrices, client, namespace, taskQueue, searchAttributes });
-  const workflowBundle = options.workflowBundle ?? {
-    codePath: await cachedWorkflowBundle({
-      workflowsPath: require.resolve('../workflows'),
-      workflowInterceptorModules: telemetry.workflowModules,
-      payloadConverterPath: dataConverter.payloadConverterPath,
-      failureConverterPath: dataConverter.failureConverterPath,
-    }),
-  };
+  const workflowBundle = options.workflowBundle ?? { codePath: await cachedWorkerBundle(dataConverter, telemetry.workflowModules) };
   const worker = await Worker.create({
     connection: options.connection,
     dataConverter,

@@ -31,6 +31,17 @@ const TEST_DYNAMIC_CONFIG_FLAGS = dynamicConfigFlags({
  * the whole test run; every test file connects to it and uses task queues of its own. Meanwhile it
  * bundles the workflow code once, for every test file's workers (bundling takes seconds).
  */
+/**
+ * Builds the workflow bundle the CLI's workers run (`dist/`, no encryption, no telemetry) into
+ * their bundle cache, once, before the CLI tests start several of them at once.
+ */
+async function warmCliBundle(): Promise<void> {
+  const dist = path.join(__dirname, '..', '..', 'dist', 'src');
+  const { cachedWorkerBundle } = (await import(path.join(dist, 'worker', 'bundle-cache.js'))) as typeof import('../../src/worker/bundle-cache');
+  const { waveloopDataConverter } = (await import(path.join(dist, 'payloads', 'data-converter.js'))) as typeof import('../../src/payloads/data-converter');
+  await cachedWorkerBundle(waveloopDataConverter(), []);
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const binary = findTemporalBinary();
   if (!binary) {
@@ -47,6 +58,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       },
     }),
     buildWorkflowBundle().then(({ code }) => fs.promises.writeFile(bundlePath, code)),
+    warmCliBundle(),
   ]);
   project.provide('temporalAddress', env.address);
   project.provide('workflowBundlePath', bundlePath);
