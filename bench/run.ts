@@ -188,7 +188,7 @@ function renderMarkdown(report: Report, full: Report | undefined): string {
     "OpenAI-compatible model (`test/support/fake-model.ts`, the tests' own, in its goal-encoded mode),",
     'with the same tool. Times are measured by the fake model: the gap between two model calls of one',
     'run is one iteration (model call + tool wave + all',
-    'the engine adds). No time here is asserted anywhere; the targets are the ones of issue 6.',
+    'the engine adds). No time here is asserted anywhere; the targets are in the table below.',
     '',
     '## Machine',
     '',

@@ -78,7 +78,7 @@ export async function throughput(
   const roles = process.env.BENCH_ROLES?.split(',');
   if (roles) configs.splice(0, configs.length, ...configs.filter((c) => roles.includes(c.role)));
   const targetOf: Partial<Record<Config['role'], (count: number) => string>> = { tuned: (count) => `${count} concurrent runs`, local: () => 'the same, the tool as a local activity', allLocal: () => 'the same, model calls and the tool as local activities (`localModelCalls`)' };
-  // This VM's speed drifts by a third within minutes, so the configurations of one size take turns
+  // A virtual machine's speed can drift by a third within minutes, so the configurations of one size take turns
   // for a few rounds (the order reversed every other round), and each row is its median round.
   const rounds = new Map<Config, Figures[]>(configs.map((config) => [config, []]));
   for (const count of counts) {

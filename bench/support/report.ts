@@ -5,7 +5,7 @@ export interface ScenarioResult {
   /** The sizes that were run (e.g. "2 runs × 100 iterations"). */
   sizes: string;
   table: { head: string[]; rows: Array<Array<string | number>> };
-  /** `met`: whether the measured value meets the target; 'no threshold' for a figure issue 6 asks for without a bound. */
+  /** `met`: whether the measured value meets the target; 'no threshold' for a figure measured without a bound. */
   targets: Array<{ target: string; value: string; met: boolean | 'no threshold' }>;
   notes: string[];
   data: unknown;
