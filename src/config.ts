@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
+import { durationMs } from './common/duration';
 import { encryptionKeysFromEnv, type EncryptionKeys } from './payloads/encryption-keys';
 
 /**
@@ -89,12 +90,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WaveloopConfig
       model: blank(env.WAVELOOP_MODEL),
       stream: !['false', '0', 'off', 'no'].includes((blank(env.WAVELOOP_STREAM) ?? '').toLowerCase()),
       ...definedOnly({
-        timeoutMs: durationMs('WAVELOOP_MODEL_TIMEOUT', blank(env.WAVELOOP_MODEL_TIMEOUT)),
+        timeoutMs: durationOf('WAVELOOP_MODEL_TIMEOUT', blank(env.WAVELOOP_MODEL_TIMEOUT)),
         attempts: countOf('WAVELOOP_MODEL_ATTEMPTS', blank(env.WAVELOOP_MODEL_ATTEMPTS)),
       }),
     },
     encryption: encryptionKeysFromEnv(env),
-    shutdownGraceMs: durationMs('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    shutdownGraceMs: durationOf('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
     deployment: deploymentOf(blank(env.WAVELOOP_DEPLOYMENT), blank(env.WAVELOOP_BUILD_ID)),
   };
 }
@@ -112,11 +113,9 @@ function deploymentOf(name: string | undefined, buildId: string | undefined): Wo
 }
 
 /** Milliseconds in a duration such as `90s`, `2m` or `500ms` (a bare number is seconds); a `ZodError` naming `variable` when malformed. */
-function durationMs(variable: string, value: string | undefined): number | undefined {
+function durationOf(variable: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(value);
-  const ms = match ? Math.round(Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] ?? 's']!) : NaN;
-  return z.object({ [variable]: z.number({ error: `must be a duration such as 30s or 2m, not "${value}"` }).nonnegative() }).parse({ [variable]: Number.isNaN(ms) ? undefined : ms })[variable];
+  return z.object({ [variable]: z.number({ error: `must be a duration such as 30s or 2m, not "${value}"` }).nonnegative() }).parse({ [variable]: durationMs(value) })[variable];
 }
 
 /** A whole number of at least 1 (`ZodError` naming `variable` when it is not). */

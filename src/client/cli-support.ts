@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { durationMs } from '../common/duration';
 import type { WaveloopConfig } from '../config';
 import { WaveloopClient } from './api';
 import { ensureEmbeddedServer } from './server';
@@ -18,10 +19,9 @@ export const note = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The milliseconds in a duration such as `90s`, `1.5h`, `3d` or `500ms` (a bare number is seconds); a commander option parser. */
 export function parseDuration(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(value.trim());
-  if (!match) throw new InvalidArgumentError('use a duration like 90s, 10m, 2h or 3d');
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's']!;
-  return Math.round(Number(match[1]) * unit);
+  const ms = durationMs(value);
+  if (ms === undefined) throw new InvalidArgumentError('use a duration like 90s, 10m, 2h or 3d');
+  return ms;
 }
 
 /** A whole number of at least 1; a commander option parser. */

@@ -4,8 +4,9 @@ import type { LoadedProject } from '../project/load-config';
 import { projectAgents } from '../project/project-agents';
 import { UsageError } from './cli-errors';
 import { note, parseDuration, parsePositiveInt, print, withClient } from './cli-support';
+import { formatDuration } from '../common/duration';
 import { alignColumns } from './table';
-import { formatEvery, OVERLAP_POLICIES, ScheduleError, WaveloopSchedules, type Overlap, type ScheduleDefinition, type ScheduleReport, type ScheduleTiming } from './schedules';
+import { OVERLAP_POLICIES, ScheduleError, WaveloopSchedules, type Overlap, type ScheduleDefinition, type ScheduleReport, type ScheduleTiming } from './schedules';
 
 /**
  * `waveloop schedule create | list | describe | pause | unpause | trigger | update | delete`:
@@ -164,7 +165,7 @@ function runOf(goal: string, options: ScheduleOptions, project: LoadedProject): 
 }
 
 function describeTiming(timing: ScheduleTiming, timezone: string | undefined): string {
-  const when = timing.cron !== undefined ? `cron "${timing.cron}"` : `every ${formatEvery(timing.every)}`;
+  const when = timing.cron !== undefined ? `cron "${timing.cron}"` : `every ${formatDuration(timing.every)}`;
   return timezone ? `${when} (${timezone})` : when;
 }
 

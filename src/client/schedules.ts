@@ -11,6 +11,7 @@ import {
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, type AgentLoopInput } from '../common/contract';
 import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
 import { GoalTreeInputSchema, type GoalTreeInput } from '../common/goal-contract';
+import { formatDuration } from '../common/duration';
 import { describeIssues } from '../common/issues';
 import { GOAL_MEMO } from './run-list';
 
@@ -238,7 +239,7 @@ function reportOf(schedule: ScheduleDescription): ScheduleReport {
     name: schedule.scheduleId,
     kind: schedule.action.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal-tree' : 'agent',
     ...(goal ? { goal } : {}),
-    timing: `${timing?.cron ?? (timing?.every !== undefined ? `every ${formatEvery(timing.every)}` : 'calendar')}${schedule.spec.timezone ? ` (${schedule.spec.timezone})` : ''}`,
+    timing: `${timing?.cron ?? (timing?.every !== undefined ? `every ${formatDuration(timing.every)}` : 'calendar')}${schedule.spec.timezone ? ` (${schedule.spec.timezone})` : ''}`,
     paused: schedule.state.paused,
     ...(schedule.state.note ? { note: schedule.state.note } : {}),
     recentRuns: schedule.info.recentActions.map((action) => ({ workflowId: action.action.workflow.workflowId, startedAt: action.takenAt })),
@@ -250,12 +251,4 @@ function goalOf(input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
   const record = input as { goal?: unknown; objective?: unknown };
   return typeof record.goal === 'string' ? record.goal : typeof record.objective === 'string' ? record.objective : undefined;
-}
-
-/** An interval in the largest whole unit: 3600000 → 1h. */
-export function formatEvery(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]] as const) {
-    if (ms % size === 0) return `${ms / size}${unit}`;
-  }
-  return `${ms}ms`;
 }
