@@ -6,6 +6,7 @@ import { UsageError } from './cli-errors';
 import { print, withClient } from './cli-support';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from './render';
 import type { ListedRun, RunState } from './run-list';
+import { alignColumns } from './table';
 import { identifyWorkflow, requireKind, useInstead, type IdentifiedWorkflow } from './workflow-kind';
 
 /**
@@ -92,11 +93,8 @@ export async function listCommand(options: { limit: number; json?: boolean; stat
     if (options.json) print(JSON.stringify(runs, null, 2));
     else if (runs.length === 0) print(options.status ? `No agent runs are ${options.status}.` : 'No runs yet.');
     else {
-      const width = Math.max(2, ...runs.map((run) => run.workflowId.length));
-      const row = (id: string, status: string, started: string, kind: string, goal: string) =>
-        `${id.padEnd(width)}  ${status.padEnd(20)}  ${started.padEnd(24)}  ${kind.padEnd(9)}  ${goal}`.trimEnd();
-      print(row('ID', 'STATUS', 'STARTED', 'KIND', 'GOAL'));
-      runs.forEach((run) => print(row(run.workflowId, run.status, run.startTime.toISOString(), kindOf(run), clipGoal(run.goal))));
+      const rows = runs.map((run) => [run.workflowId, run.status, run.startTime.toISOString(), kindOf(run), clipGoal(run.goal)]);
+      for (const line of alignColumns([['ID', 'STATUS', 'STARTED', 'KIND', 'GOAL'], ...rows])) print(line);
     }
     return 0;
   });
