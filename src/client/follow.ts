@@ -30,6 +30,8 @@ export const RUN_ENDED = 'run ended';
 
 const POLL_MS = 250;
 const IDLE_CHECK_MS = 3_000;
+/** How often a follower that prints no streamed text looks for a model call being tried again. */
+const RETRY_CHECK_MS = 1_000;
 
 /**
  * Follows a run live, from anywhere: what the model says (token by token while it streams, from the
@@ -76,6 +78,7 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
   };
 
   let linesAtIdleCheck = 0;
+  let lastCallCheck = 0;
   const poll = async () => {
     if (printed.lines !== linesAtIdleCheck) {
       linesAtIdleCheck = printed.lines;
@@ -106,8 +109,10 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
       } else waiting(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
     }
     // A reply streams while the model call runs; show it once the waves before it are shown. A
-    // call that failed and is tried again says so, with why.
-    if (progress.phase === 'model') {
+    // call that failed and is tried again says so, with why (looked for every second when no
+    // streamed text is printed).
+    if (progress.phase === 'model' && (out.text || Date.now() - lastCallCheck >= RETRY_CHECK_MS)) {
+      lastCallCheck = Date.now();
       const call = await client.modelCall(workflowId);
       if (call?.lastFailure && call.attempt > 1 && isNew(`retry:${progress.iteration}:${call.attempt}`)) {
         printed.lines++;
