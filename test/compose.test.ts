@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../src/config';
 
 /**
  * Static checks of the container stack: docker-compose.yml, the Dockerfile and .dockerignore.
@@ -242,11 +243,18 @@ it('docker-compose: the worker connects to the temporal service on the waveloop 
   expect(dependsOn(worker)).toContain('temporal-namespace');
 });
 
-it('docker-compose: the worker passes the model endpoint and the encryption keys through from the host', () => {
+it('docker-compose: the worker passes the model endpoint, the encryption keys, its deployment version and shutdown grace through from the host', () => {
   const env = environment(service('worker'));
-  for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'WAVELOOP_MODEL', 'WAVELOOP_STREAM', 'WAVELOOP_ENCRYPTION_KEY', 'WAVELOOP_ENCRYPTION_KEY_ID', 'WAVELOOP_DECRYPTION_KEYS']) {
+  const passed = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'WAVELOOP_MODEL', 'WAVELOOP_STREAM', 'WAVELOOP_ENCRYPTION_KEY', 'WAVELOOP_ENCRYPTION_KEY_ID', 'WAVELOOP_DECRYPTION_KEYS'];
+  for (const name of [...passed, 'WAVELOOP_DEPLOYMENT', 'WAVELOOP_BUILD_ID', 'WAVELOOP_SHUTDOWN_GRACE']) {
     expect(env[name], `${name} is not passed through`).toMatch(new RegExp(`^\\$\\{${name}(:?-[^}]*)?\\}$`));
   }
+});
+
+it('docker-compose: Docker waits longer for a stopping worker than the worker waits for its calls in flight', () => {
+  const seconds = (text: string) => Number(/^(\d+)s$/.exec(text)![1]);
+  const grace = String(service('worker').stop_grace_period ?? '10s');
+  expect(seconds(grace)).toBeGreaterThan(DEFAULT_SHUTDOWN_GRACE_MS / 1000);
 });
 
 it('docker-compose: the worker keeps its data in a named volume and can be scaled', () => {
