@@ -45,12 +45,16 @@ function markUsed(file: string): void {
   }
 }
 
-/** Deletes the bundles in `dir` beyond the `keep` used last. */
+/** Deletes the bundles in `dir` beyond the `keep` used last (one another process deleted meanwhile is skipped). */
 export function pruneBundles(dir: string, keep: number): void {
   const bundles = fs
     .readdirSync(dir)
     .filter((name) => name.endsWith('.js'))
-    .map((name) => ({ file: path.join(dir, name), usedAt: fs.statSync(path.join(dir, name)).atimeMs }))
+    .flatMap((name) => {
+      const file = path.join(dir, name);
+      const stats = fs.statSync(file, { throwIfNoEntry: false });
+      return stats ? [{ file, usedAt: stats.atimeMs }] : [];
+    })
     .sort((a, b) => b.usedAt - a.usedAt);
   for (const { file } of bundles.slice(keep)) fs.rmSync(file, { force: true });
 }

@@ -27,11 +27,6 @@ const TEST_DYNAMIC_CONFIG_FLAGS = dynamicConfigFlags({
 });
 
 /**
- * Starts one real Temporal dev server (the pinned Temporal CLI, `temporal server start-dev`) for
- * the whole test run; every test file connects to it and uses task queues of its own. Meanwhile it
- * bundles the workflow code once, for every test file's workers (bundling takes seconds).
- */
-/**
  * Builds the workflow bundle the CLI's workers run (`dist/`, no encryption, no telemetry) into
  * their bundle cache, once, before the CLI tests start several of them at once.
  */
@@ -42,6 +37,11 @@ async function warmCliBundle(): Promise<void> {
   await cachedWorkerBundle(waveloopDataConverter(), []);
 }
 
+/**
+ * Starts one real Temporal dev server (the pinned Temporal CLI, `temporal server start-dev`) for
+ * the whole test run; every test file connects to it and uses task queues of its own. Meanwhile it
+ * bundles the workflow code once, for every test file's workers (bundling takes seconds).
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const binary = findTemporalBinary();
   if (!binary) {

@@ -18,7 +18,7 @@ it('cachedWorkflowBundle: one bundle for the same inputs, built once and then re
   expect(other).not.toBe(first);
 });
 
-it('pruneBundles: keeps the bundles used last and deletes the rest; bundles being written stay', () => {
+it('pruneBundles: keeps the bundles used last and deletes the rest; bundles being written, or deleted meanwhile, are left alone', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bundles-'));
   const usedAt = (i: number) => new Date(Date.UTC(2026, 0, 1 + i));
   for (let i = 0; i < 10; i++) {
@@ -26,7 +26,9 @@ it('pruneBundles: keeps the bundles used last and deletes the rest; bundles bein
     fs.utimesSync(path.join(dir, `b${i}.js`), usedAt(i), usedAt(0));
   }
   fs.writeFileSync(path.join(dir, 'b10.js.123.partial'), '');
+  // Listed, but gone by the time it is looked at (as when another process pruned it): skipped.
+  fs.symlinkSync(path.join(dir, 'deleted.js'), path.join(dir, 'gone.js'));
   pruneBundles(dir, 8);
-  expect(fs.readdirSync(dir).sort()).toEqual(['b10.js.123.partial', 'b2.js', 'b3.js', 'b4.js', 'b5.js', 'b6.js', 'b7.js', 'b8.js', 'b9.js']);
+  expect(fs.readdirSync(dir).sort()).toEqual(['b10.js.123.partial', 'b2.js', 'b3.js', 'b4.js', 'b5.js', 'b6.js', 'b7.js', 'b8.js', 'b9.js', 'gone.js']);
   fs.rmSync(dir, { recursive: true, force: true });
 });
