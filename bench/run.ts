@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { TEMPORAL_CLI_VERSION } from '../src/client/temporal-cli';
+import { TEMPORAL_CLI_VERSION } from '../src/server/temporal-cli';
 import { BenchEnv } from './support/env';
 import { agentsVersions, prepareAgents } from './support/openai-agents';
 import { markdownTable, type ScenarioResult } from './support/report';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../src/config';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../src/settings';
 
 /**
  * Static checks of the container stack: docker-compose.yml, the Dockerfile and .dockerignore.
@@ -338,7 +338,7 @@ it('docker-compose: .dockerignore keeps local state out of the build context', (
 });
 
 it("docker-compose: the Temporal server gets waveloop's dynamic configuration, the values the embedded server gets", async () => {
-  const { SERVER_DYNAMIC_CONFIG } = await import('../src/common/server-tuning');
+  const { SERVER_DYNAMIC_CONFIG } = await import('../src/server/tuning');
   const temporal = service('temporal');
   const mounted = (Array.isArray(temporal.volumes) ? temporal.volumes : []).map(String).find((v) => v.includes('dynamicconfig'));
   expect(mounted, 'no dynamic config file is mounted into the temporal service').toBeDefined();

@@ -1,17 +1,17 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TASK_QUEUE, loadConfig, modelConfigProblem } from '../src/config';
+import { DEFAULT_TASK_QUEUE, loadSettings, modelConfigProblem } from '../src/settings';
 
-describe('loadConfig', () => {
-  it('loadConfig: WAVELOOP_STREAM streams replies unless it says false, 0, off or no (any case, blanks ignored)', () => {
-    expect(loadConfig({}).model.stream).toBe(true);
-    expect(loadConfig({ WAVELOOP_STREAM: ' ' }).model.stream).toBe(true);
-    expect(loadConfig({ WAVELOOP_STREAM: 'true' }).model.stream).toBe(true);
-    for (const off of ['false', '0', 'off', 'no', ' FALSE ', 'Off']) expect(loadConfig({ WAVELOOP_STREAM: off }).model.stream, off).toBe(false);
+describe('loadSettings', () => {
+  it('loadSettings: WAVELOOP_STREAM streams replies unless it says false, 0, off or no (any case, blanks ignored)', () => {
+    expect(loadSettings({}).model.stream).toBe(true);
+    expect(loadSettings({ WAVELOOP_STREAM: ' ' }).model.stream).toBe(true);
+    expect(loadSettings({ WAVELOOP_STREAM: 'true' }).model.stream).toBe(true);
+    for (const off of ['false', '0', 'off', 'no', ' FALSE ', 'Off']) expect(loadSettings({ WAVELOOP_STREAM: off }).model.stream, off).toBe(false);
   });
 
-  it('loadConfig: the model endpoint, task queue, server and data directory come from the environment; blank means unset', () => {
-    const config = loadConfig({
+  it('loadSettings: the model endpoint, task queue, server and data directory come from the environment; blank means unset', () => {
+    const config = loadSettings({
       OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
       OPENAI_API_KEY: ' key ',
       WAVELOOP_MODEL: 'fake-model',
@@ -24,34 +24,34 @@ describe('loadConfig', () => {
     expect(config.temporalAddress).toBe('temporal:7233');
     expect(config.dataDir).toBe(path.resolve('some/dir'));
     expect(modelConfigProblem(config.model)).toBeUndefined();
-    expect(modelConfigProblem(loadConfig({}).model)).toMatch(/^No model endpoint is configured/);
+    expect(modelConfigProblem(loadSettings({}).model)).toMatch(/^No model endpoint is configured/);
   });
 
-  it('loadConfig: WAVELOOP_SERVER_PORT moves the embedded server and its Web UI (port + 1000); a bad port is refused, naming the variable', () => {
-    expect(loadConfig({}).embeddedServer).toEqual({ address: '127.0.0.1:7233', uiPort: 8233 });
-    expect(loadConfig({ WAVELOOP_SERVER_PORT: '17233' }).embeddedServer).toEqual({ address: '127.0.0.1:17233', uiPort: 18233 });
-    for (const bad of ['0', '70000', 'x', '72.5']) expect(() => loadConfig({ WAVELOOP_SERVER_PORT: bad }), bad).toThrow(/WAVELOOP_SERVER_PORT/);
+  it('loadSettings: WAVELOOP_SERVER_PORT moves the embedded server and its Web UI (port + 1000); a bad port is refused, naming the variable', () => {
+    expect(loadSettings({}).embeddedServer).toEqual({ address: '127.0.0.1:7233', uiPort: 8233 });
+    expect(loadSettings({ WAVELOOP_SERVER_PORT: '17233' }).embeddedServer).toEqual({ address: '127.0.0.1:17233', uiPort: 18233 });
+    for (const bad of ['0', '70000', 'x', '72.5']) expect(() => loadSettings({ WAVELOOP_SERVER_PORT: bad }), bad).toThrow(/WAVELOOP_SERVER_PORT/);
   });
 
-  it('loadConfig: WAVELOOP_MODEL_TIMEOUT and WAVELOOP_MODEL_ATTEMPTS set the workers\' model calls; malformed ones name the variable', () => {
-    expect(loadConfig({}).model).not.toHaveProperty('timeoutMs');
-    expect(loadConfig({ WAVELOOP_MODEL_TIMEOUT: '20m', WAVELOOP_MODEL_ATTEMPTS: '3' }).model).toMatchObject({ timeoutMs: 1_200_000, attempts: 3 });
-    expect(() => loadConfig({ WAVELOOP_MODEL_TIMEOUT: 'long' })).toThrow(/WAVELOOP_MODEL_TIMEOUT/);
-    for (const bad of ['0', 'x', '2.5']) expect(() => loadConfig({ WAVELOOP_MODEL_ATTEMPTS: bad }), bad).toThrow(/WAVELOOP_MODEL_ATTEMPTS/);
+  it('loadSettings: WAVELOOP_MODEL_TIMEOUT and WAVELOOP_MODEL_ATTEMPTS set the workers\' model calls; malformed ones name the variable', () => {
+    expect(loadSettings({}).model).not.toHaveProperty('timeoutMs');
+    expect(loadSettings({ WAVELOOP_MODEL_TIMEOUT: '20m', WAVELOOP_MODEL_ATTEMPTS: '3' }).model).toMatchObject({ timeoutMs: 1_200_000, attempts: 3 });
+    expect(() => loadSettings({ WAVELOOP_MODEL_TIMEOUT: 'long' })).toThrow(/WAVELOOP_MODEL_TIMEOUT/);
+    for (const bad of ['0', 'x', '2.5']) expect(() => loadSettings({ WAVELOOP_MODEL_ATTEMPTS: bad }), bad).toThrow(/WAVELOOP_MODEL_ATTEMPTS/);
   });
 
-  it('loadConfig: WAVELOOP_SHUTDOWN_GRACE is how long a stopping worker lets calls finish (default 30 s); a malformed one names the variable', () => {
-    expect(loadConfig({}).shutdownGraceMs).toBe(30_000);
-    expect(loadConfig({ WAVELOOP_SHUTDOWN_GRACE: '2m' }).shutdownGraceMs).toBe(120_000);
-    expect(loadConfig({ WAVELOOP_SHUTDOWN_GRACE: '45' }).shutdownGraceMs).toBe(45_000);
-    expect(() => loadConfig({ WAVELOOP_SHUTDOWN_GRACE: 'soon' })).toThrow(/WAVELOOP_SHUTDOWN_GRACE.*must be a duration such as 30s or 2m, not .*soon/s);
+  it('loadSettings: WAVELOOP_SHUTDOWN_GRACE is how long a stopping worker lets calls finish (default 30 s); a malformed one names the variable', () => {
+    expect(loadSettings({}).shutdownGraceMs).toBe(30_000);
+    expect(loadSettings({ WAVELOOP_SHUTDOWN_GRACE: '2m' }).shutdownGraceMs).toBe(120_000);
+    expect(loadSettings({ WAVELOOP_SHUTDOWN_GRACE: '45' }).shutdownGraceMs).toBe(45_000);
+    expect(() => loadSettings({ WAVELOOP_SHUTDOWN_GRACE: 'soon' })).toThrow(/WAVELOOP_SHUTDOWN_GRACE.*must be a duration such as 30s or 2m, not .*soon/s);
   });
 
-  it('loadConfig: WAVELOOP_DEPLOYMENT and WAVELOOP_BUILD_ID name the Worker Deployment version of the workers, both or neither', () => {
-    expect(loadConfig({}).deployment).toBeUndefined();
-    expect(loadConfig({ WAVELOOP_DEPLOYMENT: ' ', WAVELOOP_BUILD_ID: '' }).deployment).toBeUndefined();
-    expect(loadConfig({ WAVELOOP_DEPLOYMENT: 'billing', WAVELOOP_BUILD_ID: ' 2026-11-24.1 ' }).deployment).toEqual({ name: 'billing', buildId: '2026-11-24.1' });
-    expect(() => loadConfig({ WAVELOOP_DEPLOYMENT: 'billing' })).toThrow(/WAVELOOP_BUILD_ID.*must be set with WAVELOOP_DEPLOYMENT \(set both or neither\)/s);
-    expect(() => loadConfig({ WAVELOOP_BUILD_ID: 'v2' })).toThrow(/WAVELOOP_DEPLOYMENT.*must be set with WAVELOOP_BUILD_ID/s);
+  it('loadSettings: WAVELOOP_DEPLOYMENT and WAVELOOP_BUILD_ID name the Worker Deployment version of the workers, both or neither', () => {
+    expect(loadSettings({}).deployment).toBeUndefined();
+    expect(loadSettings({ WAVELOOP_DEPLOYMENT: ' ', WAVELOOP_BUILD_ID: '' }).deployment).toBeUndefined();
+    expect(loadSettings({ WAVELOOP_DEPLOYMENT: 'billing', WAVELOOP_BUILD_ID: ' 2026-11-24.1 ' }).deployment).toEqual({ name: 'billing', buildId: '2026-11-24.1' });
+    expect(() => loadSettings({ WAVELOOP_DEPLOYMENT: 'billing' })).toThrow(/WAVELOOP_BUILD_ID.*must be set with WAVELOOP_DEPLOYMENT \(set both or neither\)/s);
+    expect(() => loadSettings({ WAVELOOP_BUILD_ID: 'v2' })).toThrow(/WAVELOOP_DEPLOYMENT.*must be set with WAVELOOP_BUILD_ID/s);
   });
 });

@@ -3,7 +3,7 @@ import type { BenchEnv } from '../support/env';
 import { chainHistories, sizedEvents } from '../support/env';
 import { ms, type ScenarioResult } from '../support/report';
 import { runId } from '../support/waveloop';
-import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/common/goal-contract';
+import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/contract/goal-tree/pursue-goal';
 
 /** Tree shapes (sub-goals per goal, by depth): 1 + 3 + 6 = 10 goals; 1 + 3 + 24 + 72 = 100 goals. */
 const SHAPES: Record<number, number[]> = { 10: [3, 2], 100: [3, 8, 3] };

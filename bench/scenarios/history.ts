@@ -4,7 +4,7 @@ import { chainHistories, EventType, sizedEvents } from '../support/env';
 import { goalFor } from '../../test/support/fake-model';
 import { ratio, type ScenarioResult } from '../support/report';
 import { runId, runLoops } from '../support/waveloop';
-import type { AgentLoopResult } from '../../src/common/contract';
+import type { AgentLoopResult } from '../../src/contract/agent-loop';
 
 const OUTPUT_BYTES = 2_048;
 const MIB = 2 ** 20;

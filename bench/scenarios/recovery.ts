@@ -6,8 +6,8 @@ import { goalFor } from '../../test/support/fake-model';
 import { ms, type ScenarioResult } from '../support/report';
 import { sleep } from '../support/stats';
 import { runId } from '../support/waveloop';
-import { AGENT_LOOP_WORKFLOW } from '../../src/common/contract';
-import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../src/common/activity-options';
+import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
+import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../src/contract/activity-options';
 
 const SLOW_CALL_MS = 5_000;
 

@@ -1,10 +1,10 @@
-import { DEFAULT_MODEL_TIMEOUT_MS } from '../../src/common/activity-options';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../../src/contract/activity-options';
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { Registry, createActivities } from '../../src/activities';
 import { defineAgent } from '../../src/agents/define';
-import type { ModelCallOutput, ToolCallOutput } from '../../src/common/activity-io';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type ChatMessage } from '../../src/common/contract';
+import type { ModelCallOutput, ToolCallOutput } from '../../src/contract/activity-io';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type ChatMessage } from '../../src/contract/agent-loop';
 import { createModelClient } from '../../src/worker';
 import { benchTool } from './bench-tool';
 import type { BenchEnv } from './env';

@@ -1,10 +1,10 @@
 import type { RetryPolicy } from '@temporalio/common';
 import type OpenAI from 'openai';
-import type { ChatMessage } from '../common/contract';
-import type { ModelPrice } from '../common/pricing';
-import { EndpointQuirks } from './endpoint-quirks';
-import { createGoalActivities } from './goal-components';
-import { createCallModel } from './model';
+import type { ChatMessage } from '../contract/agent-loop';
+import type { ModelPrice } from '../contract/pricing';
+import { EndpointQuirks } from './model/endpoint-quirks';
+import { createGoalActivities } from './goal-tree/components';
+import { createCallModel } from './model/call-model';
 import type { BlobStore } from '../payloads/blob-store';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';

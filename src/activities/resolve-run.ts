@@ -8,16 +8,16 @@ import {
   DEFAULT_MODEL_TIMEOUT_MS,
   DEFAULT_TOOL_RETRY,
   DEFAULT_TOOL_TIMEOUT_MS,
-} from '../common/activity-options';
-import type { ModelCallPolicy, ResolvedRun, ResolveRunInput, ToolInfo } from '../common/activity-io';
+} from '../contract/activity-options';
+import type { ModelCallPolicy, ResolvedRun, ResolveRunInput, ToolInfo } from '../contract/activity-io';
 import type { AgentDefinition } from '../agents/define';
-import { contextWindowOf } from '../common/context-windows';
-import { parseAgentLoopInput, type AgentLoopInput } from '../common/contract';
-import { FailureType } from '../common/errors';
-import { jsonPlannerInstructions } from '../common/plan';
-import { priceOf, type ModelPrice } from '../common/pricing';
+import { contextWindowOf } from '../contract/context-windows';
+import { parseAgentLoopInput, type AgentLoopInput } from '../contract/agent-loop';
+import { FailureType } from '../contract/errors';
+import { jsonPlannerInstructions } from '../contract/plan';
+import { priceOf, type ModelPrice } from '../contract/pricing';
 import type { AnyTool } from '../tools/define';
-import { toolParametersSchema } from './tool-schema';
+import { toolParametersSchema } from './model/tool-schema';
 import type { Registry } from './registry';
 
 export interface ResolveRunDeps {

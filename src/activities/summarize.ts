@@ -1,11 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import type { SummarizeInput, SummarizeOutput } from '../common/activity-io';
-import type { ChatMessage } from '../common/contract';
-import { EndpointQuirks } from './endpoint-quirks';
+import type { SummarizeInput, SummarizeOutput } from '../contract/activity-io';
+import type { ChatMessage } from '../contract/agent-loop';
+import { EndpointQuirks } from './model/endpoint-quirks';
 import { withHeartbeats } from './heartbeat';
-import { chat } from './model-chat';
-import { toModelFailure } from './model-errors';
+import { chat } from './model/chat';
+import { toModelFailure } from './model/errors';
 
 const SUMMARY_INSTRUCTIONS =
   'You compress the earlier part of an agent run so it can go on with less context. Summarise the ' +

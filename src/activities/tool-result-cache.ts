@@ -1,4 +1,4 @@
-import { textHash } from '../common/text-hash';
+import { textHash } from '../contract/text-hash';
 
 /** Tool results a worker keeps at most. */
 const DEFAULT_MAX_RESULTS = 10_000;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TOOL_RESULT_MAX_CHARS } from '../common/activity-options';
+import { TOOL_RESULT_MAX_CHARS } from '../contract/activity-options';
 import type { BlobStore } from '../payloads/blob-store';
 
 /**

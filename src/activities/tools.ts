@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ToolCallInput, ToolCallOutput } from '../common/activity-io';
-import { FailureType } from '../common/errors';
-import { describeIssues } from '../common/issues';
+import type { ToolCallInput, ToolCallOutput } from '../contract/activity-io';
+import { FailureType } from '../contract/errors';
+import { describeIssues } from '../contract/issues';
 import { ToolError } from '../tools/define';
 import { withHeartbeats } from './heartbeat';
 import type { BlobStore } from '../payloads/blob-store';

@@ -1,9 +1,9 @@
-import type { AgentLoopResult, RunProgress, WaveRecord } from '../common/contract';
-import { unseenText, type StreamedText } from '../common/streaming';
-import type { WaveloopClient } from './api';
-import { colors } from './colors';
-import { answerHint, approvalHint, renderCall } from './render';
-import { toolSummary } from '../common/summaries';
+import type { AgentLoopResult, RunProgress, WaveRecord } from '../contract/agent-loop';
+import { unseenText, type StreamedText } from '../contract/streaming';
+import type { WaveloopClient } from './waveloop-client';
+import { colors } from '../cli/ui/colors';
+import { answerHint, approvalHint, renderCall } from '../cli/ui/render';
+import { toolSummary } from '../contract/summaries';
 
 export interface FollowOutput {
   /** Prints a whole line. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalTreeInput } from '../common/goal-contract';
-import { workflowSummary } from '../common/goal-text';
+import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
+import { workflowSummary } from '../contract/goal-tree/text';
 import { GOAL_MEMO } from './run-list';
 
 export interface GoalStartOptions {

@@ -2,11 +2,11 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import type { GoalInput, GoalResult } from '../common/goal-contract';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type WaveRecord } from '../common/contract';
+import type { GoalInput, GoalResult } from '../contract/goal-tree/pursue-goal';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type WaveRecord } from '../contract/agent-loop';
 import { decodeHistoryPayloads } from '../payloads/decode-history';
-import { PURSUE_GOAL_WORKFLOW } from '../common/goal-contract';
-import { groupIntoLevels } from '../common/goal-levels';
+import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/pursue-goal';
+import { groupIntoLevels } from '../contract/goal-tree/levels';
 
 /**
  * A goal tree read back from Temporal: the history of each goal workflow is the durable log, so

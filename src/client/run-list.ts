@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../common/contract';
-import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
-import { WAVELOOP_STATUS } from '../common/search-attributes';
+import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../contract/agent-loop';
+import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
+import { WAVELOOP_STATUS } from '../contract/search-attributes';
 
 /**
  * The runs `waveloop list` shows: agent runs and goal trees, newest first, from Temporal's

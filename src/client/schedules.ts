@@ -8,11 +8,11 @@ import {
   type ScheduleOptions,
   type ScheduleSpec,
 } from '@temporalio/client';
-import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, type AgentLoopInput } from '../common/contract';
-import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
-import { GoalTreeInputSchema, type GoalTreeInput } from '../common/goal-contract';
-import { formatDuration } from '../common/duration';
-import { describeIssues } from '../common/issues';
+import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, type AgentLoopInput } from '../contract/agent-loop';
+import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
+import { GoalTreeInputSchema, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
+import { formatDuration } from '../contract/duration';
+import { describeIssues } from '../contract/issues';
 import { GOAL_MEMO } from './run-list';
 
 /** What a schedule does when a run is due while the last one still runs (Temporal's overlap policies). */

@@ -1,9 +1,9 @@
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../common/contract';
-import { PURSUE_GOAL_WORKFLOW } from '../common/goal-defaults';
-import type { GoalResult } from '../common/goal-contract';
-import type { WaveloopClient } from './api';
-import { UsageError } from './cli-errors';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../contract/agent-loop';
+import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
+import type { GoalResult } from '../contract/goal-tree/pursue-goal';
+import type { WaveloopClient } from './waveloop-client';
+import { UsageError } from '../cli/errors';
 import { UnknownWorkflowError } from './unknown-workflow-error';
 
 /**

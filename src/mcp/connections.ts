@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { describeIssues } from '../common/issues';
+import { describeIssues } from '../contract/issues';
 import type { AnyTool } from '../tools/define';
 import { mcpTool } from './mcp-tool';
 import { mcpServersSchema, type McpServerConfig, type McpServers } from './server-config';

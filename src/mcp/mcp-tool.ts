@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { DEFAULT_TOOL_TIMEOUT_MS } from '../common/activity-options';
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../contract/activity-options';
 import { ToolError, type AnyTool } from '../tools/define';
 import type { McpServerConfig } from './server-config';
 import type { McpServerConnection } from './server-connection';

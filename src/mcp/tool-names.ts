@@ -1,4 +1,4 @@
-import { textHash } from '../common/text-hash';
+import { textHash } from '../contract/text-hash';
 
 /** The longest tool name the model APIs take (`^[a-zA-Z0-9_-]{1,64}$`). */
 export const MAX_TOOL_NAME_LENGTH = 64;

@@ -1,6 +1,6 @@
 import type { AgentDefinition } from '../agents/define';
 import { defaultAgent } from '../agents/default';
-import { demoAgents } from '../agents/demo';
+import { demoAgents } from '../demo/agents';
 import type { ValidProjectConfig } from './validate-config';
 
 /** The agents a worker of the project offers: `default` (unless the config has its own), the demo's with the demo, the config's. */

@@ -2,9 +2,10 @@ import * as path from 'node:path';
 import { Registry } from '../activities/registry';
 import type { AgentDefinition } from '../agents/define';
 import { McpConnections } from '../mcp';
-import { builtinTools, createDemoTools, openDemoDatabase, type AnyTool } from '../tools';
+import { builtinTools, type AnyTool } from '../tools';
+import { createDemoTools, openDemoDatabase } from '../demo';
 import { ConfigFileError } from './config-file-error';
-import type { LoadedProject } from './load-config';
+import type { LoadedProject } from './load-project';
 import { projectAgents } from './project-agents';
 
 /** Where a tool a worker offers comes from. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../agents/define';
-import { describeIssues } from '../common/issues';
-import { AgentLoopInputSchema } from '../common/contract';
+import { describeIssues } from '../contract/issues';
+import { AgentLoopInputSchema } from '../contract/agent-loop';
 import { mcpServersSchema, type McpServers } from '../mcp/server-config';
 import { TOOL_NAME, type AnyTool } from '../tools/define';
 

@@ -1,9 +1,9 @@
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
-import { Metric } from '../common/metric-names';
-import { MODEL_CALL_ACTIVITIES, TOOL_CALL_ACTIVITY, modelCallInput, modelCallOutput, toolCallInput } from '../common/model-activities';
-import { costOf, priceOf, type ModelPrice } from '../common/pricing';
+import { Metric } from './workflow/metric-names';
+import { MODEL_CALL_ACTIVITIES, TOOL_CALL_ACTIVITY, modelCallInput, modelCallOutput, toolCallInput } from '../contract/model-activities';
+import { costOf, priceOf, type ModelPrice } from '../contract/pricing';
 
 /**
  * The activity interceptor of waveloop's model and tool metrics: every attempt of a model call

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
-import { Metric } from '../common/metric-names';
-import { WAVELOOP_STATUS } from '../common/search-attributes';
+import { Metric } from './workflow/metric-names';
+import { WAVELOOP_STATUS } from '../contract/search-attributes';
 
 /** How often a worker counts the runs waiting for an approval. */
 export const APPROVALS_REFRESH_MS = 15_000;

@@ -1,7 +1,7 @@
 import type { Attributes, Context } from '@opentelemetry/api';
 import { sanitizeAttributes } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { CONTENT_ATTRIBUTES } from '../common/trace-attributes';
+import { CONTENT_ATTRIBUTES } from './workflow/trace-attributes';
 
 /** The only attribute an `exception` event keeps without content: what kind of error it was. */
 const EXCEPTION_TYPE = 'exception.type';

@@ -1,6 +1,6 @@
 import { noopMetricMeter } from '@temporalio/common';
 import { Runtime, type RuntimeOptions, type TelemetryOptions } from '@temporalio/worker';
-import { METRIC_BUCKETS } from '../common/metric-names';
+import { METRIC_BUCKETS } from './workflow/metric-names';
 
 /**
  * Prometheus metrics through Temporal's runtime: the runtime serves `/metrics` at an address, with

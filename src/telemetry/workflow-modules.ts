@@ -15,9 +15,9 @@ import * as path from 'node:path';
  */
 export function telemetryWorkflowModules(on: { tracing?: boolean; metrics?: boolean }): string[] {
   // Without an extension: the bundler finds the .js beside the built package and the .ts in the sources.
-  const workflows = path.join(__dirname, '..', 'workflows');
+  const workflow = path.join(__dirname, 'workflow');
   return [
-    ...(on.tracing ? [path.join(workflows, 'tracing-interceptors')] : []),
-    ...(on.metrics ? [path.join(workflows, 'metrics-interceptors')] : []),
+    ...(on.tracing ? [path.join(workflow, 'tracing-interceptors')] : []),
+    ...(on.metrics ? [path.join(workflow, 'metrics-interceptors')] : []),
   ];
 }

@@ -4,12 +4,12 @@ import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/w
 import OpenAI from 'openai';
 import { createActivities, Registry } from '../activities';
 import type { AgentDefinition } from '../agents/define';
-import { previousFailure } from '../client/pending-activity';
-import { queryWithRetry } from '../client/query';
-import { DEFAULT_MODEL, type ModelConfig, type WorkerDeployment } from '../config';
-import type { ModelPrice } from '../common/pricing';
-import { WAVELOOP_SEARCH_ATTRIBUTES } from '../common/search-attributes';
-import { transcriptQuery } from '../common/messages';
+import { previousFailure } from '../temporal/pending-activity';
+import { queryWithRetry } from '../temporal/query';
+import { DEFAULT_MODEL, type ModelConfig, type WorkerDeployment } from '../settings';
+import type { ModelPrice } from '../contract/pricing';
+import { WAVELOOP_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
+import { transcriptQuery } from '../contract/messages';
 import type { AnyTool } from '../tools/define';
 import { cachedWorkerBundle } from './bundle-cache';
 import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';
@@ -45,7 +45,7 @@ export interface WaveloopWorkerOptions {
    */
   blobStore?: BlobStore;
   /**
-   * Keys that encrypt every payload at rest (`loadConfig().encryption`); without them nothing is
+   * Keys that encrypt every payload at rest (`loadSettings().encryption`); without them nothing is
    * encrypted. With a current key, the full tool results kept in `blobStore` are encrypted too.
    * Clients of these runs need the same keys.
    */

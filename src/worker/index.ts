@@ -2,4 +2,4 @@ export { createModelClient, createWorker, type WaveloopWorkerOptions } from './c
 export { createProjectWorker } from './project-worker';
 export { DEFAULT_WORKER_TUNING, throughputTuning, type WorkerTuning } from './tuning';
 export { ENCODED_FAILURES_PATH } from '../payloads/data-converter';
-export type { WorkerDeployment } from '../config';
+export type { WorkerDeployment } from '../settings';

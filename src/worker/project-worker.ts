@@ -1,9 +1,9 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { connectionSettings } from '../client/connection';
-import { DEFAULT_MODEL_RETRY } from '../common/activity-options';
-import { modelConfigProblem, type WaveloopConfig } from '../config';
+import { connectionSettings } from '../temporal/connection';
+import { DEFAULT_MODEL_RETRY } from '../contract/activity-options';
+import { modelConfigProblem, type WaveloopSettings } from '../settings';
 import { blobStoreIn } from '../payloads/blob-store';
-import type { LoadedProject } from '../project/load-config';
+import type { LoadedProject } from '../project/load-project';
 import { openToolset } from '../project/toolset';
 import { createModelClient, createWorker } from './create-worker';
 import type { WorkerTuning } from './tuning';
@@ -17,7 +17,7 @@ import type { WorkerTuning } from './tuning';
  * connection, the MCP servers and the demo database.
  */
 export async function createProjectWorker(
-  config: WaveloopConfig,
+  config: WaveloopSettings,
   project: LoadedProject,
   tuning: WorkerTuning = {},
 ): Promise<{ worker: Worker; close: () => Promise<void> }> {

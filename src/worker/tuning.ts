@@ -1,6 +1,6 @@
 import type { WorkerOptions } from '@temporalio/worker';
-import { STREAM_HEARTBEAT_INTERVAL_MS } from '../common/activity-options';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../config';
+import { STREAM_HEARTBEAT_INTERVAL_MS } from '../contract/activity-options';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../settings';
 
 /**
  * The worker options a waveloop worker lets you tune (`createWorker({ tuning })`): slots, pollers,

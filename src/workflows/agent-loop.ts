@@ -1,13 +1,13 @@
 import { ApplicationFailure, ContinueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ModelCallInput, ModelCallOutput, ResolvedRun, ToolInfo } from '../common/activity-io';
-import type { AgentLoopInput, AgentLoopResult, RunProgress, RunStatus, ToolCallMessagePart, ToolCallRecord, WaveRecord } from '../common/contract';
-import { addUsage, usageReport, type Usage } from '../common/usage';
+import type { ModelCallInput, ModelCallOutput, ResolvedRun, ToolInfo } from '../contract/activity-io';
+import type { AgentLoopInput, AgentLoopResult, RunProgress, RunStatus, ToolCallMessagePart, ToolCallRecord, WaveRecord } from '../contract/agent-loop';
+import { addUsage, usageReport, type Usage } from '../contract/usage';
 import { alarm } from './alarm';
 import { clippedWaves } from './compaction';
 import { HumanGate } from './human-gate';
 import { RunLimits, runDeadline } from './limits';
 import { Memory, type Continuation } from './memory';
-import { transcriptQuery } from '../common/messages';
+import { transcriptQuery } from '../contract/messages';
 import { askModel, isContextExceeded, resolveRun } from './model-calls';
 import { plannerFor, type PlannerRules } from './planners';
 import { Publisher } from './publishing';

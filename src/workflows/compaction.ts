@@ -1,4 +1,4 @@
-import type { ChatMessage, WaveRecord } from '../common/contract';
+import type { ChatMessage, WaveRecord } from '../contract/agent-loop';
 
 /**
  * Seed 004's memory pruning, for the hand-over to a new run (continue-as-new): the system prompt,

@@ -1,6 +1,6 @@
 import { condition, setHandler } from '@temporalio/workflow';
-import type { RunProgress } from '../common/contract';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../common/messages';
+import type { RunProgress } from '../contract/agent-loop';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../contract/messages';
 
 /** How a person decided a call that needed approval. */
 export type Decision = { approved: true } | { approved: false; reason: string };

@@ -1,2 +1,2 @@
 export { agentLoop } from './agent-loop';
-export { pursueGoal } from './pursue-goal';
+export { pursueGoal } from './goal-tree/pursue-goal';

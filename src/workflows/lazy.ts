@@ -14,5 +14,5 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- deliberate: loaded on first use (see above) */
 export const lazy = {
   planParser: (): typeof import('./plan-parser') => require('./plan-parser'),
-  goalContract: (): typeof import('../common/goal-contract') => require('../common/goal-contract'),
+  goalContract: (): typeof import('../contract/goal-tree/pursue-goal') => require('../contract/goal-tree/pursue-goal'),
 };

@@ -1,7 +1,7 @@
-import type { ToolCallRecord, Usage } from '../common/contract';
-import type { ModelPrice } from '../common/pricing';
-import { costOf } from '../common/pricing';
-import { textHash } from '../common/text-hash';
+import type { ToolCallRecord, Usage } from '../contract/agent-loop';
+import type { ModelPrice } from '../contract/pricing';
+import { costOf } from '../contract/pricing';
+import { textHash } from '../contract/text-hash';
 
 /**
  * The limits that end a run gracefully: iterations, token and cost budgets, the time limit, and the

@@ -1,7 +1,7 @@
 import { isCancellation, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
-import { DEFAULT_MAX_HISTORY_EVENTS } from '../common/activity-options';
-import type { ResolvedRun } from '../common/activity-io';
-import type { AgentLoopInput, ChatMessage, Usage, WaveRecord } from '../common/contract';
+import { DEFAULT_MAX_HISTORY_EVENTS } from '../contract/activity-options';
+import type { ResolvedRun } from '../contract/activity-io';
+import type { AgentLoopInput, ChatMessage, Usage, WaveRecord } from '../contract/agent-loop';
 import { compacted, compactionRange } from './compaction';
 import { summarize } from './model-calls';
 import type { Transcript } from './transcript';

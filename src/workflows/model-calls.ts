@@ -1,9 +1,9 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { DEFAULT_MODEL_ACTIVITY_OPTIONS, LOCAL_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../common/activity-options';
-import type { ModelCallInput, ModelCallOutput, ModelCallPolicy, ResolvedRun, SummarizeOutput } from '../common/activity-io';
-import { FailureType } from '../common/errors';
-import { modelSummary } from '../common/summaries';
+import { DEFAULT_MODEL_ACTIVITY_OPTIONS, LOCAL_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../contract/activity-options';
+import type { ModelCallInput, ModelCallOutput, ModelCallPolicy, ResolvedRun, SummarizeOutput } from '../contract/activity-io';
+import { FailureType } from '../contract/errors';
+import { modelSummary } from '../contract/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { describeIssues } from '../common/issues';
-import { WavePlanSchema, type WavePlan } from '../common/plan';
+import { describeIssues } from '../contract/issues';
+import { WavePlanSchema, type WavePlan } from '../contract/plan';
 
 /*
  * The JSON planner's reply parser. It validates with zod, so workflow code loads it only

@@ -1,5 +1,5 @@
-import type { AssistantMessage, ChatMessage, ToolCallMessagePart, WaveRecord } from '../common/contract';
-import type { Planner } from '../common/plan';
+import type { AssistantMessage, ChatMessage, ToolCallMessagePart, WaveRecord } from '../contract/agent-loop';
+import type { Planner } from '../contract/plan';
 import { lazy } from './lazy';
 
 /** What the loop does next with a model reply. */

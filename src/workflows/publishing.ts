@@ -1,9 +1,9 @@
 import { setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../common/activity-options';
-import type { AgentLoopResult, RunProgress, RunStatus } from '../common/contract';
-import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../common/search-attributes';
-import { ZERO_USAGE } from '../common/usage';
-import { statusQuery } from '../common/messages';
+import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../contract/activity-options';
+import type { AgentLoopResult, RunProgress, RunStatus } from '../contract/agent-loop';
+import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../contract/search-attributes';
+import { ZERO_USAGE } from '../contract/usage';
+import { statusQuery } from '../contract/messages';
 import { runDetails } from './run-details';
 
 /**

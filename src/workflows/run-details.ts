@@ -1,6 +1,6 @@
-import type { RunProgress } from '../common/contract';
-import { answerCommand, approveCommand, denyCommand, endCommand, sendCommand } from '../common/person-commands';
-import { toolSummary } from '../common/summaries';
+import type { RunProgress } from '../contract/agent-loop';
+import { answerCommand, approveCommand, denyCommand, endCommand, sendCommand } from '../contract/command-lines';
+import { toolSummary } from '../contract/summaries';
 
 /** The most characters of a call's arguments, a question or a message the details show. */
 const MAX_TEXT_CHARS = 500;

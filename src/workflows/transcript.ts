@@ -1,6 +1,6 @@
-import type { ModelCallOutput, ToolResultRef, TranscriptSlice } from '../common/activity-io';
-import type { ChatMessage } from '../common/contract';
-import { textHash } from '../common/text-hash';
+import type { ModelCallOutput, ToolResultRef, TranscriptSlice } from '../contract/activity-io';
+import type { ChatMessage } from '../contract/agent-loop';
+import { textHash } from '../contract/text-hash';
 
 /**
  * A slice starting the transcript carries at most this many characters inline; a longer one is

@@ -1,12 +1,12 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../common/activity-options';
-import type { ToolInfo } from '../common/activity-io';
-import type { ToolCallMessagePart, ToolCallRecord } from '../common/contract';
-import { FailureType } from '../common/errors';
+import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
+import type { ToolInfo } from '../contract/activity-io';
+import type { ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
+import { FailureType } from '../contract/errors';
 import type { HumanGate } from './human-gate';
 import { DENIED } from './limits';
-import { toolSummary } from '../common/summaries';
+import { toolSummary } from '../contract/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
 

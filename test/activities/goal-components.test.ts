@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseReply } from '../../src/activities/goal-components';
-import { AssessmentSchema, DecompositionSchema, GOAL_COMPONENT_SCHEMAS } from '../../src/common/goal-contract';
+import { parseReply } from '../../src/activities/goal-tree/components';
+import { AssessmentSchema, DecompositionSchema, GOAL_COMPONENT_SCHEMAS } from '../../src/contract/goal-tree/pursue-goal';
 
 describe('goal components', () => {
   it('parseReply: JSON that matches the schema, also inside a ```json fence', () => {

@@ -4,9 +4,9 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities, Registry } from '../../src/activities';
-import type { ModelCallInput, ModelCallOutput } from '../../src/common/activity-io';
-import type { Assessment, ComponentOutput } from '../../src/common/goal-contract';
-import type { ChatMessage } from '../../src/common/contract';
+import type { ModelCallInput, ModelCallOutput } from '../../src/contract/activity-io';
+import type { Assessment, ComponentOutput } from '../../src/contract/goal-tree/pursue-goal';
+import type { ChatMessage } from '../../src/contract/agent-loop';
 import { FakeModel } from '../support/fake-model';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { retryAfterMs, toModelFailure } from '../../src/activities/model-errors';
+import { retryAfterMs, toModelFailure } from '../../src/activities/model/errors';
 
 function apiError(status: number, headers: Record<string, string> = {}): APIError {
   return APIError.generate(status, { message: `status ${status}` }, undefined, new Headers(headers));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { joinThinking, splitThinking } from '../../src/activities/reasoning';
+import { joinThinking, splitThinking } from '../../src/activities/model/reasoning';
 
 describe('splitThinking', () => {
   it('splitThinking: a leading <think> block is thinking; the text after it is the reply', () => {

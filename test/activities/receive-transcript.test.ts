@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { receiveTranscript } from '../../src/activities/model';
+import { receiveTranscript } from '../../src/activities/model/call-model';
 import { ToolResultCache } from '../../src/activities/tool-result-cache';
-import { TranscriptCache } from '../../src/activities/transcript-cache';
-import type { TranscriptSlice } from '../../src/common/activity-io';
-import type { ChatMessage } from '../../src/common/contract';
-import { textHash } from '../../src/common/text-hash';
+import { TranscriptCache } from '../../src/activities/model/transcript-cache';
+import type { TranscriptSlice } from '../../src/contract/activity-io';
+import type { ChatMessage } from '../../src/contract/agent-loop';
+import { textHash } from '../../src/contract/text-hash';
 
 const whole: ChatMessage[] = [
   { role: 'system', content: 'You help.' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
-import { adaptRequest, refusedParameter, type ChatParams, type RefusedParameter } from '../../src/activities/refused-parameters';
+import { adaptRequest, refusedParameter, type ChatParams, type RefusedParameter } from '../../src/activities/model/refused-parameters';
 
 /** A 400 as the `openai` client throws it for an error body. */
 function badRequest(error: Record<string, unknown>, status = 400): APIError {

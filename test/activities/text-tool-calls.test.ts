@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { textToolCalls } from '../../src/activities/text-tool-calls';
+import { textToolCalls } from '../../src/activities/model/text-tool-calls';
 
 const OFFERED = new Set(['calculator', 'get_weather', 'search_notes']);
 

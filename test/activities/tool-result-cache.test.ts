@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolResultCache } from '../../src/activities/tool-result-cache';
-import { textHash } from '../../src/common/text-hash';
+import { textHash } from '../../src/contract/text-hash';
 
 const ref = (content: string) => ({ chars: content.length, hash: textHash(content) });
 

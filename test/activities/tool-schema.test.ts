@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toolParametersSchema } from '../../src/activities/tool-schema';
+import { toolParametersSchema } from '../../src/activities/model/tool-schema';
 import { defineTool } from '../../src/tools/define';
 
 describe('toolParametersSchema', () => {

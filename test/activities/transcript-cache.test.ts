@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TranscriptCache } from '../../src/activities/transcript-cache';
-import type { ChatMessage } from '../../src/common/contract';
+import { TranscriptCache } from '../../src/activities/model/transcript-cache';
+import type { ChatMessage } from '../../src/contract/agent-loop';
 
 const start: ChatMessage[] = [
   { role: 'system', content: 'You help.' },

@@ -1,7 +1,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { AGENT_LOOP_WORKFLOW } from '../../src/common/contract';
-import { approveUpdate, statusQuery } from '../../src/common/messages';
-import type { DemoDatabase } from '../../src/tools';
+import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
+import { approveUpdate, statusQuery } from '../../src/contract/messages';
+import type { DemoDatabase } from '../../src/demo';
 import { approvalCallId, chaosGoal } from './script';
 
 /** A chaos run, as the crash matrices track it. */

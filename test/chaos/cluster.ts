@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/client/server';
-import { isServerUp } from '../../src/client/server-address';
-import { SERVER_PID_FILE } from '../../src/client/server-files';
+import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/server/embedded-server';
+import { isServerUp } from '../../src/server/address';
+import { SERVER_PID_FILE } from '../../src/server/files';
 import { eventually } from '../support/wait';
 
 const WORKER_SCRIPT = path.join(__dirname, 'worker-process.mjs');

@@ -10,9 +10,9 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createModelClient, createWorker } from '../../dist/src/worker/index.js';
-import { builtinTools, createDemoTools, defineTool, openDemoDatabase } from '../../dist/src/tools/index.js';
+import { builtinTools, defineTool } from '../../dist/src/tools/index.js';
+import { createDemoTools, demoAgents, openDemoDatabase } from '../../dist/src/demo/index.js';
 import { defaultAgent } from '../../dist/src/agents/default.js';
-import { demoAgents } from '../../dist/src/agents/demo.js';
 
 /** Attempts of the slowed tools time out after this long, so a call cut off by a kill is retried within seconds. */
 const TOOL_TIMEOUT_MS = 4_000;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WaveloopClient } from '../../src/client/api';
+import { WaveloopClient } from '../../src/client/waveloop-client';
 import { RUN_STATES } from '../../src/client/run-list';
 import { cliFixture, waveloop, type CliFixture } from '../support/cli';
 

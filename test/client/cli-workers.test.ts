@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WaveloopClient } from '../../src/client/api';
+import { WaveloopClient } from '../../src/client/waveloop-client';
 import { cliFixture, waveloop, waveloopLive, type CliFixture } from '../support/cli';
 import { toolMessages } from '../support/fake-model';
 import { eventually, eventuallyMatches, settled } from '../support/wait';

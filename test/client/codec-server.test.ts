@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type * as http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { DEFAULT_WEB_UI_ORIGINS, startCodecServer } from '../../src/client/codec-server';
+import { DEFAULT_WEB_UI_ORIGINS, startCodecServer } from '../../src/payloads/codec-server';
 import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
 import { metadataToBase64 } from '../../src/payloads/bytes';
 import { blobStoreIn } from '../../src/payloads/blob-store';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colorEnabled } from '../../src/client/colors';
+import { colorEnabled } from '../../src/cli/ui/colors';
 
 describe('colorEnabled', () => {
   const tty = { isTTY: true };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { WaveloopClient } from '../../src/client/api';
+import type { WaveloopClient } from '../../src/client/waveloop-client';
 import { followRun } from '../../src/client/follow';
-import type { AgentLoopResult, RunProgress } from '../../src/common/contract';
-import { streamedText, type StreamedText } from '../../src/common/streaming';
+import type { AgentLoopResult, RunProgress } from '../../src/contract/agent-loop';
+import { streamedText, type StreamedText } from '../../src/contract/streaming';
 import { eventually } from '../support/wait';
 
 const PROGRESS: RunProgress = {

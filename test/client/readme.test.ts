@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/client/cli';
+import { buildProgram } from '../../src/cli/program';
 import { ROOT } from '../support/cli';
 
 /** The text of `file` (a path from the repository's root). */

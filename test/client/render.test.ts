@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentLoopResult, RunProgress } from '../../src/common/contract';
-import { renderProgress, renderResult, renderResultSummary } from '../../src/client/render';
+import type { AgentLoopResult, RunProgress } from '../../src/contract/agent-loop';
+import { renderProgress, renderResult, renderResultSummary } from '../../src/cli/ui/render';
 
 describe('renderProgress (waveloop status)', () => {
   it('shows the calls of the running wave that have settled, and what waits for a person', () => {

@@ -4,10 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '../../src/client/server';
-import { isServerUp } from '../../src/client/server-address';
-import { SERVER_DB_FILE, SERVER_PID_FILE } from '../../src/client/server-files';
-import { findTemporalBinary } from '../../src/client/temporal-cli';
+import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '../../src/server/embedded-server';
+import { isServerUp } from '../../src/server/address';
+import { SERVER_DB_FILE, SERVER_PID_FILE } from '../../src/server/files';
+import { findTemporalBinary } from '../../src/server/temporal-cli';
 
 // These tests run the real `temporal server start-dev`, on free ports in a temp data dir, in order:
 // each one builds on the server state the previous one left.

@@ -29,7 +29,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { parse } from 'yaml';
-import { findTemporalBinary } from '../../src/client/temporal-cli';
+import { findTemporalBinary } from '../../src/server/temporal-cli';
 import { freePorts } from '../chaos/cluster';
 import { ServerProcess, STACK_ENV, type ClusterStack } from './stack';
 

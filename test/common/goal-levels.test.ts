@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupIntoLevels } from '../../src/common/goal-levels';
+import { groupIntoLevels } from '../../src/contract/goal-tree/levels';
 
 describe('groupIntoLevels', () => {
   it('groupIntoLevels: independent sub-goals share the first level', () => {

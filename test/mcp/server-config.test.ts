@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeIssues } from '../../src/common/issues';
+import { describeIssues } from '../../src/contract/issues';
 import { mcpServerConfigSchema, mcpServersSchema } from '../../src/mcp/server-config';
 
 /** What is wrong with `value` as one MCP server entry, as a person reads it; undefined when it is valid. */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnections } from '../../src/mcp';
 import { mcpTool } from '../../src/mcp/mcp-tool';
 import { McpServerConnection } from '../../src/mcp/server-connection';
-import { approveUpdate } from '../../src/common/messages';
+import { approveUpdate } from '../../src/contract/messages';
 import { ToolError } from '../../src/tools/define';
 import { toolMessages } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';

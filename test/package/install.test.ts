@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemporalBinary } from '../../src/client/temporal-cli';
+import { findTemporalBinary } from '../../src/server/temporal-cli';
 import { FakeModel, toolMessages } from '../support/fake-model';
 import { ROOT } from '../support/cli';
 import { freePort } from '../support/ports';

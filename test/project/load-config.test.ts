@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigFileError } from '../../src/project/config-file-error';
-import { findConfigFile, loadProject } from '../../src/project/load-config';
+import { findConfigFile, loadProject } from '../../src/project/load-project';
 import { testProject, type TestProject } from '../support/project';
 
 const CONFIG = `import { defineConfig, defineTool, defineAgent } from 'waveloop';

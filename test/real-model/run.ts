@@ -17,17 +17,18 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { defaultAgent } from '../../src/agents/default';
-import { demoAgents } from '../../src/agents/demo';
-import { WaveloopClient } from '../../src/client/api';
-import { findTemporalBinary } from '../../src/client/temporal-cli';
-import type { ModelCallOutput } from '../../src/common/activity-io';
-import type { AgentLoopInput, AgentLoopResult } from '../../src/common/contract';
-import type { GoalResult, GoalTreeInput } from '../../src/common/goal-contract';
-import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
-import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
-import { loadConfig, modelConfigProblem } from '../../src/config';
+import { demoAgents } from '../../src/demo/agents';
+import { WaveloopClient } from '../../src/client/waveloop-client';
+import { findTemporalBinary } from '../../src/server/temporal-cli';
+import type { ModelCallOutput } from '../../src/contract/activity-io';
+import type { AgentLoopInput, AgentLoopResult } from '../../src/contract/agent-loop';
+import type { GoalResult, GoalTreeInput } from '../../src/contract/goal-tree/pursue-goal';
+import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
+import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/server/tuning';
+import { loadSettings, modelConfigProblem } from '../../src/settings';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
-import { builtinTools, createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/tools';
+import { builtinTools } from '../../src/tools';
+import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/demo';
 import { createModelClient, createWorker } from '../../src/worker';
 import { activities } from '../support/history';
 
@@ -86,7 +87,7 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadSettings();
   const problem = modelConfigProblem(config.model);
   if (problem || !config.model.model) {
     console.error(`${problem ?? 'Set WAVELOOP_MODEL to the model the endpoint serves.'}\nTo start a local one: source ../shared/real-model/realmodel.sh && realmodel_start 1.5b`);

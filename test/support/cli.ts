@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Worker } from '@temporalio/worker';
-import { WaveloopClient } from '../../src/client/api';
+import { WaveloopClient } from '../../src/client/waveloop-client';
 import type { FakeModel } from './fake-model';
 import { Harness } from './harness';
 

@@ -3,9 +3,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { findTemporalBinary } from '../../src/client/temporal-cli';
-import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
-import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/common/server-tuning';
+import { findTemporalBinary } from '../../src/server/temporal-cli';
+import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
+import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/server/tuning';
 import { buildWorkflowBundle } from './workflow-bundle';
 
 declare module 'vitest' {

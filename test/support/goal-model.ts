@@ -1,4 +1,4 @@
-import type { Assessment, Decomposition, Achievement, Synthesis } from '../../src/common/goal-contract';
+import type { Assessment, Decomposition, Achievement, Synthesis } from '../../src/contract/goal-tree/pursue-goal';
 import type { ChatRequest, ScriptedReply, ScriptStep } from './fake-model';
 
 /**

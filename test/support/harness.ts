@@ -7,10 +7,11 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { AgentDefinition } from '../../src/agents/define';
 import { defaultAgent } from '../../src/agents/default';
-import { demoAgents } from '../../src/agents/demo';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
+import { demoAgents } from '../../src/demo/agents';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/contract/agent-loop';
 import type { AnyTool } from '../../src/tools/define';
-import { builtinTools, createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/tools';
+import { builtinTools } from '../../src/tools';
+import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/demo';
 import OpenAI from 'openai';
 import { blobStoreIn } from '../../src/payloads/blob-store';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
@@ -19,10 +20,10 @@ import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../
 import { FakeModel } from './fake-model';
 import { buildWorkflowBundle } from './workflow-bundle';
 import { eventually } from './wait';
-import { queryWithRetry } from '../../src/client/query';
-import { statusQuery, transcriptQuery } from '../../src/common/messages';
-import type { ChatMessage, RunProgress } from '../../src/common/contract';
-import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/common/goal-contract';
+import { queryWithRetry } from '../../src/temporal/query';
+import { statusQuery, transcriptQuery } from '../../src/contract/messages';
+import type { ChatMessage, RunProgress } from '../../src/contract/agent-loop';
+import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/contract/goal-tree/pursue-goal';
 
 export interface GoalOutcome {
   handle: WorkflowHandle;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetricMeter, MetricTags } from '@temporalio/common';
-import { approveUpdate } from '../../src/common/messages';
+import { approveUpdate } from '../../src/contract/messages';
 import { watchApprovals } from '../../src/telemetry/approvals-gauge';
 import { Harness, waitForProgress } from '../support/harness';
 import { eventually } from '../support/wait';

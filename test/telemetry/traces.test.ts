@@ -12,7 +12,7 @@ import { defineTool, ToolError } from '../../src/tools/define';
 import { telemetryWorkflowModules } from '../../src/telemetry/workflow-modules';
 import { FAKE_USAGE } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
-import { approveUpdate } from '../../src/common/messages';
+import { approveUpdate } from '../../src/contract/messages';
 import { Harness, waitForProgress, workflowBundle, type TestTelemetry, type WorkflowBundle } from '../support/harness';
 import { HISTORIES_DIR } from '../support/history';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WaveloopClient } from '../../src/client/api';
-import { approveUpdate } from '../../src/common/messages';
+import { WaveloopClient } from '../../src/client/waveloop-client';
+import { approveUpdate } from '../../src/contract/messages';
 import { waveloopLive } from '../support/cli';
 import { FAKE_USAGE } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';

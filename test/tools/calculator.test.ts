@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateExpression, ExpressionError } from '../../src/tools/arithmetic';
-import { calculatorTool } from '../../src/tools/calculator';
+import { evaluateExpression, ExpressionError } from '../../src/demo/tools/arithmetic';
+import { calculatorTool } from '../../src/demo/tools/calculator';
 import { callTool } from '../support/tool-context';
 
 

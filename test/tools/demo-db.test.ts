@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDemoDatabase } from '../../src/tools/demo-db';
+import { openDemoDatabase } from '../../src/demo/demo-db';
 import { makeDemoDeps, type TempDemoDeps } from '../support/tool-context';
 
 const count = (deps: TempDemoDeps, table: string) =>

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getAvailabilityTool } from '../../src/tools/get-availability';
+import { getAvailabilityTool } from '../../src/demo/tools/get-availability';
 import { callTool, makeDemoDeps, type TempDemoDeps } from '../support/tool-context';
 
 let deps: TempDemoDeps;

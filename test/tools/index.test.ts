@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { builtinTools, createDemoTools, DEMO_TOOL_NAMES } from '../../src/tools';
+import { builtinTools } from '../../src/tools';
+import { createDemoTools, DEMO_TOOL_NAMES } from '../../src/demo';
 import { taskCompleteTool } from '../../src/tools/task-complete';
 import { callTool, makeDemoDeps, type TempDemoDeps } from '../support/tool-context';
 

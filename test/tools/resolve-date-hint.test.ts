@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveDateHintTool } from '../../src/tools/resolve-date-hint';
+import { resolveDateHintTool } from '../../src/demo/tools/resolve-date-hint';
 import { callTool, FIXED_NOW } from '../support/tool-context';
 
 /** The resolved range as "start" for a single day or "start..end". */

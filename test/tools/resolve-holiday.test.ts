@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveHolidayTool } from '../../src/tools/resolve-holiday';
+import { resolveHolidayTool } from '../../src/demo/tools/resolve-holiday';
 import { callTool, FIXED_NOW } from '../support/tool-context';
 
 const resolve = (args: { name: string; year?: number }, now = FIXED_NOW) =>

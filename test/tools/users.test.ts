@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findUser } from '../../src/tools/demo-db';
-import { getUserTool } from '../../src/tools/get-user';
-import { searchUsersTool } from '../../src/tools/search-users';
-import { updateUserTool } from '../../src/tools/update-user';
+import { findUser } from '../../src/demo/demo-db';
+import { getUserTool } from '../../src/demo/tools/get-user';
+import { searchUsersTool } from '../../src/demo/tools/search-users';
+import { updateUserTool } from '../../src/demo/tools/update-user';
 import { callTool, makeDemoDeps, makeToolContext, type TempDemoDeps } from '../support/tool-context';
 
 let deps: TempDemoDeps;

@@ -4,10 +4,10 @@ import { WorkflowNotFoundError, type WorkflowHandle, type WorkflowHandleWithFirs
 import { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import { z } from 'zod';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopInput, type AgentLoopResult } from '../../src/common/contract';
-import { PURSUE_GOAL_WORKFLOW, type GoalInput, type GoalResult } from '../../src/common/goal-contract';
-import { answerUpdate, approveUpdate, statusQuery } from '../../src/common/messages';
-import { queryWithRetry } from '../../src/client/query';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopInput, type AgentLoopResult } from '../../src/contract/agent-loop';
+import { PURSUE_GOAL_WORKFLOW, type GoalInput, type GoalResult } from '../../src/contract/goal-tree/pursue-goal';
+import { answerUpdate, approveUpdate, statusQuery } from '../../src/contract/messages';
+import { queryWithRetry } from '../../src/temporal/query';
 import { defineTool } from '../../src/tools/define';
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';

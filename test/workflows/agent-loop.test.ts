@@ -3,9 +3,9 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAKE_USAGE, toolMessages, type ChatRequest } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
-import { approveUpdate } from '../../src/common/messages';
+import { approveUpdate } from '../../src/contract/messages';
 import { activities, recordHistory } from '../support/history';
-import { textHash } from '../../src/common/text-hash';
+import { textHash } from '../../src/contract/text-hash';
 import { defineTool } from '../../src/tools/define';
 import { z } from 'zod';
 

@@ -3,7 +3,7 @@ import { temporal } from '@temporalio/proto';
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
 import { recordHistory } from '../support/history';
-import { answerUpdate } from '../../src/common/messages';
+import { answerUpdate } from '../../src/contract/messages';
 
 const h = new Harness();
 beforeAll(() => h.start());

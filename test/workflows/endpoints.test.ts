@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/common/contract';
-import type { ModelCallOutput } from '../../src/common/activity-io';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/contract/agent-loop';
+import type { ModelCallOutput } from '../../src/contract/activity-io';
 import { Harness } from '../support/harness';
 import { activities } from '../support/history';
 

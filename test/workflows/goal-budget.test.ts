@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childDeadline, MAX_TIME_RESERVE_MS, RESERVE_FRACTION, shareLevel } from '../../src/workflows/goal-budget';
+import { childDeadline, MAX_TIME_RESERVE_MS, RESERVE_FRACTION, shareLevel } from '../../src/workflows/goal-tree/budget';
 
 describe('shareLevel', () => {
   it('shareLevel: goals are split evenly after one is kept for each later sub-goal', () => {

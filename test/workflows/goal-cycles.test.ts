@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findCycle, goalSimilarity, goalWords } from '../../src/workflows/goal-cycles';
+import { findCycle, goalSimilarity, goalWords } from '../../src/workflows/goal-tree/cycles';
 
 describe('cycle detection', () => {
   it('goalWords: lower case, no punctuation, stop words or plural s', () => {

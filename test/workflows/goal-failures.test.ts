@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/common';
-import { describeFailure, timedOut, usageOfFailedChild } from '../../src/workflows/goal-failures';
+import { describeFailure, timedOut, usageOfFailedChild } from '../../src/workflows/goal-tree/failures';
 
 const childFailure = (cause: Error) => new ChildWorkflowFailure('default', { workflowId: 'tree/1', runId: 'r' }, 'pursueGoal', 'NON_RETRYABLE_FAILURE', cause);
 const USAGE = { promptTokens: 100, completionTokens: 10, totalTokens: 110 };

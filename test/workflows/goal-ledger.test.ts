@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { GoalConstraints, GoalNode } from '../../src/common/goal-contract';
-import type { Usage } from '../../src/common/usage';
-import { Ledger, type GoalTime } from '../../src/workflows/goal-ledger';
+import type { GoalConstraints, GoalNode } from '../../src/contract/goal-tree/pursue-goal';
+import type { Usage } from '../../src/contract/usage';
+import { Ledger, type GoalTime } from '../../src/workflows/goal-tree/ledger';
 
 const usage = (promptTokens: number, completionTokens: number): Usage => ({ promptTokens, completionTokens, totalTokens: promptTokens + completionTokens });
 /** $1 per million prompt tokens, $2 per million completion tokens. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentLoopResult, ToolCallRecord } from '../../src/common/contract';
-import type { GoalResult, GoalStatus, Synthesis } from '../../src/common/goal-contract';
-import { ZERO_USAGE } from '../../src/common/usage';
-import type { Violation } from '../../src/workflows/goal-ledger';
-import * as results from '../../src/workflows/goal-results';
+import type { AgentLoopResult, ToolCallRecord } from '../../src/contract/agent-loop';
+import type { GoalResult, GoalStatus, Synthesis } from '../../src/contract/goal-tree/pursue-goal';
+import { ZERO_USAGE } from '../../src/contract/usage';
+import type { Violation } from '../../src/workflows/goal-tree/ledger';
+import * as results from '../../src/workflows/goal-tree/results';
 
 const SPENT = { goals: 3, usage: { promptTokens: 200, completionTokens: 20, totalTokens: 220 }, costUsd: 0.5 };
 const TOKENS: Violation = { kind: 'tokens', reason: 'Token limit (300 for the tree) reached' };

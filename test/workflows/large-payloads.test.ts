@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { temporal } from '@temporalio/proto';
-import { TOOL_RESULT_MAX_CHARS } from '../../src/common/activity-options';
+import { TOOL_RESULT_MAX_CHARS } from '../../src/contract/activity-options';
 import { CLAIM_CHECK_MIN_BYTES } from '../../src/payloads/claim-check';
 import { defineTool } from '../../src/tools/define';
 import { toolMessages, type ChatRequest } from '../support/fake-model';

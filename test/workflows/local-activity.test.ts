@@ -7,7 +7,7 @@ import { Harness } from '../support/harness';
 import { activities, payloadTexts, recordHistory } from '../support/history';
 import { defineTool } from '../../src/tools/define';
 import { throughputTuning } from '../../src/worker';
-import { AGENT_LOOP_WORKFLOW } from '../../src/common/contract';
+import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
 
 const h = new Harness();
 beforeAll(() => h.start());

@@ -6,12 +6,12 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities, Registry } from '../../src/activities';
-import type { ChatMessage } from '../../src/common/contract';
+import type { ChatMessage } from '../../src/contract/agent-loop';
 import { FakeModel, toolMessages, type ScriptedReply } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { activities } from '../support/history';
 import { freePort } from '../support/ports';
-import { WaveloopClient } from '../../src/client/api';
+import { WaveloopClient } from '../../src/client/waveloop-client';
 import { followRun } from '../../src/client/follow';
 
 /**

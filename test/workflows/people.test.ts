@@ -3,7 +3,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { toolMessages } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
 import { activities, recordHistory } from '../support/history';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/common/messages';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/contract/messages';
 import { followRun, WaveloopClient, type AgentLoopResult } from '../../src/client';
 import { eventually, gate } from '../support/wait';
 

@@ -4,7 +4,7 @@ import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common'
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { goalEvents, readGoalTree } from '../../src/client/goal-tree';
-import type { GoalResult } from '../../src/common/goal-contract';
+import type { GoalResult } from '../../src/contract/goal-tree/pursue-goal';
 import { FAKE_USAGE } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, prompt, synthesis, type GoalScript } from '../support/goal-model';
 import { Harness } from '../support/harness';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
-import { answerUpdate, approveUpdate, endUpdate } from '../../src/common/messages';
+import { answerUpdate, approveUpdate, endUpdate } from '../../src/contract/messages';
 import { defineTool } from '../../src/tools/define';
 import { Harness, waitForProgress } from '../support/harness';
 import { eventually, gate } from '../support/wait';

@@ -7,7 +7,7 @@ import type { ChatRequest } from '../support/fake-model';
 import { eventually } from '../support/wait';
 import { defineTool } from '../../src/tools/define';
 import { recordHistory } from '../support/history';
-import { answerUpdate } from '../../src/common/messages';
+import { answerUpdate } from '../../src/contract/messages';
 import { temporal } from '@temporalio/proto';
 
 const EventType = temporal.api.enums.v1.EventType;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness, waitForProgress } from '../support/harness';
 import { eventually } from '../support/wait';
-import { answerUpdate } from '../../src/common/messages';
-import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../../src/common/search-attributes';
+import { answerUpdate } from '../../src/contract/messages';
+import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../../src/contract/search-attributes';
 
 const h = new Harness();
 beforeAll(() => h.start());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { WaveloopClient } from '../../src/client/api';
-import type { StreamedText } from '../../src/common/streaming';
+import { WaveloopClient } from '../../src/client/waveloop-client';
+import type { StreamedText } from '../../src/contract/streaming';
 import { Harness } from '../support/harness';
 import { payloadTexts, recordHistory } from '../support/history';
 import { eventually, gate } from '../support/wait';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelCallOutput } from '../../src/common/activity-io';
-import type { ChatMessage } from '../../src/common/contract';
-import { textHash } from '../../src/common/text-hash';
+import type { ModelCallOutput } from '../../src/contract/activity-io';
+import type { ChatMessage } from '../../src/contract/agent-loop';
+import { textHash } from '../../src/contract/text-hash';
 import { MAX_OPENING_CHARS, Transcript } from '../../src/workflows/transcript';
 
 const opening: ChatMessage[] = [

@@ -1,0 +1,109 @@
+import { loadSettings } from '../../settings';
+import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../contract/goal-tree/pursue-goal';
+import { clip } from '../../contract/goal-tree/text';
+import type { WaveloopClient } from '../../client/waveloop-client';
+import { UsageError } from '../errors';
+import { print, withClient } from '../support';
+import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from '../ui/render';
+import type { ListedRun, RunState } from '../../client/run-list';
+import { alignColumns } from '../ui/table';
+import { identifyWorkflow, requireKind, useInstead, type IdentifiedWorkflow } from '../../client/workflow-kind';
+
+/**
+ * The commands that read runs without changing them: `waveloop status` (of an agent run or a goal
+ * tree), `show` (an agent run's waves and transcript) and `list`. Each prints to stdout and resolves
+ * to exit status 0; an id of no run throws `UnknownWorkflowError`, one of the other kind a
+ * `UsageError` that names the command to use.
+ */
+
+/** `waveloop status <id> [--json]`: an agent run's status with its progress, its result or its failure; a goal tree's status and result. */
+export async function statusCommand(workflowId: string, options: { json?: boolean }): Promise<number> {
+  return withClient(loadSettings(), async (client) => {
+    const workflow = await identifyWorkflow(client, workflowId);
+    if (workflow.kind === 'goal tree') return goalTreeStatus(client, workflow, options);
+    if (workflow.kind !== 'agent run') throw new UsageError(useInstead(workflow));
+    const report = await client.status(workflowId);
+    if (options.json) {
+      print(JSON.stringify(report, null, 2));
+      return 0;
+    }
+    print(`Run:        ${report.workflowId}`);
+    print(`Started:    ${report.startTime.toISOString()}${report.closeTime ? `, closed ${report.closeTime.toISOString()}` : ''}`);
+    if (report.progress) renderProgress(report.progress).forEach((line) => print(line));
+    else if (report.result) renderResultSummary(report.result).forEach((line) => print(line));
+    else if (report.execution === 'RUNNING') print('Status:     running (progress unavailable: no worker answered the status query; start one with `waveloop worker`)');
+    else {
+      print(`Status:     ${report.execution.toLowerCase()}`);
+      if (report.failure) print(`Failure:    ${report.failure}`);
+    }
+    return 0;
+  });
+}
+
+/** `waveloop status` of a goal tree: its status (the root's result's, once it has one) and where its goals are shown. */
+async function goalTreeStatus(client: WaveloopClient, workflow: IdentifiedWorkflow, options: { json?: boolean }): Promise<number> {
+  const description = await client.handle(workflow.workflowId).describe();
+  const result = workflow.execution === 'COMPLETED' ? await client.goalResult(workflow.workflowId) : undefined;
+  const status = result?.status ?? workflow.execution.toLowerCase();
+  if (options.json) {
+    const { workflowId, workflowType, execution } = workflow;
+    print(JSON.stringify({ workflowId, workflowType, execution, status, startTime: description.startTime, closeTime: description.closeTime, result }, null, 2));
+    return 0;
+  }
+  print(`Goal tree:  ${workflow.workflowId}`);
+  print(`Started:    ${description.startTime.toISOString()}${description.closeTime ? `, closed ${description.closeTime.toISOString()}` : ''}`);
+  print(`Status:     ${status}`);
+  if (result) print(`Summary:    ${summaryLine(result)}`);
+  print(`Goals:      \`waveloop tree ${workflow.workflowId}\` shows them`);
+  return 0;
+}
+
+function summaryLine(result: GoalResult): string {
+  return clip(result.summary.replace(/\s+/g, ' ').trim(), 200);
+}
+
+/** `waveloop show <id>`: an agent run's waves and transcript (the transcript needs a running worker), then its result. */
+export async function showCommand(workflowId: string): Promise<number> {
+  return withClient(loadSettings(), async (client) => {
+    await requireKind(client, workflowId, 'agent run');
+    const report = await client.status(workflowId);
+    const waves = report.progress?.waves ?? report.result?.waves ?? [];
+    print(`Run ${report.workflowId} (${report.progress?.status ?? report.result?.status ?? report.execution.toLowerCase()})`);
+    if (report.failure) print(`Failure: ${report.failure}`);
+    print('\nWaves:');
+    if (waves.length === 0) print('  (none)');
+    waves.forEach((wave) => renderWave(wave).forEach((line) => print(`  ${line}`)));
+    print('\nTranscript:');
+    try {
+      renderTranscript(await client.transcript(workflowId, { quick: true })).forEach((line) => print(`  ${line}`));
+    } catch (err) {
+      print(`  (unavailable: ${err instanceof Error ? err.message : String(err)}; the transcript query needs a running worker)`);
+    }
+    if (report.result) print(`\n${renderResult(report.result)}`);
+    return 0;
+  });
+}
+
+const GOAL_CHARS = 60;
+
+/** `waveloop list`: recent agent runs and goal trees, one a line under a header, or as JSON. */
+export async function listCommand(options: { limit: number; json?: boolean; status?: RunState; schedule?: string }): Promise<number> {
+  return withClient(loadSettings(), async (client) => {
+    const runs = await client.list(options.limit, options.status, options.schedule);
+    if (options.json) print(JSON.stringify(runs, null, 2));
+    else if (runs.length === 0) print(options.status ? `No agent runs are ${options.status}.` : 'No runs yet.');
+    else {
+      const rows = runs.map((run) => [run.workflowId, run.status, run.startTime.toISOString(), kindOf(run), clipGoal(run.goal)]);
+      for (const line of alignColumns([['ID', 'STATUS', 'STARTED', 'KIND', 'GOAL'], ...rows])) print(line);
+    }
+    return 0;
+  });
+}
+
+function kindOf(run: ListedRun): string {
+  return run.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal tree' : 'agent run';
+}
+
+function clipGoal(goal: string | undefined): string {
+  return goal ? clip(goal, GOAL_CHARS) : '–';
+}

@@ -1,0 +1,52 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { loadSettings } from '../../settings';
+import type { LoadedProject } from '../../project/load-project';
+import { STARTER_AGENT, STARTER_CONFIG, STARTER_CONFIG_FILE, STARTER_GOAL } from '../../project/starter';
+import { openToolset, type ToolListing } from '../../project/toolset';
+import { note, print } from '../support';
+import { alignColumns } from '../ui/table';
+
+/**
+ * The commands about a project rather than its runs: `waveloop init` writes a starter config, and
+ * `waveloop tools` lists what a worker of the project would offer.
+ */
+
+/** `waveloop init`: writes `waveloop.config.ts` here (never over an existing one) and says what to run next. */
+export async function initCommand(): Promise<number> {
+  const file = path.resolve(STARTER_CONFIG_FILE);
+  if (fs.existsSync(file)) {
+    note(`${STARTER_CONFIG_FILE} exists already; nothing was written.`);
+    return 1;
+  }
+  fs.writeFileSync(file, STARTER_CONFIG);
+  print(`Wrote ${STARTER_CONFIG_FILE}: one tool (get_order) and one agent (${STARTER_AGENT}). Next:`);
+  print(`  npx waveloop run --agent ${STARTER_AGENT} "${STARTER_GOAL}"`);
+  print('`npx waveloop tools` lists the tools a worker offers.');
+  return 0;
+}
+
+/** `waveloop tools`: the tools a worker of this project offers (connecting to its MCP servers to ask them). */
+export async function toolsCommand(project: LoadedProject, options: { json?: boolean }): Promise<number> {
+  const toolset = await openToolset(project, { dataDir: loadSettings().dataDir });
+  try {
+    if (options.json) print(JSON.stringify(toolset.listing, null, 2));
+    else for (const line of toolTable(toolset.listing)) print(line);
+  } finally {
+    await toolset.close();
+  }
+  return 0;
+}
+
+/** The listing as aligned columns: name, source, approval, and the description's first line. */
+export function toolTable(listing: readonly ToolListing[]): string[] {
+  return alignColumns([
+    ['NAME', 'SOURCE', 'APPROVAL', 'DESCRIPTION'],
+    ...listing.map((tool) => [tool.name, tool.source, tool.requiresApproval ? 'required' : '-', shorten(tool.description)]),
+  ]);
+}
+
+function shorten(description: string): string {
+  const line = description.split('\n')[0]!.trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

@@ -1,0 +1,55 @@
+import { InvalidArgumentError } from 'commander';
+import { durationMs } from '../contract/duration';
+import type { WaveloopSettings } from '../settings';
+import { WaveloopClient } from '../client/waveloop-client';
+import { ensureEmbeddedServer } from '../server/embedded-server';
+
+/**
+ * What every CLI command uses: output (stdout for what the command says, stderr for notes about how
+ * it goes, so `--json` output stays parseable), the parsers of duration and count options, a client
+ * that closes itself, the embedded server, and links to a run in the Web UI.
+ */
+
+/** Writes one line to stdout. */
+export const print = (line = '') => process.stdout.write(`${line}\n`);
+/** Writes text to stdout as it is, for streamed model output. */
+export const write = (text: string) => process.stdout.write(text);
+/** Writes one line to stderr. */
+export const note = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The milliseconds in a duration such as `90s`, `1.5h`, `3d` or `500ms` (a bare number is seconds); a commander option parser. */
+export function parseDuration(value: string): number {
+  const ms = durationMs(value);
+  if (ms === undefined) throw new InvalidArgumentError('use a duration like 90s, 10m, 2h or 3d');
+  return ms;
+}
+
+/** A whole number of at least 1; a commander option parser. */
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive whole number');
+  return n;
+}
+
+/** Starts the embedded dev server unless `TEMPORAL_ADDRESS` points elsewhere; returns the Web UI address, if known. */
+export async function ensureServer(config: WaveloopSettings): Promise<string | undefined> {
+  if (config.temporalAddress) return process.env.WAVELOOP_UI_URL;
+  const server = await ensureEmbeddedServer({ dataDir: config.dataDir, ...config.embeddedServer });
+  if (server.started) note(`Started the embedded Temporal server on ${server.address} (data in ${config.dataDir}).`);
+  return server.uiUrl;
+}
+
+/** The run's page in the Web UI, when its address is known. */
+export function runUrl(uiUrl: string | undefined, config: WaveloopSettings, workflowId: string): string | undefined {
+  return uiUrl ? `${uiUrl}/namespaces/${config.namespace}/workflows/${encodeURIComponent(workflowId)}` : undefined;
+}
+
+/** Connects a client, hands it to `work`, and closes it however `work` ends. */
+export async function withClient<T>(config: WaveloopSettings, work: (client: WaveloopClient) => Promise<T>): Promise<T> {
+  const client = await WaveloopClient.connect(config);
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}

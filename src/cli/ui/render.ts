@@ -1,0 +1,90 @@
+import type { AgentLoopResult, ChatMessage, RunProgress, ToolCallRecord, Usage, WaveRecord } from '../../contract/agent-loop';
+import { answerCommand, approveCommand, denyCommand } from '../../contract/command-lines';
+import { colors, statusColor } from './colors';
+import { toolSummary } from '../../contract/summaries';
+
+/**
+ * Rendering of runs for the terminal: one line a tool call, then the answer. Statuses, outcomes,
+ * hints for a person and errors are coloured when stdout is a terminal (`colors`), else plain.
+ */
+
+const RESULT_CHARS = 160;
+
+export function renderCall(iteration: number, call: ToolCallRecord): string {
+  const outcome = call.ok ? `${colors.green('→')} ${oneLine(call.result ?? '', RESULT_CHARS)}` : colors.red(`✗ ${oneLine(call.error ?? '', RESULT_CHARS)}`);
+  return `${colors.cyan(toolSummary(iteration, call.tool, call.args))} ${outcome}`;
+}
+
+/** How a person answers the question a run waits on (`ask_question`), from a terminal. */
+export function answerHint(workflowId: string): string {
+  return `${colors.yellow('answer with:')} ${colors.bold(answerCommand(workflowId))}`;
+}
+
+/** How a person decides a call that waits for approval, from a terminal. */
+export function approvalHint(workflowId: string, callId: string): string {
+  return `${colors.yellow('decide with:')} ${colors.bold(approveCommand(workflowId, callId))}   (or: ${denyCommand(workflowId, callId)})`;
+}
+
+export function renderWave(wave: WaveRecord): string[] {
+  return wave.calls.map((call) => renderCall(wave.iteration, call));
+}
+
+export function renderResult(result: AgentLoopResult): string {
+  const heading =
+    result.status === 'completed'
+      ? colors.green(`Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${tokenCount(result.usage)}):`)
+      : `Stopped: ${statusColor(result.status)(result.status)} after ${result.iterations} iterations (${tokenCount(result.usage)}). Last answer:`;
+  return `${heading}\n${result.answer || '(no answer)'}`;
+}
+
+export function renderProgress(progress: RunProgress): string[] {
+  return [
+    `Status:     ${statusColor(progress.status)(progress.status)}`,
+    `Agent:      ${progress.agent} (model ${progress.model})`,
+    `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
+    `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
+    ...(progress.settling?.calls ?? []).map((call) => `Settled:    ${renderCall(progress.settling!.iteration, call)} (its wave still runs)`),
+    tokenLine(progress.usage),
+    ...(progress.pendingQuestions ?? []).map((q) => `${colors.yellow('Question:')}   ${q.question} (call ${q.callId})`),
+    ...(progress.pendingApprovals ?? []).map((a) => `${colors.yellow('Approval:')}   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})`),
+    ...(progress.conversation ? [`Message:    ${progress.conversation.message}`] : []),
+  ];
+}
+
+export function renderResultSummary(result: AgentLoopResult): string[] {
+  return [
+    `Status:     ${statusColor(result.status)(result.status)}`,
+    `Iterations: ${result.iterations}`,
+    `Waves:      ${result.waves.length}, ${result.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
+    tokenLine(result.usage),
+  ];
+}
+
+/** `220 tokens`, or `220 tokens, estimated` when the endpoint did not report them all (`Usage.estimated`). */
+export function tokenCount(usage: Usage): string {
+  return `${usage.totalTokens} tokens${usage.estimated ? ', estimated' : ''}`;
+}
+
+function tokenLine(usage: Usage): string {
+  return `Tokens:     ${usage.totalTokens} (prompt ${usage.promptTokens}, completion ${usage.completionTokens})${usage.estimated ? ' (estimated)' : ''}`;
+}
+
+export function renderTranscript(messages: ChatMessage[]): string[] {
+  return messages.map((message) => {
+    switch (message.role) {
+      case 'assistant': {
+        const calls = (message.tool_calls ?? []).map((c) => `${c.function.name}(${c.function.arguments})`).join(', ');
+        return `[assistant] ${message.content ?? ''}${calls ? `${message.content ? ' ' : ''}→ ${calls}` : ''}`;
+      }
+      case 'tool':
+        return `[tool ${message.tool_call_id}] ${oneLine(message.content, 400)}`;
+      default:
+        return `[${message.role}] ${message.content}`;
+    }
+  });
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,168 @@
+import type { RetryPolicy } from '@temporalio/common';
+import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
+import type { Planner } from './plan';
+import type { ModelPrice } from './pricing';
+
+/** What the workflow needs to know about a tool to schedule its calls (no code, no schema). */
+export interface ToolInfo {
+  name: string;
+  timeoutMs: number;
+  maximumAttempts: number;
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maximumIntervalMs: number;
+  loopBreaking: boolean;
+  /** Handled by the workflow itself: `question` waits for an answer, `conversation` for the next message. */
+  interaction?: 'question' | 'conversation';
+  /** Each call waits for `approve` or `deny` before it runs. */
+  requiresApproval?: boolean;
+  /** Calls run as local activities (`defineTool({ localActivity })`): cheap, read-only tools. */
+  localActivity?: boolean;
+}
+
+/** `resolveRun`: the agent profile merged with the run's input. */
+export interface ResolvedRun {
+  agent: string;
+  system: string;
+  model: string;
+  maxIterations: number;
+  planner: Planner;
+  tools: ToolInfo[];
+  budget: { maxTokens?: number; maxCostUsd?: number; price: ModelPrice | null };
+  circuitBreaker: number;
+  answerTimeoutMs?: number;
+  /** How long a conversation waits for the next message. */
+  idleTimeoutMs: number;
+  /** After each answer, wait for the next message (`AgentLoopInput.conversation`). */
+  conversation?: boolean;
+  /** The run continues as new past this many history events (or when Temporal suggests it). */
+  maxHistoryEvents?: number;
+  /** How long the run may take (`AgentLoopInput.timeoutSeconds`), in milliseconds. */
+  timeoutMs?: number;
+  /** The model's context window in tokens, when known (`AgentLoopInput.maxContextTokens`). */
+  contextTokens?: number;
+  /** Model calls run as local activities (`AgentLoopInput.localModelCalls`). */
+  localModelCalls?: boolean;
+  /** Whether the namespace has waveloop's search attributes, so the run may set them. */
+  searchAttributes: boolean;
+  /** How long an attempt of a model call may take, and how the call is retried. */
+  modelCall: ModelCallPolicy;
+  /** The most tokens one model reply may have (`max_tokens`). */
+  maxOutputTokens: number;
+  /** Whether tool calls the model writes as text run as the wave (`AgentLoopInput.toolCallText`). */
+  toolCallText: ToolCallText;
+}
+
+/** How a run's model calls run: each attempt's timeout and the retry policy. */
+export interface ModelCallPolicy {
+  timeoutMs: number;
+  retry: RetryPolicy;
+}
+
+/** The run's input as a client sent it: `resolveRun` validates it (`parseAgentLoopInput`). */
+export type ResolveRunInput = unknown;
+
+/**
+ * `callModel`: one model call of a run. The transcript travels as a `TranscriptSlice`: only what the
+ * worker may not hold yet, so the history records each message about once and grows linearly with
+ * the run, not with its square.
+ */
+export interface ModelCallInput {
+  workflowId: string;
+  runId: string;
+  model: string;
+  tools: string[];
+  /** `json` asks for a `wave_plan` object instead of offering the tools natively. */
+  planner: Planner;
+  iteration: number;
+  /**
+   * A note for this call only (the iteration warning), sent as a last user message after the
+   * transcript, so the prompt before it stays the same from one call to the next (the endpoint's
+   * prompt cache keeps working).
+   */
+  note?: string;
+  /** The most tokens the reply may have (`max_tokens`). */
+  maxOutputTokens?: number;
+  /** Whether tool calls the model writes as text become the reply's tool calls (default `recover`). */
+  toolCallText?: ToolCallText;
+  transcript: TranscriptSlice;
+}
+
+/**
+ * How a model call receives the run's transcript of `count` messages: it carries messages
+ * [`from`, `from + messages.length`), and the worker adds what it already holds.
+ * - `from` 0: the slice starts the transcript (a run's first call, a call after the transcript was
+ *   pruned, every local model call).
+ * - otherwise the worker's kept transcript of the run (`TranscriptCache`) must have `from` messages
+ *   and end with the reply `after` (`ModelCallOutput.replyId`): a reply of an attempt whose result
+ *   never reached the workflow does not count.
+ * - a tool result that `runTool` returned travels as a `ToolResultRef`, filled from the worker's
+ *   `ToolResultCache`.
+ * Whatever the worker cannot complete this way (another worker made the previous call, a restart,
+ * a slice that stops short of `count` because its text was too long to record twice) it reads
+ * through the run's `transcript` query. A local model call cannot query the workflow whose task runs
+ * it, so its slice is always the whole transcript, without references.
+ */
+export interface TranscriptSlice {
+  count: number;
+  from: number;
+  after?: string;
+  messages: Array<ChatMessage | ToolResultRef>;
+}
+
+/** A tool message whose content (a `runTool` result) the worker that ran the tool kept. */
+export interface ToolResultRef {
+  role: 'tool';
+  tool_call_id: string;
+  result: { chars: number; hash: string };
+}
+
+export interface ModelCallOutput {
+  message: AssistantMessage;
+  usage: Usage;
+  finishReason: string;
+  /** The model that answered, as the endpoint named it (traces' `gen_ai.response.model`). */
+  model?: string;
+  /**
+   * The model's thinking, when the endpoint sent it apart (`reasoning_content`) or the reply began
+   * with a `<think>` block: kept here for whoever reads the call, never in `message`, so it is
+   * neither the answer nor sent back to the model.
+   */
+  reasoning?: string;
+  /** Names this reply, for the run's next call (`TranscriptSlice.after`). */
+  replyId: string;
+  /**
+   * When the reply arrived (ms since the epoch, the worker's clock). Recorded with the result, so
+   * workflow code may pace itself by it and a replay decides the same way.
+   */
+  at: number;
+}
+
+/** `runTool`: one call of a wave. */
+export interface ToolCallInput {
+  workflowId: string;
+  toolCallId: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** The tool's return value, as the model will see it (JSON, or the string itself). */
+export interface ToolCallOutput {
+  content: string;
+}
+
+/** `summarizeTranscript`: messages [from, to) of a run's transcript, read through its query. */
+export interface SummarizeInput {
+  workflowId: string;
+  runId: string;
+  from: number;
+  to: number;
+  model: string;
+  /** Clip the messages to about this many characters in all, so the summary's own request fits the context window. */
+  maxChars?: number;
+}
+
+export interface SummarizeOutput {
+  summary: string;
+  usage: Usage;
+}

@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import type { Usage } from '../agent-loop';
+import { MAX_SUB_GOALS } from './defaults';
+import { parseWorkflowInput } from '../issues';
+
+/**
+ * The contract of the `pursueGoal` workflow: a goal pursued recursively as a tree of
+ * child workflows. JSON-safe, shared by workflow, activities, client and tests.
+ */
+
+export { DEFAULT_GOAL_CONSTRAINTS, MAX_SUB_GOALS, PURSUE_GOAL_WORKFLOW } from './defaults';
+
+export const GoalConstraintsSchema = z.strictObject({
+  maxDepth: z.number().int().min(1).max(50).optional(),
+  maxGoals: z.number().int().min(1).max(10_000).optional(),
+  maxTimeSeconds: z.number().positive().max(30 * 86_400).optional(),
+  maxCostUsd: z.number().positive().optional(),
+  maxTokens: z.number().int().min(1).optional(),
+});
+export type GoalConstraints = z.infer<typeof GoalConstraintsSchema>;
+
+export const GoalStatusSchema = z.enum(['achieved', 'synthesized', 'constrained', 'cycle_detected', 'failed']);
+export type GoalStatus = z.infer<typeof GoalStatusSchema>;
+
+/** Which limit made a goal `constrained`. */
+export type ConstraintKind = 'depth' | 'goals' | 'time' | 'tokens' | 'cost';
+
+/** What later goals learn of an earlier one: compact, so that inputs stay small however big the tree. */
+export const EvidenceSchema = z.strictObject({
+  goal: z.string(),
+  status: GoalStatusSchema,
+  summary: z.string(),
+  key_findings: z.array(z.string()),
+});
+export type Evidence = z.infer<typeof EvidenceSchema>;
+
+const PriceSchema = z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) });
+
+/**
+ * What a parent gives a child goal besides the public input: where it is in the tree, what it
+ * pursues, its ancestors (`stack`, root first), the evidence so far and its share of the budgets.
+ */
+export const GoalNodeSchema = z.strictObject({
+  /** Workflow id of the tree's root; the node's id is `<rootId>/<path joined by dots>`. */
+  rootId: z.string().min(1),
+  /** 1-based position of the node under each ancestor: `[1, 2]` is `<root>/1.2`; `[]` is the root. */
+  path: z.array(z.number().int().min(1)),
+  goal: z.string().trim().min(1),
+  /** The goals above this one, root first (`[]` at the root). */
+  stack: z.array(z.string()),
+  evidence: z.array(EvidenceSchema),
+  budget: z.strictObject({
+    /** Goals this subtree may hold, itself included. */
+    goals: z.number().int().min(1),
+    /** Epoch milliseconds by which the goal must be done (its workflow execution timeout). */
+    deadlineMs: z.number(),
+    tokens: z.number().min(0).optional(),
+    costUsd: z.number().min(0).optional(),
+  }),
+  /**
+   * Goals elsewhere in the tree: the other sub-goals its parent and their ancestors planned, so a
+   * decomposition does not plan them again (`[]` at the root).
+   */
+  others: z.array(z.string()),
+  /** Resolved once by the root: the model, its price, the tool allowlist. */
+  model: z.string().min(1),
+  price: PriceSchema.nullable(),
+  tools: z.array(z.string()),
+});
+export type GoalNode = z.infer<typeof GoalNodeSchema>;
+
+export const GoalInputSchema = z.strictObject({
+  objective: z.string().trim().min(1, 'objective must be a non-empty string'),
+  constraints: GoalConstraintsSchema.optional(),
+  tools: z.array(z.string().trim().min(1)).optional(),
+  /**
+   * The agent profile the tree's tool loops run as (the sub-agent they delegate to): its
+   * system prompt and limits, and its tools and model unless given. Default: the `default` agent.
+   */
+  agent: z.string().trim().min(1).optional(),
+  model: z.string().trim().min(1).optional(),
+  /** Set by a parent goal for its children; absent at the root. */
+  node: GoalNodeSchema.optional(),
+});
+export type GoalInput = z.infer<typeof GoalInputSchema>;
+
+/** Validates a `pursueGoal` input; what is wrong fails as a non-retryable `InvalidInput` naming each problem. */
+export function parseGoalInput(rawInput: unknown): GoalInput {
+  return parseWorkflowInput(GoalInputSchema, rawInput, 'pursueGoal');
+}
+
+/** What a client sends to start a tree (the `node` field is the tree's own business). */
+export const GoalTreeInputSchema = GoalInputSchema.omit({ node: true });
+export type GoalTreeInput = z.infer<typeof GoalTreeInputSchema>;
+
+export interface GoalResult {
+  goal: string;
+  status: GoalStatus;
+  summary: string;
+  key_findings: string[];
+  confidence: number;
+  limitations: string[];
+  /**
+   * What backs the findings, as found: a synthesis quotes it from the sub-goals' results;
+   * a goal its tool loop executed has its tools' results. At most 12 items of 600 characters.
+   */
+  raw_evidence?: string[];
+  children: GoalResult[];
+  /** The goal's workflow; absent for a sub-goal that was never started (a cycle, a limit). */
+  workflowId?: string;
+  depth: number;
+  /** Why the goal is `constrained`, `cycle_detected` or `failed`. */
+  reason?: string;
+  constraint?: ConstraintKind;
+  /** What the goal and its subtree used: goals (itself included), tokens, USD. */
+  goals: number;
+  usage: Usage;
+  costUsd: number;
+}
+
+// Structured outputs of the model components, sent as `response_format`.
+
+export const AssessmentSchema = z.object({
+  directly_executable: z.boolean().describe('true when the goal maps to one concrete action'),
+  reasoning: z.string(),
+  action: z
+    .object({
+      kind: z.enum(['use_tools', 'answer']).describe('use_tools: needs the available tools; answer: can be answered from knowledge and evidence'),
+      description: z.string().describe('what to do'),
+    })
+    .nullable()
+    .optional()
+    .describe('the action, when directly executable'),
+  decomposition_needed_because: z.string().nullable().optional(),
+});
+export type Assessment = z.infer<typeof AssessmentSchema>;
+
+export const SubGoalSchema = z.object({
+  description: z.string().trim().min(1),
+  rationale: z.string(),
+  dependencies: z.array(z.number().int()).describe('0-based indices of the sub-goals this one needs the results of'),
+  estimated_complexity: z.enum(['atomic', 'simple', 'moderate', 'complex']),
+});
+export type SubGoal = z.infer<typeof SubGoalSchema>;
+
+export const DecompositionSchema = z.object({
+  sub_goals: z.array(SubGoalSchema).min(1).max(MAX_SUB_GOALS),
+  coverage: z.string().describe('how the sub-goals together cover the goal'),
+});
+export type Decomposition = z.infer<typeof DecompositionSchema>;
+
+export const AchievementSchema = z.object({
+  achieved: z.boolean(),
+  confidence: z.number().min(0).max(1),
+  reasoning: z.string(),
+  remaining_gaps: z.array(z.string()),
+});
+export type Achievement = z.infer<typeof AchievementSchema>;
+
+export const SynthesisSchema = z.object({
+  summary: z.string(),
+  key_findings: z.array(z.string()),
+  confidence: z.number().min(0).max(1),
+  limitations: z.array(z.string()),
+  raw_evidence: z
+    .array(z.string())
+    .optional()
+    .describe('the facts from the results that back the findings, quoted as they were found (figures, names, dates)'),
+});
+export type Synthesis = z.infer<typeof SynthesisSchema>;
+
+/** The components, each with the name of its JSON Schema in `response_format`. */
+export const GOAL_COMPONENT_SCHEMAS = {
+  assessment: AssessmentSchema,
+  decomposition: DecompositionSchema,
+  achievement: AchievementSchema,
+  synthesis: SynthesisSchema,
+} as const;
+export type GoalSchemaName = keyof typeof GOAL_COMPONENT_SCHEMAS;
+
+/** The situation of a goal, as every component sees it. */
+export interface GoalContextInput {
+  model: string;
+  objective: string;
+  goal: string;
+  /** Ancestors, root first. */
+  stack: string[];
+  tools: string[];
+  evidence: Evidence[];
+  /** A reply that did not parse, shown to the model once with the error. */
+  repair?: { reply: string; error: string };
+}
+
+export interface DecomposeInput extends GoalContextInput {
+  /** Why the assessment said the goal needs decomposing. */
+  rationale?: string;
+  /** Goals elsewhere in the tree, not to be planned again (`GoalNode.others`). */
+  others?: string[];
+}
+
+export interface AssessInput extends GoalContextInput {
+  /** False at the deepest level or with no goals left: the goal must be executed directly. */
+  canDecompose: boolean;
+}
+export interface AnswerInput extends GoalContextInput {
+  action: string;
+}
+/** For the achievement check and synthesis: the results of the goal's sub-goals so far. */
+export interface ResultsInput extends GoalContextInput {
+  results: Evidence[];
+}
+
+/**
+ * A component's outcome. A reply that does not match the schema is not an activity failure (a
+ * retry would just ask again): the workflow shows it to the model once, then gives up.
+ */
+export type ComponentOutput<T> = { ok: true; value: T; usage: Usage } | { ok: false; reply: string; error: string; usage: Usage };
+
+/** `resolveGoal`: what the root settles once for the whole tree. */
+export interface ResolvedGoalRun {
+  model: string;
+  price: { inputPerMTok: number; outputPerMTok: number } | null;
+  tools: string[];
+}
