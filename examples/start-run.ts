@@ -12,9 +12,9 @@ async function run(): Promise<void> {
   const goal = process.argv.slice(2).join(' ') || 'Find Bob and update his company to EPAM';
   const client = await WaveloopClient.connect();
   try {
-    const handle = await client.start({ goal, agent: 'back-office', maxIterations: 10 }, { timeout: '10m' });
+    const handle = await client.runs.start({ goal, agent: 'back-office', maxIterations: 10 }, { timeout: '10m' });
     console.log(`Started ${handle.workflowId}`);
-    const result = await client.result(handle.workflowId);
+    const result = await client.runs.result(handle.workflowId);
     for (const wave of result.waves) {
       for (const call of wave.calls) console.log(`wave ${wave.iteration}: ${call.tool} ${call.ok ? 'ok' : `failed: ${call.error}`}`);
     }

@@ -1,13 +1,21 @@
 /**
- * waveloop's library: declare tools, agents and a project's config; run workers; start, follow
- * and answer runs from code. `import { defineConfig, defineTool } from 'waveloop'`.
+ * waveloop's library: declare a project's tools, agents and MCP servers; run workers; start,
+ * follow and decide runs and goal trees from code. `import { defineConfig, defineTool } from 'waveloop'`.
+ *
+ * Every name here is listed in docs/api.md. What is not exported is internal and may change in any
+ * release: activity inputs, prompts, the payload codecs' parts, the CLI, the embedded server.
  */
+
+// Declaring a project (waveloop.config.ts).
+export { defineConfig, type ProjectConfig } from './project/define-config';
 export { defineTool, ToolError, type ToolContext, type ToolDefinition, type ToolRetry } from './tools/define';
 export { defineAgent, type AgentDefinition } from './agents/define';
-export { defineConfig, type ProjectConfig } from './project/define-config';
 export type { McpHttpServerConfig, McpServerConfig, McpServers, McpStdioServerConfig } from './mcp/server-config';
+
+// Running workers.
 export {
   createModelClient,
+  createProjectWorker,
   createWorker,
   DEFAULT_WORKER_TUNING,
   ENCODED_FAILURES_PATH,
@@ -17,4 +25,50 @@ export {
   type WorkerTuning,
 } from './worker';
 export { prometheusTelemetry, telemetryWorkflowModules, type OtlpProtocol, type TracingOptions } from './telemetry';
-export * from './client';
+
+// Settings from the environment, and the connection to Temporal.
+export { loadSettings, type WaveloopSettings } from './settings';
+export { connectClient, connectionSettings, type TemporalConnectionSettings } from './temporal/connection';
+
+// The client: runs, goal trees, schedules.
+export { LIVE_POLLER_WINDOW_MS, WaveloopClient } from './client/waveloop-client';
+export type { ModelCallState, QueryOptions, RunsClient, RunStatusReport, RunSummary, StartOptions } from './client/runs';
+export { RUN_STATES, type ListedRun, type ListOptions, type RunState } from './client/run-list';
+export { RUN_ENDED, type Follower, type FollowOptions, type PendingApproval, type PendingQuestion, type RunEvent } from './client/follow';
+export type { PersonUpdate } from './client/person-updates';
+export type { GoalsClient, GoalStartOptions } from './client/goals';
+export { goalEventRecord, type GoalEvent, type GoalEventType, type GoalTreeNode } from './client/goal-tree';
+export {
+  OVERLAP_POLICIES,
+  ScheduleError,
+  type Overlap,
+  type ScheduleDefinition,
+  type ScheduleReport,
+  type ScheduleTiming,
+  type WaveloopSchedules,
+} from './client/schedules';
+
+// The contract, for any Temporal client: workflow names, inputs, results, queries and updates.
+export {
+  AGENT_LOOP_WORKFLOW,
+  AgentLoopInputSchema,
+  type AgentLoopInput,
+  type AgentLoopResult,
+  type ChatMessage,
+  type RunProgress,
+  type RunStatus,
+  type ToolCallRecord,
+  type WaveRecord,
+} from './contract/agent-loop';
+export type { Usage } from './contract/usage';
+export { FailureType } from './contract/errors';
+export {
+  DEFAULT_GOAL_CONSTRAINTS,
+  GoalTreeInputSchema,
+  PURSUE_GOAL_WORKFLOW,
+  type GoalConstraints,
+  type GoalResult,
+  type GoalStatus,
+  type GoalTreeInput,
+} from './contract/goal-tree/pursue-goal';
+export { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from './contract/messages';

@@ -1,7 +1,7 @@
 import type { RunProgress } from '../contract/agent-loop';
 import { toolSummary } from '../contract/summaries';
 import type { WaveloopClient } from '../client/waveloop-client';
-import { readPersonUpdates, type PersonUpdate } from '../client/person-updates';
+import type { PersonUpdate } from '../client/person-updates';
 import { endedStatus, identifyWorkflow } from '../client/workflow-kind';
 
 /**
@@ -34,7 +34,7 @@ export function stillAwaited(progress: RunProgress, awaited: Awaited): boolean {
  */
 export async function isStillAwaited(client: WaveloopClient, workflowId: string, awaited: Awaited): Promise<boolean> {
   try {
-    return stillAwaited(await client.progress(workflowId, { quick: true }), awaited);
+    return stillAwaited(await client.runs.progress(workflowId, { quick: true }), awaited);
   } catch {
     return (await identifyWorkflow(client, workflowId)).execution === 'RUNNING';
   }
@@ -42,7 +42,7 @@ export async function isStillAwaited(client: WaveloopClient, workflowId: string,
 
 /** One line on what became of `awaited`, which the run no longer waits for. */
 export async function whatBecameOf(client: WaveloopClient, workflowId: string, awaited: Awaited): Promise<string> {
-  const update = findUpdate(await readPersonUpdates(client, workflowId), awaited);
+  const update = findUpdate(await client.runs.decisions(workflowId), awaited);
   const by = update?.identity ? ` by ${update.identity}` : '';
   if (update) {
     switch (update.name) {

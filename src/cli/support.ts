@@ -1,5 +1,6 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { durationMs } from '../contract/duration';
+import type { LoadedProject } from '../project/load-project';
 import type { WaveloopSettings } from '../settings';
 import { WaveloopClient } from '../client/waveloop-client';
 import { ensureEmbeddedServer } from '../server/embedded-server';
@@ -7,8 +8,42 @@ import { ensureEmbeddedServer } from '../server/embedded-server';
 /**
  * What every CLI command uses: output (stdout for what the command says, stderr for notes about how
  * it goes, so `--json` output stays parseable), the parsers of duration and count options, a client
- * that closes itself, the embedded server, and links to a run in the Web UI.
+ * that closes itself, the embedded server, links to a run in the Web UI, the project config, and
+ * the wrapper that turns a command's result into the program's exit status.
  */
+
+/** The exit status of the command that ran, by program (`action` records it, `exitStatus` reads it). */
+const exitStatuses = new WeakMap<Command, number>();
+
+/**
+ * A command's action: `work` resolves to the command's exit status, which the program records
+ * (`exitStatus`). Commander calls it with the command as `this`.
+ */
+export function action<A extends unknown[]>(work: (...args: A) => Promise<number>): (this: Command, ...args: A) => Promise<void> {
+  return async function (this: Command, ...args: A) {
+    const code = await work(...args);
+    exitStatuses.set(rootOf(this), code);
+  };
+}
+
+function rootOf(command: Command): Command {
+  return command.parent ? rootOf(command.parent) : command;
+}
+
+/** The exit status the command that `program` ran resolved to (0 when none ran, as for `--help`). */
+export function exitStatus(program: Command): number {
+  return exitStatuses.get(program) ?? 0;
+}
+
+/**
+ * The project config of `program`'s `--config` (else `WAVELOOP_CONFIG`, else the nearest
+ * `waveloop.config.ts`), loaded on first use: a command that needs no project never loads the
+ * config loader.
+ */
+export async function projectOf(program: Command): Promise<LoadedProject> {
+  const { loadProject } = await import('../project/load-project');
+  return loadProject({ file: program.opts<{ config?: string }>().config ?? process.env.WAVELOOP_CONFIG });
+}
 
 /** Writes one line to stdout. */
 export const print = (line = '') => process.stdout.write(`${line}\n`);

@@ -1,28 +1,54 @@
-import type { AgentLoopResult, RunProgress, WaveRecord } from '../contract/agent-loop';
-import { unseenText, type StreamedText } from '../contract/streaming';
-import type { WaveloopClient } from './waveloop-client';
-import { colors } from '../cli/ui/colors';
-import { answerHint, approvalHint, renderCall } from '../cli/ui/render';
-import { toolSummary } from '../contract/summaries';
+import type { AgentLoopResult, RunProgress, ToolCallRecord, WaveRecord } from '../contract/agent-loop';
+import type { StreamedText } from '../contract/streaming';
+import type { RunsClient } from './runs';
 
-export interface FollowOutput {
-  /** Prints a whole line. */
-  line(text: string): void;
-  /** Prints text without ending the line (the model's reply as it streams); absent: no streaming. */
-  text?(text: string): void;
-  /** Prints what the run waits for from a person and the command that gives it (default: `line`). */
-  waiting?(text: string): void;
-  /** Runs every few seconds while nothing new has been printed (to notice a run no worker serves). */
-  onIdle?(): Promise<void>;
+/** What a follower reads of a run. */
+export type RunReader = Pick<RunsClient, 'progress' | 'modelCall'>;
+
+/** A question a run waits on (`ask_question`). */
+export type PendingQuestion = RunProgress['pendingQuestions'][number];
+/** A tool call that waits for a person's approval. */
+export type PendingApproval = RunProgress['pendingApprovals'][number];
+
+/**
+ * What a follower sees of a run, in the order it happens. Each is reported once, but for `stream`,
+ * which reports the reply so far each time it has grown.
+ */
+export type RunEvent =
+  /** What the model said in `iteration` (with its tool calls, or its answer), whole. */
+  | { type: 'said'; iteration: number; text: string }
+  /** The model's reply so far while the model call runs (only when following with `stream: true`). */
+  | { type: 'stream'; stream: StreamedText }
+  /** A tool call of `iteration`'s wave settled, with its result or its error. */
+  | { type: 'call'; iteration: number; call: ToolCallRecord }
+  /** The run waits for the answer to a question. */
+  | { type: 'question'; question: PendingQuestion }
+  /** A tool call waits for approval. */
+  | { type: 'approval'; approval: PendingApproval }
+  /** A conversation waits for the person's next message, after the model's `text` of `iteration`. */
+  | { type: 'message'; iteration: number; text: string }
+  /** `iteration`'s model call failed and is being tried again (`attempt` of `maximumAttempts`). */
+  | { type: 'retry'; iteration: number; attempt: number; maximumAttempts?: number; failure: string }
+  /** The run ended with `result` (reported by `stop(result)`, before the calls not reported yet). */
+  | { type: 'ended'; result: AgentLoopResult };
+
+export interface FollowOptions {
   /**
-   * A call waits for approval; absent: a line says how to decide it. `signal` is aborted when the
-   * following stops (a prompt then closes): with the reason `RUN_ENDED` when the run has ended.
+   * Called with each event, one at a time (the next waits for the promise it returns). `signal` is
+   * aborted when the following stops (a prompt for a decision then closes): with the reason
+   * `RUN_ENDED` when the run has ended.
    */
-  onApproval?(call: RunProgress['pendingApprovals'][number], signal: AbortSignal): Promise<void>;
-  /** A question waits for an answer (after it was printed); absent: a line says how to answer it. */
-  onQuestion?(question: RunProgress['pendingQuestions'][number], signal: AbortSignal): Promise<void>;
-  /** The run waits for the person's next message after the model's of `iteration` (printed); absent: say how to send one. */
-  onMessage?(iteration: number, signal: AbortSignal): Promise<void>;
+  onEvent(event: RunEvent, signal: AbortSignal): void | Promise<void>;
+  /** Runs every few seconds while no event came (to notice a run no worker serves). */
+  onIdle?(): Promise<void>;
+  /** Report the model's reply while it streams (`stream` events), from the model activity's heartbeats. */
+  stream?: boolean;
+}
+
+/** A run being followed. */
+export interface Follower {
+  /** Stops following; with the run's `result` (it ended), reports `ended` and the calls not reported yet. */
+  stop(result?: AgentLoopResult): Promise<void>;
 }
 
 /** The reason of a follower's abort signal when it stopped because the run ended. */
@@ -30,95 +56,74 @@ export const RUN_ENDED = 'run ended';
 
 const POLL_MS = 250;
 const IDLE_CHECK_MS = 3_000;
-/** How often a follower that prints no streamed text looks for a model call being tried again. */
+/** How often a follower that does not stream looks for a model call being tried again. */
 const RETRY_CHECK_MS = 1_000;
 
 /**
- * Follows a run live, from anywhere: what the model says (token by token while it streams, from the
- * model activity's heartbeats; else whole, from the `status` query), each wave as soon as it ends,
- * questions, approvals and messages for the user. Polls until `stop()`.
+ * Follows a run live, from anywhere, by polling its `status` query: what the model says (while it
+ * streams too, from the model activity's heartbeats, when asked), each tool call as it settles,
+ * questions, approvals and messages a person is asked for, and model calls tried again. Polls until
+ * `stop()`; a poll that fails (no worker has answered yet, or the run just ended) is tried again.
  */
-export function followRun(client: WaveloopClient, workflowId: string, out: FollowOutput) {
-  let printedWaves = 0;
-  let stopped = false;
+export function followRun(client: RunReader, workflowId: string, options: FollowOptions): Follower {
   const stopping = new AbortController();
-  let lastIdleCheck = Date.now();
   const seen = new Set<string>();
-  // What has been printed, counted: while nothing new is, `onIdle` runs every few seconds.
-  const printed = { lines: 0 };
-  const said = new SaidPrinter({
-    line: (text) => (printed.lines++, out.line(text)),
-    text: out.text && ((text) => (printed.lines++, out.text!(text))),
-  });
-  const waiting = (text: string) => (printed.lines++, (out.waiting ?? out.line)(text));
+  let stopped = false;
+  let events = 0;
+  let lastStream: StreamedText | undefined;
+  const report = async (event: RunEvent) => {
+    events++;
+    await options.onEvent(event, stopping.signal);
+  };
+  /** Whether `key` is new (and so to be reported). */
+  const isNew = (key: string) => !seen.has(key) && seen.add(key) !== undefined;
 
-  // Calls printed as they settled, before their wave ended (not printed again with it).
-  const printedCalls = new Set<string>();
-  const showCalls = (wave: WaveRecord) => {
+  const reportCalls = async (wave: WaveRecord) => {
     for (const call of wave.calls) {
-      const key = `${wave.iteration}:${call.id}`;
-      if (printedCalls.has(key)) continue;
-      printedCalls.add(key);
-      said.endLine();
-      printed.lines++;
-      out.line(renderCall(wave.iteration, call));
+      if (isNew(`call:${wave.iteration}:${call.id}`)) await report({ type: 'call', iteration: wave.iteration, call });
     }
   };
-  const showWaves = (waves: AgentLoopResult['waves'], settling?: WaveRecord) => {
-    for (const wave of waves.slice(printedWaves)) showCalls(wave);
-    printedWaves = Math.max(printedWaves, waves.length);
-    if (settling) showCalls(settling);
-  };
-  /** Whether `key` is new (and so to be printed, on a line of its own). */
-  const isNew = (key: string) => {
-    if (seen.has(key)) return false;
-    seen.add(key);
-    said.endLine();
-    return true;
+  const reportWaves = async (waves: readonly WaveRecord[], settling?: WaveRecord) => {
+    for (const wave of waves) await reportCalls(wave);
+    if (settling) await reportCalls(settling);
   };
 
-  let linesAtIdleCheck = 0;
+  let eventsAtIdleCheck = 0;
+  let lastIdleCheck = Date.now();
   let lastCallCheck = 0;
   const poll = async () => {
-    if (printed.lines !== linesAtIdleCheck) {
-      linesAtIdleCheck = printed.lines;
+    if (events !== eventsAtIdleCheck) {
+      eventsAtIdleCheck = events;
       lastIdleCheck = Date.now();
     } else if (Date.now() - lastIdleCheck >= IDLE_CHECK_MS) {
       lastIdleCheck = Date.now();
-      await out.onIdle?.();
+      await options.onIdle?.();
     }
     const progress = await client.progress(workflowId, { quick: true });
-    if (progress.said) said.whole(progress.said.iteration, progress.said.text);
-    showWaves(progress.waves, progress.settling);
-    for (const q of progress.pendingQuestions ?? []) {
-      if (!isNew(q.callId)) continue;
-      if (out.onQuestion) {
-        waiting(`Question: ${q.question}`);
-        await out.onQuestion(q, stopping.signal);
-      } else waiting(`Question: ${q.question}\n  ${answerHint(workflowId)}`);
+    if (progress.said && isNew(`said:${progress.said.iteration}`)) await report({ type: 'said', ...progress.said });
+    await reportWaves(progress.waves, progress.settling);
+    for (const question of progress.pendingQuestions ?? []) {
+      if (isNew(question.callId)) await report({ type: 'question', question });
     }
-    for (const a of progress.pendingApprovals ?? []) {
-      if (!isNew(a.callId)) continue;
-      if (out.onApproval) await out.onApproval(a, stopping.signal);
-      else waiting(`Approval needed: ${toolSummary(a.iteration, a.tool, a.args)}\n  ${approvalHint(workflowId, a.callId)}`);
+    for (const approval of progress.pendingApprovals ?? []) {
+      if (isNew(approval.callId)) await report({ type: 'approval', approval });
     }
     if (progress.conversation && isNew(`message:${progress.iteration}`)) {
-      if (out.onMessage) {
-        waiting(progress.conversation.message);
-        await out.onMessage(progress.iteration, stopping.signal);
-      } else waiting(`${progress.conversation.message}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
+      await report({ type: 'message', iteration: progress.iteration, text: progress.conversation.message });
     }
-    // A reply streams while the model call runs; show it once the waves before it are shown. A
-    // call that failed and is tried again says so, with why (looked for every second when no
-    // streamed text is printed).
-    if (progress.phase === 'model' && (out.text || Date.now() - lastCallCheck >= RETRY_CHECK_MS)) {
+    // A reply streams while the model call runs. A call that failed and is tried again is
+    // reported, with why (looked for every second when not streaming).
+    if (progress.phase === 'model' && (options.stream || Date.now() - lastCallCheck >= RETRY_CHECK_MS)) {
       lastCallCheck = Date.now();
       const call = await client.modelCall(workflowId);
       if (call?.lastFailure && call.attempt > 1 && isNew(`retry:${progress.iteration}:${call.attempt}`)) {
-        printed.lines++;
-        out.line(`(iteration ${progress.iteration}) the model call failed: ${call.lastFailure}; attempt ${call.attempt}${call.maximumAttempts ? ` of ${call.maximumAttempts}` : ''}`);
+        const { attempt, maximumAttempts, lastFailure: failure } = call;
+        await report({ type: 'retry', iteration: progress.iteration, attempt, ...(maximumAttempts ? { maximumAttempts } : {}), failure });
       }
-      if (out.text && call?.stream && call.stream.iteration >= progress.iteration) said.stream(call.stream);
+      if (options.stream && call?.stream && call.stream.iteration >= progress.iteration && grew(lastStream, call.stream)) {
+        lastStream = call.stream;
+        await report({ type: 'stream', stream: call.stream });
+      }
     }
   };
 
@@ -126,89 +131,24 @@ export function followRun(client: WaveloopClient, workflowId: string, out: Follo
     while (!stopped) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       if (stopped) break;
-      // No worker has answered yet, or the run just ended: the next poll or the result tells.
       await poll().catch(() => undefined);
     }
   })();
   return {
-    /** Stops following; `result` (the run ended with it) closes an open prompt with a word on what became of what it asked. */
     async stop(result?: AgentLoopResult) {
       stopped = true;
       stopping.abort(result ? RUN_ENDED : undefined);
       await loop;
       if (result) {
-        said.finish(result.answer);
-        showWaves(result.waves);
+        await report({ type: 'ended', result });
+        await reportWaves(result.waves);
       }
-      said.endLine();
     },
   };
 }
 
-/**
- * Prints what the model says, one line an iteration: `(iteration 3) …`. A streamed reply is printed
- * as it grows and its line is left open; the whole text, when it arrives, completes it. Thinking the
- * model streams apart from its text comes first, dimmed, on a line of its own: `(iteration 3)
- * thinking: …`.
- */
-class SaidPrinter {
-  private open: { iteration: number; attempt: number; text: string; thought?: number } | undefined;
-  private done = new Set<number>();
-
-  constructor(private readonly out: Pick<FollowOutput, 'line' | 'text'>) {}
-
-  stream(stream: StreamedText): void {
-    if (this.done.has(stream.iteration)) return;
-    if (this.open && (this.open.iteration !== stream.iteration || this.open.attempt !== stream.attempt)) this.endLine();
-    if (!this.open) {
-      this.out.text!(this.heading(stream.iteration, stream.attempt));
-      this.open = { iteration: stream.iteration, attempt: stream.attempt, text: '' };
-    }
-    // Thinking is shown until the text starts.
-    if (stream.thinking && this.open.text === '' && stream.length === 0) {
-      const unseen = unseenText(stream.thinking, this.open.thought ?? 0);
-      if (unseen) this.out.text!(colors.dim(`${this.open.thought === undefined ? 'thinking: ' : ''}${unseen}`));
-      this.open.thought = Math.max(stream.thinking.length, this.open.thought ?? 0);
-    }
-    const unseen = unseenText(stream, this.open.text.length);
-    if (!unseen) return;
-    this.startText();
-    this.out.text!(unseen);
-    this.open.text += unseen;
-  }
-
-  /** The whole text of `iteration`'s reply: completes its streamed line, or prints it. */
-  whole(iteration: number, text: string): void {
-    if (this.done.has(iteration)) return;
-    this.done.add(iteration);
-    if (this.open?.iteration === iteration && this.finish(text)) return;
-    this.endLine();
-    this.out.line(`(iteration ${iteration}) ${text}`);
-  }
-
-  /** Completes the open line with the rest of `text` if it is how that line goes on (the run's answer). */
-  finish(text: string): boolean {
-    if (!this.open || !text.startsWith(this.open.text)) return false;
-    if (text.length > this.open.text.length) this.startText();
-    this.out.text!(text.slice(this.open.text.length));
-    this.endLine();
-    return true;
-  }
-
-  private heading(iteration: number, attempt: number): string {
-    return `(iteration ${iteration}${attempt > 1 ? `, attempt ${attempt}` : ''}) `;
-  }
-
-  /** Ends the open line's thinking, if that is all it shows yet: the text goes on a line of its own. */
-  private startText(): void {
-    if (!this.open || this.open.thought === undefined || this.open.text !== '') return;
-    this.out.text!(`\n${this.heading(this.open.iteration, this.open.attempt)}`);
-    this.open.thought = undefined;
-  }
-
-  endLine(): void {
-    if (!this.open) return;
-    this.out.text!('\n');
-    this.open = undefined;
-  }
+/** Whether `next` shows more of a reply than `last` did (or another reply, or a new attempt of it). */
+function grew(last: StreamedText | undefined, next: StreamedText): boolean {
+  if (!last || last.iteration !== next.iteration || last.attempt !== next.attempt) return true;
+  return next.length > last.length || (next.thinking?.length ?? 0) > (last.thinking?.length ?? 0);
 }

@@ -15,6 +15,8 @@ import { groupIntoLevels } from '../contract/goal-tree/levels';
  */
 
 type History = temporal.api.history.v1.IHistory;
+/** Histories of closed goal workflows, by workflow id, kept between reads of a tree. */
+export type HistoryCache = Map<string, History>;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -30,16 +32,23 @@ export type GoalEventType =
   | 'cycle_detected'
   | 'failed';
 
-/** One line of the JSONL event log (`waveloop tree <id> --jsonl`). */
+/** One entry of a goal tree's event log; `goalEventRecord` gives it as a line of `waveloop tree <id> --jsonl`. */
 export interface GoalEvent {
   timestamp: string;
-  event_type: GoalEventType;
+  eventType: GoalEventType;
   goal: string;
   depth: number;
-  parent_goal: string | null;
+  parentGoal: string | null;
   /** The goal's workflow; null for a sub-goal that was never started. */
-  workflow_id: string | null;
+  workflowId: string | null;
+  /** What the event records, with the field names of the JSONL log (`sub_goal_count`, `workflow_id`, …). */
   data: Record<string, unknown>;
+}
+
+/** `event` as a record of the JSONL event log, with its documented field names (`event_type`, `parent_goal`, `workflow_id`). */
+export function goalEventRecord(event: GoalEvent): Record<string, unknown> {
+  const { timestamp, eventType, goal, depth, parentGoal, workflowId, data } = event;
+  return { timestamp, event_type: eventType, goal, depth, parent_goal: parentGoal, workflow_id: workflowId, data };
 }
 
 export interface GoalTreeNode {
@@ -66,7 +75,7 @@ export interface GoalTreeNode {
  * Reads the tree rooted at `workflowId`. `cache` keeps the histories of closed workflows between
  * calls (they cannot change), so following a running tree refetches only what is still open.
  */
-export async function readGoalTree(client: Client, workflowId: string, cache = new Map<string, History>()): Promise<GoalTreeNode> {
+export async function readGoalTree(client: Client, workflowId: string, cache: HistoryCache = new Map()): Promise<GoalTreeNode> {
   let history = cache.get(workflowId);
   if (!history) {
     // Payloads are decoded with the client's codecs (gzip, encryption, claim check) before parsing.
@@ -107,11 +116,11 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
   const emit = (event: HistoryEvent, type: GoalEventType, data: Record<string, unknown> = {}) =>
     node.events.push({
       timestamp: (optionalTsToDate(event.eventTime) ?? new Date(0)).toISOString(),
-      event_type: type,
+      eventType: type,
       goal: node.goal,
       depth: node.depth,
-      parent_goal: node.parentGoal,
-      workflow_id: workflowId,
+      parentGoal: node.parentGoal,
+      workflowId,
       data,
     });
 
@@ -248,11 +257,11 @@ function notStarted(result: GoalResult, parent: GoalTreeNode): GoalTreeNode {
     events: [
       {
         timestamp,
-        event_type: result.status,
+        eventType: result.status,
         goal: result.goal,
         depth: parent.depth + 1,
-        parent_goal: parent.goal,
-        workflow_id: null,
+        parentGoal: parent.goal,
+        workflowId: null,
         data: { reason: result.reason ?? null, ...(result.constraint ? { constraint: result.constraint } : {}), started: false },
       } as GoalEvent,
     ],

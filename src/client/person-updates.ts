@@ -1,6 +1,6 @@
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
-import type { WaveloopClient } from './waveloop-client';
+import type { Client } from '@temporalio/client';
 
 /**
  * What people told a run, as its history records it: every update the run accepted (`answer`,
@@ -18,9 +18,9 @@ export interface PersonUpdate {
 const { EventType } = temporal.api.enums.v1;
 
 /** The updates `workflowId` accepted, oldest first. */
-export async function readPersonUpdates(client: WaveloopClient, workflowId: string): Promise<PersonUpdate[]> {
-  const converter = client.client.options.loadedDataConverter;
-  const history = await client.handle(workflowId).fetchHistory();
+export async function readPersonUpdates(client: Client, workflowId: string): Promise<PersonUpdate[]> {
+  const converter = client.options.loadedDataConverter;
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const updates = new Map<string, PersonUpdate>();
   const decodeAll = async (payloads: temporal.api.common.v1.IPayload[] | null | undefined) =>
     Promise.all((payloads ?? []).map((_, i) => decodeFromPayloadsAtIndex(converter, i, payloads!)));

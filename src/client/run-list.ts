@@ -50,12 +50,18 @@ export interface ListedRun {
 /** How many runs without a goal in their memo are described at once (for their summary). */
 const DESCRIBE_CONCURRENCY = 8;
 
-/**
- * The newest `limit` agent runs and goal trees (their roots; a tree's sub-goals are in `waveloop
- * tree`). `status`, one of `RUN_STATES`, keeps agent runs in that status only; `schedule` keeps the
- * runs that schedule started (Temporal's `TemporalScheduledById`).
- */
-export async function listRuns(client: Client, limit: number, status?: RunState, schedule?: string): Promise<ListedRun[]> {
+/** What `runs.list` lists. */
+export interface ListOptions {
+  /** How many, newest first (default 20). */
+  limit?: number;
+  /** Only agent runs in this status. */
+  status?: RunState;
+  /** Only the runs this schedule started (Temporal's `TemporalScheduledById`). */
+  schedule?: string;
+}
+
+/** The newest agent runs and goal trees (their roots; a tree's sub-goals are in `waveloop tree`). */
+export async function listRuns(client: Client, { limit = 20, status, schedule }: ListOptions = {}): Promise<ListedRun[]> {
   const kinds = status
     ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} = '${status}'`
     : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;

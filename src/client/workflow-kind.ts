@@ -3,7 +3,6 @@ import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../contract/agent-loo
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import type { GoalResult } from '../contract/goal-tree/pursue-goal';
 import type { WaveloopClient } from './waveloop-client';
-import { UsageError } from '../cli/errors';
 import { UnknownWorkflowError } from './unknown-workflow-error';
 
 /**
@@ -29,7 +28,7 @@ export interface IdentifiedWorkflow {
 /** Describes `workflowId` (its latest execution); throws `UnknownWorkflowError` when there is none. */
 export async function identifyWorkflow(client: WaveloopClient, workflowId: string): Promise<IdentifiedWorkflow> {
   try {
-    const description = await client.handle(workflowId).describe();
+    const description = await client.runs.handle(workflowId).describe();
     return {
       workflowId,
       kind: description.type === AGENT_LOOP_WORKFLOW ? 'agent run' : description.type === PURSUE_GOAL_WORKFLOW ? 'goal tree' : 'other',
@@ -55,10 +54,19 @@ export function useInstead(workflow: IdentifiedWorkflow): string {
   return `${id} is a ${workflow.workflowType} workflow, not a waveloop run or goal tree.`;
 }
 
-/** Identifies `workflowId` and throws a `UsageError` saying what it is unless it is of `kind`. */
+/** A workflow handed to something that takes the other kind; the message says which command takes it. */
+export class WrongWorkflowKindError extends Error {
+  override readonly name = 'WrongWorkflowKindError';
+
+  constructor(readonly workflow: IdentifiedWorkflow) {
+    super(useInstead(workflow));
+  }
+}
+
+/** Identifies `workflowId` and throws a `WrongWorkflowKindError` saying what it is unless it is of `kind`. */
 export async function requireKind(client: WaveloopClient, workflowId: string, kind: WorkflowKind): Promise<IdentifiedWorkflow> {
   const workflow = await identifyWorkflow(client, workflowId);
-  if (workflow.kind !== kind) throw new UsageError(useInstead(workflow));
+  if (workflow.kind !== kind) throw new WrongWorkflowKindError(workflow);
   return workflow;
 }
 
@@ -70,7 +78,7 @@ export async function requireKind(client: WaveloopClient, workflowId: string, ki
 export async function endedStatus(client: WaveloopClient, workflow: IdentifiedWorkflow): Promise<string> {
   if (workflow.execution === 'COMPLETED' && workflow.kind !== 'other') {
     try {
-      const result = (await client.handle(workflow.workflowId).result()) as AgentLoopResult | GoalResult;
+      const result = (await client.runs.handle(workflow.workflowId).result()) as AgentLoopResult | GoalResult;
       return result.status;
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;

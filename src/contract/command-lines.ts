@@ -1,31 +1,31 @@
 /**
- * The `waveloop` commands a person types to give a run what it waits for, exactly as they are to be
+ * The `waveloop` command lines a person types to give a run what it waits for, exactly as they are to be
  * typed: shown by the CLI and in the Web UI (a run's current details). `<…>` and `"…"` mark what
  * the person fills in.
  */
 
 /** Answers the question a run waits on (`ask_question`). */
-export function answerCommand(workflowId: string): string {
+export function answerCommandLine(workflowId: string): string {
   return `waveloop answer ${shellWord(workflowId)} "<your answer>"`;
 }
 
 /** Approves a call that waits for approval: it runs at once. */
-export function approveCommand(workflowId: string, callId: string): string {
+export function approveCommandLine(workflowId: string, callId: string): string {
   return `waveloop approve ${shellWord(workflowId)} ${shellWord(callId)}`;
 }
 
 /** Denies a call that waits for approval; the model reads the reason. */
-export function denyCommand(workflowId: string, callId: string): string {
+export function denyCommandLine(workflowId: string, callId: string): string {
   return `waveloop deny ${shellWord(workflowId)} ${shellWord(callId)} --reason "…"`;
 }
 
 /** Sends a conversation's next message. */
-export function sendCommand(workflowId: string): string {
+export function sendCommandLine(workflowId: string): string {
   return `waveloop send ${shellWord(workflowId)} "<your message>"`;
 }
 
 /** Ends a conversation. */
-export function endCommand(workflowId: string): string {
+export function endCommandLine(workflowId: string): string {
   return `waveloop end ${shellWord(workflowId)}`;
 }
 

@@ -1,17 +1,12 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
-import { loadSettings } from '../settings';
 import { describeIssues } from '../contract/issues';
 import { metadataFromBase64, metadataToBase64 } from './bytes';
-import { blobStoreIn } from './blob-store';
-import { chainCodecs, waveloopCodecs } from './codecs';
-import type { CliContext } from '../cli/commands/goal';
 
 /**
- * `waveloop codec-server`: Temporal's remote codec protocol over HTTP, so the Web UI (and the
+ * The codec server: Temporal's remote codec protocol over HTTP, so the Web UI (and the
  * Temporal CLI's `--codec-endpoint`) can show payloads that waveloop compressed, encrypted or
  * claim-checked. `POST …/decode` and `POST …/encode` take and return `{ "payloads": [...] }`,
  * Temporal's `Payloads` message as proto3 JSON (bytes in base64); only the last part of the path
@@ -132,52 +127,4 @@ export async function startCodecServer(options: CodecServerOptions & { host: str
   });
   const { address, port } = server.address() as AddressInfo;
   return { server, url: `http://${address.includes(':') ? `[${address}]` : address}:${port}` };
-}
-
-interface CodecServerCommandOptions {
-  port: number;
-  host: string;
-  webUiOrigin: string;
-}
-
-/** Serves the configured codecs until Ctrl-C (or SIGTERM). */
-async function codecServerCommand(options: CodecServerCommandOptions, cli: Pick<CliContext, 'print' | 'note'>): Promise<number> {
-  const config = loadSettings();
-  const origins = options.webUiOrigin.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
-  const codec = chainCodecs(waveloopCodecs(blobStoreIn(config.dataDir), config.encryption));
-  const { server, url } = await startCodecServer({ codec, origins, host: options.host, port: options.port, log: cli.note });
-  const keys = config.encryption;
-  cli.print(`Codec server on ${url} (POST /decode, /encode) for Web UI origins ${origins.join(', ')}.`);
-  cli.print(
-    keys
-      ? `Keys: ${keys.ids.map((id) => (id === keys.currentId ? `${id} (encrypts)` : id)).join(', ')}; claim checks from ${blobStoreIn(config.dataDir).dir}.`
-      : `No encryption key is configured: it decodes compressed and claim-checked payloads (from ${blobStoreIn(config.dataDir).dir}) only; set WAVELOOP_ENCRYPTION_KEY to decrypt.`,
-  );
-  cli.print(`In the Web UI, set the codec server (Data Encoder, the icon at the top right) to ${url}`);
-  cli.print(`or start a dev server with it: temporal server start-dev --ui-codec-endpoint ${url}`);
-  cli.note('Ctrl-C stops it.');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return 0;
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number (0 for any free port)');
-  return port;
-}
-
-/** `waveloop codec-server [--port 8888] [--host 127.0.0.1] [--web-ui-origin …]`. */
-export function registerCodecServerCommand(program: Command, cli: Pick<CliContext, 'print' | 'note' | 'action'>): void {
-  program
-    .command('codec-server')
-    .description('decode (and encode) waveloop payloads for the Temporal Web UI: encrypted, compressed, claim-checked')
-    .addOption(new Option('--port <port>', 'port to listen on').argParser(parsePort).default(DEFAULT_CODEC_SERVER_PORT))
-    .option('--host <host>', 'address to listen on (anyone who reaches it can decrypt)', '127.0.0.1')
-    .option('--web-ui-origin <origins>', 'Web UI origins allowed to call it, comma-separated', DEFAULT_WEB_UI_ORIGINS.join(','))
-    .action(cli.action((options: CodecServerCommandOptions) => codecServerCommand(options, cli)));
 }

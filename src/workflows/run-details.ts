@@ -1,5 +1,5 @@
 import type { RunProgress } from '../contract/agent-loop';
-import { answerCommand, approveCommand, denyCommand, endCommand, sendCommand } from '../contract/command-lines';
+import { answerCommandLine, approveCommandLine, denyCommandLine, endCommandLine, sendCommandLine } from '../contract/command-lines';
 import { toolSummary } from '../contract/summaries';
 
 /** The most characters of a call's arguments, a question or a message the details show. */
@@ -43,20 +43,20 @@ export function runDetails({ progress, workflowId, wave }: RunMoment): string {
 }
 
 function questions(progress: RunProgress, workflowId: string): string[] {
-  return progress.pendingQuestions.map((q) => `Question: ${clip(q.question)}\n\nAnswer with \`${answerCommand(workflowId)}\``);
+  return progress.pendingQuestions.map((q) => `Question: ${clip(q.question)}\n\nAnswer with \`${answerCommandLine(workflowId)}\``);
 }
 
 function approvals(progress: RunProgress, workflowId: string): string[] {
   return progress.pendingApprovals.map(
     (a) =>
       `Approval needed: ${toolSummary(a.iteration, a.tool, {})} with arguments \`${clip(JSON.stringify(a.args))}\`\n\n` +
-      `Approve with \`${approveCommand(workflowId, a.callId)}\` or deny with \`${denyCommand(workflowId, a.callId)}\``,
+      `Approve with \`${approveCommandLine(workflowId, a.callId)}\` or deny with \`${denyCommandLine(workflowId, a.callId)}\``,
   );
 }
 
 function conversation(progress: RunProgress, workflowId: string): string[] {
   if (!progress.conversation) return [];
-  return [`The agent said: ${clip(progress.conversation.message)}\n\nReply with \`${sendCommand(workflowId)}\` or end with \`${endCommand(workflowId)}\``];
+  return [`The agent said: ${clip(progress.conversation.message)}\n\nReply with \`${sendCommandLine(workflowId)}\` or end with \`${endCommandLine(workflowId)}\``];
 }
 
 function clip(text: string): string {

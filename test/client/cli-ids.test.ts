@@ -16,10 +16,10 @@ describe('waveloop CLI with ids of the other kind, of nothing, of ended runs', (
   beforeAll(async () => {
     cli = await cliFixture('cli-ids');
     cli.fake.script({ content: 'Done.' });
-    await cli.client.start({ goal: 'Say done' }, { workflowId: 'ids-done' });
-    await cli.client.result('ids-done');
+    await cli.client.runs.start({ goal: 'Say done' }, { workflowId: 'ids-done' });
+    await cli.client.runs.result('ids-done');
     // A goal tree no worker serves: it stays running, as far as it got.
-    await new WaveloopClient(cli.h.client, `${cli.taskQueue}-unserved`).startGoal({ objective: 'Plan a trip' }, { workflowId: 'ids-goal' });
+    await new WaveloopClient(cli.h.client, `${cli.taskQueue}-unserved`).goals.start({ objective: 'Plan a trip' }, { workflowId: 'ids-goal' });
   });
   afterAll(() => cli.stop());
 

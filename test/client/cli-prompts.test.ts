@@ -18,7 +18,7 @@ describe('waveloop CLI prompts at a terminal', () => {
   afterAll(() => cli.stop());
 
   const pendingCall = async (workflowId: string) =>
-    (await waitForProgress(cli.h.client, cli.client.handle(workflowId), (p) => p.pendingApprovals.length > 0)).pendingApprovals[0].callId;
+    (await waitForProgress(cli.h.client, cli.client.runs.handle(workflowId), (p) => p.pendingApprovals.length > 0)).pendingApprovals[0].callId;
 
   it('Ctrl-C at the approval prompt stops following (130), not the run; a later follow closes its prompt once the call is approved elsewhere, and says by whom', async () => {
     // The model's last reply waits until the test has seen the prompt close, so the run goes on meanwhile.

@@ -70,7 +70,7 @@ describe('waveloop CLI and workers', () => {
     // It does: a worker takes it up.
     cli.fake.script({ content: 'Hello once served.' });
     await cli.serve(queue);
-    expect(await cli.client.result('workers-unserved')).toMatchObject({ status: 'completed', answer: 'Hello once served.' });
+    expect(await cli.client.runs.result('workers-unserved')).toMatchObject({ status: 'completed', answer: 'Hello once served.' });
     cli.fake.assertDone();
   });
 
@@ -87,10 +87,10 @@ describe('waveloop CLI and workers', () => {
     expect(out.code, out.stderr).toBe(143);
     expect(out.stderr).toContain('Stopped following workers-sigterm; the run goes on in Temporal.');
     // The worker let go of the model call it had (cancelled, to be retried), and the run is still going.
-    expect(await cli.client.handle('workers-sigterm').describe()).toMatchObject({ status: { name: 'RUNNING' } });
+    expect(await cli.client.runs.handle('workers-sigterm').describe()).toMatchObject({ status: { name: 'RUNNING' } });
 
     await cli.serve(queue);
-    expect(await cli.client.result('workers-sigterm')).toMatchObject({ status: 'completed', answer: 'Answered by the next worker.' });
+    expect(await cli.client.runs.result('workers-sigterm')).toMatchObject({ status: 'completed', answer: 'Answered by the next worker.' });
     cli.fake.assertDone();
   });
 
@@ -128,7 +128,7 @@ describe('waveloop CLI and workers', () => {
     cli.fake.script({ content: 'Served by v1.' });
     const started = await waveloop(['run', '--detach', '--json', 'Say hello'], env);
     const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
-    expect(await new WaveloopClient(cli.h.client, queue).result(workflowId)).toMatchObject({ status: 'completed', answer: 'Served by v1.' });
+    expect(await new WaveloopClient(cli.h.client, queue).runs.result(workflowId)).toMatchObject({ status: 'completed', answer: 'Served by v1.' });
     const { raw } = await cli.h.client.workflow.getHandle(workflowId).describe();
     expect(raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion).toMatchObject({ deploymentName: name, buildId: 'v1' });
     worker.kill('SIGTERM');

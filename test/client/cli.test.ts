@@ -216,7 +216,7 @@ describe('waveloop CLI', () => {
     expect(cancel.stdout).toContain('Cancellation of cli-cancel-me requested.');
 
     // The run ends gracefully: completed as a workflow, with status cancelled and what it had.
-    await cli.client.result('cli-cancel-me');
+    await cli.client.runs.result('cli-cancel-me');
     const status = await waveloop(['status', 'cli-cancel-me'], env);
     expect(status.stdout).toContain('Run:        cli-cancel-me\n');
     expect(status.stdout).toContain('Status:     cancelled');
@@ -229,7 +229,7 @@ describe('waveloop CLI', () => {
       content: `Company set to ${req.messages[req.messages.length - 1].content}.`,
     }));
     await waveloop(['run', '--detach', '--id', 'cli-question', 'Set the company'], env);
-    await waitForProgress(cli.h.client, cli.client.handle('cli-question'), (p) => p.status === 'waiting_for_input');
+    await waitForProgress(cli.h.client, cli.client.runs.handle('cli-question'), (p) => p.status === 'waiting_for_input');
     const status = await waveloop(['status', 'cli-question'], env);
     expect(status.stdout).toContain('Status:     waiting_for_input');
     expect(status.stdout).toMatch(/Question:   Which company\? \(call \S+\)/);
@@ -241,7 +241,7 @@ describe('waveloop CLI', () => {
     const answer = await waveloop(['answer', 'cli-question', 'EPAM'], env);
     expect(answer.code).toBe(0);
     expect(answer.stdout).toContain('Answered "Which company?"');
-    expect(await cli.client.result('cli-question')).toMatchObject({ status: 'completed', answer: 'Company set to EPAM.' });
+    expect(await cli.client.runs.result('cli-question')).toMatchObject({ status: 'completed', answer: 'Company set to EPAM.' });
     cli.fake.assertDone();
   });
 
@@ -259,7 +259,7 @@ describe('waveloop CLI', () => {
     try {
       await waveloop(['run', '--detach', '--id', 'cli-crash-question', 'Pick a region'], crashEnv);
       // The run's search attributes say it waits for input once the server has indexed them.
-      await eventually(() => cli.client.list(100, 'waiting_for_input'), (runs) => runs.some((run) => run.workflowId === 'cli-crash-question'));
+      await eventually(() => cli.client.runs.list({ limit: 100, status: 'waiting_for_input' }), (runs) => runs.some((run) => run.workflowId === 'cli-crash-question'));
       const waiting = await waveloop(['list', '--status', 'waiting_for_input'], crashEnv);
       expect(waiting.stdout).toMatch(/cli-crash-question\s+waiting_for_input\s+\S+\s+agent run\s+Pick a region/);
       expect(firstSaid).toContain(`Worker polling task queue "${queue}" on ${env.TEMPORAL_ADDRESS} (namespace default) with the demo tools. Ctrl-C stops it.`);

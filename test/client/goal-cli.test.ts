@@ -66,9 +66,9 @@ describe('waveloop goal and tree', () => {
     expect(tree.stdout).toContain('Used: 3 goals, 990 tokens');
 
     // `tree --jsonl` prints these events, one JSON object a line.
-    const events = goalEvents(await cli.client.goalTree('cli-goal'));
-    expect(events.filter((e) => e.goal === GOAL).map((e) => e.event_type)).toEqual(['started', 'assessed', 'decomposed', 'achieved', 'synthesized']);
-    expect(events.filter((e) => e.goal === AREA).map((e) => e.event_type)).toEqual(['started', 'assessed', 'executed']);
+    const events = goalEvents(await cli.client.goals.tree('cli-goal'));
+    expect(events.filter((e) => e.goal === GOAL).map((e) => e.eventType)).toEqual(['started', 'assessed', 'decomposed', 'achieved', 'synthesized']);
+    expect(events.filter((e) => e.goal === AREA).map((e) => e.eventType)).toEqual(['started', 'assessed', 'executed']);
     expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({ depth: 1, parent_goal: GOAL, workflow_id: 'cli-goal/2' });
   });
 
@@ -91,7 +91,7 @@ describe('waveloop goal and tree', () => {
     expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);
 
     // `list --json` prints these summaries: the tree's root is a pursueGoal run.
-    expect((await cli.client.list(1000)).find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal', execution: 'COMPLETED' });
+    expect((await cli.client.runs.list({ limit: 1000 })).find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal', execution: 'COMPLETED' });
   });
 
   it("waveloop goal: a tool loop that calls one tool alike again and again prints each wave, and the goal's findings and evidence once", async () => {

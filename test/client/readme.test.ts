@@ -33,7 +33,7 @@ function commands(program: Command, parents: string[] = []): Array<{ path: strin
 
 /** Checks that `text` names every command of the CLI as `waveloop <command>` and, with `options`, every option `--help` shows. */
 function expectEveryCommand(text: string, { options }: { options: boolean }): void {
-  const program = buildProgram(() => undefined);
+  const program = buildProgram();
   if (options) {
     for (const option of program.options) expect(text, `global option ${option.flags}`).toContain(option.long!);
     expect(text).toContain('-h, --help');

@@ -64,7 +64,7 @@ describe('waveloop schedule', () => {
     const run = await cli.h.client.workflow.getHandle(runId!).describe();
     expect(run.memo).toMatchObject({ schedule: id });
     expect(run.searchAttributes.TemporalScheduledById).toEqual([id]);
-    expect(await cli.client.result(runId!)).toMatchObject({ status: 'completed', answer: 'Report sent.' });
+    expect(await cli.client.runs.result(runId!)).toMatchObject({ status: 'completed', answer: 'Report sent.' });
     const listed = await eventually(
       () => waveloop(['list', '--schedule', id], env),
       (out) => out.stdout.includes(runId!),
@@ -93,13 +93,13 @@ describe('waveloop schedule', () => {
     const handle = cli.h.client.schedule.getHandle(id);
     const first = await eventually(() => handle.describe(), (d) => d.info.recentActions.length === 1);
     const runId = first.info.recentActions[0]!.action.workflow.workflowId;
-    await eventually(() => cli.client.progress(runId), (progress) => progress.pendingQuestions.length === 1);
+    await eventually(() => cli.client.runs.progress(runId), (progress) => progress.pendingQuestions.length === 1);
 
     await waveloop(['schedule', 'trigger', id], env);
     const after = await eventually(() => handle.describe(), (d) => d.info.numActionsSkippedOverlap === 1);
     expect(after.info.recentActions.map((action) => action.action.workflow.workflowId)).toEqual([runId]);
 
-    await cli.client.handle(runId).terminate('test over');
+    await cli.client.runs.handle(runId).terminate('test over');
     await waveloop(['schedule', 'delete', id], env);
   });
 });

@@ -84,7 +84,7 @@ describe('graceful shutdown', () => {
     // stopped worker's sticky queue is let go instead of waiting for its timeout).
     await cli.h.client.workflowService.resetStickyTaskQueue({ namespace: 'default', execution: { workflowId } });
     const next = waveloopLive(['worker'], cli.env, { cwd: project.dir });
-    const result = await cli.client.result(workflowId).finally(() => next.kill('SIGTERM'));
+    const result = await cli.client.runs.result(workflowId).finally(() => next.kill('SIGTERM'));
     expect((await next.done).code).toBe(0);
     expect(result).toMatchObject({ status: 'completed', answer: 'Exported the ledger.' });
     expect(result.waves[0]!.calls[0]).toMatchObject({ tool: 'slow_export', ok: true, result: 'exported 42 rows' });

@@ -137,8 +137,8 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
   const started = Date.now();
   const workflowId = `real-model-${scenario.name}-${randomUUID().slice(0, 8)}`;
   const handle = scenario.run
-    ? await client.start({ maxIterations: MAX_ITERATIONS, ...scenario.run }, { workflowId, timeout: SCENARIO_TIMEOUT })
-    : await client.startGoal(scenario.tree!, { workflowId, timeout: SCENARIO_TIMEOUT });
+    ? await client.runs.start({ maxIterations: MAX_ITERATIONS, ...scenario.run }, { workflowId, timeout: SCENARIO_TIMEOUT })
+    : await client.goals.start(scenario.tree!, { workflowId, timeout: SCENARIO_TIMEOUT });
   const approving = scenario.run ? approveAll(client, workflowId) : { stop: () => undefined };
   let outcome: string;
   let answer = '';
@@ -162,7 +162,7 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
   const transcripts = process.env.REAL_MODEL_OUT && `${process.env.REAL_MODEL_OUT.replace(/\.json$/, '')}.transcripts`;
   if (transcripts && scenario.run) {
     fs.mkdirSync(transcripts, { recursive: true });
-    const messages = await client.transcript(workflowId).catch(() => []);
+    const messages = await client.runs.transcript(workflowId).catch(() => []);
     fs.writeFileSync(path.join(transcripts, `${scenario.name}.json`), JSON.stringify(messages, null, 2));
   }
   const calls = await modelCalls(client, handle);
@@ -192,9 +192,9 @@ function approveAll(client: WaveloopClient, workflowId: string): { stop(): void 
   void (async () => {
     while (!stopped) {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const progress = await client.progress(workflowId, { quick: true }).catch(() => undefined);
-      for (const call of progress?.pendingApprovals ?? []) await client.approve(workflowId, call.callId).catch(() => undefined);
-      for (const _question of progress?.pendingQuestions ?? []) await client.answer(workflowId, ANSWER).catch(() => undefined);
+      const progress = await client.runs.progress(workflowId, { quick: true }).catch(() => undefined);
+      for (const call of progress?.pendingApprovals ?? []) await client.runs.approve(workflowId, call.callId).catch(() => undefined);
+      for (const _question of progress?.pendingQuestions ?? []) await client.runs.answer(workflowId, ANSWER).catch(() => undefined);
     }
   })();
   return { stop: () => void (stopped = true) };
@@ -207,7 +207,7 @@ async function modelCalls(client: WaveloopClient, handle: WorkflowHandle): Promi
   const visit = async (workflowId: string): Promise<void> => {
     if (seen.has(workflowId)) return;
     seen.add(workflowId);
-    const history = await client.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await client.temporal.workflow.getHandle(workflowId).fetchHistory();
     for (const activity of activities(history)) {
       const result = activity.result as Partial<ModelCallOutput> | undefined;
       if (result?.usage && typeof result.usage.promptTokens === 'number') outputs.push(result as ModelCallOutput);

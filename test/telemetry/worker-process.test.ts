@@ -74,7 +74,7 @@ describe('a worker process with OTEL_EXPORTER_OTLP_ENDPOINT and WAVELOOP_METRICS
     const first = await startWorker(env, firstMetrics);
     const workflowId = `${queue}-run`;
     try {
-      const handle = await client.start({ goal: 'Move Bob to EPAM', agent: 'back-office' }, { workflowId });
+      const handle = await client.runs.start({ goal: 'Move Bob to EPAM', agent: 'back-office' }, { workflowId });
       const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length === 1 && p.waves.length === 0 && p.settling?.calls.length === 1);
       expect(waiting.pendingApprovals[0]).toMatchObject({ callId: 'call_update', tool: 'update_user' });
       // During the run: Temporal's metrics and waveloop's, the model call and the lookup counted.
@@ -101,7 +101,7 @@ describe('a worker process with OTEL_EXPORTER_OTLP_ENDPOINT and WAVELOOP_METRICS
     const second = await startWorker(env, secondMetrics);
     try {
       await h.client.workflow.getHandle(workflowId).executeUpdate(approveUpdate, { args: ['call_update'] });
-      expect(await client.result(workflowId)).toMatchObject({ status: 'completed', answer: 'Bob works for EPAM now.' });
+      expect(await client.runs.result(workflowId)).toMatchObject({ status: 'completed', answer: 'Bob works for EPAM now.' });
 
       const after = await scraped(secondMetrics, (m) => m.value('waveloop_runs_ended', { status: 'completed' }) === 1);
       // Only what happened on this worker: the run's start and first steps were the first worker's.

@@ -12,7 +12,7 @@ import { Harness } from '../support/harness';
 import { activities } from '../support/history';
 import { freePort } from '../support/ports';
 import { WaveloopClient } from '../../src/client/waveloop-client';
-import { followRun } from '../../src/client/follow';
+import type { RunEvent } from '../../src/client/follow';
 
 /**
  * Model faults, through the fake model server: each one is retried, fed back to the model, or ends
@@ -63,14 +63,20 @@ describe('model faults', () => {
     // The worker's model client would wait minutes; the run's own timeout (2 s an attempt) cuts the first.
     h.fake.script({ content: 'too late', delayMs: 5_000 }, { content: 'On time.', delayMs: 1_000 });
     const workflowId = `model-timeout-${randomUUID()}`;
-    const lines: string[] = [];
-    const following = followRun(new WaveloopClient(h.client, 'unused'), workflowId, { line: (text) => lines.push(text) });
+    const events: RunEvent[] = [];
+    const following = new WaveloopClient(h.client, 'unused').runs.follow(workflowId, { onEvent: (event) => void events.push(event) });
     const { handle, result } = await h.run({ goal: 'Survive a slow model', modelTimeoutSeconds: 2, modelAttempts: 3 }, { workflowId });
     await following.stop(result);
 
     expect(result).toMatchObject({ status: 'completed', answer: 'On time.' });
     // Whichever notices first, Temporal's timeout or the model client given the same time, says so.
-    expect(lines).toContainEqual(expect.stringMatching(/^\(iteration 1\) the model call failed: (timed out \(start-to-close\)|.*did not answer in time.*); attempt 2 of 3$/));
+    expect(events).toContainEqual({
+      type: 'retry',
+      iteration: 1,
+      attempt: 2,
+      maximumAttempts: 3,
+      failure: expect.stringMatching(/^(timed out \(start-to-close\)|.*did not answer in time.*)$/),
+    });
     const history = await handle.fetchHistory();
     const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')!.activityTaskScheduledEventAttributes!;
     expect(Number(scheduled.startToCloseTimeout?.seconds)).toBe(2);

@@ -4,7 +4,7 @@ import { toolMessages } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
 import { activities, recordHistory } from '../support/history';
 import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/contract/messages';
-import { followRun, WaveloopClient, type AgentLoopResult } from '../../src/client';
+import { WaveloopClient, type AgentLoopResult, type RunEvent } from '../../src';
 import { eventually, gate } from '../support/wait';
 
 const h = new Harness();
@@ -108,22 +108,23 @@ describe('agentLoop: approvals and conversations', () => {
     expect(result!.waves.map((w) => [w.calls[0].ok, w.calls[0].error])).toEqual(Array.from({ length: 3 }, () => [false, 'denied: no moves this quarter']));
   });
 
-  it('followRun (client API): a script sees each call as it settles and what waits for a person, with the command', async () => {
+  it('runs.follow (client API): a script sees each call as it settles and each call that waits for approval', async () => {
     h.fake.script(
       { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }, { name: 'update_user', args: { id: 1, company: 'Globex' } }] },
       { content: 'Done.' },
     );
-    const lines: string[] = [];
-    const { handle, result } = await h.run(
+    const events: RunEvent[] = [];
+    const calls = () => events.flatMap((event) => (event.type === 'call' ? [event.call] : []));
+    const { result } = await h.run(
       { goal: 'Compute 6*7 and move user 1 to Globex', tools: ['calculator', 'update_user'] },
       {
         during: async (handle) => {
-          const follow = followRun(new WaveloopClient(h.client, 'unused'), handle.workflowId, { line: (line) => lines.push(line) });
+          const follow = new WaveloopClient(h.client, 'unused').runs.follow(handle.workflowId, { onEvent: (event) => void events.push(event) });
           // The calculator's result comes out while update_user still waits for its approval (given below).
-          await eventually(async () => lines.includes('wave 1 · calculator(expression=6*7) → 42'), Boolean, { attempts: 200 });
-          const approval = await eventually(async () => lines.find((line) => line.startsWith('Approval needed')), Boolean, { attempts: 200 });
-          const callId = /waveloop approve \S+ (\S+)/.exec(approval!)![1];
-          await handle.executeUpdate(approveUpdate, { args: [callId] });
+          await eventually(async () => calls().some((call) => call.tool === 'calculator' && call.result === '42'), Boolean, { attempts: 200 });
+          const approval = await eventually(async () => events.find((event) => event.type === 'approval'), Boolean, { attempts: 200 });
+          expect(calls().map((call) => call.tool)).toEqual(['calculator']);
+          await handle.executeUpdate(approveUpdate, { args: [approval!.type === 'approval' ? approval!.approval.callId : ''] });
           await follow.stop((await handle.result()) as AgentLoopResult);
         },
       },
@@ -131,11 +132,11 @@ describe('agentLoop: approvals and conversations', () => {
 
     h.fake.assertDone();
     expect(result!.status).toBe('completed');
-    expect(lines.find((line) => line.startsWith('Approval needed'))).toMatch(
-      new RegExp(`^Approval needed: wave 1 · update_user\\(id=1, company=Globex\\)\n  decide with: waveloop approve ${handle.workflowId} \\S+`),
-    );
-    expect(lines.filter((line) => line.startsWith('wave 1 · calculator'))).toHaveLength(1);
-    expect(lines).toContainEqual(expect.stringMatching(/^wave 1 · update_user\(id=1, company=Globex\) → /));
+    expect(events.find((event) => event.type === 'approval')).toMatchObject({
+      approval: { tool: 'update_user', args: { id: 1, company: 'Globex' }, iteration: 1 },
+    });
+    expect(calls().map((call) => call.tool)).toEqual(['calculator', 'update_user']);
+    expect(events.filter((event) => event.type === 'ended')).toEqual([{ type: 'ended', result }]);
   });
 
   it('requireApproval: naming a tool the run does not have is InvalidInput', async () => {

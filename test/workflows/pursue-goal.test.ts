@@ -174,23 +174,23 @@ describe('pursueGoal', () => {
   it('the JSONL event log of a finished tree is derived from the workflow histories', async () => {
     const events = goalEvents(await readGoalTree(h.client, TREE_ID));
 
-    const of = (goal: string) => events.filter((e) => e.goal === goal).map((e) => e.event_type);
+    const of = (goal: string) => events.filter((e) => e.goal === goal).map((e) => e.eventType);
     expect(of(OFFSITE)).toEqual(['started', 'assessed', 'decomposed', 'achieved', 'synthesized']);
     expect(of(VENUES)).toEqual(['started', 'assessed', 'decomposed', 'achieved', 'synthesized']);
     expect(of(LIST)).toEqual(['started', 'assessed', 'executed']);
     expect(of(AGENDA)).toEqual(['started', 'assessed', 'executed']);
     expect([...events].sort((x, y) => x.timestamp.localeCompare(y.timestamp))).toEqual(events);
 
-    const root = events.find((e) => e.goal === OFFSITE && e.event_type === 'decomposed')!;
+    const root = events.find((e) => e.goal === OFFSITE && e.eventType === 'decomposed')!;
     expect(root).toMatchObject({ depth: 0, parent_goal: null, workflow_id: TREE_ID, data: { sub_goal_count: 3, levels: [[0, 1], [2]] } });
-    expect(events.find((e) => e.goal === OFFSITE && e.event_type === 'achieved')!.data).toMatchObject({ sub_goals_completed: 3 });
-    expect(events.find((e) => e.goal === LIST && e.event_type === 'executed')).toMatchObject({
+    expect(events.find((e) => e.goal === OFFSITE && e.eventType === 'achieved')!.data).toMatchObject({ sub_goals_completed: 3 });
+    expect(events.find((e) => e.goal === LIST && e.eventType === 'executed')).toMatchObject({
       depth: 2,
       parent_goal: VENUES,
       workflow_id: `${TREE_ID}/1.1`,
       data: { success: true, mode: 'tools', workflow_id: `${TREE_ID}/1.1/exec` },
     });
-    expect(events.find((e) => e.goal === PRICES && e.event_type === 'assessed')!.data).toEqual({ directly_executable: true, action: 'answer' });
+    expect(events.find((e) => e.goal === PRICES && e.eventType === 'assessed')!.data).toEqual({ directly_executable: true, action: 'answer' });
     // Every line is JSON that round-trips.
     for (const event of events) expect(JSON.parse(JSON.stringify(event))).toEqual(event);
   });
@@ -343,7 +343,7 @@ describe('pursueGoal', () => {
     expect(Math.max(...timers.map((t) => t.eventId))).toBeLessThan(childEvents(rootHistory).get('goal-time-limit/1')!.initiated);
     // The log shows the grandchild's end as constrained by time.
     const events = goalEvents(await readGoalTree(h.client, 'goal-time-limit'));
-    expect(events.filter((e) => e.goal === SALES).map((e) => e.event_type)).toEqual(['started', 'constrained']);
+    expect(events.filter((e) => e.goal === SALES).map((e) => e.eventType)).toEqual(['started', 'constrained']);
   });
 
   it('token limit: children get slices of what their parent has left; a spent slice stops a goal, and its parent', async () => {

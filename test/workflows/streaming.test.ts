@@ -26,10 +26,10 @@ describe('agentLoop: streamed replies', () => {
         during: async (handle) => {
           const live = new WaveloopClient(h.client, 'unused');
           // Three pieces of the reply are out; the model is still generating the rest.
-          seen.push((await eventually(() => live.streaming(handle.workflowId), (s) => s?.tail === 'Looking up Bob '))!);
+          seen.push((await eventually(() => live.runs.modelCall(handle.workflowId).then((call) => call?.stream), (s) => s?.tail === 'Looking up Bob '))!);
           expect(h.fake.inFlight).toBe(1);
           held.open();
-          await eventually(() => live.streaming(handle.workflowId), (s) => s === undefined || s.iteration > 1);
+          await eventually(() => live.runs.modelCall(handle.workflowId).then((call) => call?.stream), (s) => s === undefined || s.iteration > 1);
         },
       },
     );
@@ -57,7 +57,7 @@ describe('agentLoop: streamed replies', () => {
       {
         during: async (handle) => {
           // The thinking is out; the text has not started.
-          seen = await eventually(() => new WaveloopClient(h.client, 'unused').streaming(handle.workflowId), (s) => s?.thinking?.tail === reasoning);
+          seen = await eventually(() => new WaveloopClient(h.client, 'unused').runs.modelCall(handle.workflowId).then((call) => call?.stream), (s) => s?.thinking?.tail === reasoning);
           held.open();
         },
       },
@@ -82,7 +82,7 @@ describe('agentLoop: streamed replies', () => {
         stream: false,
         during: async (handle) => {
           await eventually(() => h.fake.inFlight, (n) => n === 1);
-          inFlight = await new WaveloopClient(h.client, 'unused').streaming(handle.workflowId);
+          inFlight = await new WaveloopClient(h.client, 'unused').runs.modelCall(handle.workflowId).then((call) => call?.stream);
         },
       },
     );

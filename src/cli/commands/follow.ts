@@ -1,12 +1,9 @@
 import { loadSettings } from '../../settings';
-import type { AgentLoopResult } from '../../contract/agent-loop';
-import type { WaveloopClient } from '../../client/waveloop-client';
-import { describeError } from '../errors';
-import { note, print, withClient, write } from '../support';
-import { followRun, type FollowOutput } from '../../client/follow';
+import type { Command } from 'commander';
+import { atTerminal, followUntilEnd, noWorkerNote } from '../follow-run';
+import { action, note, print, withClient, write } from '../support';
 import { renderResult } from '../ui/render';
-import { exitStatusOf, listenForStop, type StopRequest } from '../stop-signals';
-import { terminalPrompts } from '../ui/terminal';
+import { exitStatusOf, listenForStop } from '../stop-signals';
 import { requireKind } from '../../client/workflow-kind';
 
 /**
@@ -15,8 +12,17 @@ import { requireKind } from '../../client/workflow-kind';
  * a line saying the run goes on, and the exit status of that signal (130, 143).
  */
 
+/** Adds `waveloop follow`. */
+export function register(program: Command): void {
+  program
+    .command('follow')
+    .argument('<id>', 'workflow id of an agent run')
+    .description('follow a run live, wherever it was started: waves, questions, approvals, the answer')
+    .action(action((id: string) => followCommand(id)));
+}
+
 /** `waveloop follow <id>`: follows an agent run live until its result, or until Ctrl-C or SIGTERM. */
-export async function followCommand(workflowId: string): Promise<number> {
+async function followCommand(workflowId: string): Promise<number> {
   const config = loadSettings();
   const stop = listenForStop();
   try {
@@ -41,58 +47,4 @@ export async function followCommand(workflowId: string): Promise<number> {
   } finally {
     stop.dispose();
   }
-}
-
-/**
- * Follows `workflowId` (printing through `out`) until it ends or `stop` is requested; then stops
- * following and resolves with the run's result, or with the signal (after saying the run goes on).
- */
-export async function followUntilEnd(
-  client: WaveloopClient,
-  workflowId: string,
-  stop: StopRequest,
-  out: FollowOutput,
-): Promise<{ result: AgentLoopResult } | { signal: NodeJS.Signals }> {
-  const follow = followRun(client, workflowId, out);
-  const stopped = stop.stopped.then((signal) => ({ signal }));
-  let ended: { result: AgentLoopResult } | { signal: NodeJS.Signals };
-  try {
-    ended = await Promise.race([
-      client.client
-        .withAbortSignal(stop.signal, () => client.result(workflowId))
-        .then(
-          (result) => ({ result }),
-          (err: unknown) => (stop.signal.aborted ? stopped : Promise.reject(err)),
-        ),
-      stopped,
-    ]);
-  } catch (err) {
-    await follow.stop();
-    throw err;
-  }
-  if ('signal' in ended) {
-    await follow.stop();
-    note(`Stopped following ${workflowId}; the run goes on in Temporal. A worker (\`waveloop worker\`) carries it on; \`waveloop status ${workflowId}\` shows it.`);
-  } else await follow.stop(ended.result);
-  return ended;
-}
-
-/** At a terminal, what a followed run waits for is asked right there; elsewhere the commands that give it are printed. */
-export function atTerminal(client: WaveloopClient, workflowId: string): Pick<FollowOutput, 'onApproval' | 'onQuestion' | 'onMessage'> {
-  const prompts = terminalPrompts(client, print, describeError);
-  if (!prompts) return {};
-  return {
-    onApproval: (call, signal) => prompts.approval(workflowId, call, signal),
-    onQuestion: (question, signal) => prompts.question(workflowId, question, signal),
-    onMessage: (iteration, signal) => prompts.message(workflowId, iteration, signal),
-  };
-}
-
-/**
- * What to say when no worker polls `taskQueue`: `consequence` (e.g. "run X starts once one does"),
- * and how to start one (with WAVELOOP_TASK_QUEUE when the queue is not the configured one).
- */
-export function noWorkerNote(taskQueue: string, configuredQueue: string, consequence: string): string {
-  const env = taskQueue === configuredQueue ? '' : `WAVELOOP_TASK_QUEUE=${taskQueue} `;
-  return `No worker polls task queue "${taskQueue}", so ${consequence}: start one with \`${env}waveloop worker\` (or \`${env}waveloop dev\`).`;
 }

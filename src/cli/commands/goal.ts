@@ -1,33 +1,17 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Worker } from '@temporalio/worker';
-import { loadSettings, modelConfigProblem, type WaveloopSettings } from '../../settings';
+import { loadSettings, modelConfigProblem } from '../../settings';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { AGENT_LOOP_WORKFLOW } from '../../contract/agent-loop';
 import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../contract/goal-tree/pursue-goal';
-import type { LoadedProject } from '../../project/load-project';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { followTree } from '../ui/goal-follow';
 import { renderGoalTotals, renderGoalTree } from '../ui/goal-render';
-import type { TerminalPrompts } from '../ui/terminal';
-import { goalEvents } from '../../client/goal-tree';
+import { terminalPrompts } from '../ui/terminal';
+import { describeError, UsageError } from '../errors';
+import { action, ensureServer, note, parseDuration, parsePositiveInt, print, projectOf, runUrl, withClient } from '../support';
+import { goalEventRecord, goalEvents } from '../../client/goal-tree';
 import { createCliWorker } from '../worker-runtime';
-
-/** What the goal commands borrow from the CLI (`cli.ts`): output, option parsers, server and client. */
-export interface CliContext {
-  print(line?: string): void;
-  note(line: string): void;
-  action<A extends unknown[]>(fn: (...args: A) => Promise<number>): (...args: A) => Promise<void>;
-  parseDuration(value: string): number;
-  parsePositiveInt(value: string): number;
-  ensureServer(config: WaveloopSettings): Promise<string | undefined>;
-  runUrl(uiUrl: string | undefined, config: WaveloopSettings, workflowId: string): string | undefined;
-  withClient<T>(config: WaveloopSettings, work: (client: WaveloopClient) => Promise<T>): Promise<T>;
-  usageError(message: string): Error;
-  /** The project's config (`--config`, else the nearest `waveloop.config.ts`), for an in-process worker. */
-  project(): Promise<LoadedProject>;
-  /** Asks at this terminal what runs wait for; undefined when stdin is not a terminal. */
-  prompts(client: WaveloopClient, out: (line: string) => void): TerminalPrompts | undefined;
-}
 
 interface GoalOptions {
   maxDepth?: number;
@@ -44,35 +28,35 @@ interface GoalOptions {
 }
 
 /** `waveloop goal "<objective>"` and `waveloop tree <id> [--jsonl]`. */
-export function registerGoalCommands(program: Command, cli: CliContext): void {
+export function register(program: Command): void {
   program
     .command('goal')
     .description('pursue an objective as a tree of goals (each a workflow) and follow it live')
     .argument('<objective...>', 'what to achieve')
-    .option('--max-depth <n>', 'deepest level of goals (default 5)', cli.parsePositiveInt)
-    .option('--max-goals <n>', 'goals in the whole tree (default 50)', cli.parsePositiveInt)
-    .option('--max-time <duration>', 'time limit of the whole tree, e.g. 10m (default 1h)', cli.parseDuration)
+    .option('--max-depth <n>', 'deepest level of goals (default 5)', parsePositiveInt)
+    .option('--max-goals <n>', 'goals in the whole tree (default 50)', parsePositiveInt)
+    .option('--max-time <duration>', 'time limit of the whole tree, e.g. 10m (default 1h)', parseDuration)
     .option('--max-cost <usd>', 'cost limit in USD (default 10)', parsePositiveNumber)
-    .option('--max-tokens <n>', 'token limit of the whole tree', cli.parsePositiveInt)
+    .option('--max-tokens <n>', 'token limit of the whole tree', parsePositiveInt)
     .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
     .option('--model <name>', 'model name (overrides WAVELOOP_MODEL)')
     .option('--agent <name>', "agent profile the tool loops run as (its instructions, and its tools and model unless given)")
     .option('--id <workflowId>', 'workflow id of the root goal')
     .option('--detach', 'start the tree and exit')
     .option('--json', 'print the result object as JSON')
-    .action(cli.action((words: string[], options: GoalOptions) => goalCommand(cli, words, options)));
+    .action(action((words: string[], options: GoalOptions) => goalCommand(program, words, options)));
 
   program
     .command('tree')
     .argument('<id>', 'workflow id of the root goal')
     .option('--jsonl', 'print the event log (started, assessed, decomposed, executed, achieved, synthesized) as JSON lines')
     .description('show a goal tree with statuses, timings and results, read from the workflow histories')
-    .action(cli.action((id: string, options: { jsonl?: boolean }) => treeCommand(cli, id, options)));
+    .action(action((id: string, options: { jsonl?: boolean }) => treeCommand(id, options)));
 }
 
-async function goalCommand(cli: CliContext, words: string[], options: GoalOptions): Promise<number> {
+async function goalCommand(program: Command, words: string[], options: GoalOptions): Promise<number> {
   const config = loadSettings();
-  const project = await cli.project();
+  const project = await projectOf(program);
   const constraints = {
     maxDepth: options.maxDepth,
     maxGoals: options.maxGoals,
@@ -89,60 +73,60 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
   });
   // Trees on the embedded server are served by a worker of this machine, so it needs a model now.
   const problem = config.temporalAddress ? undefined : modelConfigProblem(config.model);
-  if (problem) throw cli.usageError(problem);
+  if (problem) throw new UsageError(problem);
 
-  const uiUrl = await cli.ensureServer(config);
+  const uiUrl = await ensureServer(config);
   const stopRequested = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  return cli.withClient(config, async (client) => {
+  return withClient(config, async (client) => {
     let inProcess: { worker: Worker; close: () => Promise<void>; running: Promise<void> } | undefined;
     const startWorker = async () => {
       if (inProcess) return;
       const { worker, close } = await createCliWorker('goal', config, project);
       inProcess = { worker, close, running: worker.run() };
-      cli.note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the tree.`);
+      note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the tree.`);
     };
     if (!options.detach && !(await client.hasLiveWorker())) await startWorker();
 
     try {
-      const handle = await client.startGoal(input, { workflowId: options.id });
+      const handle = await client.goals.start(input, { workflowId: options.id });
       const id = handle.workflowId;
-      const url = cli.runUrl(uiUrl, config, id);
+      const url = runUrl(uiUrl, config, id);
       if (options.detach) {
-        if (options.json) cli.print(JSON.stringify({ workflowId: id, runId: handle.firstExecutionRunId }));
-        else cli.print(`Started goal tree ${id}${url ? ` · ${url}` : ''}`);
+        if (options.json) print(JSON.stringify({ workflowId: id, runId: handle.firstExecutionRunId }));
+        else print(`Started goal tree ${id}${url ? ` · ${url}` : ''}`);
         return 0;
       }
-      if (!options.json) cli.note(`Goal tree ${id} started${url ? ` · Web UI: ${url}` : ''}`);
+      if (!options.json) note(`Goal tree ${id} started${url ? ` · Web UI: ${url}` : ''}`);
 
-      const out = options.json ? () => undefined : cli.print;
-      const follow = followTree(client, id, out, options.json ? undefined : cli.prompts(client, out), async () => {
-        if (!inProcess && (await client.waitingForWorker(id))) await startWorker();
+      const out = options.json ? () => undefined : print;
+      const follow = followTree(client, id, out, options.json ? undefined : terminalPrompts(client, out, describeError), async () => {
+        if (!inProcess && (await client.runs.waitingForWorker(id))) await startWorker();
       });
       let ended: { result?: GoalResult };
       try {
-        ended = await Promise.race([client.goalResult(id).then((result) => ({ result })), stopRequested.then(() => ({}))]);
+        ended = await Promise.race([client.goals.result(id).then((result) => ({ result })), stopRequested.then(() => ({}))]);
       } finally {
         await follow.stop();
       }
       const result = ended.result;
       if (!result) {
-        cli.note(`Stopped following ${id}; the tree goes on in Temporal. \`waveloop tree ${id}\` shows it.`);
+        note(`Stopped following ${id}; the tree goes on in Temporal. \`waveloop tree ${id}\` shows it.`);
         return 130;
       }
       if (options.json) {
-        cli.print(JSON.stringify(result, null, 2));
+        print(JSON.stringify(result, null, 2));
       } else {
-        const tree = await client.goalTree(id);
-        cli.print('');
-        renderGoalTree(tree).forEach((line) => cli.print(line));
-        cli.print(`\nResult: ${result.status} (${renderGoalTotals(tree)})`);
-        cli.print(result.summary);
-        if (result.key_findings.length) cli.print(`Key findings:\n${result.key_findings.map((f) => `- ${f}`).join('\n')}`);
-        if (result.raw_evidence?.length) cli.print(`Evidence:\n${result.raw_evidence.map((e) => `- ${e}`).join('\n')}`);
-        if (result.limitations.length) cli.print(`Limitations:\n${result.limitations.map((l) => `- ${l}`).join('\n')}`);
+        const tree = await client.goals.tree(id);
+        print('');
+        renderGoalTree(tree).forEach((line) => print(line));
+        print(`\nResult: ${result.status} (${renderGoalTotals(tree)})`);
+        print(result.summary);
+        if (result.key_findings.length) print(`Key findings:\n${result.key_findings.map((f) => `- ${f}`).join('\n')}`);
+        if (result.raw_evidence?.length) print(`Evidence:\n${result.raw_evidence.map((e) => `- ${e}`).join('\n')}`);
+        if (result.limitations.length) print(`Limitations:\n${result.limitations.map((l) => `- ${l}`).join('\n')}`);
       }
       return result.status === 'achieved' || result.status === 'synthesized' ? 0 : 1;
     } finally {
@@ -155,21 +139,21 @@ async function goalCommand(cli: CliContext, words: string[], options: GoalOption
   });
 }
 
-async function treeCommand(cli: CliContext, id: string, options: { jsonl?: boolean }): Promise<number> {
-  return cli.withClient(loadSettings(), async (client) => {
+async function treeCommand(id: string, options: { jsonl?: boolean }): Promise<number> {
+  return withClient(loadSettings(), async (client) => {
     const problem = await notAGoalTree(client, id);
     if (problem) {
-      cli.note(problem);
+      note(problem);
       return 1;
     }
-    const tree = await client.goalTree(id);
+    const tree = await client.goals.tree(id);
     if (options.jsonl) {
-      goalEvents(tree).forEach((event) => cli.print(JSON.stringify(event)));
+      goalEvents(tree).forEach((event) => print(JSON.stringify(goalEventRecord(event))));
       return 0;
     }
-    renderGoalTree(tree).forEach((line) => cli.print(line));
+    renderGoalTree(tree).forEach((line) => print(line));
     const totals = renderGoalTotals(tree);
-    if (totals) cli.print(`\nUsed: ${totals}`);
+    if (totals) print(`\nUsed: ${totals}`);
     return 0;
   });
 }
@@ -178,7 +162,7 @@ async function treeCommand(cli: CliContext, id: string, options: { jsonl?: boole
 async function notAGoalTree(client: WaveloopClient, id: string): Promise<string | undefined> {
   let type: string;
   try {
-    ({ type } = await client.handle(id).describe());
+    ({ type } = await client.runs.handle(id).describe());
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return `No goal tree with id ${id}: \`waveloop list\` shows the recent agent runs and goal trees.`;
     throw err;

@@ -1,11 +1,12 @@
+import { Option, type Command } from 'commander';
 import { loadSettings } from '../../settings';
 import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { clip } from '../../contract/goal-tree/text';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { UsageError } from '../errors';
-import { print, withClient } from '../support';
+import { action, parsePositiveInt, print, withClient } from '../support';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from '../ui/render';
-import type { ListedRun, RunState } from '../../client/run-list';
+import { RUN_STATES, type ListedRun, type RunState } from '../../client/run-list';
 import { alignColumns } from '../ui/table';
 import { identifyWorkflow, requireKind, useInstead, type IdentifiedWorkflow } from '../../client/workflow-kind';
 
@@ -16,13 +17,36 @@ import { identifyWorkflow, requireKind, useInstead, type IdentifiedWorkflow } fr
  * `UsageError` that names the command to use.
  */
 
+/** Adds `waveloop status`, `show` and `list`. */
+export function register(program: Command): void {
+  program
+    .command('status')
+    .argument('<id>', 'workflow id of an agent run or a goal tree')
+    .option('--json', 'print JSON')
+    .description("show a run's status, iteration, waves, token usage and what waits for a person; a goal tree's status")
+    .action(action((id: string, options: { json?: boolean }) => statusCommand(id, options)));
+  program
+    .command('show')
+    .argument('<id>', 'workflow id of an agent run')
+    .description("show a run's waves and transcript")
+    .action(action((id: string) => showCommand(id)));
+  program
+    .command('list')
+    .description('list recent agent runs and goal trees')
+    .addOption(new Option('--limit <n>', 'how many').argParser(parsePositiveInt).default(20))
+    .addOption(new Option('--status <status>', 'only agent runs in this state, e.g. waiting_for_input or waiting_for_approval').choices(RUN_STATES))
+    .option('--json', 'print JSON')
+    .option('--schedule <name>', 'only the runs this schedule started')
+    .action(action((options: { limit: number; json?: boolean; status?: RunState; schedule?: string }) => listCommand(options)));
+}
+
 /** `waveloop status <id> [--json]`: an agent run's status with its progress, its result or its failure; a goal tree's status and result. */
-export async function statusCommand(workflowId: string, options: { json?: boolean }): Promise<number> {
+async function statusCommand(workflowId: string, options: { json?: boolean }): Promise<number> {
   return withClient(loadSettings(), async (client) => {
     const workflow = await identifyWorkflow(client, workflowId);
     if (workflow.kind === 'goal tree') return goalTreeStatus(client, workflow, options);
     if (workflow.kind !== 'agent run') throw new UsageError(useInstead(workflow));
-    const report = await client.status(workflowId);
+    const report = await client.runs.status(workflowId);
     if (options.json) {
       print(JSON.stringify(report, null, 2));
       return 0;
@@ -42,8 +66,8 @@ export async function statusCommand(workflowId: string, options: { json?: boolea
 
 /** `waveloop status` of a goal tree: its status (the root's result's, once it has one) and where its goals are shown. */
 async function goalTreeStatus(client: WaveloopClient, workflow: IdentifiedWorkflow, options: { json?: boolean }): Promise<number> {
-  const description = await client.handle(workflow.workflowId).describe();
-  const result = workflow.execution === 'COMPLETED' ? await client.goalResult(workflow.workflowId) : undefined;
+  const description = await client.runs.handle(workflow.workflowId).describe();
+  const result = workflow.execution === 'COMPLETED' ? await client.goals.result(workflow.workflowId) : undefined;
   const status = result?.status ?? workflow.execution.toLowerCase();
   if (options.json) {
     const { workflowId, workflowType, execution } = workflow;
@@ -63,10 +87,10 @@ function summaryLine(result: GoalResult): string {
 }
 
 /** `waveloop show <id>`: an agent run's waves and transcript (the transcript needs a running worker), then its result. */
-export async function showCommand(workflowId: string): Promise<number> {
+async function showCommand(workflowId: string): Promise<number> {
   return withClient(loadSettings(), async (client) => {
     await requireKind(client, workflowId, 'agent run');
-    const report = await client.status(workflowId);
+    const report = await client.runs.status(workflowId);
     const waves = report.progress?.waves ?? report.result?.waves ?? [];
     print(`Run ${report.workflowId} (${report.progress?.status ?? report.result?.status ?? report.execution.toLowerCase()})`);
     if (report.failure) print(`Failure: ${report.failure}`);
@@ -75,7 +99,7 @@ export async function showCommand(workflowId: string): Promise<number> {
     waves.forEach((wave) => renderWave(wave).forEach((line) => print(`  ${line}`)));
     print('\nTranscript:');
     try {
-      renderTranscript(await client.transcript(workflowId, { quick: true })).forEach((line) => print(`  ${line}`));
+      renderTranscript(await client.runs.transcript(workflowId, { quick: true })).forEach((line) => print(`  ${line}`));
     } catch (err) {
       print(`  (unavailable: ${err instanceof Error ? err.message : String(err)}; the transcript query needs a running worker)`);
     }
@@ -87,9 +111,9 @@ export async function showCommand(workflowId: string): Promise<number> {
 const GOAL_CHARS = 60;
 
 /** `waveloop list`: recent agent runs and goal trees, one a line under a header, or as JSON. */
-export async function listCommand(options: { limit: number; json?: boolean; status?: RunState; schedule?: string }): Promise<number> {
+async function listCommand(options: { limit: number; json?: boolean; status?: RunState; schedule?: string }): Promise<number> {
   return withClient(loadSettings(), async (client) => {
-    const runs = await client.list(options.limit, options.status, options.schedule);
+    const runs = await client.runs.list({ limit: options.limit, status: options.status, schedule: options.schedule });
     if (options.json) print(JSON.stringify(runs, null, 2));
     else if (runs.length === 0) print(options.status ? `No agent runs are ${options.status}.` : 'No runs yet.');
     else {

@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Command } from 'commander';
 import { loadSettings } from '../../settings';
 import type { LoadedProject } from '../../project/load-project';
 import { STARTER_AGENT, STARTER_CONFIG, STARTER_CONFIG_FILE, STARTER_GOAL } from '../../project/starter';
 import { openToolset, type ToolListing } from '../../project/toolset';
-import { note, print } from '../support';
+import { action, note, print, projectOf } from '../support';
 import { alignColumns } from '../ui/table';
 
 /**
@@ -12,8 +13,21 @@ import { alignColumns } from '../ui/table';
  * `waveloop tools` lists what a worker of the project would offer.
  */
 
+/** Adds `waveloop init` and `waveloop tools`. */
+export function register(program: Command): void {
+  program
+    .command('init')
+    .description('write a starter waveloop.config.ts here: one tool, one agent')
+    .action(action(() => initCommand()));
+  program
+    .command('tools')
+    .description('list the tools a worker offers: name, source (config, demo, MCP server), approval, description')
+    .option('--json', 'print JSON')
+    .action(action(async (options: { json?: boolean }) => toolsCommand(await projectOf(program), options)));
+}
+
 /** `waveloop init`: writes `waveloop.config.ts` here (never over an existing one) and says what to run next. */
-export async function initCommand(): Promise<number> {
+async function initCommand(): Promise<number> {
   const file = path.resolve(STARTER_CONFIG_FILE);
   if (fs.existsSync(file)) {
     note(`${STARTER_CONFIG_FILE} exists already; nothing was written.`);
@@ -27,7 +41,7 @@ export async function initCommand(): Promise<number> {
 }
 
 /** `waveloop tools`: the tools a worker of this project offers (connecting to its MCP servers to ask them). */
-export async function toolsCommand(project: LoadedProject, options: { json?: boolean }): Promise<number> {
+async function toolsCommand(project: LoadedProject, options: { json?: boolean }): Promise<number> {
   const toolset = await openToolset(project, { dataDir: loadSettings().dataDir });
   try {
     if (options.json) print(JSON.stringify(toolset.listing, null, 2));

@@ -1,25 +1,43 @@
-import * as path from 'node:path';
-import { loadSettings, modelConfigProblem, type WaveloopSettings, type WorkerDeployment } from '../../settings';
+import { Option, type Command } from 'commander';
+import { loadSettings, modelConfigProblem, type WaveloopSettings } from '../../settings';
 import { AgentLoopInputSchema, type AgentLoopInput } from '../../contract/agent-loop';
 import type { LoadedProject } from '../../project/load-project';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { UsageError } from '../errors';
-import { ensureServer, note, print, runUrl, withClient, write } from '../support';
-import { atTerminal, followUntilEnd, noWorkerNote } from './follow';
+import { action, ensureServer, note, parseDuration, parsePositiveInt, print, projectOf, runUrl, withClient, write } from '../support';
+import { atTerminal, followUntilEnd, noWorkerNote } from '../follow-run';
 import { InProcessWorker } from '../in-process-worker';
 import { renderResult } from '../ui/render';
 import { exitStatusOf, listenForStop, type StopRequest } from '../stop-signals';
-import { createCliWorker } from '../worker-runtime';
 
 /**
- * The commands that run agents: `waveloop run` starts a run and follows it to its answer
- * (`follow-command.ts` follows), `dev` and `worker` run a worker. Each resolves to the command's
- * exit status: 0 when the run completed, 1 when it ended otherwise, 130 (Ctrl-C) or 143 (SIGTERM)
- * when a signal stopped the following (the run goes on in Temporal).
+ * `waveloop run`: starts a run and follows it to its answer. Resolves to exit status 0 when the run
+ * completed, 1 when it ended otherwise, 130 (Ctrl-C) or 143 (SIGTERM) when a signal stopped the
+ * following (the run goes on in Temporal).
  */
 
+/** Adds `waveloop run`. */
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('start an agent run and follow it wave by wave until its answer')
+    .argument('<goal...>', 'what the agent should do')
+    .option('--agent <name>', 'agent profile (default, back-office, …)')
+    .option('--model <name>', 'model name (overrides the agent and WAVELOOP_MODEL)')
+    .option('--system <prompt>', 'system prompt (overrides the agent)')
+    .option('--tools <a,b>', 'tool allowlist, comma-separated')
+    .option('--max-iterations <n>', 'iteration limit (default 20)', parsePositiveInt)
+    .addOption(new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']))
+    .option('--timeout <duration>', 'hard wall-clock limit of the run, e.g. 10m', parseDuration)
+    .option('--id <workflowId>', 'workflow id of the run')
+    .option('--chat', 'a conversation: after each answer the run waits for your next message (at a terminal, asked right here)')
+    .option('--detach', 'start the run and exit (saying so when no worker polls for it)')
+    .option('--json', 'print the result object, with the workflow id, as JSON (what the run waits for goes to stderr)')
+    .action(action(async (goal: string[], options: RunOptions) => runCommand(goal, options, await projectOf(program))));
+}
+
 /** The options of `waveloop run`. */
-export interface RunOptions {
+interface RunOptions {
   agent?: string;
   model?: string;
   system?: string;
@@ -39,7 +57,7 @@ export interface RunOptions {
  * workflow task), it runs a worker in this process until the command ends. Throws a `UsageError`
  * when the run would need this machine's worker and no model is configured.
  */
-export async function runCommand(goalWords: string[], options: RunOptions, project: LoadedProject): Promise<number> {
+async function runCommand(goalWords: string[], options: RunOptions, project: LoadedProject): Promise<number> {
   const config = loadSettings();
   const input: AgentLoopInput = AgentLoopInputSchema.parse({
     goal: goalWords.join(' '),
@@ -76,7 +94,7 @@ async function startRun(
   );
   try {
     if (!options.detach && !(await client.hasLiveWorker())) await inProcess.start();
-    const handle = await client.start(input, { workflowId: options.id, timeout: options.timeout });
+    const handle = await client.runs.start(input, { workflowId: options.id, timeout: options.timeout });
     const id = handle.workflowId;
     const url = runUrl(uiUrl, config, id);
     if (options.detach) {
@@ -93,7 +111,7 @@ async function startRun(
       ...(options.json ? { line: () => undefined, waiting: note } : { line: print, text: write, ...atTerminal(client, id) }),
       onIdle: async () => {
         if (served || inProcess.started) return;
-        if (await client.waitingForWorker(id)) await inProcess.start();
+        if (await client.runs.waitingForWorker(id)) await inProcess.start();
         else served = true;
       },
     });
@@ -104,57 +122,4 @@ async function startRun(
   } finally {
     await inProcess.stop();
   }
-}
-
-/** The options of `waveloop worker`: a Worker Deployment version, both or neither. */
-export interface WorkerCommandOptions {
-  deployment?: string;
-  buildId?: string;
-}
-
-/**
- * `waveloop worker` (and `dev`, with `withServer`: the embedded server started first if needed): runs
- * the project's worker until Ctrl-C, as the version `--deployment` and `--build-id` name (else
- * `WAVELOOP_DEPLOYMENT` and `WAVELOOP_BUILD_ID`). Throws a `UsageError` when no model is configured
- * or only one of the two options is given.
- */
-export async function workerCommand(withServer: boolean, project: LoadedProject, options: WorkerCommandOptions = {}): Promise<number> {
-  const env = loadSettings();
-  const config = { ...env, deployment: deploymentOption(options) ?? env.deployment };
-  const problem = modelConfigProblem(config.model);
-  if (problem) throw new UsageError(problem);
-  const uiUrl = withServer ? await ensureServer(config) : undefined;
-  const { worker, close } = await createCliWorker(withServer ? 'dev' : 'worker', config, project);
-  const target = config.temporalAddress ?? config.embeddedServer.address;
-  const { deployment } = config;
-  const version = deployment ? `, as build ${deployment.buildId} of Worker Deployment "${deployment.name}" (new runs come once it is the current version)` : '';
-  note(`Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}) with ${offered(project)}${version}. Ctrl-C stops it.`);
-  if (uiUrl) note(`Temporal Web UI: ${uiUrl}`);
-  try {
-    await worker.run();
-  } finally {
-    await close();
-  }
-  return 0;
-}
-
-/** The version `--deployment` and `--build-id` name, if they are given; a `UsageError` when only one is. */
-function deploymentOption({ deployment, buildId }: WorkerCommandOptions): WorkerDeployment | undefined {
-  const name = deployment?.trim() || undefined;
-  const build = buildId?.trim() || undefined;
-  if (name === undefined && build === undefined) return undefined;
-  if (name === undefined || build === undefined) {
-    throw new UsageError('--deployment and --build-id go together: give both for a versioned worker, or neither.');
-  }
-  return { name, buildId: build };
-}
-
-/** What a worker of `project` offers, in a few words: the config file's tools or the demo's. */
-function offered(project: LoadedProject): string {
-  const { file, config } = project;
-  const parts = [
-    ...(file ? [`the tools of ${path.relative(process.cwd(), file) || file}`] : []),
-    ...(config.demo ? ['the demo tools'] : []),
-  ];
-  return parts.length ? parts.join(' and ') : 'the built-in tools';
 }

@@ -3,7 +3,7 @@ import { loadSettings } from '../../settings';
 import type { LoadedProject } from '../../project/load-project';
 import { projectAgents } from '../../project/project-agents';
 import { UsageError } from '../errors';
-import { note, parseDuration, parsePositiveInt, print, withClient } from '../support';
+import { action, note, parseDuration, parsePositiveInt, print, projectOf, withClient } from '../support';
 import { formatDuration } from '../../contract/duration';
 import { alignColumns } from '../ui/table';
 import { OVERLAP_POLICIES, ScheduleError, WaveloopSchedules, type Overlap, type ScheduleDefinition, type ScheduleReport, type ScheduleTiming } from '../../client/schedules';
@@ -28,8 +28,9 @@ interface ScheduleOptions {
   json?: boolean;
 }
 
-/** Adds the `schedule` command and its subcommands; `project` loads the project config, whose agents a schedule may name. */
-export function registerScheduleCommands(program: Command, action: <A extends unknown[]>(fn: (...args: A) => Promise<number>) => (...args: A) => Promise<void>, project: () => Promise<LoadedProject>): void {
+/** Adds the `schedule` command and its subcommands (a schedule may name the project config's agents). */
+export function register(program: Command): void {
+  const project = () => projectOf(program);
   const schedule = program.command('schedule').description('recurring runs on Temporal Schedules: create, list, describe, pause, unpause, trigger, update, delete');
   const timingOptions = (command: Command) =>
     command
@@ -138,7 +139,7 @@ async function simpleCommand(verb: 'pause' | 'unpause' | 'trigger' | 'delete', n
 async function withSchedules<T>(work: (schedules: WaveloopSchedules) => Promise<T>): Promise<T> {
   return withClient(loadSettings(), async (client) => {
     try {
-      return await work(new WaveloopSchedules(client.client, client.taskQueue));
+      return await work(new WaveloopSchedules(client.temporal, client.taskQueue));
     } catch (err) {
       throw err instanceof ScheduleError ? new UsageError(err.message) : err;
     }

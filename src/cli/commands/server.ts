@@ -1,5 +1,6 @@
+import type { Command } from 'commander';
 import { loadSettings } from '../../settings';
-import { print, withClient } from '../support';
+import { action, print, withClient } from '../support';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '../../server/embedded-server';
 
 /**
@@ -8,8 +9,29 @@ import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '
  * server). Each prints one line and resolves to exit status 0 (`server status`: 1 when it is not running).
  */
 
+/** Adds `waveloop setup` and `waveloop server start|stop|status`. */
+export function register(program: Command): void {
+  program
+    .command('setup')
+    .description("register waveloop's search attributes on the namespace (the embedded server has them)")
+    .action(action(() => setupCommand()));
+  const server = program.command('server').description('the embedded Temporal dev server');
+  server
+    .command('start')
+    .description('start it in the background (if nothing answers on 127.0.0.1:7233)')
+    .action(action(() => serverStartCommand()));
+  server
+    .command('stop')
+    .description('stop the embedded server started by waveloop')
+    .action(action(() => serverStopCommand()));
+  server
+    .command('status')
+    .description('is the embedded server running?')
+    .action(action(() => serverStatusCommand()));
+}
+
 /** `waveloop setup`: registers the search attributes the namespace lacks, and says which. */
-export async function setupCommand(): Promise<number> {
+async function setupCommand(): Promise<number> {
   return withClient(loadSettings(), async (client) => {
     const added = await client.setupSearchAttributes();
     print(added.length ? `Registered ${added.join(', ')}.` : 'The search attributes are registered already.');
@@ -18,7 +40,7 @@ export async function setupCommand(): Promise<number> {
 }
 
 /** `waveloop server start`: starts the embedded server in the background unless something already answers. */
-export async function serverStartCommand(): Promise<number> {
+async function serverStartCommand(): Promise<number> {
   const config = loadSettings();
   const status = await ensureEmbeddedServer({ dataDir: config.dataDir, ...config.embeddedServer });
   print(`${status.started ? 'Started' : 'Already running:'} Temporal on ${status.address} · Web UI ${status.uiUrl}`);
@@ -26,14 +48,14 @@ export async function serverStartCommand(): Promise<number> {
 }
 
 /** `waveloop server stop`: stops the embedded server waveloop started, if it runs. */
-export async function serverStopCommand(): Promise<number> {
+async function serverStopCommand(): Promise<number> {
   const result = await stopEmbeddedServer(loadSettings().dataDir);
   print(result.stopped ? `Stopped the embedded Temporal server (pid ${result.pid}).` : 'The embedded Temporal server was not running.');
   return 0;
 }
 
 /** `waveloop server status`: whether the embedded server runs, with its pid and addresses; exit status 1 when it does not. */
-export async function serverStatusCommand(): Promise<number> {
+async function serverStatusCommand(): Promise<number> {
   const status = await embeddedServerStatus(loadSettings().dataDir);
   print(status.running ? `Running (pid ${status.pid}) on ${status.address} · Web UI ${status.uiUrl}` : 'Not running.');
   return status.running ? 0 : 1;

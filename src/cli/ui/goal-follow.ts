@@ -42,19 +42,19 @@ export function followTree(
     }
   };
   const poll = async () => {
-    const tree: GoalTreeNode = await client.goalTree(workflowId, cache);
+    const tree: GoalTreeNode = await client.goals.tree(workflowId, { cache });
     const open = openExecutions(tree);
-    const progresses = await Promise.all(open.map((node) => client.progress(node.openExecution!, { quick: true }).catch(() => undefined)));
+    const progresses = await Promise.all(open.map((node) => client.runs.progress(node.openExecution!, { quick: true }).catch(() => undefined)));
     for (const [i, node] of open.entries()) {
       const progress = progresses[i];
       if (progress) showCalls(node.openExecution!, [...progress.waves, ...(progress.settling ? [progress.settling] : [])]);
     }
     const ended = endedLoops(tree);
     for (const event of goalEvents(tree)) {
-      const key = JSON.stringify([event.workflow_id, event.goal, event.event_type, event.timestamp]);
+      const key = JSON.stringify([event.workflowId, event.goal, event.eventType, event.timestamp]);
       if (seen.has(key)) continue;
       seen.add(key);
-      const loop = event.event_type === 'executed' ? (event.data.workflow_id as string | undefined) : undefined;
+      const loop = event.eventType === 'executed' ? (event.data.workflow_id as string | undefined) : undefined;
       if (loop && ended.has(loop)) showCalls(loop, ended.get(loop)!);
       out(renderGoalEvent(event));
     }

@@ -38,9 +38,9 @@ export function renderGoalTotals(tree: GoalTreeNode): string | undefined {
 
 /** An event of the log as `waveloop goal` prints it live. */
 export function renderGoalEvent(event: GoalEvent): string {
-  const where = event.workflow_id ?? '(not started)';
+  const where = event.workflowId ?? '(not started)';
   const detail = eventDetail(event);
-  return `${where} · ${eventColor(event)(event.event_type)}${detail ? ` · ${detail}` : ''} · ${oneLine(event.goal, 80)}`;
+  return `${where} · ${eventColor(event)(event.eventType)}${detail ? ` · ${detail}` : ''} · ${oneLine(event.goal, 80)}`;
 }
 
 /**
@@ -53,7 +53,7 @@ export function renderGoalCall(loop: string, iteration: number, call: ToolCallRe
 
 /** An event's colour: how a goal ended, or whether its execution succeeded; none for the steps on the way. */
 function eventColor(event: GoalEvent): (text: string) => string {
-  switch (event.event_type) {
+  switch (event.eventType) {
     case 'started':
     case 'assessed':
     case 'decomposed':
@@ -61,13 +61,13 @@ function eventColor(event: GoalEvent): (text: string) => string {
     case 'executed':
       return event.data.success ? colors.green : colors.red;
     default:
-      return statusColor(event.event_type);
+      return statusColor(event.eventType);
   }
 }
 
 function eventDetail(event: GoalEvent): string {
   const d = event.data;
-  switch (event.event_type) {
+  switch (event.eventType) {
     case 'assessed':
       return d.directly_executable ? `executable (${d.action ?? 'use_tools'})` : 'needs decomposition';
     case 'decomposed':

@@ -1,5 +1,5 @@
 import type { AgentLoopResult, ChatMessage, RunProgress, ToolCallRecord, Usage, WaveRecord } from '../../contract/agent-loop';
-import { answerCommand, approveCommand, denyCommand } from '../../contract/command-lines';
+import { answerCommandLine, approveCommandLine, denyCommandLine } from '../../contract/command-lines';
 import { colors, statusColor } from './colors';
 import { toolSummary } from '../../contract/summaries';
 
@@ -17,12 +17,12 @@ export function renderCall(iteration: number, call: ToolCallRecord): string {
 
 /** How a person answers the question a run waits on (`ask_question`), from a terminal. */
 export function answerHint(workflowId: string): string {
-  return `${colors.yellow('answer with:')} ${colors.bold(answerCommand(workflowId))}`;
+  return `${colors.yellow('answer with:')} ${colors.bold(answerCommandLine(workflowId))}`;
 }
 
 /** How a person decides a call that waits for approval, from a terminal. */
 export function approvalHint(workflowId: string, callId: string): string {
-  return `${colors.yellow('decide with:')} ${colors.bold(approveCommand(workflowId, callId))}   (or: ${denyCommand(workflowId, callId)})`;
+  return `${colors.yellow('decide with:')} ${colors.bold(approveCommandLine(workflowId, callId))}   (or: ${denyCommandLine(workflowId, callId)})`;
 }
 
 export function renderWave(wave: WaveRecord): string[] {

@@ -88,20 +88,20 @@ export function terminalPrompts(client: WaveloopClient, out: (line: string) => v
     approval: (workflowId, call, signal) =>
       ask(workflowId, { kind: 'approval', call }, `decide ${call.callId}`, signal, async (question) => {
         const reply = (await question(`Approve ${toolSummary(call.iteration, call.tool, call.args)}? [y/N] `)).toLowerCase();
-        if (reply === 'y' || reply === 'yes') await client.approve(workflowId, call.callId);
-        else await client.deny(workflowId, call.callId, await question('Reason (the model reads it): '));
+        if (reply === 'y' || reply === 'yes') await client.runs.approve(workflowId, call.callId);
+        else await client.runs.deny(workflowId, call.callId, { reason: await question('Reason (the model reads it): ') });
       }),
     question: (workflowId, q, signal) =>
       ask(workflowId, { kind: 'question', question: q }, 'answer', signal, async (question) => {
         const text = await question('answer (an empty line leaves it open)> ');
-        if (text) await client.answer(workflowId, text);
+        if (text) await client.runs.answer(workflowId, text);
         else out(`Left open; ${answerHint(workflowId)}`);
       }),
     message: (workflowId, iteration, signal) =>
       ask(workflowId, { kind: 'message', iteration }, 'send the message', signal, async (question) => {
         const text = await question('you (an empty line ends the chat)> ');
-        if (text === '' || text === '/end') await client.end(workflowId);
-        else await client.send(workflowId, text);
+        if (text === '' || text === '/end') await client.runs.end(workflowId);
+        else await client.runs.send(workflowId, text);
       }),
   };
 }

@@ -1,0 +1,77 @@
+import type { WaveloopClient } from '../client/waveloop-client';
+import type { AgentLoopResult } from '../contract/agent-loop';
+import { describeError } from './errors';
+import { note, print } from './support';
+import type { StopRequest } from './stop-signals';
+import { RunPrinter, type FollowOutput } from './ui/run-printer';
+import { terminalPrompts } from './ui/terminal';
+
+/**
+ * Following a run in the CLI (`waveloop run`, `follow`): printed, with prompts at a terminal, until
+ * it ends or a signal stops the command.
+ */
+
+/**
+ * Follows `workflowId` (printing through `out`) until it ends or `stop` is requested; then stops
+ * following and resolves with the run's result, or with the signal (after saying the run goes on).
+ */
+export async function followUntilEnd(
+  client: WaveloopClient,
+  workflowId: string,
+  stop: StopRequest,
+  out: FollowOutput,
+): Promise<{ result: AgentLoopResult } | { signal: NodeJS.Signals }> {
+  const printer = new RunPrinter(workflowId, out);
+  const following = client.runs.follow(workflowId, {
+    onEvent: (event, signal) => printer.show(event, signal),
+    onIdle: out.onIdle,
+    stream: out.text !== undefined,
+  });
+  const follow = {
+    async stop(result?: AgentLoopResult) {
+      await following.stop(result);
+      printer.end();
+    },
+  };
+  const stopped = stop.stopped.then((signal) => ({ signal }));
+  let ended: { result: AgentLoopResult } | { signal: NodeJS.Signals };
+  try {
+    ended = await Promise.race([
+      client.temporal
+        .withAbortSignal(stop.signal, () => client.runs.result(workflowId))
+        .then(
+          (result) => ({ result }),
+          (err: unknown) => (stop.signal.aborted ? stopped : Promise.reject(err)),
+        ),
+      stopped,
+    ]);
+  } catch (err) {
+    await follow.stop();
+    throw err;
+  }
+  if ('signal' in ended) {
+    await follow.stop();
+    note(`Stopped following ${workflowId}; the run goes on in Temporal. A worker (\`waveloop worker\`) carries it on; \`waveloop status ${workflowId}\` shows it.`);
+  } else await follow.stop(ended.result);
+  return ended;
+}
+
+/** At a terminal, what a followed run waits for is asked right there; elsewhere the commands that give it are printed. */
+export function atTerminal(client: WaveloopClient, workflowId: string): Pick<FollowOutput, 'onApproval' | 'onQuestion' | 'onMessage'> {
+  const prompts = terminalPrompts(client, print, describeError);
+  if (!prompts) return {};
+  return {
+    onApproval: (call, signal) => prompts.approval(workflowId, call, signal),
+    onQuestion: (question, signal) => prompts.question(workflowId, question, signal),
+    onMessage: (iteration, signal) => prompts.message(workflowId, iteration, signal),
+  };
+}
+
+/**
+ * What to say when no worker polls `taskQueue`: `consequence` (e.g. "run X starts once one does"),
+ * and how to start one (with WAVELOOP_TASK_QUEUE when the queue is not the configured one).
+ */
+export function noWorkerNote(taskQueue: string, configuredQueue: string, consequence: string): string {
+  const env = taskQueue === configuredQueue ? '' : `WAVELOOP_TASK_QUEUE=${taskQueue} `;
+  return `No worker polls task queue "${taskQueue}", so ${consequence}: start one with \`${env}waveloop worker\` (or \`${env}waveloop dev\`).`;
+}

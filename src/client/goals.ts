@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalResult, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
+import { workflowSummary } from '../contract/goal-tree/text';
+import { goalEvents, readGoalTree, type GoalEvent, type GoalTreeNode, type HistoryCache } from './goal-tree';
+import { GOAL_MEMO } from './run-list';
+
+export interface GoalStartOptions {
+  /** Workflow id of the root; default `goal-<random>`. Its sub-goals are `<id>/1`, `<id>/1.2`, … */
+  workflowId?: string;
+  /** A hard wall-clock limit of the root workflow, on top of `constraints.maxTimeSeconds`. */
+  timeout?: string | number;
+}
+
+/**
+ * Goal trees (`pursueGoal`): start one, wait for its result, read the tree and its event log from
+ * the workflow histories, cancel it. `WaveloopClient.goals`.
+ */
+export class GoalsClient {
+  constructor(
+    private readonly temporal: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /**
+   * Validates the input (throws a `ZodError` that says what is wrong) and starts a goal tree: a
+   * `pursueGoal` workflow whose summary in the Web UI (and goal in its memo) is the objective.
+   */
+  async start(input: GoalTreeInput, options: GoalStartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
+    const valid = GoalTreeInputSchema.parse(input);
+    return this.temporal.workflow.start(PURSUE_GOAL_WORKFLOW, {
+      taskQueue: this.taskQueue,
+      workflowId: options.workflowId ?? `goal-${randomUUID().slice(0, 8)}`,
+      args: [valid],
+      workflowExecutionTimeout: options.timeout as never,
+      staticSummary: workflowSummary(valid.objective),
+      memo: { [GOAL_MEMO]: workflowSummary(valid.objective) },
+    });
+  }
+
+  /** Waits for the tree's end and returns the root's result. */
+  async result(workflowId: string): Promise<GoalResult> {
+    return (await this.temporal.workflow.getHandle(workflowId).result()) as GoalResult;
+  }
+
+  /**
+   * The tree rooted at `workflowId`, read from the workflow histories. `cache` keeps the histories
+   * of closed workflows between calls (they cannot change), for a caller that reads a tree again.
+   */
+  async tree(workflowId: string, { cache }: { cache?: HistoryCache } = {}): Promise<GoalTreeNode> {
+    return readGoalTree(this.temporal, workflowId, cache);
+  }
+
+  /** The tree's event log, oldest first (what `waveloop tree <id> --jsonl` prints). */
+  async events(workflowId: string): Promise<GoalEvent[]> {
+    return goalEvents(await this.tree(workflowId));
+  }
+
+  /** Requests cancellation of the tree: its running sub-goals and tool loops are cancelled with it. */
+  async cancel(workflowId: string): Promise<void> {
+    await this.temporal.workflow.getHandle(workflowId).cancel();
+  }
+}

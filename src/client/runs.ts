@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import {
+  WorkflowFailedError,
+  type Client,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import { temporal } from '@temporalio/proto';
+import {
+  AGENT_LOOP_WORKFLOW,
+  AgentLoopInputSchema,
+  type AgentLoopInput,
+  type AgentLoopResult,
+  type ChatMessage,
+  type RunProgress,
+} from '../contract/agent-loop';
+import { workflowSummary } from '../contract/goal-tree/text';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../contract/messages';
+import { isStreamedText, type StreamedText } from '../contract/streaming';
+import { describeFailure } from '../temporal/pending-activity';
+import { queryWithRetry } from '../temporal/query';
+import { followRun, type Follower, type FollowOptions } from './follow';
+import { readPersonUpdates, type PersonUpdate } from './person-updates';
+import { GOAL_MEMO, listRuns, type ListedRun, type ListOptions } from './run-list';
+
+export interface StartOptions {
+  /** Workflow id; default `waveloop-<random>`. Starting a second run with a running id fails. */
+  workflowId?: string;
+  /** Hard wall-clock limit of the run (the workflow execution timeout), e.g. '10m' or milliseconds. */
+  timeout?: string | number;
+}
+
+export interface RunSummary {
+  workflowId: string;
+  runId: string;
+  /** `agentLoop` (an agent run, a goal tree's executing sub-goals included) or `pursueGoal` (a goal tree's root). */
+  workflowType: string;
+  /** Temporal's status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, … */
+  execution: string;
+  startTime: Date;
+  closeTime?: Date;
+}
+
+/**
+ * A run as `waveloop status` shows it: Temporal's view plus the workflow's own progress (from the
+ * `status` query while it runs; from its result once it completed, so no worker is needed then).
+ */
+export interface RunStatusReport extends RunSummary {
+  progress?: RunProgress;
+  result?: AgentLoopResult;
+  /** Why the run failed, when it did. */
+  failure?: string;
+}
+
+/** A run's model call in flight (`runs.modelCall`). */
+export interface ModelCallState {
+  attempt: number;
+  /** The attempts the call has in all (absent: unlimited). */
+  maximumAttempts?: number;
+  /** Why the attempt before this one failed: `timed out (start-to-close)`, or the failure's message. */
+  lastFailure?: string;
+  /** The reply so far, while it streams. */
+  stream?: StreamedText;
+}
+
+/** Options of `runs.progress` and `runs.transcript`. */
+export interface QueryOptions {
+  /** Ask once or twice with a short deadline (for polling loops, and runs that may have no worker). */
+  quick?: boolean;
+}
+
+/**
+ * Agent runs (`agentLoop`): start them, follow them, read their status and transcript, decide what
+ * they wait for, cancel them, list them. Input is validated here with the workflow's own schema, so
+ * a mistake is reported before anything is started. `WaveloopClient.runs`.
+ */
+export class RunsClient {
+  constructor(
+    private readonly temporal: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /** Validates the input (throws a `ZodError` that says what is wrong) and starts an `agentLoop` run. */
+  async start(input: AgentLoopInput, options: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
+    const valid = AgentLoopInputSchema.parse(input);
+    return this.temporal.workflow.start(AGENT_LOOP_WORKFLOW, {
+      taskQueue: this.taskQueue,
+      workflowId: options.workflowId ?? `waveloop-${randomUUID().slice(0, 8)}`,
+      args: [valid],
+      workflowExecutionTimeout: options.timeout as never,
+      staticSummary: workflowSummary(valid.goal),
+      memo: { [GOAL_MEMO]: workflowSummary(valid.goal) },
+    });
+  }
+
+  /** Temporal's handle of the run (or of any workflow). */
+  handle(workflowId: string): WorkflowHandle {
+    return this.temporal.workflow.getHandle(workflowId);
+  }
+
+  /** Waits for the run's end; a failed run throws `WorkflowFailedError` with the typed cause. */
+  async result(workflowId: string): Promise<AgentLoopResult> {
+    return (await this.handle(workflowId).result()) as AgentLoopResult;
+  }
+
+  /** The `status` query; `quick` asks once with a 2 s deadline (for polling loops). */
+  async progress(workflowId: string, { quick = false }: QueryOptions = {}): Promise<RunProgress> {
+    const deadline = quick ? { attempts: 1, deadlineMs: 2_000 } : {};
+    return queryWithRetry(this.temporal, this.handle(workflowId), statusQuery, deadline);
+  }
+
+  /** The run's messages; `quick` gives up after two short attempts (for runs that may have no worker). */
+  async transcript(workflowId: string, { quick = false }: QueryOptions = {}): Promise<ChatMessage[]> {
+    const deadline = quick ? { attempts: 2, deadlineMs: 3_000 } : {};
+    return queryWithRetry(this.temporal, this.handle(workflowId), transcriptQuery, deadline);
+  }
+
+  /**
+   * The run's model call in flight, as the server's pending activity tells it: its attempt (of how
+   * many), why the attempt before failed (a timeout, the endpoint's error), and its reply so far
+   * (as the model activity's last heartbeat carried it). Undefined when no model call is in flight.
+   */
+  async modelCall(workflowId: string): Promise<ModelCallState | undefined> {
+    const { raw } = await this.handle(workflowId).describe();
+    const call = (raw.pendingActivities ?? []).find((activity) => activity.activityType?.name === 'callModel');
+    if (!call) return undefined;
+    const payloads = call.heartbeatDetails?.payloads;
+    const converter = this.temporal.options.loadedDataConverter;
+    const details = payloads?.length ? await decodeFromPayloadsAtIndex(converter, 0, payloads) : undefined;
+    return {
+      attempt: call.attempt ?? 1,
+      ...(call.maximumAttempts ? { maximumAttempts: call.maximumAttempts } : {}),
+      ...(call.lastFailure ? { lastFailure: describeFailure(call.lastFailure) } : {}),
+      ...(isStreamedText(details) ? { stream: details } : {}),
+    };
+  }
+
+  /** Temporal's description of the run plus its progress (absent if no worker could answer the query). */
+  async status(workflowId: string): Promise<RunStatusReport> {
+    const description = await this.handle(workflowId).describe();
+    const report: RunStatusReport = {
+      workflowId: description.workflowId,
+      runId: description.runId,
+      workflowType: description.type,
+      execution: description.status.name,
+      startTime: description.startTime,
+      closeTime: description.closeTime,
+    };
+    if (description.status.name === 'RUNNING') {
+      const deadline = { attempts: 2, deadlineMs: 3_000 };
+      report.progress = await queryWithRetry(this.temporal, this.handle(workflowId), statusQuery, deadline).catch(() => undefined);
+      return report;
+    }
+    try {
+      report.result = await this.result(workflowId);
+    } catch (err) {
+      const cause = err instanceof WorkflowFailedError ? err.cause : err;
+      const typed = cause instanceof ApplicationFailure && cause.type;
+      report.failure = typed ? `${cause.type}: ${cause.message}` : String((cause as Error)?.message ?? cause);
+    }
+    return report;
+  }
+
+  /**
+   * Follows the run live: `options.onEvent` gets what the model says, each call as it settles and
+   * what waits for a person, until `stop()` (see `followRun`).
+   */
+  follow(workflowId: string, options: FollowOptions): Follower {
+    return followRun(this, workflowId, options);
+  }
+
+  /** Answers the question the run waits on; rejected (WorkflowUpdateFailedError) unless it waits. */
+  async answer(workflowId: string, text: string): Promise<{ callId: string; question: string }> {
+    return this.handle(workflowId).executeUpdate(answerUpdate, { args: [text] });
+  }
+
+  /** Approves a call waiting for approval; it starts at once. */
+  async approve(workflowId: string, callId: string): Promise<{ callId: string; tool: string }> {
+    return this.handle(workflowId).executeUpdate(approveUpdate, { args: [callId] });
+  }
+
+  /** Denies a call waiting for approval; the model sees `denied: <reason>`. */
+  async deny(workflowId: string, callId: string, { reason = '' }: { reason?: string } = {}): Promise<{ callId: string; tool: string }> {
+    return this.handle(workflowId).executeUpdate(denyUpdate, { args: [callId, reason] });
+  }
+
+  /** Sends the next message of a conversation. */
+  async send(workflowId: string, text: string): Promise<void> {
+    await this.handle(workflowId).executeUpdate(sendUpdate, { args: [text] });
+  }
+
+  /** Ends a conversation; the run completes with the model's last message. */
+  async end(workflowId: string): Promise<void> {
+    await this.handle(workflowId).executeUpdate(endUpdate, { args: [] });
+  }
+
+  /** What people told the run (answers, approvals, denials, messages), with who sent each, oldest first. */
+  async decisions(workflowId: string): Promise<PersonUpdate[]> {
+    return readPersonUpdates(this.temporal, workflowId);
+  }
+
+  /** Requests cancellation of the run. */
+  async cancel(workflowId: string): Promise<void> {
+    await this.handle(workflowId).cancel();
+  }
+
+  /**
+   * The newest runs first: agent runs and goal trees (their roots; a tree's sub-goals are in
+   * `goals.tree`), each with its own status and goal.
+   */
+  async list(options: ListOptions = {}): Promise<ListedRun[]> {
+    return listRuns(this.temporal, options);
+  }
+
+  /**
+   * Whether no worker has completed a workflow task of the run yet: its first task is still
+   * scheduled, or was handed to a poll of a worker that has since gone (and will time out).
+   */
+  async waitingForWorker(workflowId: string): Promise<boolean> {
+    const history = await this.handle(workflowId).fetchHistory();
+    const { EventType } = temporal.api.enums.v1;
+    const completed = EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED;
+    const closed = [
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+    ];
+    return !(history.events ?? []).some((event) => event.eventType === completed || closed.includes(event.eventType!));
+  }
+}
