@@ -4,7 +4,7 @@ const NODE_BUILTINS = ['assert', 'async_hooks', 'buffer', 'child_process', 'cryp
   'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers', 'tls', 'url', 'util', 'v8', 'vm',
   'worker_threads', 'zlib'];
 
-/** Imports that do I/O or exist only in Node: banned in workflow code and in src/common, which it imports. */
+/** Imports that do I/O or exist only in Node: banned in workflow code and in src/contract, which it imports. */
 function noIo(message) {
   return {
     paths: [...NODE_BUILTINS, ...NODE_BUILTINS.map((m) => `node:${m}`)].map((name) => ({ name, message })),
@@ -21,6 +21,82 @@ function noIoGlobals(where) {
   ];
 }
 
+
+/**
+ * The layers of src: the folders (and top-level modules) each folder may import besides its own.
+ * `cli` may import anything and nothing imports it (only bin/ runs it); `index` is the library's
+ * entry point. docs/development.md says the same in words.
+ */
+const LAYERS = {
+  contract: [],
+  workflows: ['contract'],
+  'telemetry/workflow': ['contract'],
+  tools: ['contract'],
+  agents: ['contract', 'tools'],
+  demo: ['contract', 'tools', 'agents'],
+  payloads: ['contract'],
+  settings: ['contract', 'payloads'],
+  mcp: ['contract', 'tools'],
+  activities: ['contract', 'tools', 'agents', 'payloads'],
+  telemetry: ['contract', 'telemetry/workflow'],
+  temporal: ['contract', 'settings', 'payloads'],
+  project: ['contract', 'settings', 'tools', 'agents', 'demo', 'mcp', 'activities'],
+  server: ['contract', 'settings'],
+  worker: ['contract', 'settings', 'activities', 'tools', 'agents', 'demo', 'mcp', 'payloads', 'project', 'telemetry', 'temporal'],
+  client: ['contract', 'settings', 'payloads', 'temporal'],
+  index: ['contract', 'settings', 'tools', 'agents', 'mcp', 'project', 'worker', 'telemetry', 'temporal', 'client'],
+};
+const FOLDERS = Object.keys(LAYERS).filter((name) => name !== 'index');
+/** Workflow code may import these as types only (`proxyActivities<typeof activities>`). */
+const WORKFLOW_TYPE_IMPORTS = ['activities'];
+
+/**
+ * `no-restricted-imports` patterns that refuse a relative import, from a file `depth` folders below
+ * src, of any folder of src not in `allowed` (the folder itself aside).
+ */
+function layerPatterns(layer, depth, allowed) {
+  const up = depth === 0 ? '\\./' : `(\\.\\./){${depth}}`;
+  const forbidden = [...FOLDERS, 'cli'].filter((name) => name !== layer && !allowed.includes(name) && !layer.startsWith(`${name}/`));
+  const ownSubfolders = FOLDERS.filter((name) => name.startsWith(`${layer}/`));
+  return forbidden
+    .filter((name) => !ownSubfolders.includes(name))
+    .map((name) => ({
+      regex: `^${up}${name.replace('/', '\\/')}(\\/|$)`,
+      message: `src/${layer} may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'its own modules'} (the layers are in eslint.config.mjs and docs/development.md).`,
+      ...(layer === 'workflows' && WORKFLOW_TYPE_IMPORTS.includes(name) ? { allowTypeImports: true, message: 'Workflows import activity types only.' } : {}),
+    }));
+}
+
+/** The files of `layer` that sit `depth` folders below src. */
+function layerFiles(layer, depth) {
+  if (layer === 'index' || layer === 'settings') return depth === 0 ? [`src/${layer}.ts`] : [];
+  const levels = layer.split('/').length;
+  return depth < levels ? [] : [`src/${layer}/${'*/'.repeat(depth - levels)}*.ts`];
+}
+
+/** One config block a layer and depth: its layering patterns, plus `extra` (the no-I/O rules of workflow-safe code). */
+function layerRules(extra = {}) {
+  return Object.entries(LAYERS).flatMap(([layer, allowed]) =>
+    [0, 1, 2, 3].flatMap((depth) => {
+      const files = layerFiles(layer, depth);
+      if (files.length === 0) return [];
+      const io = extra[layer];
+      return [{
+        files,
+        ...(layer === 'telemetry' ? { ignores: ['src/telemetry/workflow/**'] } : {}),
+        rules: {
+          'no-restricted-imports': ['error', { paths: io?.paths ?? [], patterns: [...(io?.patterns ?? []), ...layerPatterns(layer, depth, allowed)] }],
+          ...(io ? { 'no-restricted-globals': ['error', ...noIoGlobals(`src/${layer}`)] } : {}),
+        },
+      }];
+    }),
+  );
+}
+
+/** The rules of code that runs in the workflow sandbox, or that workflow code imports: no I/O, nothing Node-only. */
+const WORKFLOW_SAFE = Object.fromEntries(
+  ['workflows', 'telemetry/workflow', 'contract'].map((layer) => [layer, noIo(`src/${layer} must not do I/O: it runs in the workflow sandbox, or workflow code imports it.`)]),
+);
 export default tseslint.config(
   // bench/openai-agents is a package of its own (Temporal's integration, for comparison), built by the bench runner.
   { ignores: ['dist/**', 'dist-bench/**', 'bench/openai-agents/**', 'node_modules/**', '.tools/**', '.waveloop/**', '.test-projects/**', 'bin/**', 'scripts/**', 'eslint.config.mjs'] },
@@ -37,36 +113,6 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
-  {
-    // Workflow code is replayed: it must be deterministic and do no I/O. It may import only
-    // Temporal's workflow API, zod, and the pure modules of src/common and src/workflows.
-    files: ['src/workflows/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: noIo('Workflow code must not do I/O.').paths,
-        patterns: [
-          ...noIo('Workflow code must not do I/O.').patterns,
-          { group: ['../config', '../payloads', '../payloads/*'], allowTypeImports: true, message: 'Workflow code must not do I/O: configuration reads the environment, payload codecs run outside workflows.' },
-          { group: ['../activities', '../activities/*', '../tools/*', '../tools', '../client/*', '../worker/*'], allowTypeImports: true, message: 'Workflows import activity types only.' },
-        ],
-      }],
-      'no-restricted-globals': ['error', ...noIoGlobals('Workflow code')],
-    },
-  },
-  {
-    // src/common is what workflows, activities, the worker and the client share, and workflow code
-    // imports it: the same rules hold (no I/O, nothing Node-only), and it imports only its own
-    // modules, zod and Temporal's common and workflow APIs.
-    files: ['src/common/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: noIo('src/common must not do I/O (workflow code imports it).').paths,
-        patterns: [
-          ...noIo('src/common must not do I/O (workflow code imports it).').patterns,
-          { group: ['../*'], message: 'src/common imports only its own modules: the other folders import it, not the other way round.' },
-        ],
-      }],
-      'no-restricted-globals': ['error', ...noIoGlobals('src/common')],
-    },
-  },
+  // The layers of src; workflow code and what it imports (the contract, workflow telemetry) also do no I/O.
+  ...layerRules(WORKFLOW_SAFE),
 );

@@ -32,7 +32,8 @@ export { connectClient, connectionSettings, type TemporalConnectionSettings } fr
 
 // The client: runs, goal trees, schedules.
 export { LIVE_POLLER_WINDOW_MS, WaveloopClient } from './client/waveloop-client';
-export type { ModelCallState, QueryOptions, RunsClient, RunStatusReport, RunSummary, StartOptions } from './client/runs';
+export type { QueryOptions, RunsClient, RunStatusReport, RunSummary, StartOptions } from './client/runs';
+export type { ModelCallState } from './client/model-call';
 export { RUN_STATES, type ListedRun, type ListOptions, type RunState } from './client/run-list';
 export { RUN_ENDED, type Follower, type FollowOptions, type PendingApproval, type PendingQuestion, type RunEvent } from './client/follow';
 export type { PersonUpdate } from './client/person-updates';

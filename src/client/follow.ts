@@ -1,9 +1,12 @@
 import type { AgentLoopResult, RunProgress, ToolCallRecord, WaveRecord } from '../contract/agent-loop';
 import type { StreamedText } from '../contract/streaming';
-import type { RunsClient } from './runs';
+import type { ModelCallState } from './model-call';
 
-/** What a follower reads of a run. */
-export type RunReader = Pick<RunsClient, 'progress' | 'modelCall'>;
+/** What a follower reads of a run (`WaveloopClient.runs` has both). */
+export interface RunReader {
+  progress(workflowId: string, options?: { quick?: boolean }): Promise<RunProgress>;
+  modelCall(workflowId: string): Promise<ModelCallState | undefined>;
+}
 
 /** A question a run waits on (`ask_question`). */
 export type PendingQuestion = RunProgress['pendingQuestions'][number];

@@ -6,7 +6,6 @@ import {
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import {
   AGENT_LOOP_WORKFLOW,
@@ -18,10 +17,9 @@ import {
 } from '../contract/agent-loop';
 import { workflowSummary } from '../contract/goal-tree/text';
 import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../contract/messages';
-import { isStreamedText, type StreamedText } from '../contract/streaming';
-import { describeFailure } from '../temporal/pending-activity';
 import { queryWithRetry } from '../temporal/query';
 import { followRun, type Follower, type FollowOptions } from './follow';
+import { readModelCall, type ModelCallState } from './model-call';
 import { readPersonUpdates, type PersonUpdate } from './person-updates';
 import { GOAL_MEMO, listRuns, type ListedRun, type ListOptions } from './run-list';
 
@@ -52,17 +50,6 @@ export interface RunStatusReport extends RunSummary {
   result?: AgentLoopResult;
   /** Why the run failed, when it did. */
   failure?: string;
-}
-
-/** A run's model call in flight (`runs.modelCall`). */
-export interface ModelCallState {
-  attempt: number;
-  /** The attempts the call has in all (absent: unlimited). */
-  maximumAttempts?: number;
-  /** Why the attempt before this one failed: `timed out (start-to-close)`, or the failure's message. */
-  lastFailure?: string;
-  /** The reply so far, while it streams. */
-  stream?: StreamedText;
 }
 
 /** Options of `runs.progress` and `runs.transcript`. */
@@ -123,18 +110,7 @@ export class RunsClient {
    * (as the model activity's last heartbeat carried it). Undefined when no model call is in flight.
    */
   async modelCall(workflowId: string): Promise<ModelCallState | undefined> {
-    const { raw } = await this.handle(workflowId).describe();
-    const call = (raw.pendingActivities ?? []).find((activity) => activity.activityType?.name === 'callModel');
-    if (!call) return undefined;
-    const payloads = call.heartbeatDetails?.payloads;
-    const converter = this.temporal.options.loadedDataConverter;
-    const details = payloads?.length ? await decodeFromPayloadsAtIndex(converter, 0, payloads) : undefined;
-    return {
-      attempt: call.attempt ?? 1,
-      ...(call.maximumAttempts ? { maximumAttempts: call.maximumAttempts } : {}),
-      ...(call.lastFailure ? { lastFailure: describeFailure(call.lastFailure) } : {}),
-      ...(isStreamedText(details) ? { stream: details } : {}),
-    };
+    return readModelCall(this.temporal, workflowId);
   }
 
   /** Temporal's description of the run plus its progress (absent if no worker could answer the query). */

@@ -3,7 +3,7 @@ import { waveloop, waveloopAtTerminal, waveloopLive, cliFixture, type CliFixture
 import type { FakeModel } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 import { eventuallyMatches } from '../support/wait';
-import { goalEvents } from '../../src/client/goal-tree';
+import { goalEventRecord } from '../../src/client/goal-tree';
 
 /**
  * `waveloop goal`, `tree` and `list` end to end. A worker in this process serves the fixture's task
@@ -65,11 +65,14 @@ describe('waveloop goal and tree', () => {
     expect(tree.stdout.split('\n')[0]).toMatch(new RegExp(`^achieved +\\d+\\.\\ds  ${GOAL}  \\[cli-goal\\]$`));
     expect(tree.stdout).toContain('Used: 3 goals, 990 tokens');
 
-    // `tree --jsonl` prints these events, one JSON object a line.
-    const events = goalEvents(await cli.client.goals.tree('cli-goal'));
+    // `tree --jsonl` prints these events, one JSON object a line, with the log's field names.
+    const events = await cli.client.goals.events('cli-goal');
+    const jsonl = await waveloop(['tree', 'cli-goal', '--jsonl'], env);
+    expect(jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual(events.map(goalEventRecord));
+    expect(JSON.parse(jsonl.stdout.split('\n')[0])).toMatchObject({ event_type: 'started', goal: GOAL, parent_goal: null, workflow_id: 'cli-goal' });
     expect(events.filter((e) => e.goal === GOAL).map((e) => e.eventType)).toEqual(['started', 'assessed', 'decomposed', 'achieved', 'synthesized']);
     expect(events.filter((e) => e.goal === AREA).map((e) => e.eventType)).toEqual(['started', 'assessed', 'executed']);
-    expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({ depth: 1, parent_goal: GOAL, workflow_id: 'cli-goal/2' });
+    expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({ depth: 1, parentGoal: GOAL, workflowId: 'cli-goal/2' });
   });
 
   it('waveloop tree: an agent run or an unknown id says what it is and which command to use, and exits 1', async () => {

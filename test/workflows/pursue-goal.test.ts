@@ -182,12 +182,12 @@ describe('pursueGoal', () => {
     expect([...events].sort((x, y) => x.timestamp.localeCompare(y.timestamp))).toEqual(events);
 
     const root = events.find((e) => e.goal === OFFSITE && e.eventType === 'decomposed')!;
-    expect(root).toMatchObject({ depth: 0, parent_goal: null, workflow_id: TREE_ID, data: { sub_goal_count: 3, levels: [[0, 1], [2]] } });
+    expect(root).toMatchObject({ depth: 0, parentGoal: null, workflowId: TREE_ID, data: { sub_goal_count: 3, levels: [[0, 1], [2]] } });
     expect(events.find((e) => e.goal === OFFSITE && e.eventType === 'achieved')!.data).toMatchObject({ sub_goals_completed: 3 });
     expect(events.find((e) => e.goal === LIST && e.eventType === 'executed')).toMatchObject({
       depth: 2,
-      parent_goal: VENUES,
-      workflow_id: `${TREE_ID}/1.1`,
+      parentGoal: VENUES,
+      workflowId: `${TREE_ID}/1.1`,
       data: { success: true, mode: 'tools', workflow_id: `${TREE_ID}/1.1/exec` },
     });
     expect(events.find((e) => e.goal === PRICES && e.eventType === 'assessed')!.data).toEqual({ directly_executable: true, action: 'answer' });

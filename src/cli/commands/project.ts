@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { loadSettings } from '../../settings';
 import type { LoadedProject } from '../../project/load-project';
 import { STARTER_AGENT, STARTER_CONFIG, STARTER_CONFIG_FILE, STARTER_GOAL } from '../../project/starter';
-import { openToolset, type ToolListing } from '../../project/toolset';
+import type { ToolListing } from '../../project/toolset';
 import { action, note, print, projectOf } from '../support';
 import { alignColumns } from '../ui/table';
 
@@ -42,6 +42,8 @@ async function initCommand(): Promise<number> {
 
 /** `waveloop tools`: the tools a worker of this project offers (connecting to its MCP servers to ask them). */
 async function toolsCommand(project: LoadedProject, options: { json?: boolean }): Promise<number> {
+  // The toolset connects to MCP servers: loaded only by the command that lists tools.
+  const { openToolset } = await import('../../project/toolset');
   const toolset = await openToolset(project, { dataDir: loadSettings().dataDir });
   try {
     if (options.json) print(JSON.stringify(toolset.listing, null, 2));
