@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// `npm test`'s checks before the tests: build, type-check, lint and the import-cycle check, run at
+// `npm test`'s checks before the tests: build, type-check, lint, the formatting check and the import-cycle check, run at
 // once (each mostly waits on one core), each one's output printed whole when it ends. Exits 1 if
 // any failed, naming them.
 const { spawn } = require('node:child_process');
 
-const SCRIPTS = ['build', 'typecheck', 'lint', 'check:cycles'];
+const SCRIPTS = ['build', 'typecheck', 'lint', 'format:check', 'check:cycles'];
 
 function run(script) {
   return new Promise((resolve) => {
