@@ -1,14 +1,52 @@
 import tseslint from 'typescript-eslint';
 
-const NODE_BUILTINS = ['assert', 'async_hooks', 'buffer', 'child_process', 'crypto', 'dgram', 'dns', 'events', 'fs', 'http', 'http2',
-  'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers', 'tls', 'url', 'util', 'v8', 'vm',
-  'worker_threads', 'zlib'];
+const NODE_BUILTINS = [
+  'assert',
+  'async_hooks',
+  'buffer',
+  'child_process',
+  'crypto',
+  'dgram',
+  'dns',
+  'events',
+  'fs',
+  'http',
+  'http2',
+  'https',
+  'net',
+  'os',
+  'path',
+  'perf_hooks',
+  'process',
+  'readline',
+  'stream',
+  'timers',
+  'tls',
+  'url',
+  'util',
+  'v8',
+  'vm',
+  'worker_threads',
+  'zlib',
+];
 
 /** Imports that do I/O or exist only in Node: banned in workflow code and in src/contract, which it imports. */
 function noIo(message) {
   return {
     paths: [...NODE_BUILTINS, ...NODE_BUILTINS.map((m) => `node:${m}`)].map((name) => ({ name, message })),
-    patterns: [{ group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing', 'openai', 'better-sqlite3'], message }],
+    patterns: [
+      {
+        group: [
+          '@temporalio/client',
+          '@temporalio/worker',
+          '@temporalio/activity',
+          '@temporalio/testing',
+          'openai',
+          'better-sqlite3',
+        ],
+        message,
+      },
+    ],
   };
 }
 
@@ -17,10 +55,12 @@ function noIoGlobals(where) {
   return [
     { name: 'fetch', message: `${where} must not do I/O.` },
     { name: 'process', message: `${where} must not read the process or its environment.` },
-    { name: 'Buffer', message: `The workflow sandbox, where ${where} runs, has no Buffer: use Uint8Array and TextEncoder.` },
+    {
+      name: 'Buffer',
+      message: `The workflow sandbox, where ${where} runs, has no Buffer: use Uint8Array and TextEncoder.`,
+    },
   ];
 }
-
 
 /**
  * The layers of src: the folders (and top-level modules) each folder may import besides its own.
@@ -42,7 +82,19 @@ const LAYERS = {
   temporal: ['contract', 'settings', 'payloads'],
   project: ['contract', 'settings', 'tools', 'agents', 'demo', 'mcp', 'activities'],
   server: ['contract', 'settings'],
-  worker: ['contract', 'settings', 'activities', 'tools', 'agents', 'demo', 'mcp', 'payloads', 'project', 'telemetry', 'temporal'],
+  worker: [
+    'contract',
+    'settings',
+    'activities',
+    'tools',
+    'agents',
+    'demo',
+    'mcp',
+    'payloads',
+    'project',
+    'telemetry',
+    'temporal',
+  ],
   client: ['contract', 'settings', 'payloads', 'temporal'],
   index: ['contract', 'settings', 'tools', 'agents', 'mcp', 'project', 'worker', 'telemetry', 'temporal', 'client'],
 };
@@ -56,14 +108,18 @@ const WORKFLOW_TYPE_IMPORTS = ['activities'];
  */
 function layerPatterns(layer, depth, allowed) {
   const up = depth === 0 ? '\\./' : `(\\.\\./){${depth}}`;
-  const forbidden = [...FOLDERS, 'cli'].filter((name) => name !== layer && !allowed.includes(name) && !layer.startsWith(`${name}/`));
+  const forbidden = [...FOLDERS, 'cli'].filter(
+    (name) => name !== layer && !allowed.includes(name) && !layer.startsWith(`${name}/`),
+  );
   const ownSubfolders = FOLDERS.filter((name) => name.startsWith(`${layer}/`));
   return forbidden
     .filter((name) => !ownSubfolders.includes(name))
     .map((name) => ({
       regex: `^${up}${name.replace('/', '\\/')}(\\/|$)`,
       message: `src/${layer} may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'its own modules'} (the layers are in eslint.config.mjs and docs/development.md).`,
-      ...(layer === 'workflows' && WORKFLOW_TYPE_IMPORTS.includes(name) ? { allowTypeImports: true, message: 'Workflows import activity types only.' } : {}),
+      ...(layer === 'workflows' && WORKFLOW_TYPE_IMPORTS.includes(name)
+        ? { allowTypeImports: true, message: 'Workflows import activity types only.' }
+        : {}),
     }));
 }
 
@@ -81,25 +137,46 @@ function layerRules(extra = {}) {
       const files = layerFiles(layer, depth);
       if (files.length === 0) return [];
       const io = extra[layer];
-      return [{
-        files,
-        ...(layer === 'telemetry' ? { ignores: ['src/telemetry/workflow/**'] } : {}),
-        rules: {
-          'no-restricted-imports': ['error', { paths: io?.paths ?? [], patterns: [...(io?.patterns ?? []), ...layerPatterns(layer, depth, allowed)] }],
-          ...(io ? { 'no-restricted-globals': ['error', ...noIoGlobals(`src/${layer}`)] } : {}),
+      return [
+        {
+          files,
+          ...(layer === 'telemetry' ? { ignores: ['src/telemetry/workflow/**'] } : {}),
+          rules: {
+            'no-restricted-imports': [
+              'error',
+              { paths: io?.paths ?? [], patterns: [...(io?.patterns ?? []), ...layerPatterns(layer, depth, allowed)] },
+            ],
+            ...(io ? { 'no-restricted-globals': ['error', ...noIoGlobals(`src/${layer}`)] } : {}),
+          },
         },
-      }];
+      ];
     }),
   );
 }
 
 /** The rules of code that runs in the workflow sandbox, or that workflow code imports: no I/O, nothing Node-only. */
 const WORKFLOW_SAFE = Object.fromEntries(
-  ['workflows', 'telemetry/workflow', 'contract'].map((layer) => [layer, noIo(`src/${layer} must not do I/O: it runs in the workflow sandbox, or workflow code imports it.`)]),
+  ['workflows', 'telemetry/workflow', 'contract'].map((layer) => [
+    layer,
+    noIo(`src/${layer} must not do I/O: it runs in the workflow sandbox, or workflow code imports it.`),
+  ]),
 );
 export default tseslint.config(
   // bench/openai-agents is a package of its own (Temporal's integration, for comparison), built by the bench runner.
-  { ignores: ['dist/**', 'dist-bench/**', 'bench/openai-agents/**', 'node_modules/**', '.tools/**', '.waveloop/**', '.test-projects/**', 'bin/**', 'scripts/**', 'eslint.config.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-bench/**',
+      'bench/openai-agents/**',
+      'node_modules/**',
+      '.tools/**',
+      '.waveloop/**',
+      '.test-projects/**',
+      'bin/**',
+      'scripts/**',
+      'eslint.config.mjs',
+    ],
+  },
   ...tseslint.configs.recommended,
   // CommonJS files (preloads, the failure converter the SDK loads by path) load modules with require().
   { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },

@@ -1,19 +1,19 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { TEMPORAL_CLI_VERSION } from '../src/server/temporal-cli';
+import { goalTrees } from './scenarios/goal-tree';
+import { historyGrowth } from './scenarios/history';
+import { localActivities } from './scenarios/local-activities';
+import { engineOverhead, realisticModel, type OverheadSizes } from './scenarios/overhead';
+import { recovery } from './scenarios/recovery';
+import { throughput } from './scenarios/throughput';
+import { waves } from './scenarios/waves';
 import { BenchEnv } from './support/env';
 import { agentsVersions, prepareAgents } from './support/openai-agents';
 import { markdownTable, type ScenarioResult } from './support/report';
 import { loadAverage } from './support/stats';
-import { engineOverhead, realisticModel, type OverheadSizes } from './scenarios/overhead';
-import { waves } from './scenarios/waves';
-import { throughput } from './scenarios/throughput';
-import { historyGrowth } from './scenarios/history';
-import { recovery } from './scenarios/recovery';
-import { goalTrees } from './scenarios/goal-tree';
-import { localActivities } from './scenarios/local-activities';
 
 const ROOT = path.join(__dirname, '..', '..');
 /**
@@ -54,10 +54,38 @@ interface Sizes {
 }
 
 const SIZES: Sizes = SMOKE
-  ? { overhead: { runs: 1, iterations: 3 }, realistic: { runs: 1, iterations: 2, modelDelayMs: 50 }, waveRepeats: 1, waveSizes: [1, 4], throughput: [3], throughputRounds: 1, throughputModelMs: 50, history: 12, longRun: 30, longRunMaxHistoryEvents: 100, trees: [10] }
+  ? {
+      overhead: { runs: 1, iterations: 3 },
+      realistic: { runs: 1, iterations: 2, modelDelayMs: 50 },
+      waveRepeats: 1,
+      waveSizes: [1, 4],
+      throughput: [3],
+      throughputRounds: 1,
+      throughputModelMs: 50,
+      history: 12,
+      longRun: 30,
+      longRunMaxHistoryEvents: 100,
+      trees: [10],
+    }
   : FULL
-  ? { overhead: { runs: 3, iterations: 300 }, realistic: { runs: 1, iterations: 60 }, waveRepeats: 5, throughput: [100, 1000], history: 200, longRun: 10_000, trees: [10, 100] }
-  : { overhead: { runs: 2, iterations: 100 }, realistic: { runs: 1, iterations: 20 }, waveRepeats: 3, throughput: [100], history: 200, longRun: 1_000, trees: [10, 100] };
+    ? {
+        overhead: { runs: 3, iterations: 300 },
+        realistic: { runs: 1, iterations: 60 },
+        waveRepeats: 5,
+        throughput: [100, 1000],
+        history: 200,
+        longRun: 10_000,
+        trees: [10, 100],
+      }
+    : {
+        overhead: { runs: 2, iterations: 100 },
+        realistic: { runs: 1, iterations: 20 },
+        waveRepeats: 3,
+        throughput: [100],
+        history: 200,
+        longRun: 1_000,
+        trees: [10, 100],
+      };
 
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -69,7 +97,11 @@ async function run(): Promise<void> {
     os: `${os.type()} ${os.release()} (${os.arch()})`,
     node: process.version,
     temporalCli: TEMPORAL_CLI_VERSION,
-    temporalSdk: (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@temporalio', 'worker', 'package.json'), 'utf8')) as { version: string }).version,
+    temporalSdk: (
+      JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', '@temporalio', 'worker', 'package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version,
     openaiAgents: agentsVersions(),
     commit: gitCommit(),
     date: new Date().toISOString().slice(0, 16).replace('T', ' '),
@@ -79,9 +111,13 @@ async function run(): Promise<void> {
     sizes: SIZES,
     agentsLeftOut: undefined as string | undefined,
   };
-  log(`machine: ${machine.cpu}, load ${machine.loadAtStart}; ${SMOKE ? 'smoke sizes (BENCH_SMOKE)' : FULL ? 'BENCH_FULL sizes' : 'default sizes'}`);
+  log(
+    `machine: ${machine.cpu}, load ${machine.loadAtStart}; ${SMOKE ? 'smoke sizes (BENCH_SMOKE)' : FULL ? 'BENCH_FULL sizes' : 'default sizes'}`,
+  );
   // A smoke run checks waveloop's scenarios only: Temporal's integration is measured, not checked.
-  const agentsProblem = SMOKE ? "left out of smoke runs (they check waveloop's scenarios; a run without BENCH_SMOKE measures it)" : prepareAgents(log);
+  const agentsProblem = SMOKE
+    ? "left out of smoke runs (they check waveloop's scenarios; a run without BENCH_SMOKE measures it)"
+    : prepareAgents(log);
   if (agentsProblem) log(`Temporal's integration will be left out: ${agentsProblem}`);
   machine.openaiAgents = agentsVersions();
   machine.agentsLeftOut = agentsProblem;
@@ -92,7 +128,17 @@ async function run(): Promise<void> {
     [1, 'engine overhead', () => engineOverhead(env, SIZES.overhead, agentsProblem)],
     [2, 'realistic model', () => realisticModel(env, SIZES.realistic, agentsProblem)],
     [3, 'wave parallelism', () => waves(env, SIZES.waveRepeats, agentsProblem, SIZES.waveSizes)],
-    [4, 'throughput', () => throughput(env, process.env.BENCH_RUNS ? process.env.BENCH_RUNS.split(',').map(Number) : SIZES.throughput, SIZES.throughputRounds, SIZES.throughputModelMs)],
+    [
+      4,
+      'throughput',
+      () =>
+        throughput(
+          env,
+          process.env.BENCH_RUNS ? process.env.BENCH_RUNS.split(',').map(Number) : SIZES.throughput,
+          SIZES.throughputRounds,
+          SIZES.throughputModelMs,
+        ),
+    ],
     [5, 'history growth', () => historyGrowth(env, SIZES.history, SIZES.longRun, SIZES.longRunMaxHistoryEvents)],
     [6, 'recovery', () => recovery(env)],
     [7, 'goal trees', () => goalTrees(env, SIZES.trees)],
@@ -103,25 +149,43 @@ async function run(): Promise<void> {
       if (ONLY && !ONLY.includes(id)) continue;
       log(`scenario ${id}: ${name} (load ${loadAverage()})`);
       const t0 = Date.now();
-      const result = await scenario().catch(
-        (err: unknown): ScenarioResult => ({
-          id,
-          title: name,
-          sizes: 'failed',
-          table: { head: ['error'], rows: [[String(err instanceof Error ? err.message : err).replaceAll('|', '/').replaceAll('\n', ' ')]] },
-          targets: [],
-          notes: ['The scenario failed; its error is above.'],
-          data: { error: String(err) },
-        }),
-      );
+      const result = await scenario().catch((err: unknown): ScenarioResult => ({
+        id,
+        title: name,
+        sizes: 'failed',
+        table: {
+          head: ['error'],
+          rows: [
+            [
+              String(err instanceof Error ? err.message : err)
+                .replaceAll('|', '/')
+                .replaceAll('\n', ' '),
+            ],
+          ],
+        },
+        targets: [],
+        notes: ['The scenario failed; its error is above.'],
+        data: { error: String(err) },
+      }));
       env.model.reset();
-      results.push({ ...result, notes: [...result.notes, `Took ${((Date.now() - t0) / 1000).toFixed(0)} s; load average after it: ${loadAverage()}.`] });
-      log(`scenario ${id} done in ${((Date.now() - t0) / 1000).toFixed(0)} s\n${markdownTable(result.table.head, result.table.rows)}`);
+      results.push({
+        ...result,
+        notes: [
+          ...result.notes,
+          `Took ${((Date.now() - t0) / 1000).toFixed(0)} s; load average after it: ${loadAverage()}.`,
+        ],
+      });
+      log(
+        `scenario ${id} done in ${((Date.now() - t0) / 1000).toFixed(0)} s\n${markdownTable(result.table.head, result.table.rows)}`,
+      );
     }
   } finally {
     await env.stop();
   }
-  const report: Report = { machine: { ...machine, loadAtEnd: loadAverage(), minutes: (Date.now() - started) / 60_000 }, results };
+  const report: Report = {
+    machine: { ...machine, loadAtEnd: loadAverage(), minutes: (Date.now() - started) / 60_000 },
+    results,
+  };
   writeReport(report);
   const failed = results.filter((r) => r.sizes === 'failed').map((r) => r.id);
   if (SMOKE && failed.length) {
@@ -138,10 +202,14 @@ async function run(): Promise<void> {
 function writeReport(report: Report): void {
   const json = (r: Report) => `${JSON.stringify(r, null, 2)}\n`;
   if (SMOKE) {
-    const out = process.env.BENCH_OUT || path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bench-smoke-')), 'results.json');
+    const out =
+      process.env.BENCH_OUT ||
+      path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bench-smoke-')), 'results.json');
     fs.writeFileSync(out, json(report));
     fs.writeFileSync(path.join(path.dirname(out), 'BENCHMARKS.md'), renderMarkdown(report, undefined));
-    log(`wrote ${out} and BENCHMARKS.md beside it (BENCH_SMOKE: the repository's BENCHMARKS.md and bench/results*.json are left as they are)`);
+    log(
+      `wrote ${out} and BENCHMARKS.md beside it (BENCH_SMOKE: the repository's BENCHMARKS.md and bench/results*.json are left as they are)`,
+    );
     return;
   }
   if (ONLY && !FULL) {
@@ -152,14 +220,17 @@ function writeReport(report: Report): void {
   fs.writeFileSync(ONLY ? FULL_RESULTS : RESULTS, json(report));
   // A whole run at the large sizes supersedes an earlier run of some of them.
   if (!ONLY && FULL) fs.rmSync(FULL_RESULTS, { force: true });
-  const read = (file: string) => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Report) : undefined);
+  const read = (file: string) =>
+    fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Report) : undefined;
   const main = read(RESULTS);
   if (!main) {
     log(`wrote ${path.relative(ROOT, FULL_RESULTS)}; BENCHMARKS.md needs a default run (bench/results.json) first`);
     return;
   }
   fs.writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), renderMarkdown(main, ONLY ? report : read(FULL_RESULTS)));
-  log(`wrote BENCHMARKS.md and ${path.relative(ROOT, ONLY ? FULL_RESULTS : RESULTS)} in ${Number(report.machine.minutes).toFixed(1)} min`);
+  log(
+    `wrote BENCHMARKS.md and ${path.relative(ROOT, ONLY ? FULL_RESULTS : RESULTS)} in ${Number(report.machine.minutes).toFixed(1)} min`,
+  );
 }
 
 function gitCommit(): string {
@@ -181,8 +252,8 @@ function renderMarkdown(report: Report, full: Report | undefined): string {
     '',
     'Written by `npm run bench` (`BENCH_FULL=1 npm run bench` for the large sizes); the raw figures are in',
     '[`bench/results.json`](bench/results.json). Every engine runs on the same machine, against the same',
-    "Temporal dev server (the Temporal CLI waveloop embeds, started by the runner on free ports with an",
-    "in-memory database and the dynamic config waveloop gives every server it starts:",
+    'Temporal dev server (the Temporal CLI waveloop embeds, started by the runner on free ports with an',
+    'in-memory database and the dynamic config waveloop gives every server it starts:',
     '`src/common/server-tuning.ts`; the embedded default keeps a SQLite file in WAL mode, which measured the',
     'same or a few points slower in scenario 4) and the same fake',
     "OpenAI-compatible model (`test/support/fake-model.ts`, the tests' own, in its goal-encoded mode),",
@@ -192,16 +263,24 @@ function renderMarkdown(report: Report, full: Report | undefined): string {
     '',
     '## Machine',
     '',
-    markdownTable(['', ''], [
-      ['CPU', String(m.cpu)],
-      ['memory', String(m.memory)],
-      ['OS', String(m.os)],
-      ['Node.js', String(m.node)],
-      ['Temporal CLI (dev server)', String(m.temporalCli)],
-      ['Temporal TypeScript SDK (waveloop)', String(m.temporalSdk)],
-      ["Temporal's integration", Object.entries(m.openaiAgents as Record<string, string>).map(([k, v]) => `${k} ${v}`).join(', ')],
-      ...runRows(m),
-    ]),
+    markdownTable(
+      ['', ''],
+      [
+        ['CPU', String(m.cpu)],
+        ['memory', String(m.memory)],
+        ['OS', String(m.os)],
+        ['Node.js', String(m.node)],
+        ['Temporal CLI (dev server)', String(m.temporalCli)],
+        ['Temporal TypeScript SDK (waveloop)', String(m.temporalSdk)],
+        [
+          "Temporal's integration",
+          Object.entries(m.openaiAgents as Record<string, string>)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', '),
+        ],
+        ...runRows(m),
+      ],
+    ),
     '',
     'Other test suites may have been running on this machine at the same time: the load averages above',
     'and after each scenario say how busy it was.',
@@ -221,14 +300,24 @@ function runRows(m: Machine): string[][] {
   return [
     ['waveloop commit', String(m.commit)],
     ['date (UTC)', String(m.date ?? 'unknown')],
-    ['sizes', m.full ? 'BENCH_FULL=1 (large)' : 'default (BENCH_FULL=1 runs 1,000 concurrent runs and a 10,000-iteration run)'],
+    [
+      'sizes',
+      m.full ? 'BENCH_FULL=1 (large)' : 'default (BENCH_FULL=1 runs 1,000 concurrent runs and a 10,000-iteration run)',
+    ],
     ['load average (1, 5, 15 min)', `${m.loadAtStart} at the start; ${m.loadAtEnd} at the end`],
     ['duration', `${Number(m.minutes).toFixed(1)} min`],
   ];
 }
 
 function targetTable(results: ScenarioResult[]): string {
-  const rows = results.flatMap((r) => r.targets.map((t) => [`${r.id}`, t.target, t.value, typeof t.met === 'string' ? t.met : t.met ? 'met' : '**missed**']));
+  const rows = results.flatMap((r) =>
+    r.targets.map((t) => [
+      `${r.id}`,
+      t.target,
+      t.value,
+      typeof t.met === 'string' ? t.met : t.met ? 'met' : '**missed**',
+    ]),
+  );
   return markdownTable(['scenario', 'target', 'measured', ''], rows);
 }
 

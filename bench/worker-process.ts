@@ -11,7 +11,8 @@ import { benchTool } from './support/bench-tool';
  */
 async function run(): Promise<void> {
   const [address, baseURL, taskQueue, codePath, dataDir] = process.argv.slice(2);
-  if (!address || !baseURL || !taskQueue || !codePath || !dataDir) throw new Error('usage: worker-process <address> <baseURL> <taskQueue> <bundle> <dataDir>');
+  if (!address || !baseURL || !taskQueue || !codePath || !dataDir)
+    throw new Error('usage: worker-process <address> <baseURL> <taskQueue> <bundle> <dataDir>');
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const connection = await NativeConnection.connect({ address });
   try {

@@ -16,7 +16,8 @@ async function run(): Promise<void> {
     console.log(`Started ${handle.workflowId}`);
     const result = await client.runs.result(handle.workflowId);
     for (const wave of result.waves) {
-      for (const call of wave.calls) console.log(`wave ${wave.iteration}: ${call.tool} ${call.ok ? 'ok' : `failed: ${call.error}`}`);
+      for (const call of wave.calls)
+        console.log(`wave ${wave.iteration}: ${call.tool} ${call.ok ? 'ok' : `failed: ${call.error}`}`);
     }
     console.log(`${result.status}: ${result.answer}`);
   } finally {

@@ -8,12 +8,19 @@ const SCRIPTS = ['build', 'typecheck', 'lint', 'format:check', 'check:cycles'];
 
 function run(script) {
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', script], { stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+    const child = spawn('npm', ['run', '--silent', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      shell: process.platform === 'win32',
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     child.on('close', (code) => {
-      const text = output.split('\n').filter((line) => !line.startsWith('npm warn')).join('\n').trim();
+      const text = output
+        .split('\n')
+        .filter((line) => !line.startsWith('npm warn'))
+        .join('\n')
+        .trim();
       process.stdout.write(`> ${script}: ${code === 0 ? 'ok' : `failed (exit ${code})`}\n${text ? `${text}\n` : ''}`);
       resolve(code === 0);
     });

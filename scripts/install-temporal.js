@@ -84,7 +84,9 @@ function installWithPip(tried) {
 
 function installWithGo(tried) {
   const target = `${GO_PACKAGE}@v${GO_FALLBACK_VERSION}`;
-  say(`building the Temporal CLI ${GO_FALLBACK_VERSION} from source (a few minutes): GOBIN=${binDir} go install ${target}`);
+  say(
+    `building the Temporal CLI ${GO_FALLBACK_VERSION} from source (a few minutes): GOBIN=${binDir} go install ${target}`,
+  );
   fs.mkdirSync(binDir, { recursive: true });
   const failure = attempt('go', ['install', '-ldflags', GO_LDFLAGS, target], {
     GOBIN: binDir,

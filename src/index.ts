@@ -35,7 +35,14 @@ export { LIVE_POLLER_WINDOW_MS, WaveloopClient } from './client/waveloop-client'
 export type { QueryOptions, RunsClient, RunStatusReport, RunSummary, StartOptions } from './client/runs';
 export type { ModelCallState } from './client/model-call';
 export { RUN_STATES, type ListedRun, type ListOptions, type RunState } from './client/run-list';
-export { RUN_ENDED, type Follower, type FollowOptions, type PendingApproval, type PendingQuestion, type RunEvent } from './client/follow';
+export {
+  RUN_ENDED,
+  type Follower,
+  type FollowOptions,
+  type PendingApproval,
+  type PendingQuestion,
+  type RunEvent,
+} from './client/follow';
 export type { PersonUpdate } from './client/person-updates';
 export type { GoalsClient, GoalStartOptions } from './client/goals';
 export { goalEventRecord, type GoalEvent, type GoalEventType, type GoalTreeNode } from './client/goal-tree';
@@ -72,4 +79,12 @@ export {
   type GoalStatus,
   type GoalTreeInput,
 } from './contract/goal-tree/pursue-goal';
-export { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from './contract/messages';
+export {
+  answerUpdate,
+  approveUpdate,
+  denyUpdate,
+  endUpdate,
+  sendUpdate,
+  statusQuery,
+  transcriptQuery,
+} from './contract/messages';

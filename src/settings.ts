@@ -95,7 +95,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
       }),
     },
     encryption: encryptionKeysFromEnv(env),
-    shutdownGraceMs: durationOf('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    shutdownGraceMs:
+      durationOf('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
     deployment: deploymentOf(blank(env.WAVELOOP_DEPLOYMENT), blank(env.WAVELOOP_BUILD_ID)),
   };
 }
@@ -115,13 +116,23 @@ function deploymentOf(name: string | undefined, buildId: string | undefined): Wo
 /** Milliseconds in a duration such as `90s`, `2m` or `500ms` (a bare number is seconds); a `ZodError` naming `variable` when malformed. */
 function durationOf(variable: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  return z.object({ [variable]: z.number({ error: `must be a duration such as 30s or 2m, not "${value}"` }).nonnegative() }).parse({ [variable]: durationMs(value) })[variable];
+  return z
+    .object({ [variable]: z.number({ error: `must be a duration such as 30s or 2m, not "${value}"` }).nonnegative() })
+    .parse({ [variable]: durationMs(value) })[variable];
 }
 
 /** A whole number of at least 1 (`ZodError` naming `variable` when it is not). */
 function countOf(variable: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  return z.object({ [variable]: z.coerce.number({ error: `must be a whole number, not "${value}"` }).int().min(1).max(100) }).parse({ [variable]: value })[variable];
+  return z
+    .object({
+      [variable]: z.coerce
+        .number({ error: `must be a whole number, not "${value}"` })
+        .int()
+        .min(1)
+        .max(100),
+    })
+    .parse({ [variable]: value })[variable];
 }
 
 function definedOnly<T extends object>(fields: T): Partial<T> {
@@ -131,7 +142,9 @@ function definedOnly<T extends object>(fields: T): Partial<T> {
 function embeddedServerOf(port: string | undefined): WaveloopSettings['embeddedServer'] {
   if (port === undefined) return { address: EMBEDDED_ADDRESS, uiPort: EMBEDDED_UI_PORT };
   // The Web UI listens 1000 above it, so the port leaves room for that.
-  const n = z.object({ WAVELOOP_SERVER_PORT: z.coerce.number().int().min(1).max(64_535) }).parse({ WAVELOOP_SERVER_PORT: port }).WAVELOOP_SERVER_PORT;
+  const n = z
+    .object({ WAVELOOP_SERVER_PORT: z.coerce.number().int().min(1).max(64_535) })
+    .parse({ WAVELOOP_SERVER_PORT: port }).WAVELOOP_SERVER_PORT;
   return { address: `127.0.0.1:${n}`, uiPort: n + 1000 };
 }
 

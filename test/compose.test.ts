@@ -61,7 +61,9 @@ function publishedPorts(svc: Dict): { published: number; target: number }[] {
   const ports = Array.isArray(svc.ports) ? svc.ports : [];
   return ports.map((port: unknown) => {
     if (isDict(port)) return { published: Number(port.published), target: Number(port.target) };
-    const parts = String(port).replace(/\/(tcp|udp)$/, '').split(':');
+    const parts = String(port)
+      .replace(/\/(tcp|udp)$/, '')
+      .split(':');
     const target = Number(parts[parts.length - 1]);
     const published = parts.length >= 2 ? Number(parts[parts.length - 2]) : NaN;
     return { published, target };
@@ -126,7 +128,14 @@ function instructionsNamed(instructions: string[], keyword: string): string[] {
 
 it('docker-compose: defines the postgresql, temporal, temporal-ui and worker services, and the jobs that set Temporal up', () => {
   expect(Object.keys(services())).toEqual(
-    expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-namespace', 'temporal-ui', 'worker']),
+    expect.arrayContaining([
+      'postgresql',
+      'temporal-schema',
+      'temporal',
+      'temporal-namespace',
+      'temporal-ui',
+      'worker',
+    ]),
   );
 });
 
@@ -153,8 +162,10 @@ it('docker-compose: pins every image to an explicit tag, never latest', () => {
 it('docker-compose: uses the Temporal images upstream maintains (server and admin-tools of one version), not the deprecated auto-setup', () => {
   const server = /^temporalio\/server:(\d+\.\d+\.\d+)$/.exec(String(service('temporal').image));
   expect(server, 'the temporal service runs temporalio/server').not.toBeNull();
-  for (const job of ['temporal-schema', 'temporal-namespace']) expect(service(job).image).toBe(`temporalio/admin-tools:${server![1]}`);
-  for (const [name, svc] of Object.entries(services())) expect(String((svc as Dict).image ?? ''), name).not.toContain('auto-setup');
+  for (const job of ['temporal-schema', 'temporal-namespace'])
+    expect(service(job).image).toBe(`temporalio/admin-tools:${server![1]}`);
+  for (const [name, svc] of Object.entries(services()))
+    expect(String((svc as Dict).image ?? ''), name).not.toContain('auto-setup');
 });
 
 it('docker-compose: the setup jobs run their scripts from deploy/: the schema before the server starts, the namespace before the Web UI and the workers', () => {
@@ -168,9 +179,14 @@ it('docker-compose: the setup jobs run their scripts from deploy/: the schema be
   expect(dependencyCondition(service('temporal-schema'), 'postgresql')).toBe('service_healthy');
   expect(dependencyCondition(service('temporal'), 'temporal-schema')).toBe('service_completed_successfully');
   expect(dependencyCondition(service('temporal-namespace'), 'temporal')).toBe('service_healthy');
-  for (const name of ['temporal-ui', 'worker']) expect(dependencyCondition(service(name), 'temporal-namespace'), name).toBe('service_completed_successfully');
-  expect(environment(service('temporal-namespace')).TEMPORAL_NAMESPACE).toBe(environment(service('worker')).TEMPORAL_NAMESPACE);
-  expect(environment(service('temporal-schema')).SQL_PASSWORD).toBe(environment(service('postgresql')).POSTGRES_PASSWORD);
+  for (const name of ['temporal-ui', 'worker'])
+    expect(dependencyCondition(service(name), 'temporal-namespace'), name).toBe('service_completed_successfully');
+  expect(environment(service('temporal-namespace')).TEMPORAL_NAMESPACE).toBe(
+    environment(service('worker')).TEMPORAL_NAMESPACE,
+  );
+  expect(environment(service('temporal-schema')).SQL_PASSWORD).toBe(
+    environment(service('postgresql')).POSTGRES_PASSWORD,
+  );
 });
 
 it('docker-compose: a worker that exits with an error (say, without a model endpoint) is restarted a few times, not forever', () => {
@@ -198,9 +214,7 @@ it('docker-compose: postgresql has credentials, a named volume and a pg_isready 
   expect(env.POSTGRES_USER).toBe('temporal');
   expect(env.POSTGRES_PASSWORD).toBe('temporal');
   const volumes = (Array.isArray(pg.volumes) ? pg.volumes : []).map(String);
-  const named = volumes
-    .map((v) => v.split(':')[0])
-    .filter((src) => !src.startsWith('.') && !src.startsWith('/'));
+  const named = volumes.map((v) => v.split(':')[0]).filter((src) => !src.startsWith('.') && !src.startsWith('/'));
   expect(named.length).toBeGreaterThan(0);
   const topLevel = loadCompose().volumes;
   expect(isDict(topLevel) ? Object.keys(topLevel) : []).toEqual(expect.arrayContaining(named));
@@ -245,7 +259,15 @@ it('docker-compose: the worker connects to the temporal service on the waveloop 
 
 it('docker-compose: the worker passes the model endpoint, the encryption keys, its deployment version and shutdown grace through from the host', () => {
   const env = environment(service('worker'));
-  const passed = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'WAVELOOP_MODEL', 'WAVELOOP_STREAM', 'WAVELOOP_ENCRYPTION_KEY', 'WAVELOOP_ENCRYPTION_KEY_ID', 'WAVELOOP_DECRYPTION_KEYS'];
+  const passed = [
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+    'WAVELOOP_MODEL',
+    'WAVELOOP_STREAM',
+    'WAVELOOP_ENCRYPTION_KEY',
+    'WAVELOOP_ENCRYPTION_KEY_ID',
+    'WAVELOOP_DECRYPTION_KEYS',
+  ];
   for (const name of [...passed, 'WAVELOOP_DEPLOYMENT', 'WAVELOOP_BUILD_ID', 'WAVELOOP_SHUTDOWN_GRACE']) {
     expect(env[name], `${name} is not passed through`).toMatch(new RegExp(`^\\$\\{${name}(:?-[^}]*)?\\}$`));
   }
@@ -332,18 +354,20 @@ it('docker-compose: .dockerignore keeps local state out of the build context', (
     .split(/\r?\n/)
     .map((l) => l.trim().replace(/^\/+|\/+$/g, ''))
     .filter((l) => l !== '' && !l.startsWith('#'));
-  expect(entries).toEqual(
-    expect.arrayContaining(['node_modules', 'dist', '.waveloop', '.tools', '.git', 'coverage']),
-  );
+  expect(entries).toEqual(expect.arrayContaining(['node_modules', 'dist', '.waveloop', '.tools', '.git', 'coverage']));
 });
 
 it("docker-compose: the Temporal server gets waveloop's dynamic configuration, the values the embedded server gets", async () => {
   const { SERVER_DYNAMIC_CONFIG } = await import('../src/server/tuning');
   const temporal = service('temporal');
-  const mounted = (Array.isArray(temporal.volumes) ? temporal.volumes : []).map(String).find((v) => v.includes('dynamicconfig'));
+  const mounted = (Array.isArray(temporal.volumes) ? temporal.volumes : [])
+    .map(String)
+    .find((v) => v.includes('dynamicconfig'));
   expect(mounted, 'no dynamic config file is mounted into the temporal service').toBeDefined();
   const [hostPath, containerPath] = mounted!.split(':');
   expect(`/etc/temporal/${environment(temporal).DYNAMIC_CONFIG_FILE_PATH}`).toBe(containerPath);
   const file = parse(readText(hostPath)) as Record<string, Array<{ value: unknown }>>;
-  expect(Object.fromEntries(Object.entries(file).map(([key, values]) => [key, values[0].value]))).toEqual(SERVER_DYNAMIC_CONFIG);
+  expect(Object.fromEntries(Object.entries(file).map(([key, values]) => [key, values[0].value]))).toEqual(
+    SERVER_DYNAMIC_CONFIG,
+  );
 });

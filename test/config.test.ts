@@ -7,7 +7,8 @@ describe('loadSettings', () => {
     expect(loadSettings({}).model.stream).toBe(true);
     expect(loadSettings({ WAVELOOP_STREAM: ' ' }).model.stream).toBe(true);
     expect(loadSettings({ WAVELOOP_STREAM: 'true' }).model.stream).toBe(true);
-    for (const off of ['false', '0', 'off', 'no', ' FALSE ', 'Off']) expect(loadSettings({ WAVELOOP_STREAM: off }).model.stream, off).toBe(false);
+    for (const off of ['false', '0', 'off', 'no', ' FALSE ', 'Off'])
+      expect(loadSettings({ WAVELOOP_STREAM: off }).model.stream, off).toBe(false);
   });
 
   it('loadSettings: the model endpoint, task queue, server and data directory come from the environment; blank means unset', () => {
@@ -29,29 +30,46 @@ describe('loadSettings', () => {
 
   it('loadSettings: WAVELOOP_SERVER_PORT moves the embedded server and its Web UI (port + 1000); a bad port is refused, naming the variable', () => {
     expect(loadSettings({}).embeddedServer).toEqual({ address: '127.0.0.1:7233', uiPort: 8233 });
-    expect(loadSettings({ WAVELOOP_SERVER_PORT: '17233' }).embeddedServer).toEqual({ address: '127.0.0.1:17233', uiPort: 18233 });
-    for (const bad of ['0', '70000', 'x', '72.5']) expect(() => loadSettings({ WAVELOOP_SERVER_PORT: bad }), bad).toThrow(/WAVELOOP_SERVER_PORT/);
+    expect(loadSettings({ WAVELOOP_SERVER_PORT: '17233' }).embeddedServer).toEqual({
+      address: '127.0.0.1:17233',
+      uiPort: 18233,
+    });
+    for (const bad of ['0', '70000', 'x', '72.5'])
+      expect(() => loadSettings({ WAVELOOP_SERVER_PORT: bad }), bad).toThrow(/WAVELOOP_SERVER_PORT/);
   });
 
-  it('loadSettings: WAVELOOP_MODEL_TIMEOUT and WAVELOOP_MODEL_ATTEMPTS set the workers\' model calls; malformed ones name the variable', () => {
+  it("loadSettings: WAVELOOP_MODEL_TIMEOUT and WAVELOOP_MODEL_ATTEMPTS set the workers' model calls; malformed ones name the variable", () => {
     expect(loadSettings({}).model).not.toHaveProperty('timeoutMs');
-    expect(loadSettings({ WAVELOOP_MODEL_TIMEOUT: '20m', WAVELOOP_MODEL_ATTEMPTS: '3' }).model).toMatchObject({ timeoutMs: 1_200_000, attempts: 3 });
+    expect(loadSettings({ WAVELOOP_MODEL_TIMEOUT: '20m', WAVELOOP_MODEL_ATTEMPTS: '3' }).model).toMatchObject({
+      timeoutMs: 1_200_000,
+      attempts: 3,
+    });
     expect(() => loadSettings({ WAVELOOP_MODEL_TIMEOUT: 'long' })).toThrow(/WAVELOOP_MODEL_TIMEOUT/);
-    for (const bad of ['0', 'x', '2.5']) expect(() => loadSettings({ WAVELOOP_MODEL_ATTEMPTS: bad }), bad).toThrow(/WAVELOOP_MODEL_ATTEMPTS/);
+    for (const bad of ['0', 'x', '2.5'])
+      expect(() => loadSettings({ WAVELOOP_MODEL_ATTEMPTS: bad }), bad).toThrow(/WAVELOOP_MODEL_ATTEMPTS/);
   });
 
   it('loadSettings: WAVELOOP_SHUTDOWN_GRACE is how long a stopping worker lets calls finish (default 30 s); a malformed one names the variable', () => {
     expect(loadSettings({}).shutdownGraceMs).toBe(30_000);
     expect(loadSettings({ WAVELOOP_SHUTDOWN_GRACE: '2m' }).shutdownGraceMs).toBe(120_000);
     expect(loadSettings({ WAVELOOP_SHUTDOWN_GRACE: '45' }).shutdownGraceMs).toBe(45_000);
-    expect(() => loadSettings({ WAVELOOP_SHUTDOWN_GRACE: 'soon' })).toThrow(/WAVELOOP_SHUTDOWN_GRACE.*must be a duration such as 30s or 2m, not .*soon/s);
+    expect(() => loadSettings({ WAVELOOP_SHUTDOWN_GRACE: 'soon' })).toThrow(
+      /WAVELOOP_SHUTDOWN_GRACE.*must be a duration such as 30s or 2m, not .*soon/s,
+    );
   });
 
   it('loadSettings: WAVELOOP_DEPLOYMENT and WAVELOOP_BUILD_ID name the Worker Deployment version of the workers, both or neither', () => {
     expect(loadSettings({}).deployment).toBeUndefined();
     expect(loadSettings({ WAVELOOP_DEPLOYMENT: ' ', WAVELOOP_BUILD_ID: '' }).deployment).toBeUndefined();
-    expect(loadSettings({ WAVELOOP_DEPLOYMENT: 'billing', WAVELOOP_BUILD_ID: ' 2026-11-24.1 ' }).deployment).toEqual({ name: 'billing', buildId: '2026-11-24.1' });
-    expect(() => loadSettings({ WAVELOOP_DEPLOYMENT: 'billing' })).toThrow(/WAVELOOP_BUILD_ID.*must be set with WAVELOOP_DEPLOYMENT \(set both or neither\)/s);
-    expect(() => loadSettings({ WAVELOOP_BUILD_ID: 'v2' })).toThrow(/WAVELOOP_DEPLOYMENT.*must be set with WAVELOOP_BUILD_ID/s);
+    expect(loadSettings({ WAVELOOP_DEPLOYMENT: 'billing', WAVELOOP_BUILD_ID: ' 2026-11-24.1 ' }).deployment).toEqual({
+      name: 'billing',
+      buildId: '2026-11-24.1',
+    });
+    expect(() => loadSettings({ WAVELOOP_DEPLOYMENT: 'billing' })).toThrow(
+      /WAVELOOP_BUILD_ID.*must be set with WAVELOOP_DEPLOYMENT \(set both or neither\)/s,
+    );
+    expect(() => loadSettings({ WAVELOOP_BUILD_ID: 'v2' })).toThrow(
+      /WAVELOOP_DEPLOYMENT.*must be set with WAVELOOP_BUILD_ID/s,
+    );
   });
 });

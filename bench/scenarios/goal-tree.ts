@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/contract/goal-tree/pursue-goal';
 import type { BenchEnv } from '../support/env';
 import { chainHistories, sizedEvents } from '../support/env';
 import { ms, type ScenarioResult } from '../support/report';
 import { runId } from '../support/waveloop';
-import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/contract/goal-tree/pursue-goal';
 
 /** Tree shapes (sub-goals per goal, by depth): 1 + 3 + 6 = 10 goals; 1 + 3 + 24 + 72 = 100 goals. */
 const SHAPES: Record<number, number[]> = { 10: [3, 2], 100: [3, 8, 3] };
@@ -16,7 +16,10 @@ const SHAPES: Record<number, number[]> = { 10: [3, 2], 100: [3, 8, 3] };
  */
 function treeModel(widths: number[]) {
   return (schema: string | undefined, request: { messages: Array<{ role: string; content?: unknown }> }) => {
-    const user = request.messages.filter((m) => m.role === 'user').map((m) => String(m.content)).join('\n');
+    const user = request.messages
+      .filter((m) => m.role === 'user')
+      .map((m) => String(m.content))
+      .join('\n');
     const goal = /^GOAL: (.*)$/m.exec(user)?.[1] ?? '';
     const level = Number(/level (\d+)/.exec(goal)?.[1] ?? 0);
     const json = (value: unknown) => ({ content: JSON.stringify(value) });
@@ -24,7 +27,11 @@ function treeModel(widths: number[]) {
       case 'assessment':
         return level < widths.length
           ? json({ directly_executable: false, reasoning: 'broad', decomposition_needed_because: 'parts' })
-          : json({ directly_executable: true, reasoning: 'simple', action: { kind: 'answer', description: 'answer it' } });
+          : json({
+              directly_executable: true,
+              reasoning: 'simple',
+              action: { kind: 'answer', description: 'answer it' },
+            });
       case 'decomposition':
         return json({
           sub_goals: Array.from({ length: widths[level] ?? 1 }, () => ({
@@ -43,13 +50,21 @@ function treeModel(widths: number[]) {
   };
 }
 
-const countGoals = (result: GoalResult): number => 1 + (result.children ?? []).reduce((sum, child) => sum + countGoals(child as GoalResult), 0);
+const countGoals = (result: GoalResult): number =>
+  1 + (result.children ?? []).reduce((sum, child) => sum + countGoals(child as GoalResult), 0);
 
 /** Goal trees of 10 and 100 goals with a zero-latency model: what one goal (one child workflow) costs. */
 export async function goalTrees(env: BenchEnv, sizes: number[]): Promise<ScenarioResult> {
   const { worker, taskQueue } = await env.worker();
   const figures = await worker.runUntil(async () => {
-    const out: Array<{ goals: number; modelCalls: number; wallMs: number; statuses: string; eventsPerGoal: number; bytesPerGoal: number }> = [];
+    const out: Array<{
+      goals: number;
+      modelCalls: number;
+      wallMs: number;
+      statuses: string;
+      eventsPerGoal: number;
+      bytesPerGoal: number;
+    }> = [];
     for (const size of [sizes[0], ...sizes]) {
       const widths = SHAPES[size];
       env.model.structured = treeModel(widths);
@@ -59,7 +74,12 @@ export async function goalTrees(env: BenchEnv, sizes: number[]): Promise<Scenari
       const handle = await env.client.workflow.start(PURSUE_GOAL_WORKFLOW, {
         taskQueue,
         workflowId: id,
-        args: [{ objective: `Bench tree ${randomUUID().slice(0, 8)} level 0`, constraints: { maxGoals: 1_000, maxDepth: widths.length + 1 } }],
+        args: [
+          {
+            objective: `Bench tree ${randomUUID().slice(0, 8)} level 0`,
+            constraints: { maxGoals: 1_000, maxDepth: widths.length + 1 },
+          },
+        ],
       });
       const result = (await handle.result()) as GoalResult;
       const wallMs = performance.now() - t0;
@@ -67,7 +87,8 @@ export async function goalTrees(env: BenchEnv, sizes: number[]): Promise<Scenari
       let events = 0;
       let bytes = 0;
       const ids = [id];
-      const walk = (r: GoalResult) => (r.children ?? []).forEach((c) => (ids.push((c as GoalResult).workflowId ?? ''), walk(c as GoalResult)));
+      const walk = (r: GoalResult) =>
+        (r.children ?? []).forEach((c) => (ids.push((c as GoalResult).workflowId ?? ''), walk(c as GoalResult)));
       walk(result);
       for (const wid of ids) {
         const description = await env.client.workflow.getHandle(wid).describe();
@@ -77,7 +98,14 @@ export async function goalTrees(env: BenchEnv, sizes: number[]): Promise<Scenari
           bytes += sized.reduce((s, e) => s + e.bytes, 0);
         }
       }
-      out.push({ goals, modelCalls: env.model.requestCount - before, wallMs, statuses: result.status, eventsPerGoal: events / ids.length, bytesPerGoal: bytes / ids.length });
+      out.push({
+        goals,
+        modelCalls: env.model.requestCount - before,
+        wallMs,
+        statuses: result.status,
+        eventsPerGoal: events / ids.length,
+        bytesPerGoal: bytes / ids.length,
+      });
     }
     return out.slice(1); // the first tree warms up
   });
@@ -89,8 +117,24 @@ export async function goalTrees(env: BenchEnv, sizes: number[]): Promise<Scenari
     title: 'Goal trees: cost per goal (each sub-goal a child workflow)',
     sizes: `trees of ${sizes.join(' and ')} goals (shapes 1+3+6 and 1+3+24+72; sub-goals of one goal run in parallel), zero-latency model, after a warm-up tree`,
     table: {
-      head: ['goals', 'model calls', 'wall time', 'wall time per goal', 'history events per goal', 'history bytes per goal', 'root status'],
-      rows: figures.map((f) => [f.goals, f.modelCalls, ms(f.wallMs, 0), ms(f.wallMs / f.goals), f.eventsPerGoal.toFixed(0), `${(f.bytesPerGoal / 1024).toFixed(1)} KiB`, f.statuses]),
+      head: [
+        'goals',
+        'model calls',
+        'wall time',
+        'wall time per goal',
+        'history events per goal',
+        'history bytes per goal',
+        'root status',
+      ],
+      rows: figures.map((f) => [
+        f.goals,
+        f.modelCalls,
+        ms(f.wallMs, 0),
+        ms(f.wallMs / f.goals),
+        f.eventsPerGoal.toFixed(0),
+        `${(f.bytesPerGoal / 1024).toFixed(1)} KiB`,
+        f.statuses,
+      ]),
     },
     targets: [],
     notes:

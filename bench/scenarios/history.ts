@@ -1,10 +1,10 @@
 import type { temporal } from '@temporalio/proto';
+import type { AgentLoopResult } from '../../src/contract/agent-loop';
+import { goalFor } from '../../test/support/fake-model';
 import type { BenchEnv } from '../support/env';
 import { chainHistories, EventType, sizedEvents } from '../support/env';
-import { goalFor } from '../../test/support/fake-model';
 import { ratio, type ScenarioResult } from '../support/report';
 import { runId, runLoops } from '../support/waveloop';
-import type { AgentLoopResult } from '../../src/contract/agent-loop';
 
 const OUTPUT_BYTES = 2_048;
 const MIB = 2 ** 20;
@@ -15,18 +15,34 @@ const MIB = 2 ** 20;
  * one long run through its continue-as-new hand-overs (past `longRunMaxHistoryEvents`, the
  * default 2,000 unless given), the largest single run of its chain.
  */
-export async function historyGrowth(env: BenchEnv, iterations: number, longRun: number, longRunMaxHistoryEvents?: number): Promise<ScenarioResult> {
+export async function historyGrowth(
+  env: BenchEnv,
+  iterations: number,
+  longRun: number,
+  longRunMaxHistoryEvents?: number,
+): Promise<ScenarioResult> {
   const { worker, taskQueue } = await env.worker();
   const { growth, byType, chain, longMs, longResult } = await worker.runUntil(async () => {
     const id = runId('history');
-    const [one] = await runLoops(env, taskQueue, [{ id, goal: goalFor({ run: id, iters: 0, calls: 1, out: OUTPUT_BYTES }), maxIterations: iterations + 1, maxHistoryEvents: 10_000 }]);
+    const [one] = await runLoops(env, taskQueue, [
+      {
+        id,
+        goal: goalFor({ run: id, iters: 0, calls: 1, out: OUTPUT_BYTES }),
+        maxIterations: iterations + 1,
+        maxHistoryEvents: 10_000,
+      },
+    ]);
     if (one.error) throw one.error;
     const [history] = await chainHistories(env.client, one.id, one.runId);
     const events = sizedEvents(history);
     // Iteration i starts where its model activity is scheduled.
     const starts: number[] = [];
     events.forEach((e, index) => {
-      if (e.type === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel') starts.push(index);
+      if (
+        e.type === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+        e.event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel'
+      )
+        starts.push(index);
     });
     let bytes = 0;
     const cumulative = events.map((e) => (bytes += e.bytes));
@@ -45,13 +61,26 @@ export async function historyGrowth(env: BenchEnv, iterations: number, longRun: 
 
     const longId = runId('long');
     const t0 = performance.now();
-    const [long] = await runLoops(env, taskQueue, [{ id: longId, goal: goalFor({ run: longId, iters: 0, calls: 1, out: OUTPUT_BYTES }), maxIterations: longRun, maxHistoryEvents: longRunMaxHistoryEvents }]);
+    const [long] = await runLoops(env, taskQueue, [
+      {
+        id: longId,
+        goal: goalFor({ run: longId, iters: 0, calls: 1, out: OUTPUT_BYTES }),
+        maxIterations: longRun,
+        maxHistoryEvents: longRunMaxHistoryEvents,
+      },
+    ]);
     const longMs = performance.now() - t0;
     const chain = (await chainHistories(env.client, long.id, long.runId)).map((h) => {
       const sized = sizedEvents(h);
       return { events: sized.length, bytes: sized.reduce((sum, e) => sum + e.bytes, 0) };
     });
-    return { growth, byType: [...byType].sort((a, b) => b[1] - a[1]), chain, longMs, longResult: long.result ?? { error: String(long.error) } };
+    return {
+      growth,
+      byType: [...byType].sort((a, b) => b[1] - a[1]),
+      chain,
+      longMs,
+      longResult: long.result ?? { error: String(long.error) },
+    };
   });
 
   const inc = (i: number) => growth.find((g) => g.iteration === i)!.incBytes;
@@ -82,7 +111,11 @@ export async function historyGrowth(env: BenchEnv, iterations: number, longRun: 
     sizes: `one run of ${iterations + 1} iterations (no hand-over), and one run of ${longRun.toLocaleString('en-US')} iterations with ${longRunMaxHistoryEvents ? `maxHistoryEvents ${longRunMaxHistoryEvents.toLocaleString('en-US')}` : 'the default maxHistoryEvents (2,000)'}${longRun < 10_000 ? ' (10,000 with BENCH_FULL=1)' : ''}`,
     table: { head: ['at', 'events so far', 'bytes so far', 'events this iteration', 'bytes this iteration'], rows },
     targets: [
-      { target: `bytes added by iteration ${iterations} ≤ 1.5× those added by iteration ${reference}`, value: ratio(growthRatio), met: growthRatio <= 1.5 },
+      {
+        target: `bytes added by iteration ${iterations} ≤ 1.5× those added by iteration ${reference}`,
+        value: ratio(growthRatio),
+        met: growthRatio <= 1.5,
+      },
       {
         target: `a ${longRun.toLocaleString('en-US')}-iteration run completes, no single run past 4 MiB or 4,096 events`,
         value: `${result.iterations} iterations; largest run ${(maxBytes / MIB).toFixed(2)} MiB, ${maxEvents} events`,
@@ -99,7 +132,10 @@ export async function historyGrowth(env: BenchEnv, iterations: number, longRun: 
 
 /** "ActivityTaskScheduled (callModel)": an event's type, with the activity's name for activity scheduling. */
 function eventName(type: number, event: temporal.api.history.v1.IHistoryEvent): string {
-  const name = (EventType[type] ?? String(type)).replace('EVENT_TYPE_', '').toLowerCase().replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+  const name = (EventType[type] ?? String(type))
+    .replace('EVENT_TYPE_', '')
+    .toLowerCase()
+    .replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
   const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
   return activity ? `${name} (${activity})` : name;
 }

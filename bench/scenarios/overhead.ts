@@ -1,7 +1,7 @@
 import type { AnyTool } from '../../src/tools/define';
+import { goalFor } from '../../test/support/fake-model';
 import { benchLocalTool, benchTool } from '../support/bench-tool';
 import type { BenchEnv } from '../support/env';
-import { goalFor } from '../../test/support/fake-model';
 import { runAgents } from '../support/openai-agents';
 import { ms, ratio, type ScenarioResult } from '../support/report';
 import { cpuSampler, gaps, median, p95 } from '../support/stats';
@@ -34,7 +34,11 @@ const FLOOR = 'in-process loop (floor)';
 export const WAVELOOP_CONFIGS: Array<{ name: string; tools: AnyTool[]; localModelCalls?: boolean }> = [
   { name: 'waveloop agentLoop (the tool as an activity)', tools: [benchTool] },
   { name: 'waveloop, the tool as a local activity', tools: [benchLocalTool] },
-  { name: 'waveloop, model calls and the tool as local activities (`localModelCalls`)', tools: [benchLocalTool], localModelCalls: true },
+  {
+    name: 'waveloop, model calls and the tool as local activities (`localModelCalls`)',
+    tools: [benchLocalTool],
+    localModelCalls: true,
+  },
 ];
 
 /** `n` runs of `iters` iterations of one trivial tool call, with a model that answers after `delay` ms. */
@@ -57,7 +61,11 @@ async function measureFloor(env: BenchEnv, sizes: OverheadSizes, delay: number):
   await runFloor(env, goalsFor('warm-floor', 1, warm, delay)[0].goal, warm + 1);
   const measured = goalsFor('floor', sizes.runs, sizes.iterations, delay);
   for (const g of measured) await runFloor(env, g.goal, g.iters + 1);
-  return figuresOf(env, FLOOR, measured.map((g) => g.id));
+  return figuresOf(
+    env,
+    FLOOR,
+    measured.map((g) => g.id),
+  );
 }
 
 /** What one engine measured over the rounds: its runs, CPU seconds and iterations, the first error. */
@@ -76,7 +84,12 @@ interface Tally {
  * that a machine whose speed drifts (a VM with busy neighbours) slows them alike. The time is taken
  * by the fake model: the gap between two model calls of a run.
  */
-async function measure(env: BenchEnv, sizes: OverheadSizes, delay: number, agentsProblem: string | undefined): Promise<EngineFigures[]> {
+async function measure(
+  env: BenchEnv,
+  sizes: OverheadSizes,
+  delay: number,
+  agentsProblem: string | undefined,
+): Promise<EngineFigures[]> {
   const goals = (engine: string, n: number, iters: number) => goalsFor(engine, n, iters, delay);
   const warm = Math.min(5, sizes.iterations);
   const tallies = new Map<string, Tally>();
@@ -86,7 +99,11 @@ async function measure(env: BenchEnv, sizes: OverheadSizes, delay: number, agent
   };
   const addCpu = (t: Tally, engine: number, server: number | undefined, iterations: number) => {
     const before = t.cpu ?? { engine: 0, server: 0, iterations: 0 };
-    t.cpu = { engine: before.engine + engine, server: server === undefined || before.server === undefined ? undefined : before.server + server, iterations: before.iterations + iterations };
+    t.cpu = {
+      engine: before.engine + engine,
+      server: server === undefined || before.server === undefined ? undefined : before.server + server,
+      iterations: before.iterations + iterations,
+    };
   };
 
   const waveloopRun = (config: (typeof WAVELOOP_CONFIGS)[number]) => async () => {
@@ -95,9 +112,15 @@ async function measure(env: BenchEnv, sizes: OverheadSizes, delay: number, agent
     const [measured] = goals('waveloop', 1, sizes.iterations);
     const { failed, cpu } = await worker.runUntil(async () => {
       const { localModelCalls } = config;
-      await runLoopsInTurn(env, taskQueue, goals('warm', 1, warm).map((g) => ({ id: g.id, goal: g.goal, maxIterations: warm + 1, localModelCalls })));
+      await runLoopsInTurn(
+        env,
+        taskQueue,
+        goals('warm', 1, warm).map((g) => ({ id: g.id, goal: g.goal, maxIterations: warm + 1, localModelCalls })),
+      );
       const sampler = cpuSampler(env.serverPid());
-      const done = await runLoopsInTurn(env, taskQueue, [{ id: measured.id, goal: measured.goal, maxIterations: measured.iters + 1, localModelCalls }]);
+      const done = await runLoopsInTurn(env, taskQueue, [
+        { id: measured.id, goal: measured.goal, maxIterations: measured.iters + 1, localModelCalls },
+      ]);
       return { failed: done.find((d) => d.error || d.result?.status !== 'completed'), cpu: sampler.stop() };
     });
     t.ids.push(measured.id);
@@ -122,16 +145,29 @@ async function measure(env: BenchEnv, sizes: OverheadSizes, delay: number, agent
     try {
       // The server's CPU is taken over the whole child process (its start and the warm-up run included).
       const sampler = cpuSampler(env.serverPid());
-      const outcome = await runAgents(env.address, env.model.baseURL, [...warmAgents, ...measured].map((g) => ({ id: g.id, goal: g.goal, maxTurns: g.iters + 2 })));
+      const outcome = await runAgents(
+        env.address,
+        env.model.baseURL,
+        [...warmAgents, ...measured].map((g) => ({ id: g.id, goal: g.goal, maxTurns: g.iters + 2 })),
+      );
       const cpu = sampler.stop();
       const ids = measured.map((g) => g.id);
       t.ids.push(...ids);
       t.error ??= outcome.results.find((r) => !r.ok)?.error;
       const measuredIterations = ids.reduce((sum, id) => sum + gaps(env.model.arrivals.get(id) ?? []).length, 0);
-      const total = [...warmAgents, ...measured].reduce((sum, g) => sum + gaps(env.model.arrivals.get(g.id) ?? []).length, 0);
-      const workerSeconds = outcome.results.filter((r) => ids.includes(r.id)).reduce((sum, r) => sum + r.cpuMs, 0) / 1000;
+      const total = [...warmAgents, ...measured].reduce(
+        (sum, g) => sum + gaps(env.model.arrivals.get(g.id) ?? []).length,
+        0,
+      );
+      const workerSeconds =
+        outcome.results.filter((r) => ids.includes(r.id)).reduce((sum, r) => sum + r.cpuMs, 0) / 1000;
       // The runner holds only the fake model here; its CPU is counted with the worker's, as for waveloop.
-      addCpu(t, workerSeconds + (cpu.runner * measuredIterations) / total, cpu.server === undefined ? undefined : (cpu.server * measuredIterations) / total, measuredIterations);
+      addCpu(
+        t,
+        workerSeconds + (cpu.runner * measuredIterations) / total,
+        cpu.server === undefined ? undefined : (cpu.server * measuredIterations) / total,
+        measuredIterations,
+      );
     } catch (err) {
       t.error ??= String(err);
     }
@@ -141,7 +177,8 @@ async function measure(env: BenchEnv, sizes: OverheadSizes, delay: number, agent
   for (let round = 0; round < sizes.runs; round++) {
     for (const turn of round % 2 === 0 ? turns : [...turns].reverse()) await turn();
   }
-  const timeline = async (ids: string[]) => iterationTimeline(await Promise.all(ids.map((id) => env.client.workflow.getHandle(id).fetchHistory())));
+  const timeline = async (ids: string[]) =>
+    iterationTimeline(await Promise.all(ids.map((id) => env.client.workflow.getHandle(id).fetchHistory())));
   const engines: EngineFigures[] = [];
   for (const t of tallies.values()) {
     const f = figuresOf(env, t.engine, t.ids, t.error);
@@ -155,49 +192,97 @@ async function measure(env: BenchEnv, sizes: OverheadSizes, delay: number, agent
 }
 
 /** CPU seconds spent over `iterations` as milliseconds per iteration. */
-function perIteration(engine: number, server: number | undefined, iterations: number): NonNullable<EngineFigures['cpu']> {
-  return { engine: (engine * 1000) / iterations, server: server === undefined ? undefined : (server * 1000) / iterations };
+function perIteration(
+  engine: number,
+  server: number | undefined,
+  iterations: number,
+): NonNullable<EngineFigures['cpu']> {
+  return {
+    engine: (engine * 1000) / iterations,
+    server: server === undefined ? undefined : (server * 1000) / iterations,
+  };
 }
 
 /** Notes shared by scenarios 1 and 2: where each Temporal engine's iteration went, and errors. */
 function timelineNotes(all: EngineFigures[], withCpu: boolean): string[] {
   return [
-    ...all.filter((f) => f.timeline?.iterations).map((f) => `${f.engine}, per iteration from its histories' event times: ${describeTimeline(f.timeline!)}${withCpu && f.cpu ? `; CPU per iteration: ${ms(f.cpu.engine)} in the engine's processes (worker, client, fake model), ${ms(f.cpu.server ?? NaN)} in the server` : ''}.`),
+    ...all
+      .filter((f) => f.timeline?.iterations)
+      .map(
+        (f) =>
+          `${f.engine}, per iteration from its histories' event times: ${describeTimeline(f.timeline!)}${withCpu && f.cpu ? `; CPU per iteration: ${ms(f.cpu.engine)} in the engine's processes (worker, client, fake model), ${ms(f.cpu.server ?? NaN)} in the server` : ''}.`,
+      ),
     ...all.filter((f) => f.error).map((f) => `${f.engine}: ${f.error}`),
   ];
 }
 
 /** The server's default transfer-queue read limit, for the note that says how to measure without waveloop's setting. */
-const DEFAULT_READS = "BENCH_SERVER_ARGS='--dynamic-config-value history.transferProcessorMaxPollRPS=20 --dynamic-config-value history.visibilityProcessorMaxPollRPS=20'";
+const DEFAULT_READS =
+  "BENCH_SERVER_ARGS='--dynamic-config-value history.transferProcessorMaxPollRPS=20 --dynamic-config-value history.visibilityProcessorMaxPollRPS=20'";
 
-export async function engineOverhead(env: BenchEnv, sizes: OverheadSizes, agentsProblem: string | undefined): Promise<ScenarioResult> {
+export async function engineOverhead(
+  env: BenchEnv,
+  sizes: OverheadSizes,
+  agentsProblem: string | undefined,
+): Promise<ScenarioResult> {
   const all = await measure(env, sizes, 0, agentsProblem);
   const [waveloop, local, allLocal, floor, agents] = all;
   const vs = (f: EngineFigures) => f.median / agents.median;
-  const rows = all.map((f) => [f.engine, f.iterations, ms(f.median, 2), ms(f.p95, 2), ratio(f.median / floor.median), ratio(vs(f)), ms(f.median - floor.median, 2)]);
+  const rows = all.map((f) => [
+    f.engine,
+    f.iterations,
+    ms(f.median, 2),
+    ms(f.p95, 2),
+    ratio(f.median / floor.median),
+    ratio(vs(f)),
+    ms(f.median - floor.median, 2),
+  ]);
   return {
     id: 1,
     title: 'Engine overhead per iteration (zero-latency model, one trivial tool)',
     sizes: `${sizes.runs} runs × ${sizes.iterations} iterations per engine, one run at a time, each after a 5-iteration warm-up run; the engines take turns (one run each per round, the order reversed every other round)`,
-    table: { head: ['engine', 'iterations', 'median', 'p95', '× floor', '× openai-agents', 'overhead over floor'], rows },
+    table: {
+      head: ['engine', 'iterations', 'median', 'p95', '× floor', '× openai-agents', 'overhead over floor'],
+      rows,
+    },
     targets: [
-      { target: 'waveloop ≤ 0.8× @temporalio/openai-agents (median per iteration)', value: ratio(vs(waveloop)), met: vs(waveloop) <= 0.8 },
-      { target: 'the same, waveloop with the tool as a local activity (`defineTool({ localActivity: true })`)', value: ratio(vs(local)), met: vs(local) <= 0.8 },
-      { target: 'the same, model calls and the tool as local activities (`localModelCalls: true`)', value: ratio(vs(allLocal)), met: vs(allLocal) <= 0.8 },
+      {
+        target: 'waveloop ≤ 0.8× @temporalio/openai-agents (median per iteration)',
+        value: ratio(vs(waveloop)),
+        met: vs(waveloop) <= 0.8,
+      },
+      {
+        target: 'the same, waveloop with the tool as a local activity (`defineTool({ localActivity: true })`)',
+        value: ratio(vs(local)),
+        met: vs(local) <= 0.8,
+      },
+      {
+        target: 'the same, model calls and the tool as local activities (`localModelCalls: true`)',
+        value: ratio(vs(allLocal)),
+        met: vs(allLocal) <= 0.8,
+      },
     ],
     notes: [
-      'Both Temporal engines make the same trips through the server per iteration (the timelines below): the model activity completes, a workflow task schedules the tool activity, the tool activity completes, a workflow task schedules the next model activity. Activities start at once (the worker receives them in the reply to the workflow task that scheduled them: eager dispatch); workflow tasks wait in the server\'s queue; the rest is the time each task takes once picked up: the worker\'s work, the server\'s writes and the calls between them.',
+      "Both Temporal engines make the same trips through the server per iteration (the timelines below): the model activity completes, a workflow task schedules the tool activity, the tool activity completes, a workflow task schedules the next model activity. Activities start at once (the worker receives them in the reply to the workflow task that scheduled them: eager dispatch); workflow tasks wait in the server's queue; the rest is the time each task takes once picked up: the worker's work, the server's writes and the calls between them.",
       compareEngines(waveloop, agents),
       `A workflow task is dispatched through the history service's transfer queue, which the server reads at most 20 times a second per shard by default (the dev server has one shard): a run going faster waits for the next read. waveloop starts every server it runs, this one included, with \`history.transferProcessorMaxPollRPS\` and \`history.visibilityProcessorMaxPollRPS\` at 1,000 (src/common/server-tuning.ts), and a workflow task waited ${ms(queuePerTask(waveloop))} in the queue here. Both engines share this server and gain alike; with the server's defaults (${DEFAULT_READS} npm run bench) the reads are 50 ms apart and each workflow task waits ~25–30 ms for one, an iteration ~100 ms for both engines.`,
       `A tool declared \`localActivity: true\` runs inside the workflow task that received the model's reply: one activity and one workflow task less per iteration (${local.timeline ? `${local.timeline.workflowTasks.toFixed(1)} workflow task and ${local.timeline.modelActivities.toFixed(1)} activity are left` : 'see its timeline'}), ${ms(waveloop.median - local.median)} less per iteration here. It suits cheap read-only tools (scenario 8). With \`localModelCalls: true\` the model call runs inside the workflow task too: ${allLocal.timeline ? `${allLocal.timeline.workflowTasks.toFixed(2)} workflow tasks per iteration (one workflow task holds several iterations while its local activities run) and no activity` : 'see its timeline'}, ${ms(waveloop.median - allLocal.median)} less per iteration than the default; the reply then arrives whole (no streaming) and the workflow task stays open while the model answers.`,
       ...timelineNotes(all, true),
     ],
-    data: { engines: all, ratioToAgents: vs(waveloop), ratioToFloor: waveloop.median / floor.median, localRatioToAgents: vs(local), allLocalRatioToAgents: vs(allLocal) },
+    data: {
+      engines: all,
+      ratioToAgents: vs(waveloop),
+      ratioToFloor: waveloop.median / floor.median,
+      localRatioToAgents: vs(local),
+      allLocalRatioToAgents: vs(allLocal),
+    },
   };
 }
 
-const queuePerTask = (f: EngineFigures) => (f.timeline?.workflowTasks ? f.timeline.workflowTaskQueue / f.timeline.workflowTasks : NaN);
-const pickedUpPerTask = (f: EngineFigures) => (f.timeline?.workflowTasks ? f.timeline.workflowTaskWorker / f.timeline.workflowTasks : NaN);
+const queuePerTask = (f: EngineFigures) =>
+  f.timeline?.workflowTasks ? f.timeline.workflowTaskQueue / f.timeline.workflowTasks : NaN;
+const pickedUpPerTask = (f: EngineFigures) =>
+  f.timeline?.workflowTasks ? f.timeline.workflowTaskWorker / f.timeline.workflowTasks : NaN;
 
 /** What makes waveloop's iteration shorter or longer than the integration's, from both timelines and CPU figures. */
 function compareEngines(waveloop: EngineFigures, agents: EngineFigures): string {
@@ -211,18 +296,30 @@ function compareEngines(waveloop: EngineFigures, agents: EngineFigures): string 
   );
 }
 
-export async function realisticModel(env: BenchEnv, sizes: OverheadSizes, agentsProblem: string | undefined): Promise<ScenarioResult> {
+export async function realisticModel(
+  env: BenchEnv,
+  sizes: OverheadSizes,
+  agentsProblem: string | undefined,
+): Promise<ScenarioResult> {
   const delay = sizes.modelDelayMs ?? 500;
   const all = await measure(env, sizes, delay, agentsProblem);
   const [waveloop, local, allLocal, floor, agents] = all;
   const share = (f: EngineFigures) => (f.median - floor.median) / f.median;
   const percent = (f: EngineFigures) => `${(share(f) * 100).toFixed(2)} %`;
-  const rows = all.map((f) => [f.engine, f.iterations, ms(f.median), ms(f.p95), ms(f.median - floor.median), percent(f)]);
+  const rows = all.map((f) => [
+    f.engine,
+    f.iterations,
+    ms(f.median),
+    ms(f.p95),
+    ms(f.median - floor.median),
+    percent(f),
+  ]);
   // The largest overhead under 3 % of an iteration whose other part is the floor: o / (floor + o) < 0.03.
   const allowed = (floor.median * 0.03) / 0.97;
   const overhead = (f: EngineFigures) => f.median - floor.median;
   // The same overhead next to a model that takes 2 s instead.
-  const slower = (f: EngineFigures) => `${((overhead(f) / (floor.median + 2_000 - delay + overhead(f))) * 100).toFixed(1)} %`;
+  const slower = (f: EngineFigures) =>
+    `${((overhead(f) / (floor.median + 2_000 - delay + overhead(f))) * 100).toFixed(1)} %`;
   const idleFloor = await measureFloor(env, sizes, 0);
   const w = waveloop.timeline;
   return {
@@ -232,8 +329,16 @@ export async function realisticModel(env: BenchEnv, sizes: OverheadSizes, agents
     table: { head: ['engine', 'iterations', 'median', 'p95', 'overhead over floor', 'share of the iteration'], rows },
     targets: [
       { target: 'waveloop overhead < 3 % of the iteration', value: percent(waveloop), met: share(waveloop) < 0.03 },
-      { target: 'the same, waveloop with the tool as a local activity', value: percent(local), met: share(local) < 0.03 },
-      { target: 'the same, model calls and the tool as local activities (`localModelCalls: true`)', value: percent(allLocal), met: share(allLocal) < 0.03 },
+      {
+        target: 'the same, waveloop with the tool as a local activity',
+        value: percent(local),
+        met: share(local) < 0.03,
+      },
+      {
+        target: 'the same, model calls and the tool as local activities (`localModelCalls: true`)',
+        value: percent(allLocal),
+        met: share(allLocal) < 0.03,
+      },
     ],
     notes: [
       `Share = (engine median − floor median) / engine median; the floor already holds the ${delay} ms model and the HTTP round trip.`,
@@ -241,6 +346,12 @@ export async function realisticModel(env: BenchEnv, sizes: OverheadSizes, agents
       `While the model waits ${delay} ms the worker and the server sit idle, and each task takes longer once picked up than in scenario 1, where one trip follows another${w?.workflowTasks ? ` (waveloop's workflow tasks ${ms(w.workflowTaskWorker / w.workflowTasks)} each here)` : ''}; the in-process floor, too, took ${ms(floor.median - delay)} beyond the model's delay, against ${ms(idleFloor.median)} per iteration with no delay. Likely causes are cold caches and, on a virtual machine, idle virtual CPUs to wake up.`,
       ...timelineNotes(all, false),
     ],
-    data: { engines: all, shareWaveloop: share(waveloop), shareLocal: share(local), shareAllLocal: share(allLocal), shareAgents: share(agents) },
+    data: {
+      engines: all,
+      shareWaveloop: share(waveloop),
+      shareLocal: share(local),
+      shareAllLocal: share(allLocal),
+      shareAgents: share(agents),
+    },
   };
 }

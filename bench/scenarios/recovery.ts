@@ -1,20 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../src/contract/activity-options';
+import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
+import { goalFor } from '../../test/support/fake-model';
 import type { BenchEnv } from '../support/env';
 import { EventType, timeOf } from '../support/env';
-import { goalFor } from '../../test/support/fake-model';
 import { ms, type ScenarioResult } from '../support/report';
 import { sleep } from '../support/stats';
 import { runId } from '../support/waveloop';
-import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
-import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../src/contract/activity-options';
 
 const SLOW_CALL_MS = 5_000;
 
 /** Starts a waveloop worker process; resolves once it polls, with the time it took. */
 function startWorker(args: string[]): Promise<{ child: ChildProcess; spawnedAt: number; readyAt: number }> {
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'worker-process.js'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'worker-process.js'), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('ready')) resolve({ child, spawnedAt, readyAt: Date.now() });
@@ -57,7 +59,9 @@ export async function recovery(env: BenchEnv): Promise<ScenarioResult> {
     let completedAt: number | undefined;
     while (completedAt === undefined) {
       const history = await handle.fetchHistory();
-      const done = (history.events ?? []).find((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED && timeOf(e) >= killedAt);
+      const done = (history.events ?? []).find(
+        (e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED && timeOf(e) >= killedAt,
+      );
       if (done) completedAt = timeOf(done);
       else await sleep(50);
     }
@@ -75,13 +79,20 @@ export async function recovery(env: BenchEnv): Promise<ScenarioResult> {
       title: 'Recovery: a worker killed during a model call',
       sizes: `one run; its second model call takes ${SLOW_CALL_MS / 1000} s and the worker is killed (SIGKILL) 0.5 s into it; a new worker process starts at once`,
       table: {
-        head: ['new worker: start → polling', 'new worker start → next completed activity', 'kill → next completed activity', 'kill → run completed'],
-        rows: [[ms(row.startToReady, 0), ms(row.startToCompleted, 0), ms(row.killToCompleted, 0), ms(row.killToRunEnd, 0)]],
+        head: [
+          'new worker: start → polling',
+          'new worker start → next completed activity',
+          'kill → next completed activity',
+          'kill → run completed',
+        ],
+        rows: [
+          [ms(row.startToReady, 0), ms(row.startToCompleted, 0), ms(row.killToCompleted, 0), ms(row.killToRunEnd, 0)],
+        ],
       },
       targets: [],
       notes: [
         `The server notices a dead worker's activity when its heartbeat timeout passes: the model activity heartbeats, with a heartbeatTimeout of ${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.heartbeatTimeout)}, then retries after ${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.retry?.initialInterval)}; without heartbeats it would wait for the start-to-close timeout (${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.startToCloseTimeout)}).`,
-        'After the retried model call, the next workflow task goes first to the dead worker\'s sticky queue and reaches the new worker when that times out (the SDK\'s stickyQueueScheduleToStartTimeout, 10 s), which shows in kill → run completed.',
+        "After the retried model call, the next workflow task goes first to the dead worker's sticky queue and reaches the new worker when that times out (the SDK's stickyQueueScheduleToStartTimeout, 10 s), which shows in kill → run completed.",
       ],
       data: row,
     };

@@ -1,15 +1,15 @@
 import * as os from 'node:os';
 import type { AnyTool } from '../../src/tools/define';
+import type { WaveloopWorkerOptions } from '../../src/worker';
+import { throughputTuning } from '../../src/worker/tuning';
+import { goalFor } from '../../test/support/fake-model';
 import { benchLocalTool, benchTool } from '../support/bench-tool';
 import type { BenchEnv } from '../support/env';
 import { scheduleToStart } from '../support/env';
-import { goalFor } from '../../test/support/fake-model';
 import { ms, type ScenarioResult } from '../support/report';
 import { cpuSampler, gaps, median, p95, rssSampler } from '../support/stats';
 import { describeTimeline, iterationTimeline, startTimeline, type IterationTimeline } from '../support/timeline';
 import { runId, runLoops } from '../support/waveloop';
-import type { WaveloopWorkerOptions } from '../../src/worker';
-import { throughputTuning } from '../../src/worker/tuning';
 
 const ITERATIONS = 5;
 const MODEL_MS = 1_000;
@@ -61,9 +61,25 @@ export async function throughput(
   modelMs = MODEL_MS,
 ): Promise<ScenarioResult> {
   const configs: Config[] = counts.flatMap((count): Config[] => [
-    ...(count <= 100 ? [{ count, modelMs, name: 'SDK defaults', tuning: {}, tools: [benchTool], role: 'sdk' as const }] : []),
-    { count, modelMs, name: 'throughputTuning(runs)', tuning: throughputTuning(count), tools: [benchTool], role: 'tuned' as const },
-    { count, modelMs, name: 'throughputTuning(runs), the tool as a local activity', tuning: throughputTuning(count), tools: [benchLocalTool], role: 'local' as const },
+    ...(count <= 100
+      ? [{ count, modelMs, name: 'SDK defaults', tuning: {}, tools: [benchTool], role: 'sdk' as const }]
+      : []),
+    {
+      count,
+      modelMs,
+      name: 'throughputTuning(runs)',
+      tuning: throughputTuning(count),
+      tools: [benchTool],
+      role: 'tuned' as const,
+    },
+    {
+      count,
+      modelMs,
+      name: 'throughputTuning(runs), the tool as a local activity',
+      tuning: throughputTuning(count),
+      tools: [benchLocalTool],
+      role: 'local' as const,
+    },
     {
       count,
       modelMs,
@@ -77,7 +93,11 @@ export async function throughput(
   // BENCH_ROLES=tuned,local measures only those configurations (diagnostics).
   const roles = process.env.BENCH_ROLES?.split(',');
   if (roles) configs.splice(0, configs.length, ...configs.filter((c) => roles.includes(c.role)));
-  const targetOf: Partial<Record<Config['role'], (count: number) => string>> = { tuned: (count) => `${count} concurrent runs`, local: () => 'the same, the tool as a local activity', allLocal: () => 'the same, model calls and the tool as local activities (`localModelCalls`)' };
+  const targetOf: Partial<Record<Config['role'], (count: number) => string>> = {
+    tuned: (count) => `${count} concurrent runs`,
+    local: () => 'the same, the tool as a local activity',
+    allLocal: () => 'the same, model calls and the tool as local activities (`localModelCalls`)',
+  };
   // A virtual machine's speed can drift by a third within minutes, so the configurations of one size take turns
   // for a few rounds (the order reversed every other round), and each row is its median round.
   const rounds = new Map<Config, Figures[]>(configs.map((config) => [config, []]));
@@ -85,7 +105,8 @@ export async function throughput(
     const ofSize = configs.filter((config) => config.count === count);
     const roundCount = count <= 100 ? roundsPerSize : 1;
     for (let round = 0; round < roundCount; round++) {
-      for (const config of round % 2 === 0 ? ofSize : [...ofSize].reverse()) rounds.get(config)!.push(await measure(env, config));
+      for (const config of round % 2 === 0 ? ofSize : [...ofSize].reverse())
+        rounds.get(config)!.push(await measure(env, config));
     }
   }
   const all: Figures[] = configs.map((config) => medianRound(rounds.get(config)!));
@@ -94,13 +115,26 @@ export async function throughput(
     const shares = rounds.get(f.config)!.map((r) => (r.rate / r.ideal) * 100);
     return shares.length < 2 ? '–' : `${Math.min(...shares).toFixed(0)}–${Math.max(...shares).toFixed(0)} %`;
   };
-  const share = (seconds: number | undefined, f: Figures) => (seconds === undefined ? '–' : `${((seconds / f.cpu.wall) * 100).toFixed(0)} %`);
+  const share = (seconds: number | undefined, f: Figures) =>
+    seconds === undefined ? '–' : `${((seconds / f.cpu.wall) * 100).toFixed(0)} %`;
   return {
     id: 4,
     title: `Throughput: concurrent runs of ${ITERATIONS} iterations, the model answering after ${modelMs / 1000} s`,
     sizes: `${counts.join(' and ')} concurrent runs${counts.includes(1000) ? '' : ' (1,000 with BENCH_FULL=1)'}; up to 100 runs, ${roundsPerSize} round${roundsPerSize === 1 ? '' : 's'} in which the configurations take turns (the order reversed every other round), each row its median round by rate`,
     table: {
-      head: ['runs', 'worker', 'completed', 'wall time', 'iterations/s', 'of ideal', 'of ideal, every round', 'p95 activity schedule-to-start', 'CPU: runner, server (of one core)', 'CPU per iteration', 'peak RSS (runner)'],
+      head: [
+        'runs',
+        'worker',
+        'completed',
+        'wall time',
+        'iterations/s',
+        'of ideal',
+        'of ideal, every round',
+        'p95 activity schedule-to-start',
+        'CPU: runner, server (of one core)',
+        'CPU per iteration',
+        'peak RSS (runner)',
+      ],
       rows: all.map((f) => [
         f.config.count,
         f.config.name,
@@ -150,7 +184,12 @@ async function measure(env: BenchEnv, config: Config): Promise<Figures> {
   const { wallMs, cpu, done } = await worker.runUntil(async () => {
     const runs = Array.from({ length: count }, () => {
       const id = runId(`tp${count}`);
-      return { id, goal: goalFor({ run: id, iters: ITERATIONS - 1, calls: 1, delay: config.modelMs }), maxIterations: ITERATIONS, localModelCalls: config.localModelCalls };
+      return {
+        id,
+        goal: goalFor({ run: id, iters: ITERATIONS - 1, calls: 1, delay: config.modelMs }),
+        maxIterations: ITERATIONS,
+        localModelCalls: config.localModelCalls,
+      };
     });
     const results = await runLoops(env, taskQueue, runs);
     return { wallMs: performance.now() - started, cpu: sampler.stop(), done: results };
@@ -159,7 +198,11 @@ async function measure(env: BenchEnv, config: Config): Promise<Figures> {
   const completed = done.filter((d) => d.result?.status === 'completed').length;
   const histories = [];
   for (let i = 0; i < done.length; i += 50) {
-    histories.push(...(await Promise.all(done.slice(i, i + 50).map((d) => env.client.workflow.getHandle(d.id, d.runId).fetchHistory()))));
+    histories.push(
+      ...(await Promise.all(
+        done.slice(i, i + 50).map((d) => env.client.workflow.getHandle(d.id, d.runId).fetchHistory()),
+      )),
+    );
   }
   // The wall time, split by the fake model's records: until each run's first model call, the iterations, after the last one.
   const arrivals = done.map((d) => env.model.arrivals.get(d.id) ?? []).filter((a) => a.length > 0);
@@ -173,7 +216,13 @@ async function measure(env: BenchEnv, config: Config): Promise<Figures> {
     ideal: count / (config.modelMs / 1000),
     p95ScheduleToStartMs: p95(histories.flatMap(scheduleToStart)),
     peakRss,
-    cpu: { ...cpu, perIteration: cpu.server === undefined || !completed ? undefined : ((cpu.runner + cpu.server) * 1000) / (completed * ITERATIONS) },
+    cpu: {
+      ...cpu,
+      perIteration:
+        cpu.server === undefined || !completed
+          ? undefined
+          : ((cpu.runner + cpu.server) * 1000) / (completed * ITERATIONS),
+    },
     firstCall: median(firstCalls),
     lastFirstCall: Math.max(...firstCalls),
     iteration: median(arrivals.flatMap((a) => gaps(a))),
@@ -190,16 +239,20 @@ async function measure(env: BenchEnv, config: Config): Promise<Figures> {
  */
 function explain(rows: Figures[]): string {
   const [main, local] = (['tuned', 'local'] as const).map((role) => rows.find((f) => f.config.role === role));
-  if (!main?.cpu.perIteration) return `${rows[0]?.config.count} runs: the server's CPU time could not be read, so no CPU bound is given.`;
+  if (!main?.cpu.perIteration)
+    return `${rows[0]?.config.count} runs: the server's CPU time could not be read, so no CPU bound is given.`;
   const cores = os.cpus().length;
   const bound = (cores * 1000) / main.cpu.perIteration;
   const s = main.start;
-  const counted = (n: number, one: string, many: string) => (n >= 0.5 ? `${n.toFixed(0)} ${n >= 1.5 ? many : one}` : undefined);
+  const counted = (n: number, one: string, many: string) =>
+    n >= 0.5 ? `${n.toFixed(0)} ${n >= 1.5 ? many : one}` : undefined;
   const trips = [
     counted(s.workflowTasks, 'workflow task', 'workflow tasks'),
     counted(s.toolActivities, 'activity', 'activities'),
     counted(s.localActivities, 'local activity', 'local activities'),
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
   return (
     `${main.config.count} runs, throughputTuning(runs): the wall time is the runs' start (their first model calls came ${ms(main.firstCall, 0)} after it, the median; before it every run needs ${trips}, all the runs at the same moment) and ${ITERATIONS} iterations of ${ms(main.iteration, 0)} each instead of ${ms(main.config.modelMs, 0)}. ` +
     `Both wait for CPU: the runner and the server used ${((main.cpu.runner + main.cpu.server!) / main.cpu.wall).toFixed(1)} of the ${cores} cores, and an iteration cost ${ms(main.cpu.perIteration)} of CPU, so at that cost this machine allows at most ${bound.toFixed(0)} iterations/s (${((bound / main.ideal) * 100).toFixed(0)} % of the ideal). ` +

@@ -1,10 +1,10 @@
-import type { BenchEnv } from '../support/env';
+import type { WaveloopWorkerOptions } from '../../src/worker';
 import { goalFor } from '../../test/support/fake-model';
+import type { BenchEnv } from '../support/env';
 import { runAgents } from '../support/openai-agents';
 import { ms, ratio, type ScenarioResult } from '../support/report';
 import { gaps, median } from '../support/stats';
 import { runId, runLoopsInTurn } from '../support/waveloop';
-import type { WaveloopWorkerOptions } from '../../src/worker';
 
 /** The wave widths N measured unless others are given. */
 const WAVE_SIZES = [1, 4, 16, 64];
@@ -13,15 +13,26 @@ const TOOL_MS = 200;
 /** The worker configurations compared: SDK defaults, and what waveloop's worker now sets. */
 export const WAVE_CONFIGS: Array<{ name: string; tuning: WaveloopWorkerOptions['tuning'] }> = [
   { name: 'waveloop worker defaults (64 eager reservations, 100 slots, 10 pollers)', tuning: {} },
-  { name: 'SDK defaults (3 eager reservations, 100 slots, 10 pollers)', tuning: { maxEagerActivityReservationsPerWorkflowTask: 3 } },
-  { name: 'SDK defaults with 20 activity pollers', tuning: { maxEagerActivityReservationsPerWorkflowTask: 3, maxConcurrentActivityTaskPolls: 20 } },
+  {
+    name: 'SDK defaults (3 eager reservations, 100 slots, 10 pollers)',
+    tuning: { maxEagerActivityReservationsPerWorkflowTask: 3 },
+  },
+  {
+    name: 'SDK defaults with 20 activity pollers',
+    tuning: { maxEagerActivityReservationsPerWorkflowTask: 3, maxConcurrentActivityTaskPolls: 20 },
+  },
 ];
 
 /**
  * One wave of N tool calls that each take 200 ms: T(N) is the gap between the two model calls of a
  * run (the wave, plus one model call and the engine's own work).
  */
-export async function waves(env: BenchEnv, repeats: number, agentsProblem: string | undefined, sizes: number[] = WAVE_SIZES): Promise<ScenarioResult> {
+export async function waves(
+  env: BenchEnv,
+  repeats: number,
+  agentsProblem: string | undefined,
+  sizes: number[] = WAVE_SIZES,
+): Promise<ScenarioResult> {
   const rows: Array<Array<string | number>> = [];
   const data: Record<string, Record<number, number>> = {};
   const goals = (engine: string, n: number) =>
@@ -34,11 +45,19 @@ export async function waves(env: BenchEnv, repeats: number, agentsProblem: strin
   for (const config of WAVE_CONFIGS) {
     const { worker, taskQueue } = await env.worker(config.tuning);
     data[config.name] = await worker.runUntil(async () => {
-      await runLoopsInTurn(env, taskQueue, goals('warm', 4).map((g) => ({ ...g, maxIterations: 2 })));
+      await runLoopsInTurn(
+        env,
+        taskQueue,
+        goals('warm', 4).map((g) => ({ ...g, maxIterations: 2 })),
+      );
       const t: Record<number, number> = {};
       for (const n of sizes) {
         const measured = goals('waveloop', n);
-        await runLoopsInTurn(env, taskQueue, measured.map((g) => ({ ...g, maxIterations: 2 })));
+        await runLoopsInTurn(
+          env,
+          taskQueue,
+          measured.map((g) => ({ ...g, maxIterations: 2 })),
+        );
         t[n] = tOf(measured.map((g) => g.id));
       }
       return t;
@@ -47,8 +66,14 @@ export async function waves(env: BenchEnv, repeats: number, agentsProblem: strin
   if (!agentsProblem) {
     const measured = sizes.map((n) => ({ n, goals: goals('agents', n) }));
     try {
-      await runAgents(env.address, env.model.baseURL, [...goals('warm-agents', 4), ...measured.flatMap((m) => m.goals)].map((g) => ({ ...g, maxTurns: 3 })));
-      data['@temporalio/openai-agents (SDK defaults)'] = Object.fromEntries(measured.map((m) => [m.n, tOf(m.goals.map((g) => g.id))]));
+      await runAgents(
+        env.address,
+        env.model.baseURL,
+        [...goals('warm-agents', 4), ...measured.flatMap((m) => m.goals)].map((g) => ({ ...g, maxTurns: 3 })),
+      );
+      data['@temporalio/openai-agents (SDK defaults)'] = Object.fromEntries(
+        measured.map((m) => [m.n, tOf(m.goals.map((g) => g.id))]),
+      );
     } catch (err) {
       rows.push(['@temporalio/openai-agents', String(err), '', '', '', '']);
     }
@@ -65,7 +90,7 @@ export async function waves(env: BenchEnv, repeats: number, agentsProblem: strin
     table: { head: ['worker', ...sizes.map((n) => `T(${n}) (T(N)/T(1))`)], rows },
     targets: [{ target: 'T(16)/T(1) ≤ 1.15 (waveloop, its worker defaults)', value: ratio(r16), met: r16 <= 1.15 }],
     notes: [
-      'Where the curve bends: (1) dispatch: the activities of a wave are scheduled in one workflow task; the SDK hands at most `maxEagerActivityReservationsPerWorkflowTask` (3 by default) of them to the worker in the reply to that task, every other one waits for an activity poller (10 by default, one task per poll), so with SDK defaults the calls start one poll round trip after another; waveloop\'s worker now reserves 64. (2) completion: every result wakes the workflow, and the wave ends with the workflow task that sees the last one; on a busy server results arrive spread out and take several workflow tasks. (3) slots: 100 activity slots per worker, so a wave wider than the free slots waits for slots (use `tuning.maxConcurrentActivityTaskExecutions`).',
+      "Where the curve bends: (1) dispatch: the activities of a wave are scheduled in one workflow task; the SDK hands at most `maxEagerActivityReservationsPerWorkflowTask` (3 by default) of them to the worker in the reply to that task, every other one waits for an activity poller (10 by default, one task per poll), so with SDK defaults the calls start one poll round trip after another; waveloop's worker now reserves 64. (2) completion: every result wakes the workflow, and the wave ends with the workflow task that sees the last one; on a busy server results arrive spread out and take several workflow tasks. (3) slots: 100 activity slots per worker, so a wave wider than the free slots waits for slots (use `tuning.maxConcurrentActivityTaskExecutions`).",
     ],
     data,
   };

@@ -8,7 +8,11 @@ import { defineTool } from '../../src/tools/define';
 export const benchTool = defineTool({
   name: 'bench_tool',
   description: 'A benchmark tool: waits sleepMs milliseconds and returns bytes characters.',
-  parameters: z.object({ sleepMs: z.number().int().min(0), bytes: z.number().int().min(0), call: z.number().int().optional() }),
+  parameters: z.object({
+    sleepMs: z.number().int().min(0),
+    bytes: z.number().int().min(0),
+    call: z.number().int().optional(),
+  }),
   async execute({ sleepMs, bytes }) {
     if (sleepMs > 0) await new Promise((resolve) => setTimeout(resolve, sleepMs));
     return bytes > 2 ? 'x'.repeat(bytes) : 'ok';

@@ -1,31 +1,37 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  type Worker,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { defineAgent } from '../../src/agents/define';
+import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../../src/contract/search-attributes';
+import { blobStoreIn } from '../../src/payloads/blob-store';
+import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/server/embedded-server';
 import { SERVER_PID_FILE } from '../../src/server/files';
 import { findTemporalBinary } from '../../src/server/temporal-cli';
-import { blobStoreIn } from '../../src/payloads/blob-store';
-import { waveloopDataConverter } from '../../src/payloads/data-converter';
-import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../../src/contract/search-attributes';
 import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/server/tuning';
-import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
 import type { AnyTool } from '../../src/tools/define';
-import { benchTool } from './bench-tool';
+import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
 import { FakeModel } from '../../test/support/fake-model';
 import { freePort } from '../../test/support/ports';
+import { benchTool } from './bench-tool';
 
 const EventType = temporal.api.enums.v1.EventType;
 
 /** The agent of every waveloop run in the benchmarks: a short system prompt and the bench tool. */
 const BENCH_AGENT = defineAgent({ name: 'default', system: 'You are a benchmark agent. Call the tools as asked.' });
-
 
 /**
  * What every scenario shares: the embedded Temporal dev server (waveloop's own, on free ports with
@@ -51,7 +57,24 @@ export class BenchEnv {
     if (extra !== undefined) {
       // Diagnostics: the same CLI with other flags (e.g. no --db-filename, or SQLite pragmas).
       const port = this.address.split(':')[1];
-      this.server = spawn(findTemporalBinary()!, ['server', 'start-dev', '--ip', '127.0.0.1', '--port', port, '--headless', '--log-level', 'warn', ...START_DEV_SEARCH_ATTRIBUTE_FLAGS, ...START_DEV_DYNAMIC_CONFIG_FLAGS, ...extra.split(' ').filter(Boolean)], { stdio: 'ignore' });
+      this.server = spawn(
+        findTemporalBinary()!,
+        [
+          'server',
+          'start-dev',
+          '--ip',
+          '127.0.0.1',
+          '--port',
+          port,
+          '--headless',
+          '--log-level',
+          'warn',
+          ...START_DEV_SEARCH_ATTRIBUTE_FLAGS,
+          ...START_DEV_DYNAMIC_CONFIG_FLAGS,
+          ...extra.split(' ').filter(Boolean),
+        ],
+        { stdio: 'ignore' },
+      );
       for (let i = 0; i < 100; i++) {
         try {
           const c = await Connection.connect({ address: this.address, connectTimeout: '1s' });
@@ -66,11 +89,21 @@ export class BenchEnv {
       await ensureEmbeddedServer({ dataDir: this.dataDir, address: this.address, uiPort: await freePort() });
     }
     await this.fake.start();
-    this.client = new Client({ connection: await Connection.connect({ address: this.address }), dataConverter: waveloopDataConverter(this.blobStore) });
+    this.client = new Client({
+      connection: await Connection.connect({ address: this.address }),
+      dataConverter: waveloopDataConverter(this.blobStore),
+    });
     this.connection = await NativeConnection.connect({ address: this.address });
     this.bundle = await bundleWorkflowCode({
       workflowsPath: require.resolve('../../src/workflows'),
-      logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error },
+      logger: {
+        log: () => undefined,
+        trace: () => undefined,
+        debug: () => undefined,
+        info: () => undefined,
+        warn: () => undefined,
+        error: console.error,
+      },
     });
     return this;
   }
@@ -123,7 +156,9 @@ export class BenchEnv {
 }
 
 /** A history's events, each with its encoded size in bytes. */
-export function sizedEvents(history: History): Array<{ type: number; bytes: number; time: number; event: temporal.api.history.v1.IHistoryEvent }> {
+export function sizedEvents(
+  history: History,
+): Array<{ type: number; bytes: number; time: number; event: temporal.api.history.v1.IHistoryEvent }> {
   return (history.events ?? []).map((event) => ({
     type: Number(event.eventType),
     bytes: temporal.api.history.v1.HistoryEvent.encode(event).finish().length,
@@ -142,7 +177,8 @@ export function scheduleToStart(history: History): number[] {
   const scheduled = new Map<number, number>();
   const out: number[] = [];
   for (const event of history.events ?? []) {
-    if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) scheduled.set(Number(event.eventId), timeOf(event));
+    if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+      scheduled.set(Number(event.eventId), timeOf(event));
     if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
       const at = scheduled.get(Number(event.activityTaskStartedEventAttributes!.scheduledEventId));
       if (at !== undefined) out.push(timeOf(event) - at);
@@ -159,9 +195,10 @@ export async function chainHistories(client: Client, workflowId: string, firstRu
     const history: History = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     out.push(history);
     const last = history.events?.[history.events.length - 1];
-    runId = last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
-      ? last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined
-      : undefined;
+    runId =
+      last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
+        ? (last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined)
+        : undefined;
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 
 /** The sub-package with Temporal's own agent integration (its own package.json, lockfile and node_modules). */
 export const AGENTS_DIR = path.join(__dirname, '..', '..', '..', 'bench', 'openai-agents');
@@ -17,12 +17,20 @@ export interface AgentsOutcome {
 export function agentsVersions(): Record<string, string> {
   const version = (name: string) => {
     try {
-      return (JSON.parse(fs.readFileSync(path.join(AGENTS_DIR, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+      return (
+        JSON.parse(fs.readFileSync(path.join(AGENTS_DIR, 'node_modules', name, 'package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version;
     } catch {
       return 'not installed';
     }
   };
-  return Object.fromEntries(['@temporalio/openai-agents', '@temporalio/worker', '@openai/agents-core', '@openai/agents-openai', 'openai'].map((n) => [n, version(n)]));
+  return Object.fromEntries(
+    ['@temporalio/openai-agents', '@temporalio/worker', '@openai/agents-core', '@openai/agents-openai', 'openai'].map(
+      (n) => [n, version(n)],
+    ),
+  );
 }
 
 /** Whether the sub-package's dependencies are installed (`prepareAgents` installs them when not). */
@@ -39,10 +47,16 @@ export function prepareAgents(log: (line: string) => void): string | undefined {
     // `npm ci` refuses this lockfile on npm 11 (it lacks other platforms' optional @swc/core
     // binaries); `npm install --no-save` installs the locked versions and leaves the lockfile alone.
     log('Installing bench/openai-agents (npm install --no-save)...');
-    const install = spawnSync('npm', ['install', '--prefix', AGENTS_DIR, '--no-audit', '--no-fund', '--no-save'], { stdio: 'inherit' });
+    const install = spawnSync('npm', ['install', '--prefix', AGENTS_DIR, '--no-audit', '--no-fund', '--no-save'], {
+      stdio: 'inherit',
+    });
     if (install.status !== 0) return `npm install --prefix bench/openai-agents failed (exit ${install.status})`;
   }
-  const tsc = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(AGENTS_DIR, 'tsconfig.json')], { encoding: 'utf8' });
+  const tsc = spawnSync(
+    path.join(ROOT, 'node_modules', '.bin', 'tsc'),
+    ['-p', path.join(AGENTS_DIR, 'tsconfig.json')],
+    { encoding: 'utf8' },
+  );
   if (tsc.status !== 0) return `compiling bench/openai-agents failed: ${tsc.stdout}${tsc.stderr}`;
   return undefined;
 }

@@ -26,7 +26,10 @@ export function round(value: number, digits = 1): number {
 }
 
 export function loadAverage(): string {
-  return os.loadavg().map((v) => v.toFixed(2)).join(' / ');
+  return os
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' / ');
 }
 
 export function sleep(ms: number): Promise<void> {
@@ -62,7 +65,9 @@ function processCpuSeconds(pid: number): number | undefined {
  * CPU time (seconds) used by this process (the runner: worker, fake model, client) and by the
  * Temporal server between start and stop, with the wall time between them.
  */
-export function cpuSampler(serverPid: number | undefined): { stop(): { wall: number; runner: number; server: number | undefined } } {
+export function cpuSampler(serverPid: number | undefined): {
+  stop(): { wall: number; runner: number; server: number | undefined };
+} {
   const wall = performance.now();
   const runner = process.cpuUsage();
   const server = serverPid === undefined ? undefined : processCpuSeconds(serverPid);

@@ -46,7 +46,9 @@ function localActivityType(event: Event): string | undefined {
   if (marker?.markerName !== LOCAL_ACTIVITY_MARKER) return undefined;
   const data = marker.details?.data?.payloads?.[0]?.data;
   try {
-    return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type : undefined;
+    return data
+      ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type
+      : undefined;
   } catch {
     return undefined;
   }
@@ -54,7 +56,8 @@ function localActivityType(event: Event): string | undefined {
 
 /** A model call's place in history: its activity scheduled, or its local activity's marker. */
 function isModelCall(event: Event): boolean {
-  if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) return isModel(event.activityTaskScheduledEventAttributes?.activityType?.name ?? '');
+  if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+    return isModel(event.activityTaskScheduledEventAttributes?.activityType?.name ?? '');
   return isModel(localActivityType(event) ?? '');
 }
 
@@ -63,7 +66,10 @@ function isModelCall(event: Event): boolean {
  * windows' `count` (iterations or runs). A window is a range of event positions, so a task belongs
  * to it by where it was scheduled, and a local activity's marker by where it was recorded.
  */
-function phases(histories: History[], window: (modelScheduled: number[]) => { from: number; to: number; count: number } | undefined): IterationTimeline {
+function phases(
+  histories: History[],
+  window: (modelScheduled: number[]) => { from: number; to: number; count: number } | undefined,
+): IterationTimeline {
   const sum: Omit<IterationTimeline, 'iterations'> = {
     total: 0,
     workflowTasks: 0,
@@ -92,7 +98,12 @@ function phases(histories: History[], window: (modelScheduled: number[]) => { fr
       const attributes = event.workflowTaskCompletedEventAttributes ?? event.activityTaskCompletedEventAttributes;
       const localType = localActivityType(event);
       if (localType !== undefined && inside(i)) sum[isModel(localType) ? 'localModelCalls' : 'localActivities'] += 1;
-      if (!attributes || (event.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED && event.eventType !== EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)) continue;
+      if (
+        !attributes ||
+        (event.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED &&
+          event.eventType !== EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)
+      )
+        continue;
       const scheduledAt = position.get(Number(attributes.scheduledEventId));
       const startedAt = position.get(Number(attributes.startedEventId));
       if (!inside(scheduledAt) || startedAt === undefined) continue;
@@ -111,13 +122,17 @@ function phases(histories: History[], window: (modelScheduled: number[]) => { fr
       }
     }
   }
-  const per = Object.fromEntries(Object.entries(sum).map(([key, value]) => [key, count ? value / count : NaN])) as typeof sum;
+  const per = Object.fromEntries(
+    Object.entries(sum).map(([key, value]) => [key, count ? value / count : NaN]),
+  ) as typeof sum;
   return { iterations: count, ...per };
 }
 
 /** Per iteration: from each run's first model activity scheduled to its last, divided by the iterations between. */
 export function iterationTimeline(histories: History[]): IterationTimeline {
-  return phases(histories, (model) => (model.length < 2 ? undefined : { from: model[0], to: model[model.length - 1], count: model.length - 1 }));
+  return phases(histories, (model) =>
+    model.length < 2 ? undefined : { from: model[0], to: model[model.length - 1], count: model.length - 1 },
+  );
 }
 
 /**
@@ -135,17 +150,26 @@ export function startTimeline(histories: History[]): IterationTimeline {
  */
 export function describeTimeline(t: IterationTimeline, what: 'tool' | 'start' = 'tool'): string {
   if (t.modelActivities === 0 && t.localModelCalls > 0) {
-    const perTask = t.workflowTasks > 0 ? `${(1 / t.workflowTasks).toFixed(1)} iterations per workflow task` : 'every iteration inside one workflow task';
+    const perTask =
+      t.workflowTasks > 0
+        ? `${(1 / t.workflowTasks).toFixed(1)} iterations per workflow task`
+        : 'every iteration inside one workflow task';
     return `model calls and tools ran as local activities, ${perTask}; history records local activities when their workflow task completes, so its event times do not split an iteration`;
   }
   const each = (count: number, queue: number, run: number, name: string) =>
-    count > 0 ? `${count.toFixed(1)} ${name} (queue ${(queue / count).toFixed(1)} + ${(run / count).toFixed(1)} ms each)` : undefined;
+    count > 0
+      ? `${count.toFixed(1)} ${name} (queue ${(queue / count).toFixed(1)} + ${(run / count).toFixed(1)} ms each)`
+      : undefined;
   const parts = [
     each(t.workflowTasks, t.workflowTaskQueue, t.workflowTaskWorker, 'workflow tasks'),
     each(t.modelActivities, t.modelQueue, t.modelRun, 'model activity'),
     each(t.toolActivities, t.toolQueue, t.toolRun, what === 'tool' ? 'tool activity' : 'other activity'),
-    t.localModelCalls > 0 ? `${t.localModelCalls.toFixed(1)} local-activity model call (inside a workflow task)` : undefined,
-    t.localActivities > 0 ? `${t.localActivities.toFixed(1)} ${what === 'tool' ? 'local-activity tool' : 'local activity'} (inside a workflow task)` : undefined,
+    t.localModelCalls > 0
+      ? `${t.localModelCalls.toFixed(1)} local-activity model call (inside a workflow task)`
+      : undefined,
+    t.localActivities > 0
+      ? `${t.localActivities.toFixed(1)} ${what === 'tool' ? 'local-activity tool' : 'local activity'} (inside a workflow task)`
+      : undefined,
   ].filter(Boolean);
   const accounted = t.workflowTaskQueue + t.workflowTaskWorker + t.modelQueue + t.modelRun + t.toolQueue + t.toolRun;
   return `${t.total.toFixed(1)} ms = ${parts.join(', ')}; ${(t.total - accounted).toFixed(1)} ms between them`;

@@ -1,9 +1,9 @@
-import { DEFAULT_MODEL_TIMEOUT_MS } from '../../src/contract/activity-options';
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { Registry, createActivities } from '../../src/activities';
+import { createActivities, Registry } from '../../src/activities';
 import { defineAgent } from '../../src/agents/define';
 import type { ModelCallOutput, ToolCallOutput } from '../../src/contract/activity-io';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../../src/contract/activity-options';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type ChatMessage } from '../../src/contract/agent-loop';
 import { createModelClient } from '../../src/worker';
 import { benchTool } from './bench-tool';
@@ -19,7 +19,11 @@ export interface LoopRun {
 }
 
 /** Starts waveloop runs on `taskQueue` (all at once) and waits for every result. */
-export async function runLoops(env: BenchEnv, taskQueue: string, runs: LoopRun[]): Promise<Array<{ id: string; runId: string; result?: AgentLoopResult; error?: unknown }>> {
+export async function runLoops(
+  env: BenchEnv,
+  taskQueue: string,
+  runs: LoopRun[],
+): Promise<Array<{ id: string; runId: string; result?: AgentLoopResult; error?: unknown }>> {
   const handles = await Promise.all(
     runs.map((run) =>
       env.client.workflow.start(AGENT_LOOP_WORKFLOW, {
@@ -39,7 +43,11 @@ export async function runLoops(env: BenchEnv, taskQueue: string, runs: LoopRun[]
   return Promise.all(
     handles.map(async (handle) => {
       try {
-        return { id: handle.workflowId, runId: handle.firstExecutionRunId, result: (await handle.result()) as AgentLoopResult };
+        return {
+          id: handle.workflowId,
+          runId: handle.firstExecutionRunId,
+          result: (await handle.result()) as AgentLoopResult,
+        };
       } catch (error) {
         return { id: handle.workflowId, runId: handle.firstExecutionRunId, error };
       }
@@ -75,26 +83,30 @@ export async function runFloor(env: BenchEnv, goal: string, maxIterations: numbe
   ];
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     // A model call's attempt may take as long as a worker's default allows (the mock's default is 1 s).
-    const reply = await new MockActivityEnvironment({ startToCloseTimeoutMs: DEFAULT_MODEL_TIMEOUT_MS }).run(activities.callModel, {
-      workflowId: 'floor',
-      runId: 'floor',
-      model: 'bench-model',
-      tools: ['bench_tool'],
-      planner: 'native' as const,
-      iteration,
-      transcript: { count: messages.length, from: 0, messages },
-    }) as ModelCallOutput;
+    const reply = (await new MockActivityEnvironment({ startToCloseTimeoutMs: DEFAULT_MODEL_TIMEOUT_MS }).run(
+      activities.callModel,
+      {
+        workflowId: 'floor',
+        runId: 'floor',
+        model: 'bench-model',
+        tools: ['bench_tool'],
+        planner: 'native' as const,
+        iteration,
+        transcript: { count: messages.length, from: 0, messages },
+      },
+    )) as ModelCallOutput;
     messages.push(reply.message);
     const calls = reply.message.tool_calls ?? [];
     if (calls.length === 0) return;
     const outputs = await Promise.all(
-      calls.map((call) =>
-        new MockActivityEnvironment().run(activities.runTool, {
-          workflowId: 'floor',
-          toolCallId: call.id,
-          name: call.function.name,
-          args: JSON.parse(call.function.arguments) as Record<string, unknown>,
-        }) as Promise<ToolCallOutput>,
+      calls.map(
+        (call) =>
+          new MockActivityEnvironment().run(activities.runTool, {
+            workflowId: 'floor',
+            toolCallId: call.id,
+            name: call.function.name,
+            args: JSON.parse(call.function.arguments) as Record<string, unknown>,
+          }) as Promise<ToolCallOutput>,
       ),
     );
     calls.forEach((call, i) => messages.push({ role: 'tool', tool_call_id: call.id, content: outputs[i].content }));

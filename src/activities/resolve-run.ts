@@ -1,4 +1,6 @@
 import { ApplicationFailure, type RetryPolicy } from '@temporalio/common';
+import type { AgentDefinition } from '../agents/define';
+import type { ModelCallPolicy, ResolvedRun, ResolveRunInput, ToolInfo } from '../contract/activity-io';
 import {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_IDLE_TIMEOUT_MS,
@@ -9,10 +11,8 @@ import {
   DEFAULT_TOOL_RETRY,
   DEFAULT_TOOL_TIMEOUT_MS,
 } from '../contract/activity-options';
-import type { ModelCallPolicy, ResolvedRun, ResolveRunInput, ToolInfo } from '../contract/activity-io';
-import type { AgentDefinition } from '../agents/define';
-import { contextWindowOf } from '../contract/context-windows';
 import { parseAgentLoopInput, type AgentLoopInput } from '../contract/agent-loop';
+import { contextWindowOf } from '../contract/context-windows';
 import { FailureType } from '../contract/errors';
 import { jsonPlannerInstructions } from '../contract/plan';
 import { priceOf, type ModelPrice } from '../contract/pricing';
@@ -39,7 +39,15 @@ export interface ResolveRunDeps {
  * date tools need the model to know), the model, the tool allowlist and the iteration limit.
  * An unknown agent or tool fails with a non-retryable `InvalidInput`.
  */
-export function createResolveRun({ registry, defaultModel, now, modelPrices, searchAttributes, modelRetry, modelTimeoutMs }: ResolveRunDeps) {
+export function createResolveRun({
+  registry,
+  defaultModel,
+  now,
+  modelPrices,
+  searchAttributes,
+  modelRetry,
+  modelTimeoutMs,
+}: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
     // The workflow hands over the input as sent: validation needs zod, which workflow code avoids
     // (src/workflows/lazy.ts).
@@ -60,7 +68,9 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
     const needApproval = new Set(input.requireApproval ?? []);
     const notAllowed = [...needApproval].filter((name) => !toolNames.includes(name));
     if (notAllowed.length > 0) {
-      throw invalidInput(`requireApproval names tools the run does not have: ${notAllowed.map((n) => `"${n}"`).join(', ')}.`);
+      throw invalidInput(
+        `requireApproval names tools the run does not have: ${notAllowed.map((n) => `"${n}"`).join(', ')}.`,
+      );
     }
     const planner = input.planner ?? 'native';
     const uniqueNames = [...new Set(toolNames)];
@@ -78,7 +88,11 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
       maxIterations: input.maxIterations ?? agent.limits?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       planner,
       tools: uniqueNames.map((name) => toolInfo(registry.tools.get(name)!, needApproval.has(name))),
-      budget: { maxTokens: input.maxTokens ?? agent.limits?.maxTokens, maxCostUsd: input.maxCostUsd ?? agent.limits?.maxCostUsd, price: priceOf(model, modelPrices) ?? null },
+      budget: {
+        maxTokens: input.maxTokens ?? agent.limits?.maxTokens,
+        maxCostUsd: input.maxCostUsd ?? agent.limits?.maxCostUsd,
+        price: priceOf(model, modelPrices) ?? null,
+      },
       circuitBreaker: input.circuitBreaker ?? DEFAULT_CIRCUIT_BREAKER,
       answerTimeoutMs: input.answerTimeoutSeconds === undefined ? undefined : input.answerTimeoutSeconds * 1000,
       idleTimeoutMs: input.idleTimeoutSeconds === undefined ? DEFAULT_IDLE_TIMEOUT_MS : input.idleTimeoutSeconds * 1000,
@@ -96,12 +110,19 @@ export function createResolveRun({ registry, defaultModel, now, modelPrices, sea
 }
 
 /** The run's model-call timeout and retries: the input's, else the agent's, else the worker's. */
-function modelCallPolicy(input: AgentLoopInput, agent: AgentDefinition, worker: { retry?: RetryPolicy; timeoutMs?: number }): ModelCallPolicy {
+function modelCallPolicy(
+  input: AgentLoopInput,
+  agent: AgentDefinition,
+  worker: { retry?: RetryPolicy; timeoutMs?: number },
+): ModelCallPolicy {
   const seconds = input.modelTimeoutSeconds ?? agent.limits?.modelTimeoutSeconds;
   const attempts = input.modelAttempts ?? agent.limits?.modelAttempts;
   return {
     timeoutMs: seconds === undefined ? (worker.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS) : seconds * 1000,
-    retry: { ...(worker.retry ?? DEFAULT_MODEL_RETRY), ...(attempts === undefined ? {} : { maximumAttempts: attempts }) },
+    retry: {
+      ...(worker.retry ?? DEFAULT_MODEL_RETRY),
+      ...(attempts === undefined ? {} : { maximumAttempts: attempts }),
+    },
   };
 }
 

@@ -2,9 +2,9 @@ import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type { SummarizeInput, SummarizeOutput } from '../contract/activity-io';
 import type { ChatMessage } from '../contract/agent-loop';
-import { EndpointQuirks } from './model/endpoint-quirks';
 import { withHeartbeats } from './heartbeat';
 import { chat } from './model/chat';
+import { EndpointQuirks } from './model/endpoint-quirks';
 import { toModelFailure } from './model/errors';
 
 const SUMMARY_INSTRUCTIONS =
@@ -36,7 +36,11 @@ export function createSummarize(deps: {
     };
     const reply = await withHeartbeats(async () => {
       try {
-        return await chat(deps.openai, request, { signal: Context.current().cancellationSignal, timeoutMs: Context.current().info.startToCloseTimeoutMs, quirks });
+        return await chat(deps.openai, request, {
+          signal: Context.current().cancellationSignal,
+          timeoutMs: Context.current().info.startToCloseTimeoutMs,
+          quirks,
+        });
       } catch (err) {
         throw toModelFailure(err, deps.openai.baseURL);
       }
@@ -53,7 +57,9 @@ export function clipped(lines: string[], maxChars: number | undefined): string[]
   const total = lines.reduce((n, line) => n + line.length, 0);
   if (maxChars === undefined || total <= maxChars) return lines;
   const share = Math.max(200, Math.floor(maxChars / lines.length));
-  return lines.map((line) => (line.length <= share ? line : `${line.slice(0, share)}… (${line.length - share} characters clipped)`));
+  return lines.map((line) =>
+    line.length <= share ? line : `${line.slice(0, share)}… (${line.length - share} characters clipped)`,
+  );
 }
 
 function render(message: ChatMessage): string {

@@ -27,15 +27,23 @@ export class ToolResultCache {
     this.results.set(key, content);
     this.chars += content.length;
     const { maxResults = DEFAULT_MAX_RESULTS, maxChars = DEFAULT_MAX_CHARS } = this.limits;
-    while (this.results.size > maxResults || (this.chars > maxChars && this.results.size > 0)) this.drop(this.results.keys().next().value!);
+    while (this.results.size > maxResults || (this.chars > maxChars && this.results.size > 0))
+      this.drop(this.results.keys().next().value!);
   }
 
   /** The kept result of the call if it has `chars` characters and hash `hash`; it is dropped from the cache either way. */
-  take(workflowId: string, runId: string, toolCallId: string, ref: { chars: number; hash: string }): string | undefined {
+  take(
+    workflowId: string,
+    runId: string,
+    toolCallId: string,
+    ref: { chars: number; hash: string },
+  ): string | undefined {
     const key = keyOf(workflowId, runId, toolCallId);
     const content = this.results.get(key);
     this.drop(key);
-    return content !== undefined && content.length === ref.chars && textHash(content) === ref.hash ? content : undefined;
+    return content !== undefined && content.length === ref.chars && textHash(content) === ref.hash
+      ? content
+      : undefined;
   }
 
   /** Results kept now. */

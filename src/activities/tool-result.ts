@@ -8,7 +8,11 @@ import type { BlobStore } from '../payloads/blob-store';
  * long it was and, when a blob store is configured, the key under which the full result was kept
  * (`<dataDir>/payloads/<key>`, the UTF-8 text). The model is told to ask for less (a narrower query).
  */
-export function resultForTranscript(content: string, store: BlobStore | undefined, maxChars = TOOL_RESULT_MAX_CHARS): string {
+export function resultForTranscript(
+  content: string,
+  store: BlobStore | undefined,
+  maxChars = TOOL_RESULT_MAX_CHARS,
+): string {
   if (content.length <= maxChars) return content;
   let kept = '';
   if (store) {

@@ -3,9 +3,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ToolCallInput, ToolCallOutput } from '../contract/activity-io';
 import { FailureType } from '../contract/errors';
 import { describeIssues } from '../contract/issues';
+import type { BlobStore } from '../payloads/blob-store';
 import { ToolError } from '../tools/define';
 import { withHeartbeats } from './heartbeat';
-import type { BlobStore } from '../payloads/blob-store';
 import type { Registry } from './registry';
 import { resultForTranscript } from './tool-result';
 import type { ToolResultCache } from './tool-result-cache';
@@ -16,7 +16,15 @@ import type { ToolResultCache } from './tool-result-cache';
  * non-retryable too; any other error is retried per the tool's retry policy. A result longer than
  * `TOOL_RESULT_MAX_CHARS` reaches the model truncated, with a note (see `resultForTranscript`).
  */
-export function createRunTool({ registry, blobStore, toolResults }: { registry: Registry; blobStore?: BlobStore; toolResults?: ToolResultCache }) {
+export function createRunTool({
+  registry,
+  blobStore,
+  toolResults,
+}: {
+  registry: Registry;
+  blobStore?: BlobStore;
+  toolResults?: ToolResultCache;
+}) {
   return async function runTool(input: ToolCallInput): Promise<ToolCallOutput> {
     const tool = registry.tools.get(input.name);
     if (!tool) {
@@ -56,7 +64,10 @@ export function createRunTool({ registry, blobStore, toolResults }: { registry: 
         });
       }
     });
-    const content = resultForTranscript(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'), blobStore);
+    const content = resultForTranscript(
+      typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'),
+      blobStore,
+    );
     // Kept for the run's next model call on this worker, which then gets only a reference to it.
     const runId = context.info.workflowExecution?.runId;
     if (runId) toolResults?.remember(input.workflowId, runId, input.toolCallId, content);

@@ -1,8 +1,8 @@
+import type { PersonUpdate } from '../client/person-updates';
+import type { WaveloopClient } from '../client/waveloop-client';
+import { endedStatus, identifyWorkflow } from '../client/workflow-kind';
 import type { RunProgress } from '../contract/agent-loop';
 import { toolSummary } from '../contract/summaries';
-import type { WaveloopClient } from '../client/waveloop-client';
-import type { PersonUpdate } from '../client/person-updates';
-import { endedStatus, identifyWorkflow } from '../client/workflow-kind';
 
 /**
  * Something a run waits for from a person, as a prompt at a terminal asks for it: whether the run
@@ -59,7 +59,8 @@ export async function whatBecameOf(client: WaveloopClient, workflowId: string, a
     }
   }
   const workflow = await identifyWorkflow(client, workflowId);
-  if (workflow.execution !== 'RUNNING') return `Run ${workflowId} ended (${await endedStatus(client, workflow)}) before ${describe(awaited)} was settled.`;
+  if (workflow.execution !== 'RUNNING')
+    return `Run ${workflowId} ended (${await endedStatus(client, workflow)}) before ${describe(awaited)} was settled.`;
   return `${describe(awaited, true)} no longer waits (its time ran out).`;
 }
 
@@ -69,7 +70,9 @@ function findUpdate(updates: PersonUpdate[], awaited: Awaited): PersonUpdate | u
     case 'approval':
       return updates.find((u) => (u.name === 'approve' || u.name === 'deny') && u.args[0] === awaited.call.callId);
     case 'question':
-      return updates.find((u) => u.name === 'answer' && (u.result as { callId?: string } | undefined)?.callId === awaited.question.callId);
+      return updates.find(
+        (u) => u.name === 'answer' && (u.result as { callId?: string } | undefined)?.callId === awaited.question.callId,
+      );
     case 'message':
       // A conversation waits for one message at a time: the last send or end settled it.
       return updates.filter((u) => u.name === 'send' || u.name === 'end').at(-1);

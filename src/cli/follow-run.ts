@@ -1,8 +1,8 @@
 import type { WaveloopClient } from '../client/waveloop-client';
 import type { AgentLoopResult } from '../contract/agent-loop';
 import { describeError } from './errors';
-import { note, print } from './support';
 import type { StopRequest } from './stop-signals';
+import { note, print } from './support';
 import { RunPrinter, type FollowOutput } from './ui/run-printer';
 import { terminalPrompts } from './ui/terminal';
 
@@ -51,13 +51,18 @@ export async function followUntilEnd(
   }
   if ('signal' in ended) {
     await follow.stop();
-    note(`Stopped following ${workflowId}; the run goes on in Temporal. A worker (\`waveloop worker\`) carries it on; \`waveloop status ${workflowId}\` shows it.`);
+    note(
+      `Stopped following ${workflowId}; the run goes on in Temporal. A worker (\`waveloop worker\`) carries it on; \`waveloop status ${workflowId}\` shows it.`,
+    );
   } else await follow.stop(ended.result);
   return ended;
 }
 
 /** At a terminal, what a followed run waits for is asked right there; elsewhere the commands that give it are printed. */
-export function atTerminal(client: WaveloopClient, workflowId: string): Pick<FollowOutput, 'onApproval' | 'onQuestion' | 'onMessage'> {
+export function atTerminal(
+  client: WaveloopClient,
+  workflowId: string,
+): Pick<FollowOutput, 'onApproval' | 'onQuestion' | 'onMessage'> {
   const prompts = terminalPrompts(client, print, describeError);
   if (!prompts) return {};
   return {

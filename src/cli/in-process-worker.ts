@@ -1,6 +1,6 @@
 import type { Worker } from '@temporalio/worker';
-import type { WaveloopSettings } from '../settings';
 import type { LoadedProject } from '../project/load-project';
+import type { WaveloopSettings } from '../settings';
 import { createCliWorker } from './worker-runtime';
 
 /**

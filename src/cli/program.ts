@@ -43,7 +43,10 @@ export function buildProgram(): Command {
   const program = new Command('waveloop')
     .description('Durable LLM agent runs on Temporal: every model call and tool call is an activity.')
     .version(packageVersion())
-    .option('--config <file>', 'the project config (default: the nearest waveloop.config.ts, .mjs or .js, else the demo toolkit)')
+    .option(
+      '--config <file>',
+      'the project config (default: the nearest waveloop.config.ts, .mjs or .js, else the demo toolkit)',
+    )
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError()
     // Mistakes in the command line throw (and exit 2 in `main`) rather than exit 1 from inside commander.

@@ -1,9 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { WaveloopClient } from '../client/waveloop-client';
 import { durationMs } from '../contract/duration';
 import type { LoadedProject } from '../project/load-project';
-import type { WaveloopSettings } from '../settings';
-import { WaveloopClient } from '../client/waveloop-client';
 import { ensureEmbeddedServer } from '../server/embedded-server';
+import type { WaveloopSettings } from '../settings';
 
 /**
  * What every CLI command uses: output (stdout for what the command says, stderr for notes about how
@@ -19,7 +19,9 @@ const exitStatuses = new WeakMap<Command, number>();
  * A command's action: `work` resolves to the command's exit status, which the program records
  * (`exitStatus`). Commander calls it with the command as `this`.
  */
-export function action<A extends unknown[]>(work: (...args: A) => Promise<number>): (this: Command, ...args: A) => Promise<void> {
+export function action<A extends unknown[]>(
+  work: (...args: A) => Promise<number>,
+): (this: Command, ...args: A) => Promise<void> {
   return async function (this: Command, ...args: A) {
     const code = await work(...args);
     exitStatuses.set(rootOf(this), code);
@@ -80,7 +82,10 @@ export function runUrl(uiUrl: string | undefined, config: WaveloopSettings, work
 }
 
 /** Connects a client, hands it to `work`, and closes it however `work` ends. */
-export async function withClient<T>(config: WaveloopSettings, work: (client: WaveloopClient) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  config: WaveloopSettings,
+  work: (client: WaveloopClient) => Promise<T>,
+): Promise<T> {
   const client = await WaveloopClient.connect(config);
   try {
     return await work(client);

@@ -1,6 +1,6 @@
 import type { LogEntry, LogLevel, Worker } from '@temporalio/worker';
-import type { WaveloopSettings } from '../settings';
 import type { LoadedProject } from '../project/load-project';
+import type { WaveloopSettings } from '../settings';
 import type { WorkerTuning } from '../worker/tuning';
 
 /** The CLI commands that run a worker. */
@@ -19,11 +19,8 @@ export async function createCliWorker(
   project: LoadedProject,
   tuning?: WorkerTuning,
 ): Promise<{ worker: Worker; close: () => Promise<void> }> {
-  const [{ DefaultLogger, Runtime }, { installRuntime, metricsAddressFromEnv }, { createProjectWorker }] = await Promise.all([
-    import('@temporalio/worker'),
-    import('../telemetry/metrics-runtime'),
-    import('../worker'),
-  ]);
+  const [{ DefaultLogger, Runtime }, { installRuntime, metricsAddressFromEnv }, { createProjectWorker }] =
+    await Promise.all([import('@temporalio/worker'), import('../telemetry/metrics-runtime'), import('../worker')]);
   if (!Runtime._instance) {
     const level = (process.env.WAVELOOP_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
     const serveMetrics = command === 'dev' || command === 'worker';

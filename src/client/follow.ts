@@ -121,9 +121,20 @@ export function followRun(client: RunReader, workflowId: string, options: Follow
       const call = await client.modelCall(workflowId);
       if (call?.lastFailure && call.attempt > 1 && isNew(`retry:${progress.iteration}:${call.attempt}`)) {
         const { attempt, maximumAttempts, lastFailure: failure } = call;
-        await report({ type: 'retry', iteration: progress.iteration, attempt, ...(maximumAttempts ? { maximumAttempts } : {}), failure });
+        await report({
+          type: 'retry',
+          iteration: progress.iteration,
+          attempt,
+          ...(maximumAttempts ? { maximumAttempts } : {}),
+          failure,
+        });
       }
-      if (options.stream && call?.stream && call.stream.iteration >= progress.iteration && grew(lastStream, call.stream)) {
+      if (
+        options.stream &&
+        call?.stream &&
+        call.stream.iteration >= progress.iteration &&
+        grew(lastStream, call.stream)
+      ) {
         lastStream = call.stream;
         await report({ type: 'stream', stream: call.stream });
       }

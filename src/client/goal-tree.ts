@@ -2,11 +2,11 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import type { GoalInput, GoalResult } from '../contract/goal-tree/pursue-goal';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type WaveRecord } from '../contract/agent-loop';
-import { decodeHistoryPayloads } from '../payloads/decode-history';
-import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/pursue-goal';
 import { groupIntoLevels } from '../contract/goal-tree/levels';
+import type { GoalInput, GoalResult } from '../contract/goal-tree/pursue-goal';
+import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/pursue-goal';
+import { decodeHistoryPayloads } from '../payloads/decode-history';
 
 /**
  * A goal tree read back from Temporal: the history of each goal workflow is the durable log, so
@@ -75,11 +75,18 @@ export interface GoalTreeNode {
  * Reads the tree rooted at `workflowId`. `cache` keeps the histories of closed workflows between
  * calls (they cannot change), so following a running tree refetches only what is still open.
  */
-export async function readGoalTree(client: Client, workflowId: string, cache: HistoryCache = new Map()): Promise<GoalTreeNode> {
+export async function readGoalTree(
+  client: Client,
+  workflowId: string,
+  cache: HistoryCache = new Map(),
+): Promise<GoalTreeNode> {
   let history = cache.get(workflowId);
   if (!history) {
     // Payloads are decoded with the client's codecs (gzip, encryption, claim check) before parsing.
-    history = await decodeHistoryPayloads(await client.workflow.getHandle(workflowId).fetchHistory(), client.options.loadedDataConverter.payloadCodecs);
+    history = await decodeHistoryPayloads(
+      await client.workflow.getHandle(workflowId).fetchHistory(),
+      client.options.loadedDataConverter.payloadCodecs,
+    );
     if (isClosed(history)) cache.set(workflowId, history);
   }
   const { node, childIds } = parseGoalHistory(workflowId, history);
@@ -104,12 +111,23 @@ export function goalEvents(tree: GoalTreeNode): GoalEvent[] {
     node.children.forEach(walk);
   };
   walk(tree);
-  return all.map((event, index) => ({ event, index })).sort((a, b) => a.event.timestamp.localeCompare(b.event.timestamp) || a.index - b.index).map((e) => e.event);
+  return all
+    .map((event, index) => ({ event, index }))
+    .sort((a, b) => a.event.timestamp.localeCompare(b.event.timestamp) || a.index - b.index)
+    .map((e) => e.event);
 }
 
 /** Parses one goal workflow's history: the node (without children) and the ids of its goal children. */
 export function parseGoalHistory(workflowId: string, history: History): { node: GoalTreeNode; childIds: string[] } {
-  const node: GoalTreeNode = { workflowId, goal: '', depth: 0, parentGoal: null, execution: 'RUNNING', events: [], children: [] };
+  const node: GoalTreeNode = {
+    workflowId,
+    goal: '',
+    depth: 0,
+    parentGoal: null,
+    execution: 'RUNNING',
+    events: [],
+    children: [],
+  };
   const childIds: string[] = [];
   const executions = new Set<string>();
   const scheduled = new Map<number, { type: string; input: any }>();
@@ -140,7 +158,10 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
       }
       case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
         const attrs = event.activityTaskScheduledEventAttributes!;
-        scheduled.set(Number(event.eventId), { type: attrs.activityType?.name ?? '', input: decode(attrs.input?.payloads?.[0]) });
+        scheduled.set(Number(event.eventId), {
+          type: attrs.activityType?.name ?? '',
+          input: decode(attrs.input?.payloads?.[0]),
+        });
         break;
       }
       case EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: {
@@ -166,7 +187,12 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
           delete node.openExecution;
           const run = decode<AgentLoopResult>(attrs.result?.payloads?.[0]);
           node.toolLoop = { workflowId: id, waves: run?.waves ?? [] };
-          emit(event, 'executed', { success: run?.status === 'completed', mode: 'tools', workflow_id: id, iterations: run?.iterations });
+          emit(event, 'executed', {
+            success: run?.status === 'completed',
+            mode: 'tools',
+            workflow_id: id,
+            iterations: run?.iterations,
+          });
         }
         break;
       }
@@ -182,15 +208,26 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
         const id = attrs?.workflowExecution?.workflowId ?? '';
         if (executions.has(id)) {
           delete node.openExecution;
-          emit(event, 'executed', { success: false, mode: 'tools', workflow_id: id, outcome: closeName(event.eventType) });
+          emit(event, 'executed', {
+            success: false,
+            mode: 'tools',
+            workflow_id: id,
+            outcome: closeName(event.eventType),
+          });
         }
         break;
       }
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED: {
         const result = decode<GoalResult>(event.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]);
         Object.assign(node, { execution: 'COMPLETED', closeTime: optionalTsToDate(event.eventTime), result });
-        if (result && (result.status === 'constrained' || result.status === 'cycle_detected' || result.status === 'failed')) {
-          emit(event, result.status, { reason: result.reason ?? null, ...(result.constraint ? { constraint: result.constraint } : {}) });
+        if (
+          result &&
+          (result.status === 'constrained' || result.status === 'cycle_detected' || result.status === 'failed')
+        ) {
+          emit(event, result.status, {
+            reason: result.reason ?? null,
+            ...(result.constraint ? { constraint: result.constraint } : {}),
+          });
         }
         break;
       }
@@ -204,7 +241,10 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
           event.workflowExecutionFailedEventAttributes?.failure?.message ??
           (execution === 'TIMED_OUT' ? 'the goal workflow timed out (time limit)' : execution.toLowerCase());
         Object.assign(node, { execution, closeTime: optionalTsToDate(event.eventTime), failure });
-        emit(event, execution === 'TIMED_OUT' ? 'constrained' : 'failed', { reason: failure, ...(execution === 'TIMED_OUT' ? { constraint: 'time' } : {}) });
+        emit(event, execution === 'TIMED_OUT' ? 'constrained' : 'failed', {
+          reason: failure,
+          ...(execution === 'TIMED_OUT' ? { constraint: 'time' } : {}),
+        });
         break;
       }
     }
@@ -221,11 +261,14 @@ function componentEvent(
   const value = output.ok ? output.value : undefined;
   switch (activity.type) {
     case 'assessGoal':
-      if (value) emit(event, 'assessed', { directly_executable: value.directly_executable, action: value.action?.kind ?? null });
+      if (value)
+        emit(event, 'assessed', { directly_executable: value.directly_executable, action: value.action?.kind ?? null });
       break;
     case 'decomposeGoal':
       if (value) {
-        const { levels, problem } = groupIntoLevels(value.sub_goals.map((s: { dependencies: number[] }) => s.dependencies));
+        const { levels, problem } = groupIntoLevels(
+          value.sub_goals.map((s: { dependencies: number[] }) => s.dependencies),
+        );
         emit(event, 'decomposed', {
           sub_goal_count: value.sub_goals.length,
           sub_goals: value.sub_goals.map((s: { description: string }) => s.description),
@@ -235,7 +278,11 @@ function componentEvent(
       }
       break;
     case 'checkAchieved':
-      if (value?.achieved) emit(event, 'achieved', { sub_goals_completed: activity.input?.results?.length ?? 0, confidence: value.confidence });
+      if (value?.achieved)
+        emit(event, 'achieved', {
+          sub_goals_completed: activity.input?.results?.length ?? 0,
+          confidence: value.confidence,
+        });
       break;
     case 'synthesizeGoal':
       if (value) emit(event, 'synthesized', { confidence: value.confidence });
@@ -262,7 +309,11 @@ function notStarted(result: GoalResult, parent: GoalTreeNode): GoalTreeNode {
         depth: parent.depth + 1,
         parentGoal: parent.goal,
         workflowId: null,
-        data: { reason: result.reason ?? null, ...(result.constraint ? { constraint: result.constraint } : {}), started: false },
+        data: {
+          reason: result.reason ?? null,
+          ...(result.constraint ? { constraint: result.constraint } : {}),
+          started: false,
+        },
       } as GoalEvent,
     ],
     children: [],

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalResult, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
+import {
+  GoalTreeInputSchema,
+  PURSUE_GOAL_WORKFLOW,
+  type GoalResult,
+  type GoalTreeInput,
+} from '../contract/goal-tree/pursue-goal';
 import { workflowSummary } from '../contract/goal-tree/text';
 import { goalEvents, readGoalTree, type GoalEvent, type GoalTreeNode, type HistoryCache } from './goal-tree';
 import { GOAL_MEMO } from './run-list';

@@ -1,6 +1,6 @@
+import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
-import type { Client } from '@temporalio/client';
 
 /**
  * What people told a run, as its history records it: every update the run accepted (`answer`,

@@ -61,11 +61,15 @@ export interface ListOptions {
 }
 
 /** The newest agent runs and goal trees (their roots; a tree's sub-goals are in `waveloop tree`). */
-export async function listRuns(client: Client, { limit = 20, status, schedule }: ListOptions = {}): Promise<ListedRun[]> {
+export async function listRuns(
+  client: Client,
+  { limit = 20, status, schedule }: ListOptions = {},
+): Promise<ListedRun[]> {
   const kinds = status
     ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} = '${status}'`
     : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
-  const query = schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;
+  const query =
+    schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;
   const runs: ListedRun[] = [];
   for await (const run of client.workflow.list({ query })) {
     const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);
@@ -82,7 +86,10 @@ export async function listRuns(client: Client, { limit = 20, status, schedule }:
     });
     if (runs.length >= limit) break;
   }
-  await describeGoals(client, runs.filter((run) => run.goal === undefined));
+  await describeGoals(
+    client,
+    runs.filter((run) => run.goal === undefined),
+  );
   return runs;
 }
 
@@ -91,7 +98,10 @@ async function describeGoals(client: Client, runs: ListedRun[]): Promise<void> {
   for (let i = 0; i < runs.length; i += DESCRIBE_CONCURRENCY) {
     await Promise.all(
       runs.slice(i, i + DESCRIBE_CONCURRENCY).map(async (run) => {
-        const description = await client.workflow.getHandle(run.workflowId, run.runId).describe().catch(() => undefined);
+        const description = await client.workflow
+          .getHandle(run.workflowId, run.runId)
+          .describe()
+          .catch(() => undefined);
         run.goal = (await description?.staticSummary().catch(() => undefined)) ?? undefined;
       }),
     );

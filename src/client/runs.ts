@@ -16,7 +16,15 @@ import {
   type RunProgress,
 } from '../contract/agent-loop';
 import { workflowSummary } from '../contract/goal-tree/text';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, statusQuery, transcriptQuery } from '../contract/messages';
+import {
+  answerUpdate,
+  approveUpdate,
+  denyUpdate,
+  endUpdate,
+  sendUpdate,
+  statusQuery,
+  transcriptQuery,
+} from '../contract/messages';
 import { queryWithRetry } from '../temporal/query';
 import { followRun, type Follower, type FollowOptions } from './follow';
 import { readModelCall, type ModelCallState } from './model-call';
@@ -126,7 +134,9 @@ export class RunsClient {
     };
     if (description.status.name === 'RUNNING') {
       const deadline = { attempts: 2, deadlineMs: 3_000 };
-      report.progress = await queryWithRetry(this.temporal, this.handle(workflowId), statusQuery, deadline).catch(() => undefined);
+      report.progress = await queryWithRetry(this.temporal, this.handle(workflowId), statusQuery, deadline).catch(
+        () => undefined,
+      );
       return report;
     }
     try {
@@ -158,7 +168,11 @@ export class RunsClient {
   }
 
   /** Denies a call waiting for approval; the model sees `denied: <reason>`. */
-  async deny(workflowId: string, callId: string, { reason = '' }: { reason?: string } = {}): Promise<{ callId: string; tool: string }> {
+  async deny(
+    workflowId: string,
+    callId: string,
+    { reason = '' }: { reason?: string } = {},
+  ): Promise<{ callId: string; tool: string }> {
     return this.handle(workflowId).executeUpdate(denyUpdate, { args: [callId, reason] });
   }
 

@@ -9,14 +9,21 @@ import {
   type ScheduleSpec,
 } from '@temporalio/client';
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, type AgentLoopInput } from '../contract/agent-loop';
+import { formatDuration } from '../contract/duration';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
-import { formatDuration } from '../contract/duration';
 import { describeIssues } from '../contract/issues';
 import { GOAL_MEMO } from './run-list';
 
 /** What a schedule does when a run is due while the last one still runs (Temporal's overlap policies). */
-export const OVERLAP_POLICIES = ['skip', 'buffer-one', 'buffer-all', 'cancel-other', 'terminate-other', 'allow-all'] as const;
+export const OVERLAP_POLICIES = [
+  'skip',
+  'buffer-one',
+  'buffer-all',
+  'cancel-other',
+  'terminate-other',
+  'allow-all',
+] as const;
 export type Overlap = (typeof OVERLAP_POLICIES)[number];
 
 /** When a schedule starts runs: cron expressions, or a fixed interval. */
@@ -91,7 +98,12 @@ export class WaveloopSchedules {
     };
     const options = this.options(merged);
     try {
-      await handle.update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: { ...previous.policies, overlap: options.policies!.overlap! } }));
+      await handle.update((previous) => ({
+        ...previous,
+        spec: options.spec,
+        action: options.action,
+        policies: { ...previous.policies, overlap: options.policies!.overlap! },
+      }));
     } catch (err) {
       throw refused(name, err);
     }
@@ -100,7 +112,10 @@ export class WaveloopSchedules {
   async list(): Promise<ScheduleReport[]> {
     const reports: ScheduleReport[] = [];
     for await (const summary of this.client.schedule.list()) {
-      if (summary.action?.workflowType === AGENT_LOOP_WORKFLOW || summary.action?.workflowType === PURSUE_GOAL_WORKFLOW) {
+      if (
+        summary.action?.workflowType === AGENT_LOOP_WORKFLOW ||
+        summary.action?.workflowType === PURSUE_GOAL_WORKFLOW
+      ) {
         reports.push(reportOf(await this.describeRaw(summary.scheduleId)));
       }
     }
@@ -116,7 +131,10 @@ export class WaveloopSchedules {
       run.status = await this.client.workflow
         .getHandle(run.workflowId)
         .describe()
-        .then((d) => d.status.name, () => undefined);
+        .then(
+          (d) => d.status.name,
+          () => undefined,
+        );
     }
     return report;
   }
@@ -142,10 +160,13 @@ export class WaveloopSchedules {
   private options(definition: ScheduleDefinition): ScheduleOptions {
     const { name, timing, run } = definition;
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(name)) {
-      throw new ScheduleError(`A schedule's name has letters, digits, ".", "_" and "-" (and starts with a letter or digit), not "${name}".`);
+      throw new ScheduleError(
+        `A schedule's name has letters, digits, ".", "_" and "-" (and starts with a letter or digit), not "${name}".`,
+      );
     }
     const input = parseRunInput(run);
-    const spec: ScheduleSpec = timing.cron !== undefined ? { cronExpressions: [timing.cron] } : { intervals: [{ every: timing.every }] };
+    const spec: ScheduleSpec =
+      timing.cron !== undefined ? { cronExpressions: [timing.cron] } : { intervals: [{ every: timing.every }] };
     if (definition.timezone) spec.timezone = definition.timezone;
     const workflowType = run.kind === 'agent' ? AGENT_LOOP_WORKFLOW : PURSUE_GOAL_WORKFLOW;
     const goal = run.kind === 'agent' ? (input as AgentLoopInput).goal : (input as GoalTreeInput).objective;
@@ -171,25 +192,33 @@ export class WaveloopSchedules {
     return this.withHandle(name, (handle) => handle.describe());
   }
 
-  private async withHandle<T>(name: string, use: (handle: ReturnType<Client['schedule']['getHandle']>) => Promise<T>): Promise<T> {
+  private async withHandle<T>(
+    name: string,
+    use: (handle: ReturnType<Client['schedule']['getHandle']>) => Promise<T>,
+  ): Promise<T> {
     try {
       return await use(this.client.schedule.getHandle(name));
     } catch (err) {
-      if (err instanceof ScheduleNotFoundError) throw new ScheduleError(`No schedule named "${name}" (\`waveloop schedule list\` shows them).`);
+      if (err instanceof ScheduleNotFoundError)
+        throw new ScheduleError(`No schedule named "${name}" (\`waveloop schedule list\` shows them).`);
       throw err;
     }
   }
 }
 
 function parseRunInput(run: ScheduleDefinition['run']): AgentLoopInput | GoalTreeInput {
-  const parsed = run.kind === 'agent' ? AgentLoopInputSchema.safeParse(run.input) : GoalTreeInputSchema.safeParse(run.input);
+  const parsed =
+    run.kind === 'agent' ? AgentLoopInputSchema.safeParse(run.input) : GoalTreeInputSchema.safeParse(run.input);
   if (parsed.success) return parsed.data;
-  throw new ScheduleError(`Invalid ${run.kind === 'agent' ? 'run' : 'goal tree'} input: ${describeIssues(parsed.error.issues, 'input')}`);
+  throw new ScheduleError(
+    `Invalid ${run.kind === 'agent' ? 'run' : 'goal tree'} input: ${describeIssues(parsed.error.issues, 'input')}`,
+  );
 }
 
 function overlapPolicy(overlap: Overlap): ScheduleOverlapPolicy {
   const policy = overlap.toUpperCase().replace(/-/g, '_') as keyof typeof ScheduleOverlapPolicy;
-  if (!(OVERLAP_POLICIES as readonly string[]).includes(overlap)) throw new ScheduleError(`Unknown overlap policy "${overlap}": use ${OVERLAP_POLICIES.join(', ')}.`);
+  if (!(OVERLAP_POLICIES as readonly string[]).includes(overlap))
+    throw new ScheduleError(`Unknown overlap policy "${overlap}": use ${OVERLAP_POLICIES.join(', ')}.`);
   return ScheduleOverlapPolicy[policy];
 }
 
@@ -207,7 +236,8 @@ function refused(name: string, err: unknown): Error {
   // The SDK checks cron expressions itself (a TypeError); the server checks the rest.
   if (err instanceof TypeError) return new ScheduleError(`Schedule "${name}" refused: ${err.message}`);
   const grpc = [err, (err as { cause?: unknown })?.cause].find(isGrpcServiceError);
-  if (grpc?.code === INVALID_ARGUMENT) return new ScheduleError(`Schedule "${name}" refused: ${grpc.details || grpc.message}`);
+  if (grpc?.code === INVALID_ARGUMENT)
+    return new ScheduleError(`Schedule "${name}" refused: ${grpc.details || grpc.message}`);
   return err instanceof Error ? err : new Error(String(err));
 }
 
@@ -242,7 +272,10 @@ function reportOf(schedule: ScheduleDescription): ScheduleReport {
     timing: `${timing?.cron ?? (timing?.every !== undefined ? `every ${formatDuration(timing.every)}` : 'calendar')}${schedule.spec.timezone ? ` (${schedule.spec.timezone})` : ''}`,
     paused: schedule.state.paused,
     ...(schedule.state.note ? { note: schedule.state.note } : {}),
-    recentRuns: schedule.info.recentActions.map((action) => ({ workflowId: action.action.workflow.workflowId, startedAt: action.takenAt })),
+    recentRuns: schedule.info.recentActions.map((action) => ({
+      workflowId: action.action.workflow.workflowId,
+      startedAt: action.takenAt,
+    })),
     nextTimes: schedule.info.nextActionTimes,
   };
 }
@@ -250,5 +283,9 @@ function reportOf(schedule: ScheduleDescription): ScheduleReport {
 function goalOf(input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
   const record = input as { goal?: unknown; objective?: unknown };
-  return typeof record.goal === 'string' ? record.goal : typeof record.objective === 'string' ? record.objective : undefined;
+  return typeof record.goal === 'string'
+    ? record.goal
+    : typeof record.objective === 'string'
+      ? record.objective
+      : undefined;
 }

@@ -2,8 +2,8 @@ import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import type { GoalResult } from '../contract/goal-tree/pursue-goal';
-import type { WaveloopClient } from './waveloop-client';
 import { UnknownWorkflowError } from './unknown-workflow-error';
+import type { WaveloopClient } from './waveloop-client';
 
 /**
  * What kind of workflow an id names, so a command handed the other kind says what it is and which
@@ -31,7 +31,12 @@ export async function identifyWorkflow(client: WaveloopClient, workflowId: strin
     const description = await client.runs.handle(workflowId).describe();
     return {
       workflowId,
-      kind: description.type === AGENT_LOOP_WORKFLOW ? 'agent run' : description.type === PURSUE_GOAL_WORKFLOW ? 'goal tree' : 'other',
+      kind:
+        description.type === AGENT_LOOP_WORKFLOW
+          ? 'agent run'
+          : description.type === PURSUE_GOAL_WORKFLOW
+            ? 'goal tree'
+            : 'other',
       workflowType: description.type,
       execution: description.status.name,
       taskQueue: description.taskQueue,
@@ -50,7 +55,8 @@ export async function identifyWorkflow(client: WaveloopClient, workflowId: strin
 export function useInstead(workflow: IdentifiedWorkflow): string {
   const id = workflow.workflowId;
   if (workflow.kind === 'goal tree') return `${id} is a goal tree: use \`waveloop tree ${id}\`.`;
-  if (workflow.kind === 'agent run') return `${id} is an agent run: use \`waveloop show ${id}\` or \`waveloop status ${id}\`.`;
+  if (workflow.kind === 'agent run')
+    return `${id} is an agent run: use \`waveloop show ${id}\` or \`waveloop status ${id}\`.`;
   return `${id} is a ${workflow.workflowType} workflow, not a waveloop run or goal tree.`;
 }
 
@@ -64,7 +70,11 @@ export class WrongWorkflowKindError extends Error {
 }
 
 /** Identifies `workflowId` and throws a `WrongWorkflowKindError` saying what it is unless it is of `kind`. */
-export async function requireKind(client: WaveloopClient, workflowId: string, kind: WorkflowKind): Promise<IdentifiedWorkflow> {
+export async function requireKind(
+  client: WaveloopClient,
+  workflowId: string,
+  kind: WorkflowKind,
+): Promise<IdentifiedWorkflow> {
   const workflow = await identifyWorkflow(client, workflowId);
   if (workflow.kind !== kind) throw new WrongWorkflowKindError(workflow);
   return workflow;

@@ -14,7 +14,11 @@ export const ToolCallTextSchema = z.enum(['recover', 'off']);
 export type ToolCallText = z.infer<typeof ToolCallTextSchema>;
 
 export const AgentLoopInputSchema = z.strictObject({
-  goal: z.string().trim().min(1, 'goal must be a non-empty string').max(100_000, 'goal is longer than 100,000 characters; put large material in a tool the agent can read'),
+  goal: z
+    .string()
+    .trim()
+    .min(1, 'goal must be a non-empty string')
+    .max(100_000, 'goal is longer than 100,000 characters; put large material in a tool the agent can read'),
   agent: z.string().trim().min(1).optional(),
   system: z.string().optional(),
   model: z.string().trim().min(1).optional(),

@@ -15,7 +15,7 @@ export const DEFAULT_CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   'gpt-5-mini': 400_000,
   'gpt-5': 400_000,
   'o4-mini': 200_000,
-  'o3': 200_000,
+  o3: 200_000,
 };
 
 /**

@@ -32,7 +32,12 @@ export function modelCallInput(args: readonly unknown[]): { model?: string; iter
 }
 
 /** What a model-calling activity returned: its usage, the model that answered, why it stopped, the reply. */
-export function modelCallOutput(output: unknown): { usage?: Usage; model?: string; finishReason?: string; message?: unknown } {
+export function modelCallOutput(output: unknown): {
+  usage?: Usage;
+  model?: string;
+  finishReason?: string;
+  message?: unknown;
+} {
   const out = output as { usage?: Usage; model?: unknown; finishReason?: unknown; message?: unknown } | undefined;
   return {
     usage: out?.usage && typeof out.usage.promptTokens === 'number' ? out.usage : undefined,

@@ -13,7 +13,8 @@ export const WAVELOOP_TOKENS = defineSearchAttributeKey('WaveloopTokens', 'INT')
 export const WAVELOOP_SEARCH_ATTRIBUTES = [WAVELOOP_STATUS, WAVELOOP_ITERATION, WAVELOOP_TOKENS];
 
 /** `--search-attribute` flags of `temporal server start-dev` that register them. */
-export const START_DEV_SEARCH_ATTRIBUTE_FLAGS = ['WaveloopStatus=Keyword', 'WaveloopIteration=Int', 'WaveloopTokens=Int'].flatMap((spec) => [
-  '--search-attribute',
-  spec,
-]);
+export const START_DEV_SEARCH_ATTRIBUTE_FLAGS = [
+  'WaveloopStatus=Keyword',
+  'WaveloopIteration=Int',
+  'WaveloopTokens=Int',
+].flatMap((spec) => ['--search-attribute', spec]);

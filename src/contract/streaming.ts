@@ -46,5 +46,12 @@ export function unseenText(stream: StreamedPart, shown: number): string {
 
 export function isStreamedText(value: unknown): value is StreamedText {
   const v = value as Partial<StreamedText> | null;
-  return typeof v === 'object' && v !== null && typeof v.iteration === 'number' && typeof v.attempt === 'number' && typeof v.length === 'number' && typeof v.tail === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.iteration === 'number' &&
+    typeof v.attempt === 'number' &&
+    typeof v.length === 'number' &&
+    typeof v.tail === 'string'
+  );
 }

@@ -38,7 +38,12 @@ export function usageReport(usage: Usage): { usage: Usage } {
 export function reportedUsage(details: readonly unknown[] | undefined): Usage | undefined {
   for (const detail of details ?? []) {
     const usage = (detail as { usage?: Partial<Usage> } | null)?.usage;
-    if (usage && [usage.promptTokens, usage.completionTokens, usage.totalTokens].every((n) => typeof n === 'number' && Number.isFinite(n))) {
+    if (
+      usage &&
+      [usage.promptTokens, usage.completionTokens, usage.totalTokens].every(
+        (n) => typeof n === 'number' && Number.isFinite(n),
+      )
+    ) {
       return usage as Usage;
     }
   }

@@ -31,20 +31,34 @@ export function callFailure(server: string, tool: string, err: unknown): CallFai
   if (err instanceof McpError) {
     if (REFUSALS.has(err.code)) return { error: new ToolError(message), dropConnection: false };
     if (err.code === ErrorCode.RequestTimeout) {
-      return { error: retryable(`MCP server "${server}" did not answer the call of ${tool} in time (${message}).`, err), dropConnection: false };
+      return {
+        error: retryable(`MCP server "${server}" did not answer the call of ${tool} in time (${message}).`, err),
+        dropConnection: false,
+      };
     }
     if (err.code === ErrorCode.ConnectionClosed) {
-      return { error: retryable(`MCP server "${server}" closed the connection during the call of ${tool} (${message}).`, err), dropConnection: true };
+      return {
+        error: retryable(`MCP server "${server}" closed the connection during the call of ${tool} (${message}).`, err),
+        dropConnection: true,
+      };
     }
-    return { error: retryable(`MCP server "${server}" failed the call of ${tool}: ${message}`, err), dropConnection: false };
+    return {
+      error: retryable(`MCP server "${server}" failed the call of ${tool}: ${message}`, err),
+      dropConnection: false,
+    };
   }
-  return { error: retryable(`MCP server "${server}" could not be reached for the call of ${tool}: ${message}`, err), dropConnection: true };
+  return {
+    error: retryable(`MCP server "${server}" could not be reached for the call of ${tool}: ${message}`, err),
+    dropConnection: true,
+  };
 }
 
 /** An error's message, and its cause's when it has one (`fetch failed (connect ECONNREFUSED …)`). */
 export function errorText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
-  return err.cause instanceof Error && err.cause.message && !err.message.includes(err.cause.message) ? `${err.message} (${err.cause.message})` : err.message;
+  return err.cause instanceof Error && err.cause.message && !err.message.includes(err.cause.message)
+    ? `${err.message} (${err.cause.message})`
+    : err.message;
 }
 
 function retryable(message: string, cause: unknown): Error {

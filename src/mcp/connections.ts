@@ -59,14 +59,18 @@ export class McpConnections {
     );
     const listed = await Promise.allSettled(connections.map((connection) => connection.listTools()));
     try {
-      const unreachable = listed.flatMap((result) => (result.status === 'rejected' ? [String((result.reason as Error)?.message ?? result.reason)] : []));
+      const unreachable = listed.flatMap((result) =>
+        result.status === 'rejected' ? [String((result.reason as Error)?.message ?? result.reason)] : [],
+      );
       if (unreachable.length > 0) throw new Error(unreachable.join('\n'));
       const offered = connections.flatMap((connection, i) =>
-        allowedTools(connection.server, connection.config, (listed[i] as PromiseFulfilledResult<Tool[]>).value).map((tool) => ({
-          connection,
-          tool,
-          waveloopTool: mcpTool(connection, tool),
-        })),
+        allowedTools(connection.server, connection.config, (listed[i] as PromiseFulfilledResult<Tool[]>).value).map(
+          (tool) => ({
+            connection,
+            tool,
+            waveloopTool: mcpTool(connection, tool),
+          }),
+        ),
       );
       assertDistinctNames(offered);
       return new McpConnections(connections, offered);
@@ -104,12 +108,15 @@ function allowedTools(server: string, config: McpServerConfig, tools: Tool[]): T
   const missing = (names: readonly string[]) => names.filter((name) => !has.has(name));
   const available = `it has: ${[...has].join(', ') || 'no tools'}`;
   const notThere = missing(config.tools ?? []);
-  if (notThere.length > 0) throw new Error(`MCP server "${server}" has no tool ${quoted(notThere)} (named in "tools"); ${available}.`);
+  if (notThere.length > 0)
+    throw new Error(`MCP server "${server}" has no tool ${quoted(notThere)} (named in "tools"); ${available}.`);
   const allowed = config.tools ? tools.filter((tool) => config.tools!.includes(tool.name)) : tools;
   const approvals = config.requireApproval === '*' ? [] : (config.requireApproval ?? []);
   const notOffered = approvals.filter((name) => !allowed.some((tool) => tool.name === name));
   if (notOffered.length > 0) {
-    throw new Error(`MCP server "${server}" does not offer ${quoted(notOffered)} (named in "requireApproval"); ${available}${config.tools ? `, of which "tools" allows ${quoted(config.tools)}` : ''}.`);
+    throw new Error(
+      `MCP server "${server}" does not offer ${quoted(notOffered)} (named in "requireApproval"); ${available}${config.tools ? `, of which "tools" allows ${quoted(config.tools)}` : ''}.`,
+    );
   }
   return allowed;
 }

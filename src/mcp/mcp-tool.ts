@@ -35,7 +35,10 @@ export function mcpTool(connection: McpServerConnection, tool: Tool): AnyTool {
     async execute(args, context) {
       const result = await connection.callTool(tool.name, args, { signal: context.signal, timeoutMs });
       const text = mcpResultText(result);
-      if (result.isError) throw new ToolError(text === NO_CONTENT ? `${tool.name} of MCP server ${server} failed without saying why.` : text);
+      if (result.isError)
+        throw new ToolError(
+          text === NO_CONTENT ? `${tool.name} of MCP server ${server} failed without saying why.` : text,
+        );
       return text;
     },
   };

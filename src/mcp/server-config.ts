@@ -60,21 +60,37 @@ const flatServerSchema = z.strictObject({
  * given; `args`, `env` and `cwd` go only with `command`, `headers` only with `url`; unknown keys
  * are refused.
  */
-export const mcpServerConfigSchema: z.ZodType<McpServerConfig, McpServerConfig> = flatServerSchema.superRefine((server, ctx) => {
-  const hasCommand = server.command !== undefined;
-  const hasUrl = server.url !== undefined;
-  if (!hasCommand && !hasUrl) {
-    ctx.addIssue({ code: 'custom', message: 'an MCP server needs either "command" (stdio) or "url" (Streamable HTTP)' });
-  } else if (hasCommand && hasUrl) {
-    ctx.addIssue({ code: 'custom', message: 'an MCP server takes either "command" (stdio) or "url" (Streamable HTTP), not both' });
-  } else if (hasUrl) {
-    for (const key of STDIO_ONLY.filter((k) => server[k] !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is for stdio servers (with "command"), not for one with "url"` });
+export const mcpServerConfigSchema: z.ZodType<McpServerConfig, McpServerConfig> = flatServerSchema.superRefine(
+  (server, ctx) => {
+    const hasCommand = server.command !== undefined;
+    const hasUrl = server.url !== undefined;
+    if (!hasCommand && !hasUrl) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'an MCP server needs either "command" (stdio) or "url" (Streamable HTTP)',
+      });
+    } else if (hasCommand && hasUrl) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'an MCP server takes either "command" (stdio) or "url" (Streamable HTTP), not both',
+      });
+    } else if (hasUrl) {
+      for (const key of STDIO_ONLY.filter((k) => server[k] !== undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `"${key}" is for stdio servers (with "command"), not for one with "url"`,
+        });
+      }
+    } else if (server.headers !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['headers'],
+        message: '"headers" is for Streamable HTTP servers (with "url"), not for one with "command"',
+      });
     }
-  } else if (server.headers !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['headers'], message: '"headers" is for Streamable HTTP servers (with "url"), not for one with "command"' });
-  }
-}) as z.ZodType<McpServerConfig, McpServerConfig>;
+  },
+) as z.ZodType<McpServerConfig, McpServerConfig>;
 
 const SERVER_NAME = /^[a-zA-Z0-9_-]+$/;
 
@@ -84,14 +100,17 @@ const SERVER_NAME = /^[a-zA-Z0-9_-]+$/;
  */
 export function mcpServerNameProblem(name: string): string | undefined {
   if (!SERVER_NAME.test(name)) return `the MCP server name "${name}" may hold only letters, digits, "_" and "-"`;
-  if (name.includes('__')) return `the MCP server name "${name}" must not contain "__" (it separates server and tool in tool names)`;
+  if (name.includes('__'))
+    return `the MCP server name "${name}" must not contain "__" (it separates server and tool in tool names)`;
   return undefined;
 }
 
 /** MCP servers by name, as the config file's `mcpServers` holds them. */
-export const mcpServersSchema: z.ZodType<McpServers, McpServers> = z.record(z.string(), mcpServerConfigSchema).superRefine((servers, ctx) => {
-  for (const name of Object.keys(servers)) {
-    const problem = mcpServerNameProblem(name);
-    if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
-  }
-});
+export const mcpServersSchema: z.ZodType<McpServers, McpServers> = z
+  .record(z.string(), mcpServerConfigSchema)
+  .superRefine((servers, ctx) => {
+    for (const name of Object.keys(servers)) {
+      const problem = mcpServerNameProblem(name);
+      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+    }
+  });

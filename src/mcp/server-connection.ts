@@ -49,11 +49,18 @@ export class McpServerConnection {
    * what `callFailure` makes of a failure (a `ToolError` for a refused call, else a retryable
    * `Error` naming the server); a failure to connect is a retryable `Error` too.
    */
-  async callTool(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<CallToolResult> {
     const session = this.connect();
     const { client } = await session;
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs })) as CallToolResult;
+      return (await client.callTool({ name, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+      })) as CallToolResult;
     } catch (err) {
       if (options.signal.aborted) throw err;
       const failure = callFailure(this.server, name, err);
@@ -72,7 +79,8 @@ export class McpServerConnection {
   }
 
   private connect(): Promise<Session> {
-    if (this.closed) return Promise.reject(new Error(`MCP server "${this.server}" is closed: the worker is shutting down.`));
+    if (this.closed)
+      return Promise.reject(new Error(`MCP server "${this.server}" is closed: the worker is shutting down.`));
     if (this.session) return this.session;
     const session = this.open(() => {
       if (this.session === session) this.session = undefined;
@@ -86,13 +94,17 @@ export class McpServerConnection {
 
   private async open(onClose: () => void): Promise<Session> {
     const client = new Client(this.clientInfo, { capabilities: {} });
-    const transport = createTransport(this.config, (chunk) => this.stderr.push(chunk).forEach((line) => this.onStderr?.(line)));
+    const transport = createTransport(this.config, (chunk) =>
+      this.stderr.push(chunk).forEach((line) => this.onStderr?.(line)),
+    );
     try {
       await client.connect(transport, { timeout: MCP_CONNECT_TIMEOUT_MS });
       const tools: Tool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: MCP_CONNECT_TIMEOUT_MS });
+        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+          timeout: MCP_CONNECT_TIMEOUT_MS,
+        });
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);

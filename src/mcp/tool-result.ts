@@ -12,7 +12,9 @@ export const NO_CONTENT = '(no content)';
  */
 export function mcpResultText(result: Pick<CallToolResult, 'content' | 'structuredContent'>): string {
   const blocks = result.content ?? [];
-  const hasText = blocks.some((block) => block.type === 'text' || (block.type === 'resource' && 'text' in block.resource));
+  const hasText = blocks.some(
+    (block) => block.type === 'text' || (block.type === 'resource' && 'text' in block.resource),
+  );
   const lines = blocks.map(describeBlock);
   if (!hasText && result.structuredContent !== undefined) lines.unshift(JSON.stringify(result.structuredContent));
   return lines.length > 0 ? lines.join('\n') : NO_CONTENT;

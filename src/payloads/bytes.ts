@@ -8,7 +8,8 @@ import type { Payload } from '@temporalio/common';
 export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 /** A metadata value as text ('' when absent). */
-export const metadataText = (payload: Payload, key: string): string => (payload.metadata?.[key] ? Buffer.from(payload.metadata[key]).toString() : '');
+export const metadataText = (payload: Payload, key: string): string =>
+  payload.metadata?.[key] ? Buffer.from(payload.metadata[key]).toString() : '';
 
 /** The payload's `encoding` metadata ('' when absent). */
 export const encodingOf = (payload: Payload): string => metadataText(payload, 'encoding');

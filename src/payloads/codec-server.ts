@@ -51,15 +51,23 @@ export interface CodecServerOptions {
 /** The codec server, not yet listening. */
 export function createCodecServer(options: CodecServerOptions): http.Server {
   return http.createServer((req, res) => {
-    handle(req, res, options).catch((err: unknown) => send(res, 500, { error: `The codec server failed: ${messageOf(err)}` }));
+    handle(req, res, options).catch((err: unknown) =>
+      send(res, 500, { error: `The codec server failed: ${messageOf(err)}` }),
+    );
   });
 }
 
-async function handle(req: http.IncomingMessage, res: http.ServerResponse, { codec, origins, log }: CodecServerOptions): Promise<void> {
+async function handle(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  { codec, origins, log }: CodecServerOptions,
+): Promise<void> {
   const origin = req.headers.origin;
   if (origin !== undefined) {
     if (!origins.includes(origin)) {
-      return send(res, 403, { error: `Origin ${origin} may not use this codec server: start it with --web-ui-origin ${origin}.` });
+      return send(res, 403, {
+        error: `Origin ${origin} may not use this codec server: start it with --web-ui-origin ${origin}.`,
+      });
     }
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
@@ -74,7 +82,8 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, { cod
   }
   const path = new URL(req.url ?? '/', 'http://codec-server').pathname;
   const endpoint = /\/(encode|decode)$/.exec(path)?.[1] as 'encode' | 'decode' | undefined;
-  if (!endpoint) return send(res, 404, { error: `Nothing at ${path}: the codec server answers POST /encode and POST /decode.` });
+  if (!endpoint)
+    return send(res, 404, { error: `Nothing at ${path}: the codec server answers POST /encode and POST /decode.` });
   if (req.method !== 'POST') return send(res, 405, { error: `Use POST for /${endpoint}.` }, { Allow: 'POST, OPTIONS' });
 
   const body = await readBody(req);
@@ -88,7 +97,9 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, { cod
   const parsed = PayloadsJsonSchema.safeParse(json);
   if (!parsed.success) {
     const problems = describeIssues(parsed.error.issues, 'body');
-    return send(res, 400, { error: `The body must be {"payloads": [{"metadata": {…}, "data": "<base64>"}]}: ${problems}` });
+    return send(res, 400, {
+      error: `The body must be {"payloads": [{"metadata": {…}, "data": "<base64>"}]}: ${problems}`,
+    });
   }
   try {
     const payloads = await codec[endpoint](parsed.data.payloads.map(fromJson));
@@ -119,7 +130,9 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Starts the server on `host:port` (port 0: any free port) and resolves with it and its address. */
-export async function startCodecServer(options: CodecServerOptions & { host: string; port: number }): Promise<{ server: http.Server; url: string }> {
+export async function startCodecServer(
+  options: CodecServerOptions & { host: string; port: number },
+): Promise<{ server: http.Server; url: string }> {
   const server = createCodecServer(options);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -19,9 +19,11 @@ export class EncryptionKeys {
     readonly currentId: string | undefined,
     keys: ReadonlyMap<string, Uint8Array>,
   ) {
-    if (currentId !== undefined && !keys.has(currentId)) throw new Error(`The current encryption key id "${currentId}" names no key.`);
+    if (currentId !== undefined && !keys.has(currentId))
+      throw new Error(`The current encryption key id "${currentId}" names no key.`);
     for (const [id, key] of keys) {
-      if (key.length !== KEY_BYTES) throw new Error(`The encryption key with id "${id}" has ${key.length} bytes; AES-256 needs ${KEY_BYTES}.`);
+      if (key.length !== KEY_BYTES)
+        throw new Error(`The encryption key with id "${id}" has ${key.length} bytes; AES-256 needs ${KEY_BYTES}.`);
     }
     this.keys = new Map([...keys].map(([id, key]) => [id, createSecretKey(key)]));
   }
@@ -57,7 +59,8 @@ const KEY_ID_RULE = "1 to 64 letters, digits, '.', '_' or '-'";
 function parseKey(text: string): { problem: string } | { key: Buffer } {
   if (!BASE64.test(text)) return { problem: `is not base64; ${KEY_ADVICE}` };
   const key = Buffer.from(text, 'base64');
-  if (key.length !== KEY_BYTES) return { problem: `decodes to ${key.length} bytes, and AES-256 needs ${KEY_BYTES}; ${KEY_ADVICE}` };
+  if (key.length !== KEY_BYTES)
+    return { problem: `decodes to ${key.length} bytes, and AES-256 needs ${KEY_BYTES}; ${KEY_ADVICE}` };
   return { key };
 }
 
@@ -71,7 +74,11 @@ const KeySchema = z.string().transform((text, ctx) => {
 /** `[id:]key, …`: older keys, each with its id or with the derived one. */
 const KeyListSchema = z.string().transform((text, ctx) => {
   const entries: Array<{ id: string; key: Buffer }> = [];
-  for (const [index, entry] of text.split(',').map((e) => e.trim()).filter(Boolean).entries()) {
+  for (const [index, entry] of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .entries()) {
     const colon = entry.indexOf(':');
     const [id, keyText] = colon < 0 ? [undefined, entry] : [entry.slice(0, colon), entry.slice(colon + 1)];
     const parsed = parseKey(keyText);
@@ -99,7 +106,11 @@ const EncryptionEnvSchema = z
   .transform((env, ctx): EncryptionKeys | undefined => {
     const current = env.WAVELOOP_ENCRYPTION_KEY;
     if (env.WAVELOOP_ENCRYPTION_KEY_ID && !current) {
-      ctx.addIssue({ code: 'custom', path: ['WAVELOOP_ENCRYPTION_KEY_ID'], message: 'is set, but WAVELOOP_ENCRYPTION_KEY is not' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WAVELOOP_ENCRYPTION_KEY_ID'],
+        message: 'is set, but WAVELOOP_ENCRYPTION_KEY is not',
+      });
       return z.NEVER;
     }
     const currentId = current && (env.WAVELOOP_ENCRYPTION_KEY_ID ?? keyIdOf(current));
@@ -108,7 +119,11 @@ const EncryptionEnvSchema = z
     const keys = new Map<string, Buffer>();
     for (const { id, key } of entries) {
       if (keys.get(id)?.equals(key) === false) {
-        ctx.addIssue({ code: 'custom', path: ['WAVELOOP_DECRYPTION_KEYS'], message: `gives id "${id}" to a second, different key` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['WAVELOOP_DECRYPTION_KEYS'],
+          message: `gives id "${id}" to a second, different key`,
+        });
         return z.NEVER;
       }
       keys.set(id, key);

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import type { EncryptionKeys } from './encryption-keys';
 import { encodingOf, metadataText, pack, unpack, utf8 } from './bytes';
+import type { EncryptionKeys } from './encryption-keys';
 
 /**
  * Encryption of payloads at rest in Temporal: AES-256-GCM over the whole payload (metadata and
@@ -36,7 +36,9 @@ export function decryptPayload(payload: Payload, keys: EncryptionKeys | undefine
   const id = metadataText(payload, KEY_ID_METADATA);
   const key = keys?.key(id);
   if (!key) {
-    const known = keys?.ids.length ? `the configured keys have ids ${keys.ids.map((k) => `"${k}"`).join(', ')}` : 'no encryption key is configured';
+    const known = keys?.ids.length
+      ? `the configured keys have ids ${keys.ids.map((k) => `"${k}"`).join(', ')}`
+      : 'no encryption key is configured';
     throw new Error(
       `A payload is encrypted with the key of id "${id}", and ${known}: set WAVELOOP_ENCRYPTION_KEY, or add the key to WAVELOOP_DECRYPTION_KEYS.`,
     );
@@ -47,7 +49,9 @@ export function decryptPayload(payload: Payload, keys: EncryptionKeys | undefine
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     return unpack(Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]));
   } catch {
-    throw new Error(`A payload encrypted with the key of id "${id}" does not decrypt: it was altered, or the key configured under that id is not the one that encrypted it.`);
+    throw new Error(
+      `A payload encrypted with the key of id "${id}" does not decrypt: it was altered, or the key configured under that id is not the one that encrypted it.`,
+    );
   }
 }
 

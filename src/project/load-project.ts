@@ -1,14 +1,21 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createJiti } from 'jiti';
-import { ConfigFileError } from './config-file-error';
+import { DEMO_TOOL_NAMES } from '../demo';
 import { demoAgents } from '../demo/agents';
 import { builtinTools } from '../tools';
-import { DEMO_TOOL_NAMES } from '../demo';
+import { ConfigFileError } from './config-file-error';
 import { validateProjectConfig, type ReservedNames, type ValidProjectConfig } from './validate-config';
 
 /** The names a config file may have, in the order they are looked for in each directory. */
-export const CONFIG_FILE_NAMES = ['waveloop.config.ts', 'waveloop.config.mts', 'waveloop.config.cts', 'waveloop.config.mjs', 'waveloop.config.js', 'waveloop.config.cjs'];
+export const CONFIG_FILE_NAMES = [
+  'waveloop.config.ts',
+  'waveloop.config.mts',
+  'waveloop.config.cts',
+  'waveloop.config.mjs',
+  'waveloop.config.js',
+  'waveloop.config.cjs',
+];
 
 /** A project's configuration and the file it came from (none: the demo toolkit). */
 export interface LoadedProject {

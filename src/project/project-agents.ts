@@ -1,5 +1,5 @@
-import type { AgentDefinition } from '../agents/define';
 import { defaultAgent } from '../agents/default';
+import type { AgentDefinition } from '../agents/define';
 import { demoAgents } from '../demo/agents';
 import type { ValidProjectConfig } from './validate-config';
 

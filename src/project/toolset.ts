@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import { Registry } from '../activities/registry';
 import type { AgentDefinition } from '../agents/define';
+import { createDemoTools, openDemoDatabase } from '../demo';
 import { McpConnections } from '../mcp';
 import { builtinTools, type AnyTool } from '../tools';
-import { createDemoTools, openDemoDatabase } from '../demo';
 import { ConfigFileError } from './config-file-error';
 import type { LoadedProject } from './load-project';
 import { projectAgents } from './project-agents';
@@ -35,13 +35,21 @@ export interface Toolset {
  * Throws a `ConfigFileError` when an MCP server cannot be reached or an agent names a tool that no
  * server offers; nothing stays open then.
  */
-export async function openToolset(project: LoadedProject, deps: { dataDir: string; now?: () => Date }): Promise<Toolset> {
+export async function openToolset(
+  project: LoadedProject,
+  deps: { dataDir: string; now?: () => Date },
+): Promise<Toolset> {
   const { config } = project;
   const listing: ToolListing[] = [];
   const offer = (source: ToolSource | ((tool: AnyTool) => ToolSource), tools: AnyTool[]) => {
     for (const tool of tools) {
       const from = typeof source === 'function' ? source(tool) : source;
-      listing.push({ name: tool.name, source: from, description: tool.description, requiresApproval: tool.requiresApproval ?? false });
+      listing.push({
+        name: tool.name,
+        source: from,
+        description: tool.description,
+        requiresApproval: tool.requiresApproval ?? false,
+      });
     }
     return tools;
   };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../agents/define';
-import { describeIssues } from '../contract/issues';
 import { AgentLoopInputSchema } from '../contract/agent-loop';
+import { describeIssues } from '../contract/issues';
 import { mcpServersSchema, type McpServers } from '../mcp/server-config';
 import { TOOL_NAME, type AnyTool } from '../tools/define';
 
@@ -23,10 +23,17 @@ export interface ReservedNames {
 }
 
 const isZodObject = (value: unknown) =>
-  typeof value === 'object' && value !== null && (value as { _zod?: { def?: { type?: unknown } } })._zod?.def?.type === 'object';
+  typeof value === 'object' &&
+  value !== null &&
+  (value as { _zod?: { def?: { type?: unknown } } })._zod?.def?.type === 'object';
 
 const toolSchema = z.strictObject({
-  name: z.string().regex(TOOL_NAME, 'a tool name may have only letters, digits, _ and -, at most 64 of them (the model API refuses others)'),
+  name: z
+    .string()
+    .regex(
+      TOOL_NAME,
+      'a tool name may have only letters, digits, _ and -, at most 64 of them (the model API refuses others)',
+    ),
   description: z.string().min(1, 'a tool needs a description: it tells the model what the tool does'),
   parameters: z.custom<z.ZodObject>(isZodObject, 'parameters must be a zod object schema, z.object({ … })'),
   execute: z.custom<AnyTool['execute']>((value) => typeof value === 'function', 'execute must be a function'),
@@ -75,7 +82,12 @@ const projectSchema = z.strictObject(
     mcpServers: mcpServersSchema.default({}),
     demo: z.boolean().default(false),
   },
-  { error: (issue) => (issue.code === 'invalid_type' ? 'the config must export an object: export default defineConfig({ tools, agents, mcpServers })' : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type'
+        ? 'the config must export an object: export default defineConfig({ tools, agents, mcpServers })'
+        : undefined,
+  },
 );
 
 /**
@@ -84,7 +96,10 @@ const projectSchema = z.strictObject(
  * worker's own), or an agent naming a tool nobody offers. An agent may name an MCP server's tool
  * (`<server>__<tool>`) before the server is reached; the worker checks those names when it starts.
  */
-export function validateProjectConfig(exported: unknown, reserved: ReservedNames): { config: ValidProjectConfig } | { problem: string } {
+export function validateProjectConfig(
+  exported: unknown,
+  reserved: ReservedNames,
+): { config: ValidProjectConfig } | { problem: string } {
   const parsed = projectSchema.safeParse(exported);
   if (!parsed.success) return { problem: describeIssues(parsed.error.issues, 'config') };
   const config = parsed.data as ValidProjectConfig;
@@ -109,7 +124,9 @@ function nameProblem(config: ValidProjectConfig, reserved: ReservedNames): strin
     const unknown = (agent.tools ?? []).find((name) => !offered.has(name) && !isMcpToolOf(name, config.mcpServers));
     if (unknown) {
       return `agent "${agent.name}" names the tool "${unknown}", which is not offered (tools: ${[...offered.keys()].join(', ')}${
-        Object.keys(config.mcpServers).length ? `, and <server>__<tool> of the MCP servers ${Object.keys(config.mcpServers).join(', ')}` : ''
+        Object.keys(config.mcpServers).length
+          ? `, and <server>__<tool> of the MCP servers ${Object.keys(config.mcpServers).join(', ')}`
+          : ''
       })`;
     }
   }

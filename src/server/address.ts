@@ -46,7 +46,11 @@ export function isServerUp(address: string, timeoutMs = 1000): Promise<boolean> 
  * once its services are up; an open port alone comes earlier. `failed()` reports a dead child early.
  * Throws with the last connection error once `deadline` (epoch ms) has passed.
  */
-export async function waitUntilServing(address: string, deadline: number, failed: () => string | undefined): Promise<void> {
+export async function waitUntilServing(
+  address: string,
+  deadline: number,
+  failed: () => string | undefined,
+): Promise<void> {
   let lastError = 'the port never opened';
   for (;;) {
     const failure = failed();

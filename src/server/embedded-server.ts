@@ -92,7 +92,16 @@ export async function ensureEmbeddedServer(opts: EnsureServerOptions): Promise<E
   fs.rmSync(files.pid, { force: true });
 
   log(`Starting the Temporal dev server on ${address} (data: ${files.db}, log: ${files.log})...`);
-  const child = spawnDevServer({ binary, host, port, uiPort, address, dataDir, files, dynamicConfig: opts.dynamicConfig ?? {} });
+  const child = spawnDevServer({
+    binary,
+    host,
+    port,
+    uiPort,
+    address,
+    dataDir,
+    files,
+    dynamicConfig: opts.dynamicConfig ?? {},
+  });
   writePidFile(files.pid, { pid: child.pid, address, uiPort, startedAt: new Date().toISOString() });
 
   try {

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../contract/search-attributes';
-import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from './tuning';
 import { logTail, type ServerFiles } from './files';
+import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from './tuning';
 
 /**
  * The embedded server's process: spawning `temporal server start-dev` detached, so it outlives the
@@ -52,7 +52,10 @@ export interface SpawnedDevServer {
 export function spawnDevServer(opts: DevServerSpawn): SpawnedDevServer {
   const { binary, files } = opts;
   const logFd = fs.openSync(files.log, 'a');
-  fs.writeSync(logFd, `\n--- waveloop: ${new Date().toISOString()} ${binary} server start-dev on ${opts.address} ---\n`);
+  fs.writeSync(
+    logFd,
+    `\n--- waveloop: ${new Date().toISOString()} ${binary} server start-dev on ${opts.address} ---\n`,
+  );
   const args = [
     'server',
     'start-dev',

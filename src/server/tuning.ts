@@ -18,7 +18,10 @@ export const SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
 
 /** `--dynamic-config-value` flags of `temporal server start-dev` that set `config` (values as YAML: strings quoted). */
 export function dynamicConfigFlags(config: Readonly<Record<string, string | number>>): string[] {
-  return Object.entries(config).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]);
+  return Object.entries(config).flatMap(([key, value]) => [
+    '--dynamic-config-value',
+    `${key}=${JSON.stringify(value)}`,
+  ]);
 }
 
 /** The flags that set waveloop's own dynamic configuration. */

@@ -1,9 +1,20 @@
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
-import { Metric } from './workflow/metric-names';
-import { MODEL_CALL_ACTIVITIES, TOOL_CALL_ACTIVITY, modelCallInput, modelCallOutput, toolCallInput } from '../contract/model-activities';
+import type {
+  ActivityExecuteInput,
+  ActivityInboundCallsInterceptor,
+  ActivityInterceptorsFactory,
+  Next,
+} from '@temporalio/worker';
+import {
+  MODEL_CALL_ACTIVITIES,
+  modelCallInput,
+  modelCallOutput,
+  TOOL_CALL_ACTIVITY,
+  toolCallInput,
+} from '../contract/model-activities';
 import { costOf, priceOf, type ModelPrice } from '../contract/pricing';
+import { Metric } from './workflow/metric-names';
 
 /**
  * The activity interceptor of waveloop's model and tool metrics: every attempt of a model call
@@ -25,7 +36,11 @@ class ActivityMetrics implements ActivityInboundCallsInterceptor {
 
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const type = this.ctx.info.activityType;
-    const record = MODEL_CALL_ACTIVITIES.has(type) ? this.modelCall(input.args) : type === TOOL_CALL_ACTIVITY ? this.toolCall(input.args) : undefined;
+    const record = MODEL_CALL_ACTIVITIES.has(type)
+      ? this.modelCall(input.args)
+      : type === TOOL_CALL_ACTIVITY
+        ? this.toolCall(input.args)
+        : undefined;
     if (!record) return next(input);
     const started = Date.now();
     let output: unknown;
@@ -44,7 +59,14 @@ class ActivityMetrics implements ActivityInboundCallsInterceptor {
     const meter = this.ctx.metricMeter;
     return (outcome: string, ms: number, output: unknown) => {
       meter.createCounter(Metric.modelCalls.name, undefined, Metric.modelCalls.description).add(1, { model, outcome });
-      meter.createHistogram(Metric.modelCallLatency.name, 'int', Metric.modelCallLatency.unit, Metric.modelCallLatency.description).record(ms, { model, outcome });
+      meter
+        .createHistogram(
+          Metric.modelCallLatency.name,
+          'int',
+          Metric.modelCallLatency.unit,
+          Metric.modelCallLatency.description,
+        )
+        .record(ms, { model, outcome });
       const { usage } = modelCallOutput(output);
       if (!usage) return;
       const tokens = meter.createCounter(Metric.modelTokens.name, undefined, Metric.modelTokens.description);
@@ -52,7 +74,14 @@ class ActivityMetrics implements ActivityInboundCallsInterceptor {
       tokens.add(usage.completionTokens, { model, type: 'output' });
       const price = priceOf(model, this.modelPrices);
       if (!price) return; // unknown models have no cost series rather than a cost of 0
-      meter.createHistogram(Metric.modelCallCost.name, 'float', Metric.modelCallCost.unit, Metric.modelCallCost.description).record(costOf(usage, price), { model });
+      meter
+        .createHistogram(
+          Metric.modelCallCost.name,
+          'float',
+          Metric.modelCallCost.unit,
+          Metric.modelCallCost.description,
+        )
+        .record(costOf(usage, price), { model });
     };
   }
 
@@ -61,7 +90,14 @@ class ActivityMetrics implements ActivityInboundCallsInterceptor {
     const meter = this.ctx.metricMeter;
     return (outcome: string, ms: number) => {
       meter.createCounter(Metric.toolCalls.name, undefined, Metric.toolCalls.description).add(1, { tool, outcome });
-      meter.createHistogram(Metric.toolCallLatency.name, 'int', Metric.toolCallLatency.unit, Metric.toolCallLatency.description).record(ms, { tool, outcome });
+      meter
+        .createHistogram(
+          Metric.toolCallLatency.name,
+          'int',
+          Metric.toolCallLatency.unit,
+          Metric.toolCallLatency.description,
+        )
+        .record(ms, { tool, outcome });
     };
   }
 }

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
-import { Metric } from './workflow/metric-names';
 import { WAVELOOP_STATUS } from '../contract/search-attributes';
+import { Metric } from './workflow/metric-names';
 
 /** How often a worker counts the runs waiting for an approval. */
 export const APPROVALS_REFRESH_MS = 15_000;
@@ -23,8 +23,20 @@ export interface ApprovalsGaugeOptions {
  * crashes and across workers: every worker of the queue reports the same number (aggregate with
  * `max`). Without the search attributes it reports nothing; a failed count keeps the last value.
  */
-export function watchApprovals({ client, namespace, taskQueue, meter, searchAttributes, everyMs = APPROVALS_REFRESH_MS }: ApprovalsGaugeOptions): { stop(): void } {
-  const gauge = meter.createGauge(Metric.runsWaitingForApproval.name, 'int', undefined, Metric.runsWaitingForApproval.description);
+export function watchApprovals({
+  client,
+  namespace,
+  taskQueue,
+  meter,
+  searchAttributes,
+  everyMs = APPROVALS_REFRESH_MS,
+}: ApprovalsGaugeOptions): { stop(): void } {
+  const gauge = meter.createGauge(
+    Metric.runsWaitingForApproval.name,
+    'int',
+    undefined,
+    Metric.runsWaitingForApproval.description,
+  );
   const query = `${WAVELOOP_STATUS.name} = "waiting_for_approval" AND TaskQueue = ${JSON.stringify(taskQueue)} AND ExecutionStatus = "Running"`;
   let stopped = false;
   const refresh = async () => {

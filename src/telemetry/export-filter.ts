@@ -51,7 +51,11 @@ export function filtered(span: ReadableSpan, content: boolean): ReadableSpan {
     status: content || span.status.message === undefined ? span.status : { code: span.status.code },
     attributes,
     links: span.links,
-    events: content ? span.events : span.events.map((event) => (event.name === 'exception' ? { ...event, attributes: only(event.attributes, EXCEPTION_TYPE) } : event)),
+    events: content
+      ? span.events
+      : span.events.map((event) =>
+          event.name === 'exception' ? { ...event, attributes: only(event.attributes, EXCEPTION_TYPE) } : event,
+        ),
     duration: span.duration,
     ended: span.ended,
     resource: span.resource,

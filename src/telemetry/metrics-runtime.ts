@@ -31,10 +31,15 @@ export function prometheusTelemetry(address: string): TelemetryOptions {
 export function installRuntime(options: RuntimeOptions, metricsAddress: string | undefined): Runtime {
   if (!metricsAddress) return Runtime.install(options);
   try {
-    return Runtime.install({ ...options, telemetryOptions: { ...options.telemetryOptions, ...prometheusTelemetry(metricsAddress) } });
+    return Runtime.install({
+      ...options,
+      telemetryOptions: { ...options.telemetryOptions, ...prometheusTelemetry(metricsAddress) },
+    });
   } catch (err) {
     const runtime = Runtime.install(options);
-    runtime.logger.warn(`Metrics are not served: WAVELOOP_METRICS_ADDRESS ${metricsAddress} could not be used (${(err as Error).message}).`);
+    runtime.logger.warn(
+      `Metrics are not served: WAVELOOP_METRICS_ADDRESS ${metricsAddress} could not be used (${(err as Error).message}).`,
+    );
     return runtime;
   }
 }

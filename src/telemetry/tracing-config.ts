@@ -51,7 +51,11 @@ export function traceContentFromEnv(env: Env = process.env): boolean {
 }
 
 function protocolFrom(env: Env): OtlpProtocol {
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf').trim();
+  const protocol = (
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ||
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ||
+    'http/protobuf'
+  ).trim();
   if (protocol === 'http/protobuf' || protocol === 'http/json') return protocol;
   throw new Error(
     `OTEL_EXPORTER_OTLP_PROTOCOL is "${protocol}": waveloop exports traces over OTLP/HTTP, so set it to http/protobuf or http/json (a collector's port 4318).`,

@@ -53,5 +53,10 @@ function tracingResource(options: TracingOptions): IResource {
   return Resource.default()
     .merge(new Resource({ 'service.name': 'waveloop' }))
     .merge(envDetectorSync.detect())
-    .merge(new Resource({ ...options.resourceAttributes, ...(options.serviceName ? { 'service.name': options.serviceName } : {}) }));
+    .merge(
+      new Resource({
+        ...options.resourceAttributes,
+        ...(options.serviceName ? { 'service.name': options.serviceName } : {}),
+      }),
+    );
 }

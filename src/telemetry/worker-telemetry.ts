@@ -57,16 +57,23 @@ export function workerTelemetry(options: WorkerTelemetryOptions): WorkerTelemetr
   return {
     tracing: tracing !== undefined,
     metrics,
-    interceptors: { activity: [...(tracing ? [tracedActivities(tracing)] : []), ...(metrics ? [activityMetrics(options.modelPrices)] : [])] },
-    sinks: { exporter: tracing ? makeWorkflowExporter(tracing.spanProcessor, tracing.resource) : { export: { fn: () => undefined } } },
+    interceptors: {
+      activity: [
+        ...(tracing ? [tracedActivities(tracing)] : []),
+        ...(metrics ? [activityMetrics(options.modelPrices)] : []),
+      ],
+    },
+    sinks: {
+      exporter: tracing
+        ? makeWorkflowExporter(tracing.spanProcessor, tracing.resource)
+        : { export: { fn: () => undefined } },
+    },
     workflowModules: telemetryWorkflowModules({ tracing: tracing !== undefined, metrics }),
     attach(worker) {
       if (!tracing && !metrics) return worker;
       const run = worker.run.bind(worker);
       worker.run = async () => {
-        const approvals = metrics
-          ? watchApprovals({ ...options, meter: Runtime.instance().metricMeter })
-          : undefined;
+        const approvals = metrics ? watchApprovals({ ...options, meter: Runtime.instance().metricMeter }) : undefined;
         try {
           await run();
         } finally {

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
-import type { WaveloopSettings } from '../settings';
 import { blobStoreIn } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
+import type { WaveloopSettings } from '../settings';
 
 /**
  * Connection settings shared by clients and workers: the embedded server by default, or any

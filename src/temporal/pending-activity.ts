@@ -10,7 +10,10 @@ type Failure = temporal.api.failure.v1.IFailure;
 export function describeFailure(failure: Failure): string {
   const timeout = failure.timeoutFailureInfo?.timeoutType;
   if (timeout !== undefined && timeout !== null) {
-    const kind = temporal.api.enums.v1.TimeoutType[timeout]?.replace('TIMEOUT_TYPE_', '').toLowerCase().replace(/_/g, '-');
+    const kind = temporal.api.enums.v1.TimeoutType[timeout]
+      ?.replace('TIMEOUT_TYPE_', '')
+      .toLowerCase()
+      .replace(/_/g, '-');
     return `timed out (${kind ?? 'unknown timeout'})`;
   }
   const message = failure.message || 'failed';
@@ -18,7 +21,10 @@ export function describeFailure(failure: Failure): string {
 }
 
 /** Why the attempt before the current one of activity `activityId` failed, from the run's description. */
-export function previousFailure(description: { pendingActivities?: temporal.api.workflow.v1.IPendingActivityInfo[] | null }, activityId: string): string | undefined {
+export function previousFailure(
+  description: { pendingActivities?: temporal.api.workflow.v1.IPendingActivityInfo[] | null },
+  activityId: string,
+): string | undefined {
   const activity = description.pendingActivities?.find((pending) => pending.activityId === activityId);
   return activity?.lastFailure ? describeFailure(activity.lastFailure) : undefined;
 }

@@ -1,4 +1,4 @@
-import { type Client, isGrpcServiceError, ServiceError, type WorkflowHandle } from '@temporalio/client';
+import { isGrpcServiceError, ServiceError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 
 const ATTEMPT_DEADLINE_MS = 5_000;

@@ -9,7 +9,7 @@ export function askQuestionTool() {
   return defineTool({
     name: 'ask_question',
     description:
-      'Ask the person you work for a question and wait for the answer. Use it when you need information or a decision only they can give; the answer comes back as this call\'s result.',
+      "Ask the person you work for a question and wait for the answer. Use it when you need information or a decision only they can give; the answer comes back as this call's result.",
     parameters: z.object({ question: z.string().min(1).describe('The question, self-contained') }),
     loopBreaking: true,
     interaction: 'question',

@@ -20,7 +20,12 @@ const SOURCES = path.join(__dirname, '..');
  * Temporal SDK's version, and every source file of waveloop (any change to them is a new bundle).
  * The cache keeps the 8 bundles used last. Returns the bundle's path.
  */
-export async function cachedWorkflowBundle(options: Pick<BundleOptions, 'workflowsPath' | 'workflowInterceptorModules' | 'payloadConverterPath' | 'failureConverterPath'>): Promise<string> {
+export async function cachedWorkflowBundle(
+  options: Pick<
+    BundleOptions,
+    'workflowsPath' | 'workflowInterceptorModules' | 'payloadConverterPath' | 'failureConverterPath'
+  >,
+): Promise<string> {
   const file = path.join(CACHE_DIR, `${bundleKey(options)}.js`);
   if (fs.existsSync(file)) {
     markUsed(file);

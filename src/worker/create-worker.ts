@@ -1,24 +1,24 @@
 import { Client } from '@temporalio/client';
 import type { RetryPolicy } from '@temporalio/common';
-import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities, Registry } from '../activities';
 import type { AgentDefinition } from '../agents/define';
-import { previousFailure } from '../temporal/pending-activity';
-import { queryWithRetry } from '../temporal/query';
-import { DEFAULT_MODEL, type ModelConfig, type WorkerDeployment } from '../settings';
+import { transcriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/pricing';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
-import { transcriptQuery } from '../contract/messages';
-import type { AnyTool } from '../tools/define';
-import { cachedWorkerBundle } from './bundle-cache';
-import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';
 import type { BlobStore } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
 import { encryptedBlobStore } from '../payloads/encrypted-blob-store';
 import type { EncryptionKeys } from '../payloads/encryption-keys';
+import { DEFAULT_MODEL, type ModelConfig, type WorkerDeployment } from '../settings';
 import type { TracingOptions } from '../telemetry/tracing-config';
 import { workerTelemetry } from '../telemetry/worker-telemetry';
+import { previousFailure } from '../temporal/pending-activity';
+import { queryWithRetry } from '../temporal/query';
+import type { AnyTool } from '../tools/define';
+import { cachedWorkerBundle } from './bundle-cache';
+import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';
 
 export interface WaveloopWorkerOptions {
   /** Connection used for polling. */
@@ -101,7 +101,8 @@ export interface WaveloopWorkerOptions {
 export async function createWorker(options: WaveloopWorkerOptions): Promise<Worker> {
   // Clients given here must use the same converter (`waveloopDataConverter(store, keys)`).
   const dataConverter = waveloopDataConverter(options.blobStore, options.encryption);
-  const client = options.client ?? new Client({ connection: options.connection, namespace: options.namespace, dataConverter });
+  const client =
+    options.client ?? new Client({ connection: options.connection, namespace: options.namespace, dataConverter });
   const registry = new Registry(options.tools, options.agents);
   const { blobStore, encryption } = options;
   const searchAttributes = once(() => hasSearchAttributes(client, options.namespace));
@@ -116,18 +117,31 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     modelRetry: options.modelRetry,
     modelTimeoutMs: options.modelTimeoutMs,
     searchAttributes,
-    previousFailure: async (workflowId, runId, activityId) => previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),
+    previousFailure: async (workflowId, runId, activityId) =>
+      previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
       if (messages.length < count) {
-        throw new Error(`The transcript of ${workflowId} has ${messages.length} messages; the model call needs ${count}.`);
+        throw new Error(
+          `The transcript of ${workflowId} has ${messages.length} messages; the model call needs ${count}.`,
+        );
       }
       return messages.slice(0, count);
     },
   });
   const { namespace, taskQueue, modelPrices } = options;
-  const telemetry = workerTelemetry({ tracing: options.tracing, metrics: options.metrics, modelPrices, client, namespace, taskQueue, searchAttributes });
-  const workflowBundle = options.workflowBundle ?? { codePath: await cachedWorkerBundle(dataConverter, telemetry.workflowModules) };
+  const telemetry = workerTelemetry({
+    tracing: options.tracing,
+    metrics: options.metrics,
+    modelPrices,
+    client,
+    namespace,
+    taskQueue,
+    searchAttributes,
+  });
+  const workflowBundle = options.workflowBundle ?? {
+    codePath: await cachedWorkerBundle(dataConverter, telemetry.workflowModules),
+  };
   const worker = await Worker.create({
     connection: options.connection,
     dataConverter,

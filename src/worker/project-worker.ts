@@ -1,10 +1,10 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { connectionSettings } from '../temporal/connection';
 import { DEFAULT_MODEL_RETRY } from '../contract/activity-options';
-import { modelConfigProblem, type WaveloopSettings } from '../settings';
 import { blobStoreIn } from '../payloads/blob-store';
 import type { LoadedProject } from '../project/load-project';
 import { openToolset } from '../project/toolset';
+import { modelConfigProblem, type WaveloopSettings } from '../settings';
+import { connectionSettings } from '../temporal/connection';
 import { createModelClient, createWorker } from './create-worker';
 import type { WorkerTuning } from './tuning';
 
@@ -39,7 +39,9 @@ export async function createProjectWorker(
       defaultModel: config.model.model,
       stream: config.model.stream,
       ...(config.model.timeoutMs === undefined ? {} : { modelTimeoutMs: config.model.timeoutMs }),
-      ...(config.model.attempts === undefined ? {} : { modelRetry: { ...DEFAULT_MODEL_RETRY, maximumAttempts: config.model.attempts } }),
+      ...(config.model.attempts === undefined
+        ? {}
+        : { modelRetry: { ...DEFAULT_MODEL_RETRY, maximumAttempts: config.model.attempts } }),
       tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
       deployment: config.deployment,
     });

@@ -67,7 +67,9 @@ export function throughputTuning(
     // `npm run bench`: 100 runs at 39 % of the ideal rate, the last starting after 7 s; 54 % with
     // room for the polls). Without `localModelCalls`, more slots than the SDK's 40 only add
     // contention (5 points less at 100 runs).
-    ...(localModelCalls ? { maxConcurrentWorkflowTaskExecutions: Math.max(40, runs + workflowTaskPolls + Math.ceil(runs / 10)) } : {}),
+    ...(localModelCalls
+      ? { maxConcurrentWorkflowTaskExecutions: Math.max(40, runs + workflowTaskPolls + Math.ceil(runs / 10)) }
+      : {}),
     maxCachedWorkflows: Math.max(1_000, runs + runs / 4),
     maxConcurrentActivityTaskPolls: 20,
     maxConcurrentWorkflowTaskPolls: workflowTaskPolls,

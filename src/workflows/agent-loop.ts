@@ -1,13 +1,21 @@
 import { ApplicationFailure, ContinueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ModelCallInput, ModelCallOutput, ResolvedRun, ToolInfo } from '../contract/activity-io';
-import type { AgentLoopInput, AgentLoopResult, RunProgress, RunStatus, ToolCallMessagePart, ToolCallRecord, WaveRecord } from '../contract/agent-loop';
+import type {
+  AgentLoopInput,
+  AgentLoopResult,
+  RunProgress,
+  RunStatus,
+  ToolCallMessagePart,
+  ToolCallRecord,
+  WaveRecord,
+} from '../contract/agent-loop';
+import { transcriptQuery } from '../contract/messages';
 import { addUsage, usageReport, type Usage } from '../contract/usage';
 import { alarm } from './alarm';
 import { clippedWaves } from './compaction';
 import { HumanGate } from './human-gate';
-import { RunLimits, runDeadline } from './limits';
+import { runDeadline, RunLimits } from './limits';
 import { Memory, type Continuation } from './memory';
-import { transcriptQuery } from '../contract/messages';
 import { askModel, isContextExceeded, resolveRun } from './model-calls';
 import { plannerFor, type PlannerRules } from './planners';
 import { Publisher } from './publishing';
@@ -70,7 +78,12 @@ class AgentRun {
     this.progress = this.publisher.progress;
     this.publisher.searchAttributes = run.searchAttributes;
     this.handOvers = carried?.handOvers ?? 0;
-    Object.assign(this.progress, { agent: run.agent, model: run.model, maxIterations: run.maxIterations, handOvers: this.handOvers });
+    Object.assign(this.progress, {
+      agent: run.agent,
+      model: run.model,
+      maxIterations: run.maxIterations,
+      handOvers: this.handOvers,
+    });
     if (carried) {
       this.progress.waves.push(...carried.waves);
       Object.assign(this.progress, { usage: carried.usage, iteration: carried.iteration });
@@ -83,8 +96,15 @@ class AgentRun {
 
     const { startTime, executionExpirationTime, executionTimeoutMs } = workflowInfo();
     this.startedAtMs = carried?.startedAtMs ?? startTime.getTime();
-    const deadline = runDeadline({ expiration: executionExpirationTime, timeoutMs: executionTimeoutMs }, { timeoutMs: run.timeoutMs, startedAtMs: this.startedAtMs });
-    this.limits = new RunLimits(run, deadline === undefined ? () => false : alarm(deadline, startTime.getTime()), carried?.turnStart);
+    const deadline = runDeadline(
+      { expiration: executionExpirationTime, timeoutMs: executionTimeoutMs },
+      { timeoutMs: run.timeoutMs, startedAtMs: this.startedAtMs },
+    );
+    this.limits = new RunLimits(
+      run,
+      deadline === undefined ? () => false : alarm(deadline, startTime.getTime()),
+      carried?.turnStart,
+    );
     this.memory = new Memory(this.transcript, run, (usage) => this.spend(usage), carried);
   }
 
@@ -151,10 +171,16 @@ class AgentRun {
 
   /** One last model call without tools, so a run stopped by a limit still answers with what it has. */
   private async wrapUp(status: RunStatus, reason: string): Promise<AgentLoopResult> {
-    this.transcript.add({ role: 'user', content: `Stop here: ${reason}. Give your final answer now from what you have found so far, without calling tools.` });
+    this.transcript.add({
+      role: 'user',
+      content: `Stop here: ${reason}. Give your final answer now from what you have found so far, without calling tools.`,
+    });
     this.progress.phase = 'model';
     this.publisher.describe();
-    const reply = await askModel(this.request(this.progress.iteration + 1, { tools: [], planner: 'native' }), this.callOptions());
+    const reply = await askModel(
+      this.request(this.progress.iteration + 1, { tools: [], planner: 'native' }),
+      this.callOptions(),
+    );
     this.heard(reply);
     return this.finish(status, reply.message.content || this.lastText);
   }
@@ -199,7 +225,18 @@ class AgentRun {
     const { workflowId, runId } = workflowInfo();
     const { model, tools, planner, localModelCalls, maxOutputTokens, toolCallText } = this.run;
     const transcript = this.transcript.slice(localModelCalls);
-    return { workflowId, runId, model, tools: tools.map((tool) => tool.name), planner, iteration, maxOutputTokens, toolCallText, transcript, ...overrides };
+    return {
+      workflowId,
+      runId,
+      model,
+      tools: tools.map((tool) => tool.name),
+      planner,
+      iteration,
+      maxOutputTokens,
+      toolCallText,
+      transcript,
+      ...overrides,
+    };
   }
 
   /** How the run's model calls run: locally or not, each attempt's timeout, the retries. */

@@ -9,7 +9,10 @@ import type { ChatMessage, WaveRecord } from '../contract/agent-loop';
 export const KEEP_RECENT_MESSAGES = 12;
 
 /** The range [from, to) of messages to summarise, or undefined when there is nothing to drop. */
-export function compactionRange(messages: ChatMessage[], keepRecent = KEEP_RECENT_MESSAGES): { from: number; to: number } | undefined {
+export function compactionRange(
+  messages: ChatMessage[],
+  keepRecent = KEEP_RECENT_MESSAGES,
+): { from: number; to: number } | undefined {
   const head = 2; // system prompt and goal
   let to = Math.max(head, messages.length - keepRecent);
   while (to < messages.length && messages[to].role === 'tool') to += 1;
@@ -17,17 +20,25 @@ export function compactionRange(messages: ChatMessage[], keepRecent = KEEP_RECEN
 }
 
 /** The transcript with [from, to) replaced by one message carrying `summary`. */
-export function compacted(messages: ChatMessage[], range: { from: number; to: number }, summary: string): ChatMessage[] {
+export function compacted(
+  messages: ChatMessage[],
+  range: { from: number; to: number },
+  summary: string,
+): ChatMessage[] {
   return [
     ...messages.slice(0, range.from),
-    { role: 'user', content: `Summary of the earlier part of this run (${range.to - range.from} messages):\n${summary}` },
+    {
+      role: 'user',
+      content: `Summary of the earlier part of this run (${range.to - range.from} messages):\n${summary}`,
+    },
     ...messages.slice(range.to),
   ];
 }
 
 /** Waves carried into the next run keep their calls; results of old waves are clipped to `max` characters. */
 export function clippedWaves(waves: WaveRecord[], max = 200): WaveRecord[] {
-  const clip = (text: string | undefined) => (text === undefined || text.length <= max ? text : `${text.slice(0, max)}… (clipped at hand-over)`);
+  const clip = (text: string | undefined) =>
+    text === undefined || text.length <= max ? text : `${text.slice(0, max)}… (clipped at hand-over)`;
   return waves.map((wave) => ({
     iteration: wave.iteration,
     calls: wave.calls.map((call) => ({ ...call, result: clip(call.result), error: clip(call.error) })),

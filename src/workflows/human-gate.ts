@@ -134,11 +134,14 @@ export class HumanGate {
   }
 
   private requirePendingCall(callId: unknown): void {
-    if (typeof callId !== 'string' || callId.trim() === '') throw new Error('Name the tool call to decide (its call id).');
+    if (typeof callId !== 'string' || callId.trim() === '')
+      throw new Error('Name the tool call to decide (its call id).');
     const pending = this.progress.pendingApprovals.find((a) => a.callId === callId && !this.decisions.has(a.callId));
     if (!pending) {
       const open = this.progress.pendingApprovals.filter((a) => !this.decisions.has(a.callId)).map((a) => a.callId);
-      throw new Error(`No call ${callId} is waiting for approval${open.length ? ` (waiting: ${open.join(', ')})` : ''}.`);
+      throw new Error(
+        `No call ${callId} is waiting for approval${open.length ? ` (waiting: ${open.join(', ')})` : ''}.`,
+      );
     }
   }
 
@@ -149,7 +152,8 @@ export class HumanGate {
 
   /** The run's status while it runs: a question first, then approvals, then a conversation. */
   private refresh(): void {
-    if (!['running', 'waiting_for_input', 'waiting_for_approval', 'waiting_for_message'].includes(this.progress.status)) return;
+    if (!['running', 'waiting_for_input', 'waiting_for_approval', 'waiting_for_message'].includes(this.progress.status))
+      return;
     this.progress.status = this.status();
     this.onChange();
   }

@@ -74,7 +74,10 @@ export class RunLimits {
       const same = call.ok && JSON.stringify([call.tool, call.args, call.result]);
       if (same && seen.has(same)) continue;
       if (same) seen.add(same);
-      const verdict = this.breaker.record(call.tool, call.ok ? { args: call.args, result: call.result ?? '' } : { error: call.error ?? '' });
+      const verdict = this.breaker.record(
+        call.tool,
+        call.ok ? { args: call.args, result: call.result ?? '' } : { error: call.error ?? '' },
+      );
       if (verdict && 'opened' in verdict) return { opened: `Circuit open: ${verdict.opened}` };
       if (verdict) notes.push(verdict.note);
     }
@@ -131,7 +134,10 @@ export function runDeadline(
   execution: { expiration: Date | undefined; timeoutMs: number | undefined },
   limit: { timeoutMs: number | undefined; startedAtMs: number },
 ): number | undefined {
-  const times = [softDeadline(execution.expiration, execution.timeoutMs), limit.timeoutMs === undefined ? undefined : limit.startedAtMs + limit.timeoutMs];
+  const times = [
+    softDeadline(execution.expiration, execution.timeoutMs),
+    limit.timeoutMs === undefined ? undefined : limit.startedAtMs + limit.timeoutMs,
+  ];
   const known = times.filter((time): time is number => time !== undefined);
   return known.length ? Math.min(...known) : undefined;
 }
@@ -143,7 +149,8 @@ export function runDeadline(
 export function iterationWarning(iteration: number, maxIterations: number): string | undefined {
   const left = maxIterations - iteration;
   if (left > Math.max(1, Math.floor(maxIterations * 0.2))) return undefined;
-  if (left === 0) return `This is iteration ${iteration} of ${maxIterations}, the last one: give your final answer now.`;
+  if (left === 0)
+    return `This is iteration ${iteration} of ${maxIterations}, the last one: give your final answer now.`;
   return `Iteration ${iteration} of ${maxIterations}: ${left} iteration${left === 1 ? '' : 's'} left. Wrap up soon.`;
 }
 
@@ -160,16 +167,24 @@ export class CircuitBreaker {
   constructor(private readonly threshold: number) {}
 
   /** Records a call's outcome: whether the circuit just opened (and why), or the note the model gets. */
-  record(tool: string, outcome: { error: string } | { args: Record<string, unknown>; result: string }): { opened: string } | { note: string } | undefined {
+  record(
+    tool: string,
+    outcome: { error: string } | { args: Record<string, unknown>; result: string },
+  ): { opened: string } | { note: string } | undefined {
     const failed = 'error' in outcome;
     // Results are kept as hashes: a run may repeat a long one many times.
-    const key = failed ? `error ${outcome.error}` : `ok ${textHash(JSON.stringify(outcome.args))} ${textHash(outcome.result)}`;
+    const key = failed
+      ? `error ${outcome.error}`
+      : `ok ${textHash(JSON.stringify(outcome.args))} ${textHash(outcome.result)}`;
     const streak = this.streaks.get(tool);
     const count = streak?.outcome === key ? streak.count + 1 : 1;
     this.streaks.set(tool, { outcome: key, count });
     if (this.threshold === 0 || count < this.threshold) return undefined;
     if (failed) return { opened: `${tool} failed ${count} times in a row: ${outcome.error}` };
-    if (count > this.threshold) return { opened: `${tool} was called ${count} times in a row with the same arguments and gave the same result each time` };
+    if (count > this.threshold)
+      return {
+        opened: `${tool} was called ${count} times in a row with the same arguments and gave the same result each time`,
+      };
     return {
       note:
         `You have called ${tool} with the same arguments ${count} times in a row and got the same result each time. ` +

@@ -1,6 +1,6 @@
 import { isCancellation, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
-import { DEFAULT_MAX_HISTORY_EVENTS } from '../contract/activity-options';
 import type { ResolvedRun } from '../contract/activity-io';
+import { DEFAULT_MAX_HISTORY_EVENTS } from '../contract/activity-options';
 import type { AgentLoopInput, ChatMessage, Usage, WaveRecord } from '../contract/agent-loop';
 import { compacted, compactionRange } from './compaction';
 import { summarize } from './model-calls';
@@ -62,7 +62,8 @@ export class Memory {
   nearlyFull(): boolean {
     const { contextTokens } = this.run;
     if (!contextTokens || !this.lastCall || this.pruned) return false;
-    const next = this.lastCall.promptTokens + this.lastCall.completionTokens + Math.ceil(this.transcript.charsSinceReply() / 4);
+    const next =
+      this.lastCall.promptTokens + this.lastCall.completionTokens + Math.ceil(this.transcript.charsSinceReply() / 4);
     return next > contextTokens * CONTEXT_PRUNE_SHARE;
   }
 
@@ -78,7 +79,9 @@ export class Memory {
   /** Whether the history has grown long enough for a hand-over (or Temporal suggests one). */
   handOverDue(): boolean {
     const info = workflowInfo();
-    return info.continueAsNewSuggested || info.historyLength >= (this.run.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS);
+    return (
+      info.continueAsNewSuggested || info.historyLength >= (this.run.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS)
+    );
   }
 
   /**
@@ -89,7 +92,9 @@ export class Memory {
   async handOver(input: AgentLoopInput, state: Omit<Continuation, 'messages'>): Promise<never> {
     const messages = (await this.summarized('hand-over')) ?? this.transcript.messages;
     const initialVersioningBehavior = workflowInfo().parent ? undefined : 'AUTO_UPGRADE';
-    return makeContinueAsNewFunc<(input: AgentLoopInput, carried?: Continuation) => Promise<unknown>>({ initialVersioningBehavior })(input, { ...state, messages });
+    return makeContinueAsNewFunc<(input: AgentLoopInput, carried?: Continuation) => Promise<unknown>>({
+      initialVersioningBehavior,
+    })(input, { ...state, messages });
   }
 
   /** The transcript with its older part replaced by a summary, or undefined when there is nothing to drop. */

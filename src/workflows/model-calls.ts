@@ -1,14 +1,32 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { DEFAULT_MODEL_ACTIVITY_OPTIONS, LOCAL_MODEL_ACTIVITY_OPTIONS, RESOLVE_RUN_ACTIVITY_OPTIONS } from '../contract/activity-options';
-import type { ModelCallInput, ModelCallOutput, ModelCallPolicy, ResolvedRun, SummarizeOutput } from '../contract/activity-io';
+import type {
+  ModelCallInput,
+  ModelCallOutput,
+  ModelCallPolicy,
+  ResolvedRun,
+  SummarizeOutput,
+} from '../contract/activity-io';
+import {
+  DEFAULT_MODEL_ACTIVITY_OPTIONS,
+  LOCAL_MODEL_ACTIVITY_OPTIONS,
+  RESOLVE_RUN_ACTIVITY_OPTIONS,
+} from '../contract/activity-options';
 import { FailureType } from '../contract/errors';
 import { modelSummary } from '../contract/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
 
 const { callModel, summarizeTranscript } = proxyActivities<Activities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
-const { callModel: callModelLocally, resolveRun: resolveRunLocally } = proxyLocalActivities<Activities>(LOCAL_MODEL_ACTIVITY_OPTIONS);
+const { callModel: callModelLocally, resolveRun: resolveRunLocally } =
+  proxyLocalActivities<Activities>(LOCAL_MODEL_ACTIVITY_OPTIONS);
 
 /**
  * The agent profile merged with the run's input, validated on the worker (validation needs zod,
@@ -17,7 +35,10 @@ const { callModel: callModelLocally, resolveRun: resolveRunLocally } = proxyLoca
  */
 export async function resolveRun(input: unknown): Promise<ResolvedRun> {
   try {
-    return await resolveRunLocally.executeWithOptions({ ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve agent and tools' }, [input]);
+    return await resolveRunLocally.executeWithOptions(
+      { ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve agent and tools' },
+      [input],
+    );
   } catch (err) {
     throw asRunFailure(err, 'Resolving the agent failed');
   }
@@ -29,14 +50,21 @@ export async function resolveRun(input: unknown): Promise<ResolvedRun> {
  * every promise workflow code creates, and the loop makes many. Retries that run out fail the run
  * as `ModelUnavailable`, with the last attempt's failure; a non-retryable cause keeps its type.
  */
-export function askModel(request: ModelCallInput, { local, timeoutMs, retry }: ModelCallPolicy & { local: boolean }): Promise<ModelCallOutput> {
+export function askModel(
+  request: ModelCallInput,
+  { local, timeoutMs, retry }: ModelCallPolicy & { local: boolean },
+): Promise<ModelCallOutput> {
   const summary = modelSummary(request.iteration);
   const options = { summary, startToCloseTimeout: timeoutMs, retry };
   const call = local
     ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, ...options }, [request])
     : callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, ...options }, [request]);
   return call.catch((err: unknown) => {
-    throw asRunFailure(err, `The model call of iteration ${request.iteration} kept failing`, FailureType.ModelUnavailable);
+    throw asRunFailure(
+      err,
+      `The model call of iteration ${request.iteration} kept failing`,
+      FailureType.ModelUnavailable,
+    );
   });
 }
 
@@ -51,9 +79,18 @@ export function summarize(
   run: Pick<ResolvedRun, 'model' | 'contextTokens'>,
 ): Promise<SummarizeOutput> {
   const { workflowId, runId } = workflowInfo();
-  return summarizeTranscript.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: `${label} · summarize ${range.to - range.from} messages` }, [
-    { workflowId, runId, ...range, model: run.model, ...(run.contextTokens ? { maxChars: run.contextTokens * 2 } : {}) },
-  ]);
+  return summarizeTranscript.executeWithOptions(
+    { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: `${label} · summarize ${range.to - range.from} messages` },
+    [
+      {
+        workflowId,
+        runId,
+        ...range,
+        model: run.model,
+        ...(run.contextTokens ? { maxChars: run.contextTokens * 2 } : {}),
+      },
+    ],
+  );
 }
 
 /** Whether a model call failed because the transcript no longer fits the model's context window. */
@@ -70,7 +107,17 @@ function asRunFailure(err: unknown, context: string, fallbackType = 'ActivityFai
   if (!(err instanceof ActivityFailure) || isCancellation(err)) return err;
   const cause = err.cause;
   if (cause instanceof ApplicationFailure && cause.nonRetryable) {
-    return ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, nonRetryable: true, cause });
+    return ApplicationFailure.create({
+      type: cause.type ?? undefined,
+      message: cause.message,
+      nonRetryable: true,
+      cause,
+    });
   }
-  return ApplicationFailure.create({ type: fallbackType, message: `${context}: ${cause?.message ?? err.message}`, nonRetryable: true, cause: err });
+  return ApplicationFailure.create({
+    type: fallbackType,
+    message: `${context}: ${cause?.message ?? err.message}`,
+    nonRetryable: true,
+    cause: err,
+  });
 }

@@ -9,7 +9,10 @@ import { WavePlanSchema, type WavePlan } from '../contract/plan';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
-const TaggedCallSchema = z.object({ tool_name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}) });
+const TaggedCallSchema = z.object({
+  tool_name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+});
 const TOOL_TAG = /<tool>([\s\S]*?)<\/tool>/g;
 
 /**
@@ -18,11 +21,18 @@ const TOOL_TAG = /<tool>([\s\S]*?)<\/tool>/g;
  */
 export function parsePlan(text: string): Parsed<WavePlan> {
   const tagged = [...text.matchAll(TOOL_TAG)];
-  if (tagged.length > 0) return parseTagged(tagged.map((match) => match[1]), text.replace(TOOL_TAG, '').trim());
+  if (tagged.length > 0)
+    return parseTagged(
+      tagged.map((match) => match[1]),
+      text.replace(TOOL_TAG, '').trim(),
+    );
 
   const json = extractJson(text);
   if (json === undefined) {
-    return { ok: false, error: 'the reply is not a JSON object. Reply with one wave_plan JSON object and nothing else.' };
+    return {
+      ok: false,
+      error: 'the reply is not a JSON object. Reply with one wave_plan JSON object and nothing else.',
+    };
   }
   let value: unknown;
   try {
@@ -32,7 +42,10 @@ export function parsePlan(text: string): Parsed<WavePlan> {
   }
   const plan = WavePlanSchema.safeParse(value);
   if (!plan.success) {
-    return { ok: false, error: `the plan does not match the wave_plan schema: ${describeIssues(plan.error.issues, 'plan')}.` };
+    return {
+      ok: false,
+      error: `the plan does not match the wave_plan schema: ${describeIssues(plan.error.issues, 'plan')}.`,
+    };
   }
   return { ok: true, value: plan.data };
 }

@@ -31,7 +31,9 @@ export function plannerFor(planner: Planner, options: PlannerOptions = {}): Plan
 const nativePlanner: PlannerRules = {
   read(reply) {
     const calls = reply.tool_calls ?? [];
-    return calls.length === 0 ? { kind: 'answer', answer: reply.content ?? '' } : { kind: 'wave', calls, text: reply.content ?? '' };
+    return calls.length === 0
+      ? { kind: 'answer', answer: reply.content ?? '' }
+      : { kind: 'wave', calls, text: reply.content ?? '' };
   },
   report(wave) {
     return wave.calls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: resultText(call) }));
@@ -46,7 +48,9 @@ const nativePlanner: PlannerRules = {
 function jsonPlanner(options: PlannerOptions): PlannerRules {
   // Whether the model has planned with `<tool>` blocks in this run: it has no JSON mode, and a reply
   // without blocks or JSON is then its answer.
-  let tagged = (options.earlier ?? []).some((message) => message.role === 'assistant' && TOOL_TAG.test(message.content ?? ''));
+  let tagged = (options.earlier ?? []).some(
+    (message) => message.role === 'assistant' && TOOL_TAG.test(message.content ?? ''),
+  );
   return { read, report };
 
   function read(reply: AssistantMessage, iteration: number): Step {
@@ -61,7 +65,11 @@ function jsonPlanner(options: PlannerOptions): PlannerRules {
     const { tools, status, answer, action } = plan.value;
     if (tools.length === 0) {
       if (status === 'done') return { kind: 'answer', answer: answer ?? action };
-      return { kind: 'retry', text, feedback: 'status "continue" needs at least one tool; reply with status "done" and an answer when finished.' };
+      return {
+        kind: 'retry',
+        text,
+        feedback: 'status "continue" needs at least one tool; reply with status "done" and an answer when finished.',
+      };
     }
     const seen = new Set<string>();
     const calls = tools.map((call, index): ToolCallMessagePart => {

@@ -1,9 +1,9 @@
 import { setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../contract/activity-options';
 import type { AgentLoopResult, RunProgress, RunStatus } from '../contract/agent-loop';
+import { statusQuery } from '../contract/messages';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../contract/search-attributes';
 import { ZERO_USAGE } from '../contract/usage';
-import { statusQuery } from '../contract/messages';
 import { runDetails } from './run-details';
 
 /**
@@ -61,7 +61,8 @@ export class Publisher {
     const values = `${status}/${iteration}/${usage.totalTokens}`;
     if (values === this.published.values) return;
     const at = this.replyAt;
-    if (status === this.published.status && at !== undefined && at - this.published.at < SEARCH_ATTRIBUTE_REFRESH_MS) return;
+    if (status === this.published.status && at !== undefined && at - this.published.at < SEARCH_ATTRIBUTE_REFRESH_MS)
+      return;
     this.published = { values, status, at: at ?? 0 };
     upsertSearchAttributes([
       { key: WAVELOOP_STATUS, value: status },
@@ -72,7 +73,13 @@ export class Publisher {
 
   /** The run's result: the status query and search attributes show how it ended. */
   finish(status: RunStatus, answer: string): AgentLoopResult {
-    Object.assign(this.progress, { status, phase: 'done', pendingQuestions: [], pendingApprovals: [], conversation: undefined });
+    Object.assign(this.progress, {
+      status,
+      phase: 'done',
+      pendingQuestions: [],
+      pendingApprovals: [],
+      conversation: undefined,
+    });
     this.publish();
     const { iteration, waves, usage } = this.progress;
     return { status, answer, iterations: iteration, waves, usage };

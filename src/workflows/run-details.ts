@@ -1,5 +1,11 @@
 import type { RunProgress } from '../contract/agent-loop';
-import { answerCommandLine, approveCommandLine, denyCommandLine, endCommandLine, sendCommandLine } from '../contract/command-lines';
+import {
+  answerCommandLine,
+  approveCommandLine,
+  denyCommandLine,
+  endCommandLine,
+  sendCommandLine,
+} from '../contract/command-lines';
 import { toolSummary } from '../contract/summaries';
 
 /** The most characters of a call's arguments, a question or a message the details show. */
@@ -21,7 +27,11 @@ export interface RunMoment {
  */
 export function runDetails({ progress, workflowId, wave }: RunMoment): string {
   const where = `iteration ${progress.iteration} of ${progress.maxIterations}`;
-  const waits = [...questions(progress, workflowId), ...approvals(progress, workflowId), ...conversation(progress, workflowId)];
+  const waits = [
+    ...questions(progress, workflowId),
+    ...approvals(progress, workflowId),
+    ...conversation(progress, workflowId),
+  ];
   if (waits.length) return [`**Waiting for a person** · ${where}`, ...waits].join('\n\n');
   switch (progress.phase) {
     case 'starting':
@@ -43,7 +53,9 @@ export function runDetails({ progress, workflowId, wave }: RunMoment): string {
 }
 
 function questions(progress: RunProgress, workflowId: string): string[] {
-  return progress.pendingQuestions.map((q) => `Question: ${clip(q.question)}\n\nAnswer with \`${answerCommandLine(workflowId)}\``);
+  return progress.pendingQuestions.map(
+    (q) => `Question: ${clip(q.question)}\n\nAnswer with \`${answerCommandLine(workflowId)}\``,
+  );
 }
 
 function approvals(progress: RunProgress, workflowId: string): string[] {
@@ -56,7 +68,9 @@ function approvals(progress: RunProgress, workflowId: string): string[] {
 
 function conversation(progress: RunProgress, workflowId: string): string[] {
   if (!progress.conversation) return [];
-  return [`The agent said: ${clip(progress.conversation.message)}\n\nReply with \`${sendCommandLine(workflowId)}\` or end with \`${endCommandLine(workflowId)}\``];
+  return [
+    `The agent said: ${clip(progress.conversation.message)}\n\nReply with \`${sendCommandLine(workflowId)}\` or end with \`${endCommandLine(workflowId)}\``,
+  ];
 }
 
 function clip(text: string): string {

@@ -66,14 +66,27 @@ export class Transcript {
     if (whole) return { count, from: 0, messages: this.messages };
     if (this.held) {
       const { seen, replyId } = this.held;
-      return { count, from: seen, after: replyId, messages: this.messages.slice(seen).map((message) => this.byReference(message)) };
+      return {
+        count,
+        from: seen,
+        after: replyId,
+        messages: this.messages.slice(seen).map((message) => this.byReference(message)),
+      };
     }
     const chars = this.messages.reduce((n, message) => n + (message.content?.length ?? 0), 0);
-    return { count, from: 0, messages: chars <= MAX_OPENING_CHARS ? this.messages.map((message) => this.byReference(message)) : [] };
+    return {
+      count,
+      from: 0,
+      messages: chars <= MAX_OPENING_CHARS ? this.messages.map((message) => this.byReference(message)) : [],
+    };
   }
 
   private byReference(message: ChatMessage): ChatMessage | ToolResultRef {
     if (message.role !== 'tool' || !this.keptResults.has(message.tool_call_id)) return message;
-    return { role: 'tool', tool_call_id: message.tool_call_id, result: { chars: message.content.length, hash: textHash(message.content) } };
+    return {
+      role: 'tool',
+      tool_call_id: message.tool_call_id,
+      result: { chars: message.content.length, hash: textHash(message.content) },
+    };
   }
 }

@@ -1,12 +1,18 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import type { ToolInfo } from '../contract/activity-io';
+import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import type { ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
 import { FailureType } from '../contract/errors';
+import { toolSummary } from '../contract/summaries';
 import type { HumanGate } from './human-gate';
 import { DENIED } from './limits';
-import { toolSummary } from '../contract/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -34,10 +40,17 @@ export interface WaveContext {
  */
 export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Promise<ToolCallRecord[]> {
   const { settled } = context;
-  return Promise.all(calls.map((call) => (settled ? runCall(call, context).then((record) => (settled(record), record)) : runCall(call, context))));
+  return Promise.all(
+    calls.map((call) =>
+      settled ? runCall(call, context).then((record) => (settled(record), record)) : runCall(call, context),
+    ),
+  );
 }
 
-async function runCall(call: ToolCallMessagePart, { iteration, tools, workflowId, gate, answerTimeoutMs }: WaveContext): Promise<ToolCallRecord> {
+async function runCall(
+  call: ToolCallMessagePart,
+  { iteration, tools, workflowId, gate, answerTimeoutMs }: WaveContext,
+): Promise<ToolCallRecord> {
   const name = call.function.name;
   const args = parseArguments(call.function.arguments);
   const record = { id: call.id, tool: name, args: args.ok ? args.value : {} };
@@ -65,7 +78,12 @@ async function runCall(call: ToolCallMessagePart, { iteration, tools, workflowId
     const output = tool.localActivity
       ? await runToolLocally.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, retry }, [input])
       : await runTool.executeWithOptions(
-          { summary, startToCloseTimeout: tool.timeoutMs, heartbeatTimeout: Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS), retry },
+          {
+            summary,
+            startToCloseTimeout: tool.timeoutMs,
+            heartbeatTimeout: Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS),
+            retry,
+          },
           [input],
         );
     return { ...record, ok: true, result: output.content };
@@ -79,7 +97,11 @@ async function runCall(call: ToolCallMessagePart, { iteration, tools, workflowId
  * The successful call of a loop-breaking tool in a wave, if any: `complete` ends the run with its
  * result (`task_complete`); `conversation` ends the turn with its message (`converse`).
  */
-export function loopBreak(calls: readonly ToolCallRecord[], tools: ReadonlyMap<string, ToolInfo>, kind: 'complete' | 'conversation'): ToolCallRecord | undefined {
+export function loopBreak(
+  calls: readonly ToolCallRecord[],
+  tools: ReadonlyMap<string, ToolInfo>,
+  kind: 'complete' | 'conversation',
+): ToolCallRecord | undefined {
   return calls.find((call) => {
     const tool = tools.get(call.tool);
     return call.ok && tool?.loopBreaking && (tool.interaction ?? 'complete') === kind;
@@ -88,7 +110,9 @@ export function loopBreak(calls: readonly ToolCallRecord[], tools: ReadonlyMap<s
 
 /** The calls of a wave whose results `runTool` returned (not the tools the workflow answers itself). */
 export function ranOnWorker(calls: readonly ToolCallRecord[], tools: ReadonlyMap<string, ToolInfo>): string[] {
-  return calls.filter((call) => call.ok && tools.has(call.tool) && !tools.get(call.tool)!.interaction).map((call) => call.id);
+  return calls
+    .filter((call) => call.ok && tools.has(call.tool) && !tools.get(call.tool)!.interaction)
+    .map((call) => call.id);
 }
 
 /**
@@ -108,7 +132,8 @@ async function interact(
   if (!text) return { ok: false, error: `${tool.name} needs a non-empty "${field}" string.` };
   if (tool.interaction === 'conversation') return { ok: true, result: text };
   const answer = await gate.ask(callId, text, answerTimeoutMs);
-  if (answer === undefined) return { ok: true, result: `Nobody answered within ${Math.round(answerTimeoutMs! / 1000)} seconds.` };
+  if (answer === undefined)
+    return { ok: true, result: `Nobody answered within ${Math.round(answerTimeoutMs! / 1000)} seconds.` };
   return { ok: true, result: answer };
 }
 

@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
 import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, Registry } from '../../src/activities';
 import type { ModelCallInput, ModelCallOutput } from '../../src/contract/activity-io';
-import type { Assessment, ComponentOutput } from '../../src/contract/goal-tree/pursue-goal';
 import type { ChatMessage } from '../../src/contract/agent-loop';
+import type { Assessment, ComponentOutput } from '../../src/contract/goal-tree/pursue-goal';
 import { FakeModel } from '../support/fake-model';
 
 /**
@@ -39,7 +39,17 @@ function worker() {
 
 function callInput(overrides: Partial<ModelCallInput> = {}): ModelCallInput {
   const transcript = { count: messages.length, from: 0, messages };
-  return { workflowId: 'endpoints', runId: randomUUID(), model: 'fake-model', tools: [], planner: 'native', iteration: 1, transcript, maxOutputTokens: 4_096, ...overrides };
+  return {
+    workflowId: 'endpoints',
+    runId: randomUUID(),
+    model: 'fake-model',
+    tools: [],
+    planner: 'native',
+    iteration: 1,
+    transcript,
+    maxOutputTokens: 4_096,
+    ...overrides,
+  };
 }
 
 describe('callModel against endpoints that differ from OpenAI', () => {
@@ -75,7 +85,10 @@ describe('callModel against endpoints that differ from OpenAI', () => {
     const env = new MockActivityEnvironment({}, { logger });
     await env.run(activities.callModel, callInput());
     await env.run(activities.callModel, callInput());
-    const sent = fake.requests.map((r) => ({ max_tokens: r.max_tokens, max_completion_tokens: r.max_completion_tokens }));
+    const sent = fake.requests.map((r) => ({
+      max_tokens: r.max_tokens,
+      max_completion_tokens: r.max_completion_tokens,
+    }));
     expect(sent).toEqual([
       { max_tokens: 4_096, max_completion_tokens: undefined },
       { max_tokens: undefined, max_completion_tokens: 4_096 },
@@ -90,13 +103,15 @@ describe('callModel against endpoints that differ from OpenAI', () => {
   it('a 400 naming no parameter the endpoint refuses stays a non-retryable ModelBadRequest, asked once', async () => {
     fake.script({ status: 400, message: 'Unsupported parameter: top_logprobs' });
     const { activities, logger } = worker();
-    const error = await new MockActivityEnvironment({}, { logger }).run(activities.callModel, callInput()).catch((err: unknown) => err);
+    const error = await new MockActivityEnvironment({}, { logger })
+      .run(activities.callModel, callInput())
+      .catch((err: unknown) => err);
     expect(error).toMatchObject({ type: 'ModelBadRequest', nonRetryable: true });
     expect(fake.requests).toHaveLength(1);
     fake.assertDone();
   });
 
-  it('reasoning_content and a <think> block: the thinking is the output\'s reasoning, never the message', async () => {
+  it("reasoning_content and a <think> block: the thinking is the output's reasoning, never the message", async () => {
     fake.script(
       { content: 'Forty-two.', reasoning: 'Six times seven.' },
       { content: '<think>\nSix times seven, again.\n</think>\n\nForty-two again.', stream: { whole: true } },
@@ -105,19 +120,40 @@ describe('callModel against endpoints that differ from OpenAI', () => {
     const env = new MockActivityEnvironment({}, { logger });
     const streamed = await env.run(activities.callModel, callInput());
     const whole = await env.run(activities.callModel, callInput());
-    expect(streamed).toMatchObject({ message: { role: 'assistant', content: 'Forty-two.' }, reasoning: 'Six times seven.' });
-    expect(whole).toMatchObject({ message: { role: 'assistant', content: 'Forty-two again.' }, reasoning: 'Six times seven, again.' });
+    expect(streamed).toMatchObject({
+      message: { role: 'assistant', content: 'Forty-two.' },
+      reasoning: 'Six times seven.',
+    });
+    expect(whole).toMatchObject({
+      message: { role: 'assistant', content: 'Forty-two again.' },
+      reasoning: 'Six times seven, again.',
+    });
     fake.assertDone();
   });
 });
 
 describe('goal components against endpoints that refuse response_format', () => {
-  it('no response_format at all: the component\'s JSON Schema goes into the system prompt and the reply is still parsed', async () => {
-    const assessment = { directly_executable: true, reasoning: 'simple', action: { kind: 'answer', description: 'say it' } };
+  it("no response_format at all: the component's JSON Schema goes into the system prompt and the reply is still parsed", async () => {
+    const assessment = {
+      directly_executable: true,
+      reasoning: 'simple',
+      action: { kind: 'answer', description: 'say it' },
+    };
     fake.refuse(['json_schema', 'json_object']).script({ content: JSON.stringify(assessment) });
     const { activities, logger } = worker();
-    const input = { model: 'fake-model', objective: 'Say hi', goal: 'Say hi', stack: [], tools: [], evidence: [], canDecompose: true };
-    const output = (await new MockActivityEnvironment({}, { logger }).run(activities.assessGoal, input)) as ComponentOutput<Assessment>;
+    const input = {
+      model: 'fake-model',
+      objective: 'Say hi',
+      goal: 'Say hi',
+      stack: [],
+      tools: [],
+      evidence: [],
+      canDecompose: true,
+    };
+    const output = (await new MockActivityEnvironment({}, { logger }).run(
+      activities.assessGoal,
+      input,
+    )) as ComponentOutput<Assessment>;
     expect(output).toMatchObject({ ok: true, value: assessment });
     expect(output.usage.estimated).toBeUndefined();
     expect(fake.requests.map((r) => r.response_format?.type)).toEqual(['json_schema', 'json_object', undefined]);

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { describe, expect, it } from 'vitest';
 import { retryAfterMs, toModelFailure } from '../../src/activities/model/errors';
 
 function apiError(status: number, headers: Record<string, string> = {}): APIError {
@@ -46,22 +46,39 @@ describe('toModelFailure', () => {
   });
 
   it.each([
-    ['OpenAI\'s code', { message: 'Request too large', code: 'context_length_exceeded' }],
-    ['OpenAI\'s wording', { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens." }],
-    ['vLLM\'s wording', { message: 'The prompt is too long for the context window of this model.' }],
-  ])('toModelFailure: a 400 saying the transcript is too long (%s) is a non-retryable ModelContextExceeded', (_name, body) => {
-    const failure = toModelFailure(APIError.generate(400, { error: body }, undefined, new Headers()));
-    expect(failure.type).toBe('ModelContextExceeded');
-    expect(failure.nonRetryable).toBe(true);
-    expect(failure.message).toMatch(/^Model endpoint answered 400: the transcript does not fit the model's context window\./);
-  });
+    ["OpenAI's code", { message: 'Request too large', code: 'context_length_exceeded' }],
+    [
+      "OpenAI's wording",
+      {
+        message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+      },
+    ],
+    ["vLLM's wording", { message: 'The prompt is too long for the context window of this model.' }],
+  ])(
+    'toModelFailure: a 400 saying the transcript is too long (%s) is a non-retryable ModelContextExceeded',
+    (_name, body) => {
+      const failure = toModelFailure(APIError.generate(400, { error: body }, undefined, new Headers()));
+      expect(failure.type).toBe('ModelContextExceeded');
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toMatch(
+        /^Model endpoint answered 400: the transcript does not fit the model's context window\./,
+      );
+    },
+  );
 
-  it('toModelFailure: an error event inside a stream (llama.cpp\'s server error) is a retryable ModelServerError naming the endpoint', () => {
+  it("toModelFailure: an error event inside a stream (llama.cpp's server error) is a retryable ModelServerError naming the endpoint", () => {
     // What the `openai` client throws for `data: {"error": {…}}` mid-stream: an APIError without a status.
-    const inStream = new APIError(undefined, { code: 500, message: 'failed to decode the batch', type: 'server_error' }, undefined, undefined);
+    const inStream = new APIError(
+      undefined,
+      { code: 500, message: 'failed to decode the batch', type: 'server_error' },
+      undefined,
+      undefined,
+    );
     const failure = toModelFailure(inStream, 'http://llama:8080/v1');
     expect(failure).toMatchObject({ type: 'ModelServerError', nonRetryable: false });
-    expect(failure.message).toBe('The model endpoint http://llama:8080/v1 sent an error in the middle of its reply (500): failed to decode the batch');
+    expect(failure.message).toBe(
+      'The model endpoint http://llama:8080/v1 sent an error in the middle of its reply (500): failed to decode the batch',
+    );
     expect(failure.cause).toBe(inStream);
     const noCode = new APIError(undefined, { message: 'something broke' }, undefined, undefined);
     expect(toModelFailure(noCode)).toMatchObject({ type: 'ModelServerError', nonRetryable: false });
@@ -70,28 +87,54 @@ describe('toModelFailure', () => {
   it('toModelFailure: an error event inside a stream with a 400-class code is read as that status (context exceeded, rate limit)', () => {
     const context = new APIError(
       undefined,
-      { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error' },
+      {
+        code: 400,
+        message: 'the request exceeds the available context size, try increasing it',
+        type: 'exceed_context_size_error',
+      },
       undefined,
       undefined,
     );
     expect(toModelFailure(context)).toMatchObject({ type: 'ModelContextExceeded', nonRetryable: true });
-    const limited = new APIError(undefined, { code: 429, message: 'slow down', type: 'rate_limit_error' }, undefined, undefined);
+    const limited = new APIError(
+      undefined,
+      { code: 429, message: 'slow down', type: 'rate_limit_error' },
+      undefined,
+      undefined,
+    );
     expect(toModelFailure(limited)).toMatchObject({ type: 'ModelRateLimit', nonRetryable: false });
   });
 
-  it('toModelFailure: llama.cpp\'s 400 saying the context size is exceeded is ModelContextExceeded', () => {
-    const error = { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error' };
-    expect(toModelFailure(APIError.generate(400, { error }, undefined, new Headers())).type).toBe('ModelContextExceeded');
+  it("toModelFailure: llama.cpp's 400 saying the context size is exceeded is ModelContextExceeded", () => {
+    const error = {
+      code: 400,
+      message: 'the request exceeds the available context size, try increasing it',
+      type: 'exceed_context_size_error',
+    };
+    expect(toModelFailure(APIError.generate(400, { error }, undefined, new Headers())).type).toBe(
+      'ModelContextExceeded',
+    );
   });
 
   it('toModelFailure: network errors are retryable', () => {
-    expect(toModelFailure(new APIConnectionError({ message: 'ECONNREFUSED' }))).toMatchObject({ type: 'ModelConnection', nonRetryable: false });
-    expect(toModelFailure(new APIConnectionTimeoutError())).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });
+    expect(toModelFailure(new APIConnectionError({ message: 'ECONNREFUSED' }))).toMatchObject({
+      type: 'ModelConnection',
+      nonRetryable: false,
+    });
+    expect(toModelFailure(new APIConnectionTimeoutError())).toMatchObject({
+      type: 'ModelTimeout',
+      nonRetryable: false,
+    });
   });
 
   it('toModelFailure: given the endpoint, the message names it', () => {
-    expect(toModelFailure(apiError(404), 'http://models.internal/v1').message).toMatch(/^Model endpoint http:\/\/models\.internal\/v1 answered 404: /);
-    const refused = new APIConnectionError({ message: 'Connection error.', cause: new Error('fetch failed', { cause: new Error('connect ECONNREFUSED 10.0.0.1:80') }) });
+    expect(toModelFailure(apiError(404), 'http://models.internal/v1').message).toMatch(
+      /^Model endpoint http:\/\/models\.internal\/v1 answered 404: /,
+    );
+    const refused = new APIConnectionError({
+      message: 'Connection error.',
+      cause: new Error('fetch failed', { cause: new Error('connect ECONNREFUSED 10.0.0.1:80') }),
+    });
     expect(toModelFailure(refused, 'http://10.0.0.1/v1').message).toBe(
       'The model endpoint http://10.0.0.1/v1 could not be reached: Connection error. (fetch failed: connect ECONNREFUSED 10.0.0.1:80)',
     );

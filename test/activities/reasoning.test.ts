@@ -3,7 +3,10 @@ import { joinThinking, splitThinking } from '../../src/activities/model/reasonin
 
 describe('splitThinking', () => {
   it('splitThinking: a leading <think> block is thinking; the text after it is the reply', () => {
-    expect(splitThinking('<think>\nThe user wants 42.\n</think>\n\nForty-two.')).toEqual({ thinking: 'The user wants 42.', text: 'Forty-two.' });
+    expect(splitThinking('<think>\nThe user wants 42.\n</think>\n\nForty-two.')).toEqual({
+      thinking: 'The user wants 42.',
+      text: 'Forty-two.',
+    });
     expect(splitThinking('  <think></think>Hi')).toEqual({ thinking: '', text: 'Hi' });
   });
 

@@ -6,23 +6,54 @@ import { builtinTools } from '../../src/tools';
 
 const agents = [
   defineAgent({ name: 'default', system: 'You help.' }),
-  defineAgent({ name: 'slow', system: 'You help slowly.', toolCallText: 'off', limits: { maxOutputTokens: 512, modelTimeoutSeconds: 1_800, modelAttempts: 2 } }),
+  defineAgent({
+    name: 'slow',
+    system: 'You help slowly.',
+    toolCallText: 'off',
+    limits: { maxOutputTokens: 512, modelTimeoutSeconds: 1_800, modelAttempts: 2 },
+  }),
 ];
 const resolve = (workerModelCalls: { modelTimeoutMs?: number; modelRetry?: { maximumAttempts: number } } = {}) =>
-  createResolveRun({ registry: new Registry(builtinTools(), agents), defaultModel: 'm', now: () => new Date('2026-11-22T10:00:00Z'), ...workerModelCalls });
+  createResolveRun({
+    registry: new Registry(builtinTools(), agents),
+    defaultModel: 'm',
+    now: () => new Date('2026-11-22T10:00:00Z'),
+    ...workerModelCalls,
+  });
 
 describe('resolveRun: model calls', () => {
   it('defaults: 4,096 output tokens, text tool calls recovered, 10 minutes an attempt, 8 attempts', async () => {
     const run = await resolve()({ goal: 'x' });
-    expect(run).toMatchObject({ maxOutputTokens: 4_096, toolCallText: 'recover', modelCall: { timeoutMs: 600_000, retry: { maximumAttempts: 8, initialInterval: '1 second' } } });
+    expect(run).toMatchObject({
+      maxOutputTokens: 4_096,
+      toolCallText: 'recover',
+      modelCall: { timeoutMs: 600_000, retry: { maximumAttempts: 8, initialInterval: '1 second' } },
+    });
   });
 
   it('the run overrides its agent, and the agent the worker', async () => {
     const worker = resolve({ modelTimeoutMs: 120_000, modelRetry: { maximumAttempts: 5 } });
-    expect(await worker({ goal: 'x' })).toMatchObject({ modelCall: { timeoutMs: 120_000, retry: { maximumAttempts: 5 } } });
-    expect(await worker({ goal: 'x', agent: 'slow' })).toMatchObject({ maxOutputTokens: 512, toolCallText: 'off', modelCall: { timeoutMs: 1_800_000, retry: { maximumAttempts: 2 } } });
-    const run = await worker({ goal: 'x', agent: 'slow', maxOutputTokens: 64, toolCallText: 'recover', modelTimeoutSeconds: 30, modelAttempts: 1 });
-    expect(run).toMatchObject({ maxOutputTokens: 64, toolCallText: 'recover', modelCall: { timeoutMs: 30_000, retry: { maximumAttempts: 1 } } });
+    expect(await worker({ goal: 'x' })).toMatchObject({
+      modelCall: { timeoutMs: 120_000, retry: { maximumAttempts: 5 } },
+    });
+    expect(await worker({ goal: 'x', agent: 'slow' })).toMatchObject({
+      maxOutputTokens: 512,
+      toolCallText: 'off',
+      modelCall: { timeoutMs: 1_800_000, retry: { maximumAttempts: 2 } },
+    });
+    const run = await worker({
+      goal: 'x',
+      agent: 'slow',
+      maxOutputTokens: 64,
+      toolCallText: 'recover',
+      modelTimeoutSeconds: 30,
+      modelAttempts: 1,
+    });
+    expect(run).toMatchObject({
+      maxOutputTokens: 64,
+      toolCallText: 'recover',
+      modelCall: { timeoutMs: 30_000, retry: { maximumAttempts: 1 } },
+    });
   });
 
   it('bad values are refused as InvalidInput, naming the field', async () => {

@@ -4,7 +4,7 @@ import { textHash } from '../../src/contract/text-hash';
 
 const ref = (content: string) => ({ chars: content.length, hash: textHash(content) });
 
-describe('ToolResultCache: tool results a worker keeps for the run\'s next model call', () => {
+describe("ToolResultCache: tool results a worker keeps for the run's next model call", () => {
   it('gives back the result the workflow names, once', () => {
     const cache = new ToolResultCache();
     cache.remember('wf', 'run', 'call-1', '[{"id":2}]');

@@ -5,7 +5,11 @@ import type { ChatMessage } from '../../src/contract/agent-loop';
 const start: ChatMessage[] = [
   { role: 'system', content: 'You help.' },
   { role: 'user', content: 'Find Bob.' },
-  { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search_users', arguments: '{"name":"Bob"}' } }] },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search_users', arguments: '{"name":"Bob"}' } }],
+  },
 ];
 const result: ChatMessage = { role: 'tool', tool_call_id: 'c1', content: '[{"id":2}]' };
 

@@ -16,7 +16,12 @@ const SMOKE_TIMEOUT = 600_000;
 
 interface SmokeReport {
   machine: {
-    sizes: { overhead: { iterations: number }; realistic: { iterations: number }; throughput: number[]; longRun: number };
+    sizes: {
+      overhead: { iterations: number };
+      realistic: { iterations: number };
+      throughput: number[];
+      longRun: number;
+    };
     agentsLeftOut?: string;
   };
   results: ScenarioResult[];
@@ -38,15 +43,22 @@ const INTEGRATION = '@temporalio/openai-agents';
 
 /** Emits what `tsc -p tsconfig.bench.json` emits (dist-bench/), file by file, without type-checking. */
 function transpile(): void {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.bench.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(ROOT, 'tsconfig.bench.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
     },
-  })!;
+  )!;
   const { rootDir, outDir } = config.options;
   for (const file of config.fileNames) {
-    const { outputText } = ts.transpileModule(fs.readFileSync(file, 'utf8'), { compilerOptions: { ...config.options, sourceMap: false }, fileName: file });
+    const { outputText } = ts.transpileModule(fs.readFileSync(file, 'utf8'), {
+      compilerOptions: { ...config.options, sourceMap: false },
+      fileName: file,
+    });
     const target = path.join(outDir!, path.relative(rootDir!, file)).replace(/\.ts$/, '.js');
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, outputText);
@@ -56,9 +68,19 @@ function transpile(): void {
 beforeAll(async () => {
   transpile();
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bench-smoke-test-')), 'results.json');
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, WAVELOOP_TEMPORAL_BIN: process.env.WAVELOOP_TEMPORAL_BIN, BENCH_SMOKE: '1', BENCH_OUT: out };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    WAVELOOP_TEMPORAL_BIN: process.env.WAVELOOP_TEMPORAL_BIN,
+    BENCH_SMOKE: '1',
+    BENCH_OUT: out,
+  };
   exitCode = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join('dist-bench', 'bench', 'run.js')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [path.join('dist-bench', 'bench', 'run.js')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', resolve);
@@ -71,7 +93,9 @@ beforeAll(async () => {
 
 describe('bench (BENCH_SMOKE=1)', () => {
   it('runs scenarios 1–8, none fails, and exits 0', () => {
-    const failed = report.results.filter((r) => r.sizes === 'failed').map((r) => `scenario ${r.id} (${r.title}): ${JSON.stringify(r.data)}`);
+    const failed = report.results
+      .filter((r) => r.sizes === 'failed')
+      .map((r) => `scenario ${r.id} (${r.title}): ${JSON.stringify(r.data)}`);
     expect(failed).toEqual([]);
     expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(exitCode, stderr.slice(-4000)).toBe(0);
@@ -94,7 +118,13 @@ describe('bench (BENCH_SMOKE=1)', () => {
   ] as const)('scenario %i: every engine measures all its iterations without an error', (id, sizes) => {
     const { engines } = scenario(id).data as { engines: Engine[] };
     const iterations = report.machine.sizes[sizes].iterations;
-    expect(engines.map((e) => e.engine)).toEqual(expect.arrayContaining([expect.stringMatching(/^waveloop agentLoop/), expect.stringMatching(/floor/), INTEGRATION]));
+    expect(engines.map((e) => e.engine)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^waveloop agentLoop/),
+        expect.stringMatching(/floor/),
+        INTEGRATION,
+      ]),
+    );
     for (const e of engines) {
       // A smoke run leaves Temporal's integration out.
       if (e.engine === INTEGRATION && report.machine.agentsLeftOut) expect(e.error).toBe(report.machine.agentsLeftOut);
@@ -112,10 +142,19 @@ describe('bench (BENCH_SMOKE=1)', () => {
   });
 
   it('scenario 4: every configuration completes all its concurrent runs', () => {
-    const rows = scenario(4).data as Array<{ config: { count: number; role: string }; completed: number; firstError?: string }>;
+    const rows = scenario(4).data as Array<{
+      config: { count: number; role: string };
+      completed: number;
+      firstError?: string;
+    }>;
     const [count] = report.machine.sizes.throughput;
     expect(rows.map((r) => r.config.role).sort()).toEqual(['allLocal', 'local', 'sdk', 'tuned']);
-    for (const r of rows) expect({ runs: r.config.count, completed: r.completed, error: r.firstError }, r.config.role).toEqual({ runs: count, completed: count, error: undefined });
+    for (const r of rows)
+      expect({ runs: r.config.count, completed: r.completed, error: r.firstError }, r.config.role).toEqual({
+        runs: count,
+        completed: count,
+        error: undefined,
+      });
   });
 
   it('scenario 5: history grows by some bytes an iteration; the long run hands over and reaches its last iteration', () => {
@@ -144,7 +183,9 @@ describe('bench (BENCH_SMOKE=1)', () => {
   });
 
   it('scenario 8: the tool as a regular and as a local activity both run every iteration', () => {
-    const { figures } = scenario(8).data as { figures: Record<string, { iterations: number; timeline: { localActivities: number } }> };
+    const { figures } = scenario(8).data as {
+      figures: Record<string, { iterations: number; timeline: { localActivities: number } }>;
+    };
     const iterations = report.machine.sizes.overhead.iterations;
     expect(figures['regular activity'].iterations).toBe(iterations);
     expect(figures['local activity'].iterations).toBe(iterations);

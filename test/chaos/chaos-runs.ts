@@ -1,4 +1,4 @@
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
 import { approveUpdate, statusQuery } from '../../src/contract/messages';
 import type { DemoDatabase } from '../../src/demo';

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/server/embedded-server';
 import { isServerUp } from '../../src/server/address';
+import { ensureEmbeddedServer, stopEmbeddedServer } from '../../src/server/embedded-server';
 import { SERVER_PID_FILE } from '../../src/server/files';
 import { eventually } from '../support/wait';
 
@@ -44,10 +44,14 @@ export interface ToolLogLine {
 export function readToolLog(dataDir: string): ToolLogLine[] {
   const log = path.join(dataDir, 'tool-executions.log');
   if (!fs.existsSync(log)) return [];
-  return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => {
-    const [event, pid, key] = line.split(' ');
-    return { event: event as ToolLogLine['event'], pid: Number(pid), key };
-  });
+  return fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [event, pid, key] = line.split(' ');
+      return { event: event as ToolLogLine['event'], pid: Number(pid), key };
+    });
 }
 
 interface WorkerProcess {
@@ -111,16 +115,22 @@ export class WorkerPool {
   async stop(): Promise<void> {
     this.stopping = true;
     await Promise.all(
-      [...this.workers].map((w) => new Promise<void>((resolve) => {
-        if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
-        w.child.once('exit', () => resolve());
-        w.child.kill('SIGKILL');
-      })),
+      [...this.workers].map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
+            w.child.once('exit', () => resolve());
+            w.child.kill('SIGKILL');
+          }),
+      ),
     );
   }
 
   private spawn(): void {
-    const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WORKER_SCRIPT], {
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const spawnedAt = Date.now();
     const worker: WorkerProcess = { child, pid: child.pid!, ready: false, killed: false };
     this.spawned += 1;
@@ -169,8 +179,18 @@ export class ChaosServer {
 
   async start(): Promise<void> {
     // A server being stopped may still answer for a moment: start the next one once it is down (or after 50 reads).
-    await eventually(() => isServerUp(this.address, 200), (up) => !up, { attempts: 50 }).catch(() => undefined);
-    await ensureEmbeddedServer({ dataDir: this.dataDir, address: this.address, uiPort: this.uiPort, readyTimeoutMs: 60_000, dynamicConfig: CHAOS_DYNAMIC_CONFIG });
+    await eventually(
+      () => isServerUp(this.address, 200),
+      (up) => !up,
+      { attempts: 50 },
+    ).catch(() => undefined);
+    await ensureEmbeddedServer({
+      dataDir: this.dataDir,
+      address: this.address,
+      uiPort: this.uiPort,
+      readyTimeoutMs: 60_000,
+      dynamicConfig: CHAOS_DYNAMIC_CONFIG,
+    });
   }
 
   /** Stops the server (SIGKILL when `hard`, else `stopEmbeddedServer`'s SIGTERM) and starts it again on the same SQLite file. */
@@ -178,7 +198,11 @@ export class ChaosServer {
     if (hard) {
       const { pid } = JSON.parse(fs.readFileSync(path.join(this.dataDir, SERVER_PID_FILE), 'utf8')) as { pid: number };
       process.kill(-pid, 'SIGKILL');
-      await eventually(() => isAlive(pid), (alive) => !alive, { intervalMs: 50, attempts: 1_200, problem: `The killed server (pid ${pid}) did not exit.` });
+      await eventually(
+        () => isAlive(pid),
+        (alive) => !alive,
+        { intervalMs: 50, attempts: 1_200, problem: `The killed server (pid ${pid}) did not exit.` },
+      );
     } else {
       await stopEmbeddedServer(this.dataDir);
     }

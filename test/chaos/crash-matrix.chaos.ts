@@ -1,19 +1,19 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentLoopResult } from '../../src/contract/agent-loop';
+import { statusQuery } from '../../src/contract/messages';
 import { openDemoDatabase, type DemoDatabase } from '../../src/demo';
 import { FakeModel } from '../support/fake-model';
 import { workflowBundle } from '../support/harness';
 import { activities } from '../support/history';
-import { statusQuery } from '../../src/contract/messages';
-import { chaosReply, chaosUserId, expectedAnswer } from './script';
-import { ChaosServer, freePorts, readToolLog, WorkerPool } from './cluster';
 import { chaosCalls, countUserUpdates, retryWhileRestarting, userUpdates } from './chaos-runs';
-import { temporal } from '@temporalio/proto';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { ChaosServer, freePorts, readToolLog, WorkerPool } from './cluster';
+import { chaosReply, chaosUserId, expectedAnswer } from './script';
 
 /**
  * The crash matrix: RUNS agent runs on WORKERS worker processes that are SIGKILLed at random points
@@ -107,7 +107,12 @@ afterAll(async () => {
 
 describe('crash matrix', () => {
   it('chaos: every run completes with its scripted answer through worker kills and server restarts', async () => {
-    const runs: Run[] = Array.from({ length: RUNS }, (_, n) => ({ n, workflowId: `chaos-${n}-${process.pid}`, done: false, approved: false }));
+    const runs: Run[] = Array.from({ length: RUNS }, (_, n) => ({
+      n,
+      workflowId: `chaos-${n}-${process.pid}`,
+      done: false,
+      approved: false,
+    }));
     const killPoints: KillPoint[] = [];
     let stop = false;
     let lastKillAt = Date.now();
@@ -167,21 +172,27 @@ describe('crash matrix', () => {
         await sleep(1_000);
         if (tick % 10 === 0) {
           const done = runs.filter((r) => r.done).length;
-          console.log(`chaos ${Math.round((Date.now() - began) / 1000)}s: ${done}/${RUNS} runs done, ${pool.kills} kills, ${server.restarts} server restarts, ${pool.spawned} workers started (${pool.unexpectedExits} died unasked)`);
+          console.log(
+            `chaos ${Math.round((Date.now() - began) / 1000)}s: ${done}/${RUNS} runs done, ${pool.kills} kills, ${server.restarts} server restarts, ${pool.spawned} workers started (${pool.unexpectedExits} died unasked)`,
+          );
         }
         // A run still open long after the chaos ended is stuck: say where, so a failure can be understood from CI's log.
         if (tick % 30 === 0 && Date.now() - lastKillAt > STUCK_AFTER_MS) {
           for (const run of runs.filter((r) => r.execution !== undefined && !r.done)) console.log(await diagnose(run));
         }
         await Promise.all(
-          runs.filter((r) => r.execution !== undefined && !r.done).map(async (run) => {
-            if (!run.approved) await calls.approve(run);
-            const description = await calls.within(3_000, () => client.workflow.getHandle(run.workflowId).describe()).catch(() => undefined);
-            if (description && description.status.name !== 'RUNNING') {
-              run.done = true;
-              run.execution = description.status.name;
-            }
-          }),
+          runs
+            .filter((r) => r.execution !== undefined && !r.done)
+            .map(async (run) => {
+              if (!run.approved) await calls.approve(run);
+              const description = await calls
+                .within(3_000, () => client.workflow.getHandle(run.workflowId).describe())
+                .catch(() => undefined);
+              if (description && description.status.name !== 'RUNNING') {
+                run.done = true;
+                run.execution = description.status.name;
+              }
+            }),
         );
       }
     })();
@@ -216,7 +227,8 @@ describe('crash matrix', () => {
       const history = await handle.fetchHistory();
       const tools = activities(history).filter((a) => a.type === 'runTool');
       const keys = tools.map((a) => `${run.workflowId}/${(a.input as { toolCallId: string }).toolCallId}`);
-      if (new Set(keys).size !== keys.length || tools.length !== 5) problems.push(`run ${run.n}: ${tools.length} tool activities for ${new Set(keys).size} calls`);
+      if (new Set(keys).size !== keys.length || tools.length !== 5)
+        problems.push(`run ${run.n}: ${tools.length} tool activities for ${new Set(keys).size} calls`);
       tools.forEach((activity, i) => {
         const ran = executions.get(keys[i]) ?? 0;
         const counted = activity.summary.includes('get_user'); // get_user is not instrumented
@@ -227,7 +239,10 @@ describe('crash matrix', () => {
       });
       if (activities(history).some((a) => a.attempts > 1)) interrupted += 1;
       for (const event of history.events ?? []) {
-        maxWorkflowTaskAttempt = Math.max(maxWorkflowTaskAttempt, event.workflowTaskScheduledEventAttributes?.attempt ?? 0);
+        maxWorkflowTaskAttempt = Math.max(
+          maxWorkflowTaskAttempt,
+          event.workflowTaskScheduledEventAttributes?.attempt ?? 0,
+        );
         const timedOut = event.workflowTaskTimedOutEventAttributes;
         const failed = event.workflowTaskFailedEventAttributes;
         const trouble = timedOut
@@ -264,11 +279,20 @@ describe('crash matrix', () => {
       completedToolCallsRerun: reranCalls,
       secondsFromLastKillToAllDone: Math.round((allDoneAt - lastKillAt) / 100) / 10,
     };
-    console.log(`crash matrix report\n${Object.entries(report).map(([k, v]) => `  ${k.padEnd(28)} ${v}`).join('\n')}`);
+    console.log(
+      `crash matrix report\n${Object.entries(report)
+        .map(([k, v]) => `  ${k.padEnd(28)} ${v}`)
+        .join('\n')}`,
+    );
     if (pool.lastErrors.length > 0) console.log(`last worker errors:\n${pool.lastErrors.join('\n---\n')}`);
 
     expect(problems).toEqual([]);
-    expect(report).toMatchObject({ lostRuns: 0, duplicatedEffects: 0, completedToolCallsRerun: 0, serverRestarts: RESTARTS });
+    expect(report).toMatchObject({
+      lostRuns: 0,
+      duplicatedEffects: 0,
+      completedToolCallsRerun: 0,
+      serverRestarts: RESTARTS,
+    });
     expect(report.workerKills).toBeGreaterThanOrEqual(MIN_KILLS);
     expect(report.killsDuringModelCall).toBeGreaterThan(0);
     expect(report.killsDuringToolCall).toBeGreaterThan(0);
@@ -289,13 +313,30 @@ async function diagnose(run: Run): Promise<string> {
   try {
     const { raw } = await calls.within(5_000, () => handle.describe());
     const events = (await calls.within(5_000, () => handle.fetchHistory())).events ?? [];
-    const eventName = (type: number | null | undefined) => temporal.api.enums.v1.EventType[type ?? 0]?.replace('EVENT_TYPE_', '');
-    const activities = (raw.pendingActivities ?? []).map((a) =>
-      `  activity ${a.activityType?.name} #${a.activityId} state ${a.state} attempt ${a.attempt} last failure: ${a.lastFailure?.message ?? '-'}`);
-    const task = raw.pendingWorkflowTask ? [`  workflow task: state ${raw.pendingWorkflowTask.state} attempt ${raw.pendingWorkflowTask.attempt}`] : [];
+    const eventName = (type: number | null | undefined) =>
+      temporal.api.enums.v1.EventType[type ?? 0]?.replace('EVENT_TYPE_', '');
+    const activities = (raw.pendingActivities ?? []).map(
+      (a) =>
+        `  activity ${a.activityType?.name} #${a.activityId} state ${a.state} attempt ${a.attempt} last failure: ${a.lastFailure?.message ?? '-'}`,
+    );
+    const task = raw.pendingWorkflowTask
+      ? [`  workflow task: state ${raw.pendingWorkflowTask.state} attempt ${raw.pendingWorkflowTask.attempt}`]
+      : [];
     const last = events.slice(-12).map((e) => `  ${e.eventId} ${eventName(e.eventType)}`);
-    const approvals = await calls.within(3_000, () => handle.query(statusQuery)).then((p) => `  pending approvals ${JSON.stringify(p.pendingApprovals)}, approved by the test: ${run.approved}`, (err) => `  status query failed: ${err}`);
-    return [`stuck run ${run.n} (${run.workflowId}):`, ...activities, ...task, approvals, '  last events:', ...last].join('\n');
+    const approvals = await calls
+      .within(3_000, () => handle.query(statusQuery))
+      .then(
+        (p) => `  pending approvals ${JSON.stringify(p.pendingApprovals)}, approved by the test: ${run.approved}`,
+        (err) => `  status query failed: ${err}`,
+      );
+    return [
+      `stuck run ${run.n} (${run.workflowId}):`,
+      ...activities,
+      ...task,
+      approvals,
+      '  last events:',
+      ...last,
+    ].join('\n');
   } catch (err) {
     return `stuck run ${run.n}: cannot describe it: ${err}`;
   }
@@ -331,4 +372,3 @@ function toolExecutions(): Map<string, number> {
   }
   return counts;
 }
-

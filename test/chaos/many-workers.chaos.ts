@@ -1,19 +1,19 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/contract/agent-loop';
 import { openDemoDatabase } from '../../src/demo';
 import { FakeModel } from '../support/fake-model';
 import { workflowBundle } from '../support/harness';
 import { activities } from '../support/history';
 import { eventually } from '../support/wait';
-import { manyWorkersAnswer, manyWorkersGoal, manyWorkersReply } from './script';
 import { ChaosServer, freePorts, readToolLog, WorkerPool } from './cluster';
+import { manyWorkersAnswer, manyWorkersGoal, manyWorkersReply } from './script';
 
 /**
  * Many workers: WORKERS worker processes poll one task queue and share RUNS runs started at once,
@@ -50,11 +50,21 @@ beforeAll(async () => {
   client = new Client({ connection: await Connection.connect({ address: server.address }) });
   pool = new WorkerPool(
     WORKERS,
-    { TEMPORAL_ADDRESS: server.address, CHAOS_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: fake.baseURL, CHAOS_DATA_DIR: dataDir, CHAOS_BUNDLE: bundlePath },
+    {
+      TEMPORAL_ADDRESS: server.address,
+      CHAOS_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: fake.baseURL,
+      CHAOS_DATA_DIR: dataDir,
+      CHAOS_BUNDLE: bundlePath,
+    },
     { replaceKilled: false },
   );
   pool.start();
-  await eventually(() => pool.readyPids(), (pids) => pids.length === WORKERS, { attempts: 1_200, problem: 'The workers never all polled.' });
+  await eventually(
+    () => pool.readyPids(),
+    (pids) => pids.length === WORKERS,
+    { attempts: 1_200, problem: 'The workers never all polled.' },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -100,10 +110,18 @@ describe('many workers', () => {
       (log) => workers.every((pid) => log.some((line) => line.pid === pid && line.event === 'end')),
       { attempts: 1_200, problem: 'Not every worker finished a tool call.' },
     );
-    const victim = (await eventually(() => busiestWorker(workers), (busiest) => busiest !== undefined, { intervalMs: 20, attempts: 3_000, problem: 'No worker had a tool call in flight.' }))!;
+    const victim = (await eventually(
+      () => busiestWorker(workers),
+      (busiest) => busiest !== undefined,
+      { intervalMs: 20, attempts: 3_000, problem: 'No worker had a tool call in flight.' },
+    ))!;
     expect(pool.kill(victim)).toBe(true);
     const killedAt = Date.now();
-    await eventually(() => [...pool.workers].some((w) => w.pid === victim), (alive) => !alive, { problem: `The killed worker (pid ${victim}) did not exit.` });
+    await eventually(
+      () => [...pool.workers].some((w) => w.pid === victim),
+      (alive) => !alive,
+      { problem: `The killed worker (pid ${victim}) did not exit.` },
+    );
     const survivors = workers.filter((pid) => pid !== victim);
     const cutCalls = openCalls(victim); // its tool calls that the kill cut off
 
@@ -130,20 +148,24 @@ describe('many workers', () => {
       // 1. The run completed with its scripted answer.
       const outcome = outcomes.get(id);
       if (outcome instanceof Error || outcome?.status !== 'completed' || outcome.answer !== manyWorkersAnswer(n)) {
-        problems.push(`${id}: ${outcome instanceof Error ? outcome.message : `${outcome?.status} ${JSON.stringify(outcome?.answer)}`}`);
+        problems.push(
+          `${id}: ${outcome instanceof Error ? outcome.message : `${outcome?.status} ${JSON.stringify(outcome?.answer)}`}`,
+        );
       }
       // 3. Who ran its workflow tasks and activities (counted per worker below).
       const history = await handle.fetchHistory();
       const steps = workerSteps(history);
       for (const event of history.events ?? []) {
         const timedOut = event.workflowTaskTimedOutEventAttributes;
-        const type = timedOut && temporal.api.enums.v1.TimeoutType[timedOut.timeoutType ?? 0]?.replace('TIMEOUT_TYPE_', '');
+        const type =
+          timedOut && temporal.api.enums.v1.TimeoutType[timedOut.timeoutType ?? 0]?.replace('TIMEOUT_TYPE_', '');
         if (type) workflowTaskTimeouts.set(type, (workflowTaskTimeouts.get(type) ?? 0) + 1);
       }
       for (const step of steps) {
         const counts = step.kind === 'workflow task' ? workflowTasks : activityStarts;
         counts.set(step.pid, (counts.get(step.pid) ?? 0) + 1);
-        if (!workers.includes(step.pid)) problems.push(`${id}: event ${step.eventId} names pid ${step.pid}, none of the workers`);
+        if (!workers.includes(step.pid))
+          problems.push(`${id}: event ${step.eventId} names pid ${step.pid}, none of the workers`);
       }
 
       // 2. Each tool call ran once per attempt Temporal started: a call that completed never ran
@@ -162,14 +184,18 @@ describe('many workers', () => {
           problems.push(`${key}: did not complete`);
           continue;
         }
-        const finished = log.map((line) => line.key === key && line.event === 'end' && line.pid === completer).lastIndexOf(true);
+        const finished = log
+          .map((line) => line.key === key && line.event === 'end' && line.pid === completer)
+          .lastIndexOf(true);
         if (finished < 0) problems.push(`${key}: completed by pid ${completer}, whose tool never finished it`);
         else if (log.slice(finished + 1).some((line) => line.key === key && line.event === 'start')) {
           problems.push(`${key}: ran again after the execution that completed it`);
         }
-        const lostToTheKill = starts.length === tool.attempts - 1 && completer !== victim && !starts.some((s) => s.pid === victim);
+        const lostToTheKill =
+          starts.length === tool.attempts - 1 && completer !== victim && !starts.some((s) => s.pid === victim);
         if (lostToTheKill) lostAttempts += 1;
-        else if (starts.length !== tool.attempts) problems.push(`${key}: ran ${starts.length} times in ${tool.attempts} attempts`);
+        else if (starts.length !== tool.attempts)
+          problems.push(`${key}: ran ${starts.length} times in ${tool.attempts} attempts`);
         if (cutCalls.includes(key) && (tool.attempts < 2 || completer === victim)) {
           problems.push(`${key}: cut off by the kill, yet ${tool.attempts} attempt(s), completed by pid ${completer}`);
         }
@@ -188,7 +214,8 @@ describe('many workers', () => {
       if (closedAt > killedAt && taskBeforeKill?.pid === victim) runsHeldByTheVictim += 1;
     }
 
-    const perWorker = (counts: Map<number, number>) => workers.map((pid) => `${pid}${pid === victim ? ' (killed)' : ''}: ${counts.get(pid) ?? 0}`).join(', ');
+    const perWorker = (counts: Map<number, number>) =>
+      workers.map((pid) => `${pid}${pid === victim ? ' (killed)' : ''}: ${counts.get(pid) ?? 0}`).join(', ');
     const toolRuns = new Map<number, number>();
     for (const line of log) if (line.event === 'start') toolRuns.set(line.pid, (toolRuns.get(line.pid) ?? 0) + 1);
     const report = {
@@ -207,7 +234,11 @@ describe('many workers', () => {
       workflowTaskTimeouts: JSON.stringify(Object.fromEntries(workflowTaskTimeouts)),
       secondsFromKillToAllDone: Math.round((allDoneAt - killedAt) / 100) / 10,
     };
-    console.log(`many-workers report\n${Object.entries(report).map(([k, v]) => `  ${k.padEnd(32)} ${v}`).join('\n')}`);
+    console.log(
+      `many-workers report\n${Object.entries(report)
+        .map(([k, v]) => `  ${k.padEnd(32)} ${v}`)
+        .join('\n')}`,
+    );
     if (pool.lastErrors.length > 0) console.log(`last worker errors:\n${pool.lastErrors.join('\n---\n')}`);
 
     // 1, 2: every run completed with its answer; no tool call ran more often than it was attempted.
@@ -253,7 +284,12 @@ function workerSteps(history: History): Step[] {
     const activity = event.activityTaskStartedEventAttributes;
     const identity = task?.identity ?? activity?.identity;
     if (!identity) continue;
-    steps.push({ pid: pidOf(identity), kind: task ? 'workflow task' : 'activity', eventId: Number(event.eventId), atMs: tsToMs(event.eventTime) });
+    steps.push({
+      pid: pidOf(identity),
+      kind: task ? 'workflow task' : 'activity',
+      eventId: Number(event.eventId),
+      atMs: tsToMs(event.eventTime),
+    });
   }
   return steps;
 }

@@ -37,15 +37,23 @@ export function chaosReply(request: ChatRequest): ScriptedReply {
   const step = (k: number, s: number) => ({ id: id(k), name: 'chaos_step', args: { run: n, step: s } });
   switch (turn) {
     case 1:
-      return { delayMs, toolCalls: [step(0, 1), step(1, 2), { id: id(2), name: 'get_user', args: { id: chaosUserId(n) } }] };
+      return {
+        delayMs,
+        toolCalls: [step(0, 1), step(1, 2), { id: id(2), name: 'get_user', args: { id: chaosUserId(n) } }],
+      };
     case 2:
-      return { delayMs, toolCalls: [{ id: id(0), name: 'update_user', args: { id: chaosUserId(n), company: `Chaos-${n}` } }] };
+      return {
+        delayMs,
+        toolCalls: [{ id: id(0), name: 'update_user', args: { id: chaosUserId(n), company: `Chaos-${n}` } }],
+      };
     case 3:
       return { delayMs, toolCalls: [step(0, 3)] };
     case 4: {
       const results = request.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
       const updated = JSON.parse(results[3]) as { name: string; company: string };
-      const steps = [results[0], results[1], results[4]].every((r) => /^step \d of run \d+ done$/.test(r)) ? 'steps 1, 2, 3 done' : 'a step failed';
+      const steps = [results[0], results[1], results[4]].every((r) => /^step \d of run \d+ done$/.test(r))
+        ? 'steps 1, 2, 3 done'
+        : 'a step failed';
       return { delayMs, content: `run ${n}: ${updated.name} now works at ${updated.company} (${steps})` };
     }
     default:
@@ -78,9 +86,13 @@ export function manyWorkersReply(request: ChatRequest): ScriptedReply {
   if (n === undefined) return { status: 400, message: `fake model: not a many-workers goal: ${goal}` };
   const wave = MANY_WORKERS_WAVES[turn - 1];
   if (wave) {
-    return { delayMs: modelDelayMs(), toolCalls: wave.map((step, k) => ({ id: callId(n, turn, k), name: 'chaos_step', args: { run: n, step } })) };
+    return {
+      delayMs: modelDelayMs(),
+      toolCalls: wave.map((step, k) => ({ id: callId(n, turn, k), name: 'chaos_step', args: { run: n, step } })),
+    };
   }
-  if (turn !== MANY_WORKERS_WAVES.length + 1) return { status: 400, message: `fake model: many-workers run ${n} has no turn ${turn}` };
+  if (turn !== MANY_WORKERS_WAVES.length + 1)
+    return { status: 400, message: `fake model: many-workers run ${n} has no turn ${turn}` };
   // The steps the results report, in the order of the transcript: a lost or doubled result changes the answer.
   const steps = request.messages
     .filter((m) => m.role === 'tool')

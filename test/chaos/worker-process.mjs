@@ -7,12 +7,12 @@
 // tool-executions.log), CHAOS_BUNDLE (a workflow bundle file built once by the test).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createModelClient, createWorker } from '../../dist/src/worker/index.js';
-import { builtinTools, defineTool } from '../../dist/src/tools/index.js';
-import { createDemoTools, demoAgents, openDemoDatabase } from '../../dist/src/demo/index.js';
+import { z } from 'zod';
 import { defaultAgent } from '../../dist/src/agents/default.js';
+import { createDemoTools, demoAgents, openDemoDatabase } from '../../dist/src/demo/index.js';
+import { builtinTools, defineTool } from '../../dist/src/tools/index.js';
+import { createModelClient, createWorker } from '../../dist/src/worker/index.js';
 
 /** Attempts of the slowed tools time out after this long, so a call cut off by a kill is retried within seconds. */
 const TOOL_TIMEOUT_MS = 4_000;
@@ -71,7 +71,11 @@ async function run() {
     taskQueue: env('CHAOS_TASK_QUEUE'),
     tools: [...demo.map((tool) => (tool === update ? slowUpdate : tool)), ...builtinTools(), chaosStep],
     agents: [defaultAgent, ...demoAgents],
-    openai: createModelClient({ baseURL: env('OPENAI_BASE_URL'), apiKey: `chaos-key-${process.pid}`, model: undefined }),
+    openai: createModelClient({
+      baseURL: env('OPENAI_BASE_URL'),
+      apiKey: `chaos-key-${process.pid}`,
+      model: undefined,
+    }),
     defaultModel: 'fake-model',
     workflowBundle: { codePath: env('CHAOS_BUNDLE') },
   });

@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WaveloopClient } from '../../src/client/waveloop-client';
 import { RUN_STATES } from '../../src/client/run-list';
+import { WaveloopClient } from '../../src/client/waveloop-client';
 import { cliFixture, waveloop, type CliFixture } from '../support/cli';
 
 /**
@@ -19,7 +19,10 @@ describe('waveloop CLI with ids of the other kind, of nothing, of ended runs', (
     await cli.client.runs.start({ goal: 'Say done' }, { workflowId: 'ids-done' });
     await cli.client.runs.result('ids-done');
     // A goal tree no worker serves: it stays running, as far as it got.
-    await new WaveloopClient(cli.h.client, `${cli.taskQueue}-unserved`).goals.start({ objective: 'Plan a trip' }, { workflowId: 'ids-goal' });
+    await new WaveloopClient(cli.h.client, `${cli.taskQueue}-unserved`).goals.start(
+      { objective: 'Plan a trip' },
+      { workflowId: 'ids-goal' },
+    );
   });
   afterAll(() => cli.stop());
 
@@ -36,7 +39,9 @@ describe('waveloop CLI with ids of the other kind, of nothing, of ended runs', (
       expect(out.stderr).toBe('ids-goal is a goal tree: use `waveloop tree ids-goal`.\n');
     }
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/^Goal tree: {2}ids-goal\nStarted: {4}\S+\nStatus: {5}running\nGoals: {6}`waveloop tree ids-goal` shows them\n$/);
+    expect(status.stdout).toMatch(
+      /^Goal tree: {2}ids-goal\nStarted: {4}\S+\nStatus: {5}running\nGoals: {6}`waveloop tree ids-goal` shows them\n$/,
+    );
     expect(cancel).toMatchObject({ code: 0, stdout: 'Cancellation of ids-goal requested.\n' });
   });
 
@@ -46,7 +51,8 @@ describe('waveloop CLI with ids of the other kind, of nothing, of ended runs', (
       waveloop(['answer', 'ids-nothing', 'yes'], cli.env),
       waveloop(['cancel', 'ids-nothing'], cli.env),
     ]);
-    for (const out of outs) expect(out).toMatchObject({ code: 1, stdout: '', stderr: 'No run or goal tree with id ids-nothing.\n' });
+    for (const out of outs)
+      expect(out).toMatchObject({ code: 1, stdout: '', stderr: 'No run or goal tree with id ids-nothing.\n' });
   });
 
   it('answering, deciding, messaging or cancelling a run that has ended says it has ended, how, and exits 1', async () => {
@@ -57,7 +63,13 @@ describe('waveloop CLI with ids of the other kind, of nothing, of ended runs', (
       ['cancel', ['cancel', 'ids-done']],
     ];
     const outs = await Promise.all(commands.map(([, args]) => waveloop(args, cli.env)));
-    outs.forEach((out, i) => expect(out).toMatchObject({ code: 1, stdout: '', stderr: `Run ids-done has ended (completed); nothing to ${commands[i][0]}.\n` }));
+    outs.forEach((out, i) =>
+      expect(out).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `Run ids-done has ended (completed); nothing to ${commands[i][0]}.\n`,
+      }),
+    );
   });
 
   it('list --status refuses a status runs do not have, naming the ones they do (exit 2); server status exits 1 when the server is not running', async () => {
@@ -69,7 +81,9 @@ describe('waveloop CLI with ids of the other kind, of nothing, of ended runs', (
     fs.rmSync(dataDir, { recursive: true, force: true });
 
     expect(list.code).toBe(2);
-    expect(list.stderr).toContain(`error: option '--status <status>' argument 'stuck' is invalid. Allowed choices are ${RUN_STATES.join(', ')}.`);
+    expect(list.stderr).toContain(
+      `error: option '--status <status>' argument 'stuck' is invalid. Allowed choices are ${RUN_STATES.join(', ')}.`,
+    );
     expect(server).toMatchObject({ code: 1, stdout: 'Not running.\n' });
   });
 });

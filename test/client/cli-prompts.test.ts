@@ -18,7 +18,8 @@ describe('waveloop CLI prompts at a terminal', () => {
   afterAll(() => cli.stop());
 
   const pendingCall = async (workflowId: string) =>
-    (await waitForProgress(cli.h.client, cli.client.runs.handle(workflowId), (p) => p.pendingApprovals.length > 0)).pendingApprovals[0].callId;
+    (await waitForProgress(cli.h.client, cli.client.runs.handle(workflowId), (p) => p.pendingApprovals.length > 0))
+      .pendingApprovals[0].callId;
 
   it('Ctrl-C at the approval prompt stops following (130), not the run; a later follow closes its prompt once the call is approved elsewhere, and says by whom', async () => {
     // The model's last reply waits until the test has seen the prompt close, so the run goes on meanwhile.
@@ -39,7 +40,10 @@ describe('waveloop CLI prompts at a terminal', () => {
     const follow = waveloopAtTerminal(['follow', 'prompt-ctrl-c'], cli.env);
     await eventuallyMatches(follow.output, /Approve wave 1 · update_user\(id=2, company=Initech\)\? \[y\/N\] $/);
     expect((await waveloop(['approve', 'prompt-ctrl-c', callId], cli.env)).code).toBe(0);
-    await eventuallyMatches(follow.output, new RegExp(`wave 1 · update_user\\(id=2, company=Initech\\) was approved elsewhere by ${identity}\\.`));
+    await eventuallyMatches(
+      follow.output,
+      new RegExp(`wave 1 · update_user\\(id=2, company=Initech\\) was approved elsewhere by ${identity}\\.`),
+    );
     // A keystroke meant for the closed prompt changes nothing.
     follow.type('y');
     held.open();
@@ -63,7 +67,10 @@ describe('waveloop CLI prompts at a terminal', () => {
     const follow = waveloopAtTerminal(['follow', 'prompt-sigterm'], cli.env);
     await eventuallyMatches(follow.output, /Approve wave 1 · update_user\(id=4, company=Hooli\)\? \[y\/N\] $/);
     expect((await waveloop(['cancel', 'prompt-sigterm'], cli.env)).code).toBe(0);
-    await eventuallyMatches(follow.output, /Run prompt-sigterm ended \(cancelled\) before wave 1 · update_user\(id=4, company=Hooli\) was settled\./);
+    await eventuallyMatches(
+      follow.output,
+      /Run prompt-sigterm ended \(cancelled\) before wave 1 · update_user\(id=4, company=Hooli\) was settled\./,
+    );
     const out = await settled(follow.done, 'waveloop follow kept its prompt after the run ended.');
 
     expect(out.code, out.output).toBe(1);

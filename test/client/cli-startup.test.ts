@@ -20,10 +20,20 @@ describe('CLI start-up', () => {
   it('a command that runs no worker (yet) loads neither the worker packages nor MCP, OpenTelemetry, the model client or the config loader', async () => {
     // Refused while the options are read: the whole program is built, no server is asked, and
     // `run` loads its worker only once it knows it needs one.
-    for (const args of [['list', '--limit', '0'], ['status', '--help'], ['run', '--max-iterations', '0', 'x']]) {
+    for (const args of [
+      ['list', '--limit', '0'],
+      ['status', '--help'],
+      ['run', '--max-iterations', '0', 'x'],
+    ]) {
       const packages = await packagesLoadedBy(args);
       expect(packages, args.join(' ')).toContain('@temporalio/client');
-      for (const heavy of ['@temporalio/worker', '@modelcontextprotocol/sdk', '@opentelemetry/sdk-trace-base', 'openai', 'jiti']) {
+      for (const heavy of [
+        '@temporalio/worker',
+        '@modelcontextprotocol/sdk',
+        '@opentelemetry/sdk-trace-base',
+        'openai',
+        'jiti',
+      ]) {
         expect(packages, `${args.join(' ')} loads ${heavy}`).not.toContain(heavy);
       }
     }

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, waveloop, waveloopAtTerminal, waveloopLive, cliFixture, type CliFixture } from '../support/cli';
+import { CLI, cliFixture, ROOT, waveloop, waveloopAtTerminal, waveloopLive, type CliFixture } from '../support/cli';
 import { toolMessages } from '../support/fake-model';
 import { waitForProgress } from '../support/harness';
 import { eventually, eventuallyMatches } from '../support/wait';
@@ -30,7 +30,15 @@ describe('waveloop CLI', () => {
   const userCompany = (id: number | string) => {
     const db = new Database(path.join(cli.dataDir, 'demo.db'), { readonly: true });
     try {
-      return (db.prepare(typeof id === 'number' ? 'SELECT company FROM users WHERE id = ?' : 'SELECT company FROM users WHERE name = ?').get(id) as { company: string }).company;
+      return (
+        db
+          .prepare(
+            typeof id === 'number'
+              ? 'SELECT company FROM users WHERE id = ?'
+              : 'SELECT company FROM users WHERE name = ?',
+          )
+          .get(id) as { company: string }
+      ).company;
     } finally {
       db.close();
     }
@@ -40,15 +48,25 @@ describe('waveloop CLI', () => {
     cli.fake.script(
       { toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }] },
       (req) => ({ toolCalls: [{ name: 'get_user', args: { id: JSON.parse(toolMessages(req)[0])[0].id } }] }),
-      (req) => ({ toolCalls: [{ name: 'update_user', args: { id: JSON.parse(toolMessages(req)[1]).id, company: 'EPAM' } }] }),
+      (req) => ({
+        toolCalls: [{ name: 'update_user', args: { id: JSON.parse(toolMessages(req)[1]).id, company: 'EPAM' } }],
+      }),
       { content: 'Bob Martin now works at EPAM.' },
     );
-    const running = waveloopLive(['run', '--agent', 'back-office', '--id', 'cli-find-bob', 'Find Bob and update his company to EPAM'], solo);
+    const running = waveloopLive(
+      ['run', '--agent', 'back-office', '--id', 'cli-find-bob', 'Find Bob and update his company to EPAM'],
+      solo,
+    );
     // update_user waits for approval: the run says how to decide it, and a person does, from another terminal.
-    const [, callId] = await eventuallyMatches(running.stdout, /Approval needed: wave 3 · update_user\(id=\d+, company=EPAM\)\n  decide with: waveloop approve cli-find-bob (\S+) /);
+    const [, callId] = await eventuallyMatches(
+      running.stdout,
+      /Approval needed: wave 3 · update_user\(id=\d+, company=EPAM\)\n  decide with: waveloop approve cli-find-bob (\S+) /,
+    );
     const status = await waveloop(['status', 'cli-find-bob'], solo);
     expect(status.stdout).toContain('Status:     waiting_for_approval');
-    expect(status.stdout).toMatch(new RegExp(`Approval:   wave 3 · update_user\\(id=\\d+, company=EPAM\\) \\(call ${callId}\\)`));
+    expect(status.stdout).toMatch(
+      new RegExp(`Approval:   wave 3 · update_user\\(id=\\d+, company=EPAM\\) \\(call ${callId}\\)`),
+    );
     const approved = await waveloop(['approve', 'cli-find-bob', callId], solo);
     expect(approved.stdout).toContain(`Approved update_user (call ${callId}).`);
     const out = await running.done;
@@ -80,16 +98,24 @@ describe('waveloop CLI', () => {
     // Every test file shares the server: its newest 20 runs need not include this one.
     const list = await waveloop(['list', '--limit', '1000'], env);
     expect(list.stdout).toMatch(/^ID\s+STATUS\s+STARTED\s+KIND\s+GOAL\n/);
-    expect(list.stdout).toMatch(/\ncli-find-bob\s+completed\s+\S+Z\s+agent run\s+Find Bob and update his company to EPAM\n/);
+    expect(list.stdout).toMatch(
+      /\ncli-find-bob\s+completed\s+\S+Z\s+agent run\s+Find Bob and update his company to EPAM\n/,
+    );
   });
 
   it('waveloop run --chat: each answer waits for the next message; send continues the conversation, end finishes it', async () => {
-    cli.fake.script({ content: 'Hello! Ask me anything.' }, (req) => ({ content: `You asked: ${req.messages.at(-1)!.content}` }));
+    cli.fake.script({ content: 'Hello! Ask me anything.' }, (req) => ({
+      content: `You asked: ${req.messages.at(-1)!.content}`,
+    }));
     const running = waveloopLive(['run', '--chat', '--tools', 'calculator', '--id', 'cli-chat', 'Say hello'], env);
-    await eventually(running.stdout, (out) => out.includes('Hello! Ask me anything.\n  reply with: waveloop send cli-chat "…"   (or: waveloop end cli-chat)'));
+    await eventually(running.stdout, (out) =>
+      out.includes('Hello! Ask me anything.\n  reply with: waveloop send cli-chat "…"   (or: waveloop end cli-chat)'),
+    );
     const sent = await waveloop(['send', 'cli-chat', 'What is 6*7?'], env);
     expect(sent).toMatchObject({ code: 0, stdout: 'You asked: What is 6*7?\n' });
-    await eventually(running.stdout, (out) => out.includes('You asked: What is 6*7?\n  reply with: waveloop send cli-chat'));
+    await eventually(running.stdout, (out) =>
+      out.includes('You asked: What is 6*7?\n  reply with: waveloop send cli-chat'),
+    );
     expect((await waveloop(['end', 'cli-chat'], env)).code).toBe(0);
     const out = await running.done;
 
@@ -120,7 +146,11 @@ describe('waveloop CLI', () => {
     expect(out.code, out.output).toBe(0);
     cli.fake.assertDone();
     // What the model was told: the answer typed, the denial with its reason, then the updated user.
-    expect(toolMessages(cli.fake.requests[3])).toEqual(['Initech', 'Error: denied: add the legal form', expect.stringContaining('"company":"Initech Ltd"')]);
+    expect(toolMessages(cli.fake.requests[3])).toEqual([
+      'Initech',
+      'Error: denied: add the legal form',
+      expect.stringContaining('"company":"Initech Ltd"'),
+    ]);
     expect(out.output).not.toContain('decide with: waveloop approve');
     expect(out.output).toMatch(/Answer \(4 iterations, \d+ tokens\):\nDone: Error: denied: add the legal form \/ \{/);
     expect(userCompany(2)).toBe('Initech Ltd');
@@ -128,15 +158,27 @@ describe('waveloop CLI', () => {
     const show = await waveloop(['show', 'cli-terminal'], env);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain('Run cli-terminal (completed)');
-    expect(show.stdout).toMatch(/Waves:\n  wave 1 · ask_question\(question=Which company\?\) → Initech\n  wave 2 · update_user\(id=2, company=Initech\) ✗ denied: add the legal form\n  wave 3 · update_user/);
-    expect(show.stdout).toMatch(/Transcript:\n  \[system\] [\s\S]*?\n  \[user\] Move user 2\n  \[assistant\] → ask_question\(\{"question":"Which company\?"\}\)\n  \[tool \S+\] Initech\n/);
+    expect(show.stdout).toMatch(
+      /Waves:\n  wave 1 · ask_question\(question=Which company\?\) → Initech\n  wave 2 · update_user\(id=2, company=Initech\) ✗ denied: add the legal form\n  wave 3 · update_user/,
+    );
+    expect(show.stdout).toMatch(
+      /Transcript:\n  \[system\] [\s\S]*?\n  \[user\] Move user 2\n  \[assistant\] → ask_question\(\{"question":"Which company\?"\}\)\n  \[tool \S+\] Initech\n/,
+    );
     expect(show.stdout).toContain('Answer (4 iterations');
   });
 
   it('colour: at a terminal, waves, errors and statuses are coloured; with NO_COLOR, or piped, the output is plain', async () => {
     const SGR = /\x1b\[\d+(;\d+)*m/;
     const script = () =>
-      cli.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }, { name: 'no_such_tool', args: {} }] }, { content: 'It is 42.' });
+      cli.fake.script(
+        {
+          toolCalls: [
+            { name: 'calculator', args: { expression: '6*7' } },
+            { name: 'no_such_tool', args: {} },
+          ],
+        },
+        { content: 'It is 42.' },
+      );
     const terminal = { ...env, TERM: 'xterm-256color' };
 
     script();
@@ -149,7 +191,10 @@ describe('waveloop CLI', () => {
     expect(status.raw).toMatch(/Status: +\x1b\[32mcompleted\x1b\[39m/);
 
     script();
-    const noColor = await waveloopAtTerminal(['run', '--id', 'cli-no-colour', 'Compute 6*7'], { ...terminal, NO_COLOR: '1' }).done;
+    const noColor = await waveloopAtTerminal(['run', '--id', 'cli-no-colour', 'Compute 6*7'], {
+      ...terminal,
+      NO_COLOR: '1',
+    }).done;
     expect(noColor.code, noColor.output).toBe(0);
     expect(noColor.raw).toContain('wave 1 · calculator(expression=6*7) → 42');
     expect(noColor.raw).not.toMatch(SGR);
@@ -174,7 +219,9 @@ describe('waveloop CLI', () => {
     const out = await waveloop(['run', 'Say hello'], env);
 
     expect(out.code).toBe(1);
-    expect(out.stderr).toContain(`Run failed (ModelAuthentication): Model endpoint ${cli.fake.baseURL} answered 401: the endpoint rejected the API key; check OPENAI_API_KEY`);
+    expect(out.stderr).toContain(
+      `Run failed (ModelAuthentication): Model endpoint ${cli.fake.baseURL} answered 401: the endpoint rejected the API key; check OPENAI_API_KEY`,
+    );
   });
 
   it('waveloop run: without a model endpoint it says what to set and starts nothing', async () => {
@@ -209,7 +256,10 @@ describe('waveloop CLI', () => {
     expect(started.code).toBe(0);
     expect(JSON.parse(started.stdout)).toMatchObject({ workflowId: 'cli-cancel-me' });
     // Once the model call is in flight, cancel.
-    await eventually(() => cli.fake.inFlight, (n) => n === 1);
+    await eventually(
+      () => cli.fake.inFlight,
+      (n) => n === 1,
+    );
 
     const cancel = await waveloop(['cancel', 'cli-cancel-me'], env);
     expect(cancel.code).toBe(0);
@@ -229,7 +279,11 @@ describe('waveloop CLI', () => {
       content: `Company set to ${req.messages[req.messages.length - 1].content}.`,
     }));
     await waveloop(['run', '--detach', '--id', 'cli-question', 'Set the company'], env);
-    await waitForProgress(cli.h.client, cli.client.runs.handle('cli-question'), (p) => p.status === 'waiting_for_input');
+    await waitForProgress(
+      cli.h.client,
+      cli.client.runs.handle('cli-question'),
+      (p) => p.status === 'waiting_for_input',
+    );
     const status = await waveloop(['status', 'cli-question'], env);
     expect(status.stdout).toContain('Status:     waiting_for_input');
     expect(status.stdout).toMatch(/Question:   Which company\? \(call \S+\)/);
@@ -241,7 +295,10 @@ describe('waveloop CLI', () => {
     const answer = await waveloop(['answer', 'cli-question', 'EPAM'], env);
     expect(answer.code).toBe(0);
     expect(answer.stdout).toContain('Answered "Which company?"');
-    expect(await cli.client.runs.result('cli-question')).toMatchObject({ status: 'completed', answer: 'Company set to EPAM.' });
+    expect(await cli.client.runs.result('cli-question')).toMatchObject({
+      status: 'completed',
+      answer: 'Company set to EPAM.',
+    });
     cli.fake.assertDone();
   });
 
@@ -259,17 +316,25 @@ describe('waveloop CLI', () => {
     try {
       await waveloop(['run', '--detach', '--id', 'cli-crash-question', 'Pick a region'], crashEnv);
       // The run's search attributes say it waits for input once the server has indexed them.
-      await eventually(() => cli.client.runs.list({ limit: 100, status: 'waiting_for_input' }), (runs) => runs.some((run) => run.workflowId === 'cli-crash-question'));
+      await eventually(
+        () => cli.client.runs.list({ limit: 100, status: 'waiting_for_input' }),
+        (runs) => runs.some((run) => run.workflowId === 'cli-crash-question'),
+      );
       const waiting = await waveloop(['list', '--status', 'waiting_for_input'], crashEnv);
       expect(waiting.stdout).toMatch(/cli-crash-question\s+waiting_for_input\s+\S+\s+agent run\s+Pick a region/);
-      expect(firstSaid).toContain(`Worker polling task queue "${queue}" on ${env.TEMPORAL_ADDRESS} (namespace default) with the demo tools. Ctrl-C stops it.`);
+      expect(firstSaid).toContain(
+        `Worker polling task queue "${queue}" on ${env.TEMPORAL_ADDRESS} (namespace default) with the demo tools. Ctrl-C stops it.`,
+      );
     } finally {
       first.kill('SIGKILL');
       await firstClosed;
     }
     // Another worker takes over the queue (at once: the dead worker's sticky queue is let go
     // instead of waiting for its timeout).
-    await cli.h.client.workflowService.resetStickyTaskQueue({ namespace: 'default', execution: { workflowId: 'cli-crash-question' } });
+    await cli.h.client.workflowService.resetStickyTaskQueue({
+      namespace: 'default',
+      execution: { workflowId: 'cli-crash-question' },
+    });
     await cli.serve(queue);
 
     const answer = await waveloop(['answer', 'cli-crash-question', 'eu-west'], crashEnv);

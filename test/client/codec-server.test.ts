@@ -1,15 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import type * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import type * as http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { DEFAULT_WEB_UI_ORIGINS, startCodecServer } from '../../src/payloads/codec-server';
-import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
-import { metadataToBase64 } from '../../src/payloads/bytes';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blobStoreIn } from '../../src/payloads/blob-store';
+import { metadataToBase64 } from '../../src/payloads/bytes';
+import { DEFAULT_WEB_UI_ORIGINS, startCodecServer } from '../../src/payloads/codec-server';
 import { chainCodecs, waveloopCodecs } from '../../src/payloads/codecs';
+import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
 import { waveloop, waveloopLive } from '../support/cli';
 import { eventuallyMatches } from '../support/wait';
 
@@ -21,7 +21,9 @@ const PERSONAL = { name: 'Bob Martin', email: 'bob.martin@initech.example' };
 /** `{ payloads: [...] }` as the Web UI sends it: the value as a `json/plain` payload, in proto3 JSON. */
 function jsonPayloads(value: unknown) {
   const payload = defaultPayloadConverter.toPayload(value);
-  return { payloads: [{ metadata: metadataToBase64(payload.metadata), data: Buffer.from(payload.data!).toString('base64') }] };
+  return {
+    payloads: [{ metadata: metadataToBase64(payload.metadata), data: Buffer.from(payload.data!).toString('base64') }],
+  };
 }
 
 const fromJsonPayload = (payload: { metadata: Record<string, string>; data: string }) =>
@@ -67,7 +69,9 @@ describe('waveloop codec-server', () => {
   it('codec server: /decode expands claim checks from the data directory', async () => {
     const large = randomBytes(3 * 1024 * 1024).toString('base64');
     const encoded = await post(`${url}/encode`, jsonPayloads(large));
-    expect(Buffer.from(encoded.body.payloads[0].metadata.encoding, 'base64').toString()).toBe('binary/waveloop-claim-check');
+    expect(Buffer.from(encoded.body.payloads[0].metadata.encoding, 'base64').toString()).toBe(
+      'binary/waveloop-claim-check',
+    );
     const decoded = await post(`${url}/decode`, encoded.body);
     expect(fromJsonPayload(decoded.body.payloads[0])).toBe(large);
   });
@@ -76,7 +80,11 @@ describe('waveloop codec-server', () => {
     for (const origin of DEFAULT_WEB_UI_ORIGINS) {
       const response = await fetch(`${url}/decode`, {
         method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,x-namespace',
+        },
       });
       expect(response.status).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe(origin);
@@ -90,7 +98,9 @@ describe('waveloop codec-server', () => {
   it('codec server: a page of another origin is refused with the option to allow it', async () => {
     const refused = await post(`${url}/decode`, jsonPayloads('hi'), { origin: 'http://evil.example' });
     expect(refused.status).toBe(403);
-    expect(refused.body.error).toBe('Origin http://evil.example may not use this codec server: start it with --web-ui-origin http://evil.example.');
+    expect(refused.body.error).toBe(
+      'Origin http://evil.example may not use this codec server: start it with --web-ui-origin http://evil.example.',
+    );
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -101,7 +111,9 @@ describe('waveloop codec-server', () => {
 
     const badShape = await post(`${url}/decode`, { payloads: [{ metadata: { encoding: 'not base64!' }, data: 5 }] });
     expect(badShape.status).toBe(400);
-    expect(badShape.body.error).toMatch(/^The body must be \{"payloads": \[\{"metadata": \{…\}, "data": "<base64>"\}\]\}: /);
+    expect(badShape.body.error).toMatch(
+      /^The body must be \{"payloads": \[\{"metadata": \{…\}, "data": "<base64>"\}\]\}: /,
+    );
     expect(badShape.body.error).toContain('payloads.0.metadata.encoding: must be base64');
     expect(badShape.body.error).toContain('payloads.0.data:');
 
@@ -133,9 +145,15 @@ describe('waveloop codec-server', () => {
   });
 
   it('waveloop codec-server: the command prints its address and how to point the Web UI at it, and serves the configured key', async () => {
-    const server = waveloopLive(['codec-server', '--port', '0'], { WAVELOOP_DATA_DIR: dataDir, WAVELOOP_ENCRYPTION_KEY: key.toString('base64') });
+    const server = waveloopLive(['codec-server', '--port', '0'], {
+      WAVELOOP_DATA_DIR: dataDir,
+      WAVELOOP_ENCRYPTION_KEY: key.toString('base64'),
+    });
     try {
-      const [, cliUrl] = await eventuallyMatches(server.stdout, /Codec server on (http:\/\/127\.0\.0\.1:\d+) [\s\S]*--ui-codec-endpoint/);
+      const [, cliUrl] = await eventuallyMatches(
+        server.stdout,
+        /Codec server on (http:\/\/127\.0\.0\.1:\d+) [\s\S]*--ui-codec-endpoint/,
+      );
       const stdout = server.stdout();
       expect(stdout).toContain(`for Web UI origins ${DEFAULT_WEB_UI_ORIGINS.join(', ')}`);
       expect(stdout).toContain(`Keys: ${keyIdOf(key)} (encrypts)`);
@@ -152,9 +170,14 @@ describe('waveloop codec-server', () => {
   });
 
   it('waveloop codec-server: a malformed key stops it at once with a message that names the variable', async () => {
-    const { code, stderr } = await waveloop(['codec-server', '--port', '0'], { WAVELOOP_DATA_DIR: dataDir, WAVELOOP_ENCRYPTION_KEY: 'c2hvcnQ=' });
+    const { code, stderr } = await waveloop(['codec-server', '--port', '0'], {
+      WAVELOOP_DATA_DIR: dataDir,
+      WAVELOOP_ENCRYPTION_KEY: 'c2hvcnQ=',
+    });
     expect(code).toBe(2);
-    expect(stderr).toContain('WAVELOOP_ENCRYPTION_KEY: decodes to 5 bytes, and AES-256 needs 32; use 32 random bytes in base64');
+    expect(stderr).toContain(
+      'WAVELOOP_ENCRYPTION_KEY: decodes to 5 bytes, and AES-256 needs 32; use 32 random bytes in base64',
+    );
     expect(stderr).not.toContain('c2hvcnQ=');
   });
 });

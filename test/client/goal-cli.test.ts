@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waveloop, waveloopAtTerminal, waveloopLive, cliFixture, type CliFixture } from '../support/cli';
+import { goalEventRecord } from '../../src/client/goal-tree';
+import { cliFixture, waveloop, waveloopAtTerminal, waveloopLive, type CliFixture } from '../support/cli';
 import type { FakeModel } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 import { eventuallyMatches } from '../support/wait';
-import { goalEventRecord } from '../../src/client/goal-tree';
 
 /**
  * `waveloop goal`, `tree` and `list` end to end. A worker in this process serves the fixture's task
@@ -30,9 +30,14 @@ describe('waveloop goal and tree', () => {
         assessment: [assess.decompose()],
         decomposition: [decomposition(AREA, PERIMETER)],
         achievement: [achievement(true)],
-        synthesis: [synthesis('Area 12, perimeter 14.', ['area 12', 'perimeter 14'], 0.9, ['3 * 4 = 12', 'The perimeter is 14.'])],
+        synthesis: [
+          synthesis('Area 12, perimeter 14.', ['area 12', 'perimeter 14'], 0.9, ['3 * 4 = 12', 'The perimeter is 14.']),
+        ],
       },
-      [AREA]: { assessment: [assess.tools()], agent: [{ toolCalls: [{ name: 'calculator', args: { expression: '3 * 4' } }] }, { content: 'The area is 12.' }] },
+      [AREA]: {
+        assessment: [assess.tools()],
+        agent: [{ toolCalls: [{ name: 'calculator', args: { expression: '3 * 4' } }] }, { content: 'The area is 12.' }],
+      },
       [PERIMETER]: { assessment: [assess.answer()], synthesis: [synthesis('The perimeter is 14.')] },
     });
     fake.script(...router.steps);
@@ -52,7 +57,9 @@ describe('waveloop goal and tree', () => {
     expect(wave).toBeGreaterThan(-1);
     expect(lines.indexOf(`cli-goal/1 · executed · done (tools) · ${AREA}`)).toBeGreaterThan(wave);
     expect(out.stdout).toContain(`cli-goal/2 · executed · done (answer) · ${PERIMETER}`);
-    expect(out.stdout).toMatch(new RegExp(`achieved +\\d+\\.\\ds  ${GOAL}  \\[cli-goal\\]\\n  → Area 12, perimeter 14\\.`));
+    expect(out.stdout).toMatch(
+      new RegExp(`achieved +\\d+\\.\\ds  ${GOAL}  \\[cli-goal\\]\\n  → Area 12, perimeter 14\\.`),
+    );
     expect(out.stdout).toMatch(/\n  achieved +\d+\.\ds  Compute the area  \[cli-goal\/1\]\n    → The area is 12\./);
     expect(out.stdout).toContain(
       'Result: achieved (3 goals, 990 tokens, $0.0000)\nArea 12, perimeter 14.\nKey findings:\n- area 12\n- perimeter 14\nEvidence:\n- 3 * 4 = 12\n- The perimeter is 14.',
@@ -68,49 +75,85 @@ describe('waveloop goal and tree', () => {
     // `tree --jsonl` prints these events, one JSON object a line, with the log's field names.
     const events = await cli.client.goals.events('cli-goal');
     const jsonl = await waveloop(['tree', 'cli-goal', '--jsonl'], env);
-    expect(jsonl.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual(events.map(goalEventRecord));
-    expect(JSON.parse(jsonl.stdout.split('\n')[0])).toMatchObject({ event_type: 'started', goal: GOAL, parent_goal: null, workflow_id: 'cli-goal' });
-    expect(events.filter((e) => e.goal === GOAL).map((e) => e.eventType)).toEqual(['started', 'assessed', 'decomposed', 'achieved', 'synthesized']);
+    expect(
+      jsonl.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(events.map(goalEventRecord));
+    expect(JSON.parse(jsonl.stdout.split('\n')[0])).toMatchObject({
+      event_type: 'started',
+      goal: GOAL,
+      parent_goal: null,
+      workflow_id: 'cli-goal',
+    });
+    expect(events.filter((e) => e.goal === GOAL).map((e) => e.eventType)).toEqual([
+      'started',
+      'assessed',
+      'decomposed',
+      'achieved',
+      'synthesized',
+    ]);
     expect(events.filter((e) => e.goal === AREA).map((e) => e.eventType)).toEqual(['started', 'assessed', 'executed']);
-    expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({ depth: 1, parentGoal: GOAL, workflowId: 'cli-goal/2' });
+    expect(events.find((e) => e.goal === PERIMETER)).toMatchObject({
+      depth: 1,
+      parentGoal: GOAL,
+      workflowId: 'cli-goal/2',
+    });
   });
 
   it('waveloop tree: an agent run or an unknown id says what it is and which command to use, and exits 1', async () => {
     const run = await waveloop(['tree', 'cli-goal/1/exec'], env);
     expect(run).toMatchObject({ code: 1, stdout: '' });
-    expect(run.stderr.trim()).toBe('cli-goal/1/exec is an agent run, not a goal tree: use `waveloop status cli-goal/1/exec` or `waveloop show cli-goal/1/exec`.');
+    expect(run.stderr.trim()).toBe(
+      'cli-goal/1/exec is an agent run, not a goal tree: use `waveloop status cli-goal/1/exec` or `waveloop show cli-goal/1/exec`.',
+    );
 
     const unknown = await waveloop(['tree', 'no-such-tree'], env);
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
-    expect(unknown.stderr.trim()).toBe('No goal tree with id no-such-tree: `waveloop list` shows the recent agent runs and goal trees.');
+    expect(unknown.stderr.trim()).toBe(
+      'No goal tree with id no-such-tree: `waveloop list` shows the recent agent runs and goal trees.',
+    );
   });
 
   it('waveloop list: shows the goal tree by its root, and the agent run that executed a sub-goal, not the sub-goals', async () => {
     const list = await waveloop(['list'], env);
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split('\n');
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^cli-goal +completed +\\S+ +goal tree +${GOAL.slice(0, 40)}`)));
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^cli-goal +completed +\\S+ +goal tree +${GOAL.slice(0, 40)}`)),
+    );
     expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +completed +\S+ +agent run /));
     expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);
 
     // `list --json` prints these summaries: the tree's root is a pursueGoal run.
-    expect((await cli.client.runs.list({ limit: 1000 })).find((run) => run.workflowId === 'cli-goal')).toMatchObject({ workflowType: 'pursueGoal', execution: 'COMPLETED' });
+    expect((await cli.client.runs.list({ limit: 1000 })).find((run) => run.workflowId === 'cli-goal')).toMatchObject({
+      workflowType: 'pursueGoal',
+      execution: 'COMPLETED',
+    });
   });
 
   it("waveloop goal: a tool loop that calls one tool alike again and again prints each wave, and the goal's findings and evidence once", async () => {
     const SIX_SEVEN = 'Compute 6*7 carefully';
     const again = { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] };
-    const router = goalModel({ [SIX_SEVEN]: { assessment: [assess.tools()], agent: [again, again, again, { content: 'It is 42.' }] } });
+    const router = goalModel({
+      [SIX_SEVEN]: { assessment: [assess.tools()], agent: [again, again, again, { content: 'It is 42.' }] },
+    });
     fake.script(...router.steps);
 
     const out = await waveloop(['goal', '--id', 'cli-goal-again', '--tools', 'calculator', SIX_SEVEN], env);
     expect(out.code, out.stderr).toBe(0);
     router.assertDone();
-    for (const wave of [1, 2, 3]) expect(out.stdout).toContain(`cli-goal-again/exec · wave ${wave} · calculator(expression=6*7) → 42\n`);
-    expect(out.stdout).toContain('It is 42.\nKey findings:\n- calculator({"expression":"6*7"}) → 42\nEvidence:\n- 42\n');
+    for (const wave of [1, 2, 3])
+      expect(out.stdout).toContain(`cli-goal-again/exec · wave ${wave} · calculator(expression=6*7) → 42\n`);
+    expect(out.stdout).toContain(
+      'It is 42.\nKey findings:\n- calculator({"expression":"6*7"}) → 42\nEvidence:\n- 42\n',
+    );
 
     // The root's current details (the Web UI's) say the goal and how it ended.
-    const metadata = await cli.h.client.workflow.getHandle('cli-goal-again').query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    const metadata = await cli.h.client.workflow
+      .getHandle('cli-goal-again')
+      .query<{ currentDetails: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toBe(`Goal: ${SIX_SEVEN}\n\n**achieved** · It is 42.`);
   });
 
@@ -140,7 +183,10 @@ describe('waveloop goal and tree', () => {
     const router = moveUserTree(MOVE, 4, 'Initech');
 
     const terminal = waveloopAtTerminal(['goal', '--id', 'cli-goal-terminal', '--tools', 'update_user', MOVE], env);
-    await eventuallyMatches(terminal.output, /cli-goal-terminal\/exec · approval needed: wave 1 · update_user\(id=4, company=Initech\)\nApprove wave 1 · update_user\(id=4, company=Initech\)\? \[y\/N\] $/);
+    await eventuallyMatches(
+      terminal.output,
+      /cli-goal-terminal\/exec · approval needed: wave 1 · update_user\(id=4, company=Initech\)\nApprove wave 1 · update_user\(id=4, company=Initech\)\? \[y\/N\] $/,
+    );
     terminal.type('y');
     const out = await terminal.done;
 
@@ -156,7 +202,10 @@ describe('waveloop goal and tree', () => {
     const router = goalModel({
       [goal]: {
         assessment: [assess.tools()],
-        agent: [{ toolCalls: [{ name: 'update_user', args: { id, company } }] }, { content: `User ${id} now works at ${company}.` }],
+        agent: [
+          { toolCalls: [{ name: 'update_user', args: { id, company } }] },
+          { content: `User ${id} now works at ${company}.` },
+        ],
       },
     });
     fake.script(...router.steps);

@@ -43,8 +43,13 @@ describe('a project config through the CLI', () => {
   });
 
   it('waveloop run in a subdirectory: the in-process worker offers the config tools (no demo) and runs them', async () => {
-    cli.fake.script({ toolCalls: [{ name: 'shout', args: { text: 'doors open at nine' } }] }, { content: 'Announced.' });
-    const out = await waveloop(['run', '--agent', 'herald', 'Announce the opening'], env, { cwd: path.join(project.dir, 'jobs') });
+    cli.fake.script(
+      { toolCalls: [{ name: 'shout', args: { text: 'doors open at nine' } }] },
+      { content: 'Announced.' },
+    );
+    const out = await waveloop(['run', '--agent', 'herald', 'Announce the opening'], env, {
+      cwd: path.join(project.dir, 'jobs'),
+    });
     expect(out.stderr).toMatch(/running one in this process/);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('wave 1 · shout(text=doors open at nine) → DOORS OPEN AT NINE');
@@ -54,7 +59,17 @@ describe('a project config through the CLI', () => {
   it('waveloop tools: the config tools and the built-in ones; with demo: true the demo toolkit too, with its approvals', async () => {
     const plain = await waveloop(['tools'], env, { cwd: project.dir });
     expect(plain.code).toBe(0);
-    expect(plain.stdout.trim().split('\n').map((line) => line.split(/\s{2,}/).slice(0, 3).join(' '))).toEqual([
+    expect(
+      plain.stdout
+        .trim()
+        .split('\n')
+        .map((line) =>
+          line
+            .split(/\s{2,}/)
+            .slice(0, 3)
+            .join(' '),
+        ),
+    ).toEqual([
       'NAME SOURCE APPROVAL',
       'shout config -',
       'task_complete built-in -',
@@ -68,20 +83,31 @@ describe('a project config through the CLI', () => {
       expect(out.code).toBe(0);
       const listing = JSON.parse(out.stdout) as Array<{ name: string; source: string; requiresApproval: boolean }>;
       expect(listing.filter((tool) => tool.source === 'demo').map((tool) => tool.name)).toContain('search_users');
-      expect(listing.find((tool) => tool.name === 'update_user')).toMatchObject({ source: 'demo', requiresApproval: true });
+      expect(listing.find((tool) => tool.name === 'update_user')).toMatchObject({
+        source: 'demo',
+        requiresApproval: true,
+      });
     } finally {
       withDemo.remove();
     }
   });
 
   it('a broken config stops the command with one line naming the file and the problem; nothing starts', async () => {
-    const broken = testProject({ 'waveloop.config.ts': CONFIG.replace("tools: ['shout']", "tools: ['shout', 'whisper']") });
+    const broken = testProject({
+      'waveloop.config.ts': CONFIG.replace("tools: ['shout']", "tools: ['shout', 'whisper']"),
+    });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-broken-config-'));
     try {
       // No TEMPORAL_ADDRESS: a run would start the embedded server in dataDir.
-      const out = await waveloop(['run', 'Announce'], { ...env, TEMPORAL_ADDRESS: undefined, WAVELOOP_DATA_DIR: dataDir }, { cwd: broken.dir });
+      const out = await waveloop(
+        ['run', 'Announce'],
+        { ...env, TEMPORAL_ADDRESS: undefined, WAVELOOP_DATA_DIR: dataDir },
+        { cwd: broken.dir },
+      );
       expect(out.code).toBe(2);
-      expect(out.stderr.trim().split('\n')).toEqual([`waveloop.config.ts: agent "herald" names the tool "whisper", which is not offered (tools: task_complete, ask_question, converse, shout)`]);
+      expect(out.stderr.trim().split('\n')).toEqual([
+        `waveloop.config.ts: agent "herald" names the tool "whisper", which is not offered (tools: task_complete, ask_question, converse, shout)`,
+      ]);
       expect(fs.readdirSync(dataDir)).toEqual([]);
 
       broken.write('waveloop.config.ts', 'export default {\n');
@@ -104,9 +130,13 @@ describe('a project config through the CLI', () => {
       const written = fs.readFileSync(path.join(fresh.dir, 'waveloop.config.ts'), 'utf8');
 
       cli.fake.script({ toolCalls: [{ name: 'get_order', args: { id: 'A-1001' } }] }, { content: 'Shipped.' });
-      const run = await waveloop(['run', '--agent', 'orders', 'What is the status of order A-1001?'], env, { cwd: fresh.dir });
+      const run = await waveloop(['run', '--agent', 'orders', 'What is the status of order A-1001?'], env, {
+        cwd: fresh.dir,
+      });
       expect(run.code).toBe(0);
-      expect(run.stdout).toContain('wave 1 · get_order(id=A-1001) → {"id":"A-1001","customer":"Initech","status":"shipped"}');
+      expect(run.stdout).toContain(
+        'wave 1 · get_order(id=A-1001) → {"id":"A-1001","customer":"Initech","status":"shipped"}',
+      );
 
       const again = await waveloop(['init'], env, { cwd: fresh.dir });
       expect(again.code).toBe(1);

@@ -28,7 +28,10 @@ function section(file: string, title: string): string {
 function commands(program: Command, parents: string[] = []): Array<{ path: string[]; command: Command }> {
   return program.commands
     .filter((command) => command.name() !== 'help')
-    .flatMap((command) => [{ path: [...parents, command.name()], command }, ...commands(command, [...parents, command.name()])]);
+    .flatMap((command) => [
+      { path: [...parents, command.name()], command },
+      ...commands(command, [...parents, command.name()]),
+    ]);
 }
 
 /** Checks that `text` names every command of the CLI as `waveloop <command>` and, with `options`, every option `--help` shows. */
@@ -41,9 +44,13 @@ function expectEveryCommand(text: string, { options }: { options: boolean }): vo
   for (const { path: words, command } of commands(program)) {
     const [first, ...rest] = words;
     // `waveloop server start|stop|status` names three commands (in a table: `start\|stop\|status`).
-    const named = rest.length ? new RegExp(`waveloop ${first} [a-z|\\\\]*\\b${rest.join(' ')}\\b`) : new RegExp(`waveloop ${first}\\b`);
+    const named = rest.length
+      ? new RegExp(`waveloop ${first} [a-z|\\\\]*\\b${rest.join(' ')}\\b`)
+      : new RegExp(`waveloop ${first}\\b`);
     expect(text, `command ${words.join(' ')}`).toMatch(named);
-    if (options) for (const option of command.options) expect(text, `option ${option.flags} of ${words.join(' ')}`).toContain(option.long!);
+    if (options)
+      for (const option of command.options)
+        expect(text, `option ${option.flags} of ${words.join(' ')}`).toContain(option.long!);
   }
 }
 
@@ -61,7 +68,11 @@ function anchors(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const found = new Set<string>();
   for (const [, heading] of withoutCode(markdown).matchAll(/^#{1,6} (.+)$/gm)) {
-    const slug = heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+    const slug = heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     found.add(count ? `${slug}-${count}` : slug);
@@ -81,18 +92,22 @@ describe('README and docs', () => {
     expect(cli).toContain('In a clone, type `npx waveloop <command>`');
   });
 
-  it('the README\'s CLI section names every command and links to docs/cli.md', () => {
+  it("the README's CLI section names every command and links to docs/cli.md", () => {
     const cli = section('README.md', 'The CLI');
     expectEveryCommand(cli, { options: false });
     expect(cli).toContain('](docs/cli.md)');
   });
 
   it('the README says to install with `npm install`, and docs/development.md says how `npm ci` fares with this lockfile', () => {
-    expect(section('README.md', 'Quick start')).toMatch(/Install with `npm install`, not `npm ci`: under npm 11, `npm ci` refuses this lockfile \(\[Development\]\(docs\/development\.md#installing\)\)/);
-    expect(section('docs/development.md', 'Installing')).toMatch(/`npm ci` refuses this lockfile \(.*`Missing: @swc\/core-darwin-arm64@ from lock file`.*\): the registry the lockfile was made with does not serve those binaries/);
+    expect(section('README.md', 'Quick start')).toMatch(
+      /Install with `npm install`, not `npm ci`: under npm 11, `npm ci` refuses this lockfile \(\[Development\]\(docs\/development\.md#installing\)\)/,
+    );
+    expect(section('docs/development.md', 'Installing')).toMatch(
+      /`npm ci` refuses this lockfile \(.*`Missing: @swc\/core-darwin-arm64@ from lock file`.*\): the registry the lockfile was made with does not serve those binaries/,
+    );
   });
 
-  it('the README\'s config example is examples/billing/waveloop.config.ts after its opening comment', () => {
+  it("the README's config example is examples/billing/waveloop.config.ts after its opening comment", () => {
     const example = read('examples/billing/waveloop.config.ts').replace(/^\/\*\*[\s\S]*?\*\/\n/, '');
     expect(read('README.md')).toContain(`\`\`\`ts\n${example}\`\`\`\n`);
   });
@@ -117,13 +132,22 @@ describe('README and docs', () => {
     }
   });
 
-  it('docs/how-it-works.md names the first entry of a run\'s timeline as the Web UI does: the local activity\'s type', () => {
-    const history = JSON.parse(fs.readFileSync(path.join(ROOT, 'test', 'replay', 'histories', 'task-complete.json'), 'utf8')) as {
-      events: Array<{ eventType: string; markerRecordedEventAttributes?: { details: { data: { payloads: Array<{ data: string }> } } } }>;
+  it("docs/how-it-works.md names the first entry of a run's timeline as the Web UI does: the local activity's type", () => {
+    const history = JSON.parse(
+      fs.readFileSync(path.join(ROOT, 'test', 'replay', 'histories', 'task-complete.json'), 'utf8'),
+    ) as {
+      events: Array<{
+        eventType: string;
+        markerRecordedEventAttributes?: { details: { data: { payloads: Array<{ data: string }> } } };
+      }>;
     };
     const marker = history.events.find((event) => event.eventType === 'EVENT_TYPE_MARKER_RECORDED')!;
-    const { activity_type } = JSON.parse(Buffer.from(marker.markerRecordedEventAttributes!.details.data.payloads[0].data, 'base64').toString()) as { activity_type: string };
+    const { activity_type } = JSON.parse(
+      Buffer.from(marker.markerRecordedEventAttributes!.details.data.payloads[0].data, 'base64').toString(),
+    ) as { activity_type: string };
     expect(activity_type).toBe('resolveRun');
-    expect(section('docs/how-it-works.md', 'Reading a run in the Temporal Web UI')).toContain(`Its timeline shows \`${activity_type}\``);
+    expect(section('docs/how-it-works.md', 'Reading a run in the Temporal Web UI')).toContain(
+      `Its timeline shows \`${activity_type}\``,
+    );
   });
 });

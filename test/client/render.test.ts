@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentLoopResult, RunProgress } from '../../src/contract/agent-loop';
 import { renderProgress, renderResult, renderResultSummary } from '../../src/cli/ui/render';
+import type { AgentLoopResult, RunProgress } from '../../src/contract/agent-loop';
 
 describe('renderProgress (waveloop status)', () => {
   it('shows the calls of the running wave that have settled, and what waits for a person', () => {
@@ -11,8 +11,13 @@ describe('renderProgress (waveloop status)', () => {
       phase: 'tools',
       agent: 'back-office',
       model: 'gpt-4o-mini',
-      waves: [{ iteration: 1, calls: [{ id: 'c1', tool: 'search_users', args: { name: 'Bob' }, ok: true, result: '[]' }] }],
-      settling: { iteration: 3, calls: [{ id: 'c2', tool: 'calculator', args: { expression: '6*7' }, ok: true, result: '42' }] },
+      waves: [
+        { iteration: 1, calls: [{ id: 'c1', tool: 'search_users', args: { name: 'Bob' }, ok: true, result: '[]' }] },
+      ],
+      settling: {
+        iteration: 3,
+        calls: [{ id: 'c2', tool: 'calculator', args: { expression: '6*7' }, ok: true, result: '42' }],
+      },
       usage: { promptTokens: 300, completionTokens: 30, totalTokens: 330 },
       pendingQuestions: [],
       pendingApprovals: [{ callId: 'c3', tool: 'update_user', args: { id: 2, company: 'EPAM' }, iteration: 3 }],
@@ -32,9 +37,17 @@ describe('renderProgress (waveloop status)', () => {
 
 describe('renderResult and renderResultSummary: estimated usage', () => {
   it('renderResult: tokens an endpoint did not report are printed as estimated', () => {
-    const result: AgentLoopResult = { status: 'completed', answer: 'Hi.', iterations: 1, waves: [], usage: { promptTokens: 50, completionTokens: 2, totalTokens: 52, estimated: true } };
+    const result: AgentLoopResult = {
+      status: 'completed',
+      answer: 'Hi.',
+      iterations: 1,
+      waves: [],
+      usage: { promptTokens: 50, completionTokens: 2, totalTokens: 52, estimated: true },
+    };
     expect(renderResult(result).split('\n')[0]).toBe('Answer (1 iteration, 52 tokens, estimated):');
     expect(renderResultSummary(result).at(-1)).toBe('Tokens:     52 (prompt 50, completion 2) (estimated)');
-    expect(renderResult({ ...result, usage: { promptTokens: 50, completionTokens: 2, totalTokens: 52 } }).split('\n')[0]).toBe('Answer (1 iteration, 52 tokens):');
+    expect(
+      renderResult({ ...result, usage: { promptTokens: 50, completionTokens: 2, totalTokens: 52 } }).split('\n')[0],
+    ).toBe('Answer (1 iteration, 52 tokens):');
   });
 });

@@ -17,7 +17,10 @@ describe('waveloop schedule', () => {
   });
   afterAll(() => cli?.stop());
 
-  const scheduleNames = async () => (JSON.parse((await waveloop(['schedule', 'list', '--json'], env)).stdout) as Array<{ name: string }>).map((s) => s.name);
+  const scheduleNames = async () =>
+    (JSON.parse((await waveloop(['schedule', 'list', '--json'], env)).stdout) as Array<{ name: string }>).map(
+      (s) => s.name,
+    );
 
   it('a bad cron expression, an unknown agent, an empty goal or no timing is refused; no schedule is made', async () => {
     const id = name();
@@ -25,7 +28,10 @@ describe('waveloop schedule', () => {
     expect(cron.code).toBe(2);
     expect(cron.stderr.trim()).toBe(`Schedule "${id}" refused: Minute is not in range [0-59]`);
 
-    const agent = await waveloop(['schedule', 'create', id, 'Send the report', '--every', '1h', '--agent', 'ghost'], env);
+    const agent = await waveloop(
+      ['schedule', 'create', id, 'Send the report', '--every', '1h', '--agent', 'ghost'],
+      env,
+    );
     expect(agent.code).toBe(2);
     expect(agent.stderr.trim()).toBe('Unknown agent "ghost". This project\'s agents: default, back-office.');
 
@@ -33,7 +39,10 @@ describe('waveloop schedule', () => {
     expect(goal.code).toBe(2);
     expect(goal.stderr).toMatch(/^Invalid run input: goal: /);
 
-    const zone = await waveloop(['schedule', 'create', id, 'Send the report', '--cron', '0 9 * * *', '--timezone', 'Mars/Olympus'], env);
+    const zone = await waveloop(
+      ['schedule', 'create', id, 'Send the report', '--cron', '0 9 * * *', '--timezone', 'Mars/Olympus'],
+      env,
+    );
     expect(zone.code).toBe(2);
     expect(zone.stderr).toMatch(new RegExp(`^Schedule "${id}" refused: .*Mars/Olympus`));
 
@@ -47,7 +56,10 @@ describe('waveloop schedule', () => {
   it('create, trigger, describe, update, pause, delete: a triggered run is an ordinary run tied to its schedule', async () => {
     const id = name();
     cli.fake.script({ content: 'Report sent.' });
-    const created = await waveloop(['schedule', 'create', id, 'Send the weekly report', '--every', '1h', '--agent', 'back-office'], env);
+    const created = await waveloop(
+      ['schedule', 'create', id, 'Send the weekly report', '--every', '1h', '--agent', 'back-office'],
+      env,
+    );
     expect(created.stderr).toBe('');
     expect(created.stdout).toContain(`Created schedule ${id}: every 1h.`);
 
@@ -69,14 +81,24 @@ describe('waveloop schedule', () => {
       () => waveloop(['list', '--schedule', id], env),
       (out) => out.stdout.includes(runId!),
     );
-    expect(listed.stdout.trim().split('\n').slice(1)).toEqual([expect.stringMatching(new RegExp(`^${runId}\\s+completed\\s+\\S+\\s+agent run\\s+Send the weekly report$`))]);
+    expect(listed.stdout.trim().split('\n').slice(1)).toEqual([
+      expect.stringMatching(new RegExp(`^${runId}\\s+completed\\s+\\S+\\s+agent run\\s+Send the weekly report$`)),
+    ]);
 
-    const updated = await waveloop(['schedule', 'update', id, '--cron', '0 9 * * 1-5', '--timezone', 'Europe/Berlin'], env);
+    const updated = await waveloop(
+      ['schedule', 'update', id, '--cron', '0 9 * * 1-5', '--timezone', 'Europe/Berlin'],
+      env,
+    );
     expect(updated.code).toBe(0);
     expect(await waveloop(['schedule', 'pause', id], env)).toMatchObject({ code: 0 });
     const schedules = await waveloop(['schedule', 'list'], env);
     expect(schedules.stdout.split('\n')[0]).toMatch(/^NAME\s+KIND\s+TIMING\s+STATE\s+NEXT\s+GOAL$/);
-    expect(schedules.stdout).toMatch(new RegExp(`^${id}\\s+agent\\s+0 9 \\* \\* 1-5 \\(Europe/Berlin\\)\\s+paused\\s+\\S+\\s+Send the weekly report$`, 'm'));
+    expect(schedules.stdout).toMatch(
+      new RegExp(
+        `^${id}\\s+agent\\s+0 9 \\* \\* 1-5 \\(Europe/Berlin\\)\\s+paused\\s+\\S+\\s+Send the weekly report$`,
+        'm',
+      ),
+    );
 
     expect((await waveloop(['schedule', 'delete', id], env)).stdout).toContain(`Deleted schedule ${id}.`);
     expect(await scheduleNames()).not.toContain(id);
@@ -91,12 +113,21 @@ describe('waveloop schedule', () => {
     await waveloop(['schedule', 'create', id, 'Prepare the quarterly numbers', '--every', '1h'], env);
     await waveloop(['schedule', 'trigger', id], env);
     const handle = cli.h.client.schedule.getHandle(id);
-    const first = await eventually(() => handle.describe(), (d) => d.info.recentActions.length === 1);
+    const first = await eventually(
+      () => handle.describe(),
+      (d) => d.info.recentActions.length === 1,
+    );
     const runId = first.info.recentActions[0]!.action.workflow.workflowId;
-    await eventually(() => cli.client.runs.progress(runId), (progress) => progress.pendingQuestions.length === 1);
+    await eventually(
+      () => cli.client.runs.progress(runId),
+      (progress) => progress.pendingQuestions.length === 1,
+    );
 
     await waveloop(['schedule', 'trigger', id], env);
-    const after = await eventually(() => handle.describe(), (d) => d.info.numActionsSkippedOverlap === 1);
+    const after = await eventually(
+      () => handle.describe(),
+      (d) => d.info.numActionsSkippedOverlap === 1,
+    );
     expect(after.info.recentActions.map((action) => action.action.workflow.workflowId)).toEqual([runId]);
 
     await cli.client.runs.handle(runId).terminate('test over');

@@ -4,8 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '../../src/server/embedded-server';
 import { isServerUp } from '../../src/server/address';
+import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '../../src/server/embedded-server';
 import { SERVER_DB_FILE, SERVER_PID_FILE } from '../../src/server/files';
 import { findTemporalBinary } from '../../src/server/temporal-cli';
 
@@ -65,17 +65,21 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }, TIMEOUT);
 
-it('embedded server: ensure starts a server that serves, with its SQLite file in the data dir', { timeout: TIMEOUT }, async () => {
-  const result = await ensureEmbeddedServer({ dataDir, address, uiPort });
+it(
+  'embedded server: ensure starts a server that serves, with its SQLite file in the data dir',
+  { timeout: TIMEOUT },
+  async () => {
+    const result = await ensureEmbeddedServer({ dataDir, address, uiPort });
 
-  expect(result).toEqual({ started: true, address, uiUrl: `http://127.0.0.1:${uiPort}` });
-  expect(await isServerUp(address)).toBe(true);
-  expect(fs.existsSync(path.join(dataDir, SERVER_DB_FILE))).toBe(true);
-  const status = await embeddedServerStatus(dataDir);
-  expect(status).toMatchObject({ running: true, serving: true, address, uiUrl: result.uiUrl });
-  const pidFile = JSON.parse(fs.readFileSync(path.join(dataDir, SERVER_PID_FILE), 'utf8')) as Record<string, unknown>;
-  expect(pidFile).toMatchObject({ pid: status.pid, address, uiPort });
-});
+    expect(result).toEqual({ started: true, address, uiUrl: `http://127.0.0.1:${uiPort}` });
+    expect(await isServerUp(address)).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, SERVER_DB_FILE))).toBe(true);
+    const status = await embeddedServerStatus(dataDir);
+    expect(status).toMatchObject({ running: true, serving: true, address, uiUrl: result.uiUrl });
+    const pidFile = JSON.parse(fs.readFileSync(path.join(dataDir, SERVER_PID_FILE), 'utf8')) as Record<string, unknown>;
+    expect(pidFile).toMatchObject({ pid: status.pid, address, uiPort });
+  },
+);
 
 it('embedded server: a second ensure finds the running server and starts nothing', { timeout: TIMEOUT }, async () => {
   const before = await embeddedServerStatus(dataDir);
@@ -86,20 +90,27 @@ it('embedded server: a second ensure finds the running server and starts nothing
   expect((await embeddedServerStatus(dataDir)).pid).toBe(before.pid);
 });
 
-it('embedded server: the default namespace can be described through @temporalio/client', { timeout: TIMEOUT }, async () => {
-  const connection = await Connection.connect({ address });
-  try {
-    const described = await connection.workflowService.describeNamespace({ namespace: 'default' });
-    expect(described.namespaceInfo?.name).toBe('default');
-  } finally {
-    await connection.close();
-  }
-});
+it(
+  'embedded server: the default namespace can be described through @temporalio/client',
+  { timeout: TIMEOUT },
+  async () => {
+    const connection = await Connection.connect({ address });
+    try {
+      const described = await connection.workflowService.describeNamespace({ namespace: 'default' });
+      expect(described.namespaceInfo?.name).toBe('default');
+    } finally {
+      await connection.close();
+    }
+  },
+);
 
 it('embedded server: stop ends the process and frees the port', { timeout: TIMEOUT }, async () => {
   // A run that no worker will pick up: it stays RUNNING, in the SQLite file, across the restart below.
   await withClient(address, (client) =>
-    client.workflow.start('WaveloopServerTestNoSuchWorkflow', { taskQueue: 'nobody', workflowId: PERSISTED_WORKFLOW_ID }),
+    client.workflow.start('WaveloopServerTestNoSuchWorkflow', {
+      taskQueue: 'nobody',
+      workflowId: PERSISTED_WORKFLOW_ID,
+    }),
   );
   const { pid } = await embeddedServerStatus(dataDir);
 
@@ -120,7 +131,9 @@ it('embedded server: a restart reuses the SQLite file, so runs survive it', { ti
   const result = await ensureEmbeddedServer({ dataDir, address, uiPort });
   expect(result.started).toBe(true);
 
-  const description = await withClient(address, (client) => client.workflow.getHandle(PERSISTED_WORKFLOW_ID).describe());
+  const description = await withClient(address, (client) =>
+    client.workflow.getHandle(PERSISTED_WORKFLOW_ID).describe(),
+  );
 
   expect(description.type).toBe('WaveloopServerTestNoSuchWorkflow');
   expect(description.status.name).toBe('RUNNING');

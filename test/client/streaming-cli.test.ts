@@ -48,13 +48,19 @@ describe('waveloop run and follow: the model text streams in', () => {
     );
     expect(ran.stdout.split('Looking up Bob').length - 1).toBe(1);
     expect(followed.code).toBe(0);
-    expect(followed.stdout).toMatch(/\(iteration 2\) Bob Martin works at Acme Corp\.\n\nAnswer \(2 iterations, 220 tokens\)/);
+    expect(followed.stdout).toMatch(
+      /\(iteration 2\) Bob Martin works at Acme Corp\.\n\nAnswer \(2 iterations, 220 tokens\)/,
+    );
     fake.assertDone();
   });
 
   it('with streaming off, the same run prints whole messages', async () => {
     fake.script(
-      { content: 'Looking up Bob in the directory first.', toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }], delayMs: 800 },
+      {
+        content: 'Looking up Bob in the directory first.',
+        toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }],
+        delayMs: 800,
+      },
       // The answer comes late enough for the follower to see the first message (it polls 4 times a second).
       { content: 'Bob Martin works at Acme Corp.', delayMs: 1_000 },
     );
@@ -64,6 +70,8 @@ describe('waveloop run and follow: the model text streams in', () => {
     const ran = await waveloopLive(['run', 'Where does Bob work?'], { ...env, WAVELOOP_TASK_QUEUE: whole }).done;
     expect(ran.code).toBe(0);
     expect(fake.requests.every((request) => request.stream === undefined)).toBe(true);
-    expect(ran.stdout).toMatch(/\(iteration 1\) Looking up Bob in the directory first\.\nwave 1 · search_users\(name=Bob\) → /);
+    expect(ran.stdout).toMatch(
+      /\(iteration 1\) Looking up Bob in the directory first\.\nwave 1 · search_users\(name=Bob\) → /,
+    );
   });
 });

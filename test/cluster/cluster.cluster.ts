@@ -2,15 +2,15 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentLoopResult } from '../../src/contract/agent-loop';
 import { approveUpdate } from '../../src/contract/messages';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
 import { openDemoDatabase, type DemoDatabase } from '../../src/demo';
-import { chaosReply, chaosUserId, expectedAnswer } from '../chaos/script';
 import { chaosCalls, countUserUpdates, retryWhileRestarting, userUpdates } from '../chaos/chaos-runs';
 import { WorkerPool } from '../chaos/cluster';
+import { chaosReply, chaosUserId, expectedAnswer } from '../chaos/script';
 import { waveloop } from '../support/cli';
 import { FakeModel, toolMessages, type ChatRequest } from '../support/fake-model';
 import { Harness, waitForProgress, workflowBundle } from '../support/harness';
@@ -27,7 +27,8 @@ import { readStack, ServerProcess } from './stack';
 const stack = readStack();
 const server = new ServerProcess(stack);
 const h = new Harness({ address: stack.address });
-const cli = (args: string[]) => waveloop(args, { TEMPORAL_ADDRESS: stack.address, TEMPORAL_NAMESPACE: 'default' }, { cwd: h.dataDir });
+const cli = (args: string[]) =>
+  waveloop(args, { TEMPORAL_ADDRESS: stack.address, TEMPORAL_NAMESPACE: 'default' }, { cwd: h.dataDir });
 
 beforeAll(() => h.start());
 afterAll(() => h.stop());
@@ -45,7 +46,7 @@ function nextDay(date: string): string {
 }
 
 describe('cluster: the server', () => {
-  it('the server: the compose file\'s version on PostgreSQL (persistence and visibility), more than one history shard, deploy/\'s dynamic config, waveloop\'s search attributes registered', async () => {
+  it("the server: the compose file's version on PostgreSQL (persistence and visibility), more than one history shard, deploy/'s dynamic config, waveloop's search attributes registered", async () => {
     const info = await h.client.workflowService.getClusterInfo({});
     expect(info.serverVersion).toBe(stack.version);
     expect(info.persistenceStore).toBe('postgres12');
@@ -54,10 +55,16 @@ describe('cluster: the server', () => {
     // The dynamic config file of deploy/, as the compose file mounts it.
     const log = fs.readFileSync(stack.server.log, 'utf8');
     for (const key of ['history.transferprocessormaxpollrps', 'history.visibilityprocessormaxpollrps']) {
-      expect(log).toContain(`dynamic config changed for the key: ${key} oldValue: nil newValue: { constraints: {} value: 1000 }`);
+      expect(log).toContain(
+        `dynamic config changed for the key: ${key} oldValue: nil newValue: { constraints: {} value: 1000 }`,
+      );
     }
-    const { customAttributes } = await h.client.connection.operatorService.listSearchAttributes({ namespace: 'default' });
-    expect(Object.keys(customAttributes ?? {})).toEqual(expect.arrayContaining(WAVELOOP_SEARCH_ATTRIBUTES.map((key) => key.name)));
+    const { customAttributes } = await h.client.connection.operatorService.listSearchAttributes({
+      namespace: 'default',
+    });
+    expect(Object.keys(customAttributes ?? {})).toEqual(
+      expect.arrayContaining(WAVELOOP_SEARCH_ATTRIBUTES.map((key) => key.name)),
+    );
     // `waveloop setup` ran before the test: a second time it finds them all.
     expect((await cli(['setup'])).stdout).toContain('The search attributes are registered already.');
   });
@@ -71,41 +78,75 @@ describe('cluster: the demo scenarios', () => {
       (req) => ({ toolCalls: [{ name: 'update_user', args: { id: lastToolResult(req).id, company: 'EPAM' } }] }),
       (req) => ({ content: `Updated ${lastToolResult(req).name}: company is now ${lastToolResult(req).company}.` }),
     );
-    const bob = h.db.prepare("SELECT * FROM users WHERE name LIKE 'Bob%'").get() as { id: number; name: string; company: string };
+    const bob = h.db.prepare("SELECT * FROM users WHERE name LIKE 'Bob%'").get() as {
+      id: number;
+      name: string;
+      company: string;
+    };
     expect(bob.company).not.toBe('EPAM');
-    const listed = async (status: string) => JSON.parse((await cli(['list', '--status', status, '--json', '--limit', '100'])).stdout) as { workflowId: string }[];
+    const listed = async (status: string) =>
+      JSON.parse((await cli(['list', '--status', status, '--json', '--limit', '100'])).stdout) as {
+        workflowId: string;
+      }[];
 
     const { handle, result } = await h.run(
       { goal: 'Find Bob and update his company to EPAM', agent: 'back-office' },
       {
         during: async (handle) => {
           const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length > 0);
-          expect(waiting.pendingApprovals[0]).toMatchObject({ tool: 'update_user', args: { company: 'EPAM' }, iteration: 3 });
-          // The run's WaveloopStatus, in PostgreSQL's visibility store (it catches up shortly after the change).
-          await eventually(() => listed('waiting_for_approval'), (runs) => runs.some((r) => r.workflowId === handle.workflowId), {
-            attempts: 30,
-            intervalMs: 500,
-            problem: '`waveloop list --status waiting_for_approval` never listed the run.',
+          expect(waiting.pendingApprovals[0]).toMatchObject({
+            tool: 'update_user',
+            args: { company: 'EPAM' },
+            iteration: 3,
           });
+          // The run's WaveloopStatus, in PostgreSQL's visibility store (it catches up shortly after the change).
+          await eventually(
+            () => listed('waiting_for_approval'),
+            (runs) => runs.some((r) => r.workflowId === handle.workflowId),
+            {
+              attempts: 30,
+              intervalMs: 500,
+              problem: '`waveloop list --status waiting_for_approval` never listed the run.',
+            },
+          );
           await handle.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId] });
         },
       },
     );
 
     h.fake.assertDone();
-    expect(result).toMatchObject({ status: 'completed', iterations: 4, answer: `Updated ${bob.name}: company is now EPAM.` });
-    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([['search_users'], ['get_user'], ['update_user']]);
-    expect((h.db.prepare('SELECT company FROM users WHERE id = ?').get(bob.id) as { company: string }).company).toBe('EPAM');
-    await eventually(() => listed('completed'), (runs) => runs.some((r) => r.workflowId === handle.workflowId), {
-      attempts: 30,
-      intervalMs: 500,
-      problem: '`waveloop list --status completed` never listed the run.',
+    expect(result).toMatchObject({
+      status: 'completed',
+      iterations: 4,
+      answer: `Updated ${bob.name}: company is now EPAM.`,
     });
+    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([
+      ['search_users'],
+      ['get_user'],
+      ['update_user'],
+    ]);
+    expect((h.db.prepare('SELECT company FROM users WHERE id = ?').get(bob.id) as { company: string }).company).toBe(
+      'EPAM',
+    );
+    await eventually(
+      () => listed('completed'),
+      (runs) => runs.some((r) => r.workflowId === handle.workflowId),
+      {
+        attempts: 30,
+        intervalMs: 500,
+        problem: '`waveloop list --status completed` never listed the run.',
+      },
+    );
   });
 
   it('Hanukkah and next weekend: two waves of two parallel calls', async () => {
     h.fake.script(
-      { toolCalls: [{ name: 'resolve_holiday', args: { name: 'Hanukkah' } }, { name: 'resolve_date_hint', args: { hint: 'next weekend' } }] },
+      {
+        toolCalls: [
+          { name: 'resolve_holiday', args: { name: 'Hanukkah' } },
+          { name: 'resolve_date_hint', args: { hint: 'next weekend' } },
+        ],
+      },
       (req) => {
         const [holiday, weekend] = toolMessages(req).map((m) => JSON.parse(m));
         return {
@@ -118,18 +159,26 @@ describe('cluster: the demo scenarios', () => {
       { content: 'Rooms are available for both.' },
     );
 
-    const { handle, result } = await h.run({ goal: 'I need availability for Hanukkah and also next weekend', agent: 'back-office' });
+    const { handle, result } = await h.run({
+      goal: 'I need availability for Hanukkah and also next weekend',
+      agent: 'back-office',
+    });
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 3, answer: 'Rooms are available for both.' });
-    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([['resolve_holiday', 'resolve_date_hint'], ['get_availability', 'get_availability']]);
+    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([
+      ['resolve_holiday', 'resolve_date_hint'],
+      ['get_availability', 'get_availability'],
+    ]);
     expect(JSON.parse(result!.waves[0].calls[0].result!).start).toBe('2026-12-04');
     // Each wave's two activities were both scheduled before either completed: they ran in parallel.
     const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
     for (const wave of [1, 2]) {
       const calls = tools.filter((a) => a.summary.startsWith(`wave ${wave} ·`));
       expect(calls).toHaveLength(2);
-      expect(Math.max(...calls.map((a) => a.scheduledEventId))).toBeLessThan(Math.min(...calls.map((a) => a.completedEventId!)));
+      expect(Math.max(...calls.map((a) => a.scheduledEventId))).toBeLessThan(
+        Math.min(...calls.map((a) => a.completedEventId!)),
+      );
     }
   });
 });
@@ -197,7 +246,13 @@ describe('cluster: the crash matrix', () => {
   });
 
   it('worker processes SIGKILLed, the server killed and stopped mid-run and started again: every run completes with its answer, every update takes effect once', async () => {
-    const runs: ChaosRun[] = Array.from({ length: RUNS }, (_, n) => ({ n, workflowId: `cluster-chaos-${n}-${process.pid}`, started: false, approved: false, done: false }));
+    const runs: ChaosRun[] = Array.from({ length: RUNS }, (_, n) => ({
+      n,
+      workflowId: `cluster-chaos-${n}-${process.pid}`,
+      started: false,
+      approved: false,
+      done: false,
+    }));
     const openAtRestart: number[] = [];
     const began = Date.now();
 
@@ -221,7 +276,9 @@ describe('cluster: the crash matrix', () => {
           const hard = server.restarts === 0;
           const stoppedAt = Date.now();
           await server.restart(hard);
-          console.log(`cluster chaos: server ${hard ? 'killed (SIGKILL)' : 'stopped (SIGTERM)'} with ${open} runs open, serving again after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
+          console.log(
+            `cluster chaos: server ${hard ? 'killed (SIGKILL)' : 'stopped (SIGTERM)'} with ${open} runs open, serving again after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`,
+          );
         }
         if (runs.every((r) => r.done)) break;
       }
@@ -231,14 +288,18 @@ describe('cluster: the crash matrix', () => {
       while (runs.some((r) => !r.done)) {
         await sleep(1_000);
         await Promise.all(
-          runs.filter((r) => r.started && !r.done).map(async (run) => {
-            if (!run.approved) await calls.approve(run);
-            const description = await calls.within(3_000, () => client.workflow.getHandle(run.workflowId).describe()).catch(() => undefined);
-            if (description && description.status.name !== 'RUNNING') {
-              run.done = true;
-              run.execution = description.status.name;
-            }
-          }),
+          runs
+            .filter((r) => r.started && !r.done)
+            .map(async (run) => {
+              if (!run.approved) await calls.approve(run);
+              const description = await calls
+                .within(3_000, () => client.workflow.getHandle(run.workflowId).describe())
+                .catch(() => undefined);
+              if (description && description.status.name !== 'RUNNING') {
+                run.done = true;
+                run.execution = description.status.name;
+              }
+            }),
         );
       }
     })();
@@ -249,8 +310,12 @@ describe('cluster: the crash matrix', () => {
     const problems: string[] = [];
     for (const run of runs) {
       const user = db.prepare('SELECT name FROM users WHERE id = ?').get(chaosUserId(run.n)) as { name: string };
-      const result = run.execution === 'COMPLETED' ? ((await client.workflow.getHandle(run.workflowId).result()) as AgentLoopResult) : undefined;
-      if (result?.status !== 'completed' || result.answer !== expectedAnswer(run.n, user.name)) problems.push(`run ${run.n}: ${run.execution} ${JSON.stringify(result?.answer)}`);
+      const result =
+        run.execution === 'COMPLETED'
+          ? ((await client.workflow.getHandle(run.workflowId).result()) as AgentLoopResult)
+          : undefined;
+      if (result?.status !== 'completed' || result.answer !== expectedAnswer(run.n, user.name))
+        problems.push(`run ${run.n}: ${run.execution} ${JSON.stringify(result?.answer)}`);
       const updates = userUpdates(db, run.n);
       if (updates !== 1) problems.push(`run ${run.n}: update_user took effect ${updates} times`);
     }
@@ -263,7 +328,9 @@ describe('cluster: the crash matrix', () => {
     expect(problems).toEqual([]);
     // The runs live on more than one of the history shards (Temporal's executions table).
     const ids = runs.map((run) => `'${run.workflowId}'`).join(', ');
-    expect(Number(psql(`SELECT count(DISTINCT shard_id) FROM executions WHERE workflow_id IN (${ids})`))).toBeGreaterThan(1);
+    expect(
+      Number(psql(`SELECT count(DISTINCT shard_id) FROM executions WHERE workflow_id IN (${ids})`)),
+    ).toBeGreaterThan(1);
     expect(pool.kills).toBeGreaterThanOrEqual(KILLS);
     expect(server.restarts).toBe(RESTART_AFTER_KILLS.length);
     expect(openAtRestart.every((open) => open > 0)).toBe(true);
@@ -278,5 +345,8 @@ describe('cluster: the crash matrix', () => {
 /** What a query on Temporal's database (`temporal`) returns, as text. */
 function psql(query: string): string {
   const { psql, port, user, password } = stack.postgres;
-  return execFileSync(psql, ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', 'temporal', '-tAc', query], { encoding: 'utf8', env: { ...process.env, PGPASSWORD: password } }).trim();
+  return execFileSync(psql, ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', 'temporal', '-tAc', query], {
+    encoding: 'utf8',
+    env: { ...process.env, PGPASSWORD: password },
+  }).trim();
 }

@@ -65,7 +65,10 @@ async function timed<T>(step: string, work: () => T | Promise<T>): Promise<T> {
 
 async function run(): Promise<number> {
   const compose = readCompose();
-  const tools = await timed(`Temporal server ${compose.version} and temporal-sql-tool (go install, cached in .tools/)`, () => serverBinaries(compose.version));
+  const tools = await timed(
+    `Temporal server ${compose.version} and temporal-sql-tool (go install, cached in .tools/)`,
+    () => serverBinaries(compose.version),
+  );
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-cluster-'));
   cleanups.push(() => fs.rmSync(work, { recursive: true, force: true }));
   const [pgPort, ...serverPorts] = await freePorts(10);
@@ -74,7 +77,12 @@ async function run(): Promise<number> {
   const database = { POSTGRES_SEEDS: '127.0.0.1', DB_PORT: String(pgPort) };
 
   await timed('deploy/temporal-schema.sh (temporal-sql-tool)', () =>
-    sh('deploy/temporal-schema.sh', { ...compose.env.schema, ...database, TEMPORAL_SCHEMA_DIR: tools.schemaDir }, tools.dir));
+    sh(
+      'deploy/temporal-schema.sh',
+      { ...compose.env.schema, ...database, TEMPORAL_SCHEMA_DIR: tools.schemaDir },
+      tools.dir,
+    ),
+  );
 
   const stack = serverStack(compose, tools.server, work, database, serverPorts, postgres);
   const stackFile = path.join(work, 'stack.json');
@@ -86,9 +94,17 @@ async function run(): Promise<number> {
   console.log(await describeCluster(stack.address));
 
   const temporalCli = findTemporalBinary();
-  if (!temporalCli) throw new Error('The Temporal CLI is not installed: run `npm install` (scripts/install-temporal.js) or set WAVELOOP_TEMPORAL_BIN.');
+  if (!temporalCli)
+    throw new Error(
+      'The Temporal CLI is not installed: run `npm install` (scripts/install-temporal.js) or set WAVELOOP_TEMPORAL_BIN.',
+    );
   await timed('deploy/temporal-namespace.sh (temporal operator namespace create)', () =>
-    sh('deploy/temporal-namespace.sh', { ...compose.env.namespace, TEMPORAL_ADDRESS: stack.address }, path.dirname(temporalCli)));
+    sh(
+      'deploy/temporal-namespace.sh',
+      { ...compose.env.namespace, TEMPORAL_ADDRESS: stack.address },
+      path.dirname(temporalCli),
+    ),
+  );
 
   await timed('waveloop setup', () => waveloopSetup(stack.address));
 
@@ -100,18 +116,34 @@ async function run(): Promise<number> {
 
 /** The parts of docker-compose.yml this stack reproduces. */
 function readCompose(): Compose {
-  const services = (parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { image?: string; environment?: Env; volumes?: string[] }> }).services;
+  const services = (
+    parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+      services: Record<string, { image?: string; environment?: Env; volumes?: string[] }>;
+    }
+  ).services;
   const tag = (name: string) => /:(\d+\.\d+\.\d+)$/.exec(services[name].image ?? '')?.[1];
   const version = tag('temporal');
   if (!version || tag('temporal-schema') !== version || tag('temporal-namespace') !== version) {
-    throw new Error('docker-compose.yml: the temporal, temporal-schema and temporal-namespace images must have the same x.y.z tag.');
+    throw new Error(
+      'docker-compose.yml: the temporal, temporal-schema and temporal-namespace images must have the same x.y.z tag.',
+    );
   }
-  const env = (name: string): Env => Object.fromEntries(Object.entries(services[name].environment ?? {}).map(([k, v]) => [k, String(v)]));
+  const env = (name: string): Env =>
+    Object.fromEntries(Object.entries(services[name].environment ?? {}).map(([k, v]) => [k, String(v)]));
   const serverFiles = (services.temporal.volumes ?? [])
     .map((volume) => volume.split(':'))
     .filter(([host, target]) => host.startsWith('./') && target.startsWith(`${IMAGE_ROOT}/`))
     .map(([host, target]) => [path.join(ROOT, host), target] as [string, string]);
-  return { version, env: { postgresql: env('postgresql'), schema: env('temporal-schema'), temporal: env('temporal'), namespace: env('temporal-namespace') }, serverFiles };
+  return {
+    version,
+    env: {
+      postgresql: env('postgresql'),
+      schema: env('temporal-schema'),
+      temporal: env('temporal'),
+      namespace: env('temporal-namespace'),
+    },
+    serverFiles,
+  };
 }
 
 /**
@@ -121,23 +153,35 @@ function readCompose(): Compose {
  */
 function serverBinaries(version: string): { dir: string; server: string; schemaDir: string } {
   const dir = path.join(ROOT, '.tools', `temporal-server-${version}`);
-  const result = { dir, server: path.join(dir, 'temporal-server'), schemaDir: path.join(dir, 'schema', 'postgresql', 'v12') };
+  const result = {
+    dir,
+    server: path.join(dir, 'temporal-server'),
+    schemaDir: path.join(dir, 'schema', 'postgresql', 'v12'),
+  };
   if (fs.existsSync(result.server)) {
     console.log(`cached: ${dir}`);
     return result;
   }
   if (spawnSync('go', ['version']).status !== 0) {
-    throw new Error(`Building the Temporal server needs Go (https://go.dev/dl/), or put temporal-server, temporal-sql-tool and the schema directory in ${dir}.`);
+    throw new Error(
+      `Building the Temporal server needs Go (https://go.dev/dl/), or put temporal-server, temporal-sql-tool and the schema directory in ${dir}.`,
+    );
   }
   const staging = `${dir}.partial-${process.pid}`;
   fs.rmSync(staging, { recursive: true, force: true });
   const module = `${SERVER_MODULE}@v${version}`;
-  console.log(`go install ${SERVER_MODULE}/cmd/server@v${version} ${SERVER_MODULE}/cmd/tools/sql@v${version} (minutes, once)`);
-  check('go', ['install', `${SERVER_MODULE}/cmd/server@v${version}`, `${SERVER_MODULE}/cmd/tools/sql@v${version}`], { env: { ...process.env, GOBIN: staging } });
+  console.log(
+    `go install ${SERVER_MODULE}/cmd/server@v${version} ${SERVER_MODULE}/cmd/tools/sql@v${version} (minutes, once)`,
+  );
+  check('go', ['install', `${SERVER_MODULE}/cmd/server@v${version}`, `${SERVER_MODULE}/cmd/tools/sql@v${version}`], {
+    env: { ...process.env, GOBIN: staging },
+  });
   fs.renameSync(path.join(staging, 'server'), path.join(staging, 'temporal-server'));
   fs.renameSync(path.join(staging, 'sql'), path.join(staging, 'temporal-sql-tool'));
   const modCache = execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
-  fs.cpSync(path.join(modCache, module, 'schema', 'postgresql'), path.join(staging, 'schema', 'postgresql'), { recursive: true });
+  fs.cpSync(path.join(modCache, module, 'schema', 'postgresql'), path.join(staging, 'schema', 'postgresql'), {
+    recursive: true,
+  });
   makeWritable(path.join(staging, 'schema')); // the module cache's files are read-only; `rm -rf .tools` must be able to remove the copies
   fs.rmSync(dir, { recursive: true, force: true });
   fs.renameSync(staging, dir);
@@ -165,13 +209,30 @@ async function startPostgres(env: Env, port: number): Promise<ClusterStack['post
   fs.writeFileSync(pwfile, env.POSTGRES_PASSWORD);
   if (asUser) for (const file of [dir, pwfile]) fs.chownSync(file, asUser.uid, asUser.gid);
   const pg = (command: string, args: string[]) =>
-    check(asUser ? 'runuser' : path.join(bin, command), asUser ? ['-u', asUser.name, '--', path.join(bin, command), ...args] : args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    check(
+      asUser ? 'runuser' : path.join(bin, command),
+      asUser ? ['-u', asUser.name, '--', path.join(bin, command), ...args] : args,
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   const data = path.join(dir, 'data');
-  pg('initdb', ['-D', data, '-U', env.POSTGRES_USER, `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C']);
+  pg('initdb', [
+    '-D',
+    data,
+    '-U',
+    env.POSTGRES_USER,
+    `--pwfile=${pwfile}`,
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '-E',
+    'UTF8',
+    '--locale=C',
+  ]);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`;
   cleanups.push(() => pg('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']));
   pg('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
-  console.log(`${execFileSync(path.join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).trim()} on 127.0.0.1:${port}, data in ${data}`);
+  console.log(
+    `${execFileSync(path.join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).trim()} on 127.0.0.1:${port}, data in ${data}`,
+  );
   const psql = path.join(bin, 'psql');
   return { psql: fs.existsSync(psql) ? psql : 'psql', port, user: env.POSTGRES_USER, password: env.POSTGRES_PASSWORD };
 }
@@ -179,12 +240,16 @@ async function startPostgres(env: Env, port: number): Promise<ClusterStack['post
 /** Where initdb and pg_ctl are: WAVELOOP_PG_BIN, else PATH, else Debian's /usr/lib/postgresql/<newest>/bin. */
 function postgresBinDir(): string {
   if (process.env.WAVELOOP_PG_BIN) return process.env.WAVELOOP_PG_BIN;
-  const onPath = (process.env.PATH ?? '').split(path.delimiter).find((dir) => dir && fs.existsSync(path.join(dir, 'initdb')));
+  const onPath = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .find((dir) => dir && fs.existsSync(path.join(dir, 'initdb')));
   if (onPath) return path.dirname(fs.realpathSync(path.join(onPath, 'initdb'))); // a link on PATH: the directory of the real programs
   const debian = '/usr/lib/postgresql';
   const newest = fs.existsSync(debian) ? fs.readdirSync(debian).sort((a, b) => Number(b) - Number(a))[0] : undefined;
   if (newest) return path.join(debian, newest, 'bin');
-  throw new Error('PostgreSQL\'s server programs (initdb, pg_ctl) are not installed: `apt-get install postgresql`, or set WAVELOOP_PG_BIN to their directory.');
+  throw new Error(
+    "PostgreSQL's server programs (initdb, pg_ctl) are not installed: `apt-get install postgresql`, or set WAVELOOP_PG_BIN to their directory.",
+  );
 }
 
 /** PostgreSQL refuses to run as root: then it runs as WAVELOOP_PG_USER (default `postgres`). */
@@ -194,7 +259,9 @@ function postgresUser(): { name: string; uid: number; gid: number } | undefined 
   const id = (flag: string) => spawnSync('id', [flag, name], { encoding: 'utf8' });
   const [uid, gid] = [id('-u'), id('-g')];
   if (uid.status !== 0 || gid.status !== 0) {
-    throw new Error(`PostgreSQL will not run as root, and there is no user "${name}" to run it as: \`useradd --system ${name}\`, or set WAVELOOP_PG_USER.`);
+    throw new Error(
+      `PostgreSQL will not run as root, and there is no user "${name}" to run it as: \`useradd --system ${name}\`, or set WAVELOOP_PG_USER.`,
+    );
   }
   return { name, uid: Number(uid.stdout), gid: Number(gid.stdout) };
 }
@@ -204,15 +271,31 @@ function postgresUser(): { name: string; uid: number; gid: number } | undefined 
  * database address and free ports instead of the container network's, and a working directory laid
  * out as the image's /etc/temporal (the service's mounted files are linked into it).
  */
-function serverStack(compose: Compose, binary: string, work: string, database: Env, ports: number[], postgres: ClusterStack['postgres']): ClusterStack {
+function serverStack(
+  compose: Compose,
+  binary: string,
+  work: string,
+  database: Env,
+  ports: number[],
+  postgres: ClusterStack['postgres'],
+): ClusterStack {
   const cwd = path.join(work, 'etc-temporal');
   for (const [file, target] of compose.serverFiles) {
     const link = path.join(cwd, path.relative(IMAGE_ROOT, target));
     fs.mkdirSync(path.dirname(link), { recursive: true });
     fs.symlinkSync(file, link);
   }
-  const names = ['FRONTEND_GRPC_PORT', 'FRONTEND_HTTP_PORT', 'FRONTEND_MEMBERSHIP_PORT', 'HISTORY_GRPC_PORT', 'HISTORY_MEMBERSHIP_PORT',
-    'MATCHING_GRPC_PORT', 'MATCHING_MEMBERSHIP_PORT', 'WORKER_GRPC_PORT', 'WORKER_MEMBERSHIP_PORT'];
+  const names = [
+    'FRONTEND_GRPC_PORT',
+    'FRONTEND_HTTP_PORT',
+    'FRONTEND_MEMBERSHIP_PORT',
+    'HISTORY_GRPC_PORT',
+    'HISTORY_MEMBERSHIP_PORT',
+    'MATCHING_GRPC_PORT',
+    'MATCHING_MEMBERSHIP_PORT',
+    'WORKER_GRPC_PORT',
+    'WORKER_MEMBERSHIP_PORT',
+  ];
   const portEnv = Object.fromEntries(names.map((name, i) => [name, String(ports[i])]));
   return {
     address: `127.0.0.1:${portEnv.FRONTEND_GRPC_PORT}`,
@@ -258,7 +341,8 @@ async function waveloopSetup(address: string): Promise<void> {
       console.log(output);
       return;
     }
-    if (!/Namespace default is not found/.test(output) || Date.now() - began > SETUP_PATIENCE_MS) throw new Error(`waveloop setup failed: ${output}`);
+    if (!/Namespace default is not found/.test(output) || Date.now() - began > SETUP_PATIENCE_MS)
+      throw new Error(`waveloop setup failed: ${output}`);
     console.log(`attempt ${attempt} after ${((Date.now() - began) / 1000).toFixed(1)} s: ${output}; trying again`);
     await sleep(1_000);
   }
@@ -266,16 +350,24 @@ async function waveloopSetup(address: string): Promise<void> {
 
 /** Runs one of deploy/'s scripts with `sh`, as a compose job does, with `binDir` first on PATH; prints its last line (all of its output when it fails). */
 function sh(script: string, env: Env, binDir: string): void {
-  const result = spawnSync('sh', [path.join(ROOT, script)], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env, PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}` } });
+  const result = spawnSync('sh', [path.join(ROOT, script)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env, PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}` },
+  });
   const output = `${result.stdout}${result.stderr}`.trim();
-  if (result.status !== 0) throw new Error(`${script} failed (${result.signal ?? `status ${result.status}`}):\n${output}`);
+  if (result.status !== 0)
+    throw new Error(`${script} failed (${result.signal ?? `status ${result.status}`}):\n${output}`);
   console.log(output.split('\n').at(-1));
 }
 
 /** Runs a program to its end, its output shown; throws unless it exits with status 0. */
 function check(command: string, args: string[], options: SpawnSyncOptions = {}): void {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', ...options });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? result.signal ?? `status ${result.status}`}).`);
+  if (result.status !== 0)
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.error?.message ?? result.signal ?? `status ${result.status}`}).`,
+    );
 }
 
 /** Runs the cluster test file; resolves to vitest's exit status. */
@@ -286,7 +378,12 @@ function check(command: string, args: string[], options: SpawnSyncOptions = {}):
  */
 function vitest(env: Env): Promise<number> {
   const bin = path.join(path.dirname(require.resolve('vitest/package.json')), 'vitest.mjs');
-  const child = spawn(process.execPath, [bin, 'run', '--config', 'vitest.cluster.config.ts'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env }, detached: true });
+  const child = spawn(process.execPath, [bin, 'run', '--config', 'vitest.cluster.config.ts'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+    detached: true,
+  });
   cleanups.push(() => {
     try {
       process.kill(-child.pid!, 'SIGKILL');

@@ -61,19 +61,30 @@ export class ServerProcess {
   async start({ namespace = true } = {}): Promise<void> {
     const { binary, env, cwd, log, pidFile } = this.stack.server;
     const out = fs.openSync(log, 'a');
-    const child = spawn(binary, ['start'], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, detached: true, stdio: ['ignore', out, out] });
+    const child = spawn(binary, ['start'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      detached: true,
+      stdio: ['ignore', out, out],
+    });
     fs.closeSync(out);
     child.unref();
     this.child = child;
     let exited: string | undefined;
-    child.once('exit', (code, signal) => (exited = `The Temporal server exited (${signal ?? `status ${code}`}) while starting; its log: ${log}`));
+    child.once(
+      'exit',
+      (code, signal) =>
+        (exited = `The Temporal server exited (${signal ?? `status ${code}`}) while starting; its log: ${log}`),
+    );
     fs.writeFileSync(pidFile, String(child.pid));
     await waitUntilServing(this.stack.address, namespace, Date.now() + READY_TIMEOUT_MS, () => exited);
   }
 
   /** The running server's pid, from the pid file. */
   pid(): number | undefined {
-    const text = fs.existsSync(this.stack.server.pidFile) ? fs.readFileSync(this.stack.server.pidFile, 'utf8').trim() : '';
+    const text = fs.existsSync(this.stack.server.pidFile)
+      ? fs.readFileSync(this.stack.server.pidFile, 'utf8').trim()
+      : '';
     return text ? Number(text) : undefined;
   }
 
@@ -116,7 +127,12 @@ export class ServerProcess {
  * Polls the frontend until it answers `getClusterInfo` and, when `namespace`, describes the `default`
  * namespace. `failed()` reports a dead server early.
  */
-async function waitUntilServing(address: string, namespace: boolean, deadline: number, failed: () => string | undefined): Promise<void> {
+async function waitUntilServing(
+  address: string,
+  namespace: boolean,
+  deadline: number,
+  failed: () => string | undefined,
+): Promise<void> {
   let lastError = 'no answer';
   for (;;) {
     const failure = failed();
@@ -132,7 +148,8 @@ async function waitUntilServing(address: string, namespace: boolean, deadline: n
     } finally {
       await connection?.close().catch(() => undefined);
     }
-    if (Date.now() >= deadline) throw new Error(`The Temporal server at ${address} did not serve in time (${lastError}).`);
+    if (Date.now() >= deadline)
+      throw new Error(`The Temporal server at ${address} did not serve in time (${lastError}).`);
     await sleep(500);
   }
 }

@@ -19,6 +19,11 @@ describe('memory pruning helpers', () => {
     expect(out[1]).toBe(`${'x'.repeat(300)}… (700 characters clipped)`);
     expect(out[2]).toBe(`${'y'.repeat(300)}… (300 characters clipped)`);
     // Never less than 200 characters a line, however many lines share the budget.
-    expect(clipped(Array.from({ length: 10 }, () => 'z'.repeat(500)), 100)[0]).toMatch(/^z{200}… \(300 characters clipped\)$/);
+    expect(
+      clipped(
+        Array.from({ length: 10 }, () => 'z'.repeat(500)),
+        100,
+      )[0],
+    ).toMatch(/^z{200}… \(300 characters clipped\)$/);
   });
 });

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
 import { callFailure } from '../../src/mcp/call-failure';
 import { ToolError } from '../../src/tools/define';
 
@@ -14,9 +14,15 @@ describe('callFailure', () => {
   });
 
   it('callFailure: a closed connection is retryable, names the server and drops the connection', () => {
-    const { error, dropConnection } = callFailure('files', 'read_text_file', new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    const { error, dropConnection } = callFailure(
+      'files',
+      'read_text_file',
+      new McpError(ErrorCode.ConnectionClosed, 'Connection closed'),
+    );
     expect(error).not.toBeInstanceOf(ToolError);
-    expect(error.message).toBe('MCP server "files" closed the connection during the call of read_text_file (MCP error -32000: Connection closed).');
+    expect(error.message).toBe(
+      'MCP server "files" closed the connection during the call of read_text_file (MCP error -32000: Connection closed).',
+    );
     expect(dropConnection).toBe(true);
   });
 
@@ -24,7 +30,9 @@ describe('callFailure', () => {
     const down = new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:3001') });
     const { error, dropConnection } = callFailure('everything', 'echo', down);
     expect(error).not.toBeInstanceOf(ToolError);
-    expect(error.message).toBe('MCP server "everything" could not be reached for the call of echo: fetch failed (connect ECONNREFUSED 127.0.0.1:3001)');
+    expect(error.message).toBe(
+      'MCP server "everything" could not be reached for the call of echo: fetch failed (connect ECONNREFUSED 127.0.0.1:3001)',
+    );
     expect(dropConnection).toBe(true);
   });
 

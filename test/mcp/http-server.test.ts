@@ -13,7 +13,9 @@ let mcp: McpConnections;
 
 beforeAll(async () => {
   await Promise.all([everything.start(), h.start()]);
-  mcp = await McpConnections.connect({ everything: everything.config({ tools: ['echo', 'get-sum', 'get-tiny-image'] }) });
+  mcp = await McpConnections.connect({
+    everything: everything.config({ tools: ['echo', 'get-sum', 'get-tiny-image'] }),
+  });
 });
 
 afterAll(async () => {
@@ -38,7 +40,11 @@ describe('MCP over Streamable HTTP (the everything server)', () => {
     const { handle, result } = await h.run({ goal: 'Try the everything server' }, { extraTools: mcp.tools() });
 
     h.fake.assertDone();
-    expect(result).toMatchObject({ status: 'completed', iterations: 2, answer: 'Echoed, added, and looked at the picture.' });
+    expect(result).toMatchObject({
+      status: 'completed',
+      iterations: 2,
+      answer: 'Echoed, added, and looked at the picture.',
+    });
     const [echo, sum, badSum, image] = toolMessages(h.fake.requests[1]);
     expect(echo).toBe('Echo: hello over HTTP');
     expect(sum).toBe('The sum of 2 and 40 is 42.');
@@ -57,13 +63,17 @@ describe('MCP over Streamable HTTP (the everything server)', () => {
   });
 
   it('a call that outlives timeoutMs fails its attempt with a retryable error naming the server; the next call goes through', async () => {
-    const slow = await McpConnections.connect({ slow: everything.config({ tools: ['trigger-long-running-operation', 'echo'], timeoutMs: 300 }) });
+    const slow = await McpConnections.connect({
+      slow: everything.config({ tools: ['trigger-long-running-operation', 'echo'], timeoutMs: 300 }),
+    });
     try {
       const longRunning = slow.tools().find((tool) => tool.name === 'slow__trigger-long-running-operation')!;
       const echo = slow.tools().find((tool) => tool.name === 'slow__echo')!;
       expect(longRunning.timeoutMs).toBe(300);
       const call = callTool(longRunning, { duration: 5, steps: 1 });
-      await expect(call).rejects.toThrow(/^MCP server "slow" did not answer the call of trigger-long-running-operation in time/);
+      await expect(call).rejects.toThrow(
+        /^MCP server "slow" did not answer the call of trigger-long-running-operation in time/,
+      );
       await expect(call).rejects.not.toBeInstanceOf(ToolError);
       await expect(callTool(echo, { message: 'still here' })).resolves.toBe('Echo: still here');
     } finally {
@@ -85,7 +95,9 @@ describe('MCP over Streamable HTTP (the everything server)', () => {
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 3 });
-    expect(toolMessages(h.fake.requests[1])).toEqual([expect.stringMatching(/^Error: MCP server "everything" could not be reached/)]);
+    expect(toolMessages(h.fake.requests[1])).toEqual([
+      expect.stringMatching(/^Error: MCP server "everything" could not be reached/),
+    ]);
     expect(toolMessages(h.fake.requests[2]).at(-1)).toBe('Echo: back again');
     const attempts = activities(await handle.fetchHistory())
       .filter((a) => a.type === 'runTool')

@@ -10,7 +10,15 @@ function problems(value: unknown): string | undefined {
 
 describe('mcpServerConfigSchema', () => {
   it('mcpServerConfigSchema: takes a stdio server with args, env, cwd and the common options', () => {
-    const stdio = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', './data'], env: { LOG: '1' }, cwd: '/srv', tools: ['read_text_file'], requireApproval: ['write_file'], timeoutMs: 5_000 };
+    const stdio = {
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', './data'],
+      env: { LOG: '1' },
+      cwd: '/srv',
+      tools: ['read_text_file'],
+      requireApproval: ['write_file'],
+      timeoutMs: 5_000,
+    };
     expect(mcpServerConfigSchema.parse(stdio)).toEqual(stdio);
   });
 
@@ -20,7 +28,9 @@ describe('mcpServerConfigSchema', () => {
   });
 
   it('mcpServerConfigSchema: an entry with neither command nor url says what it needs', () => {
-    expect(problems({ tools: ['echo'] })).toBe('server: an MCP server needs either "command" (stdio) or "url" (Streamable HTTP)');
+    expect(problems({ tools: ['echo'] })).toBe(
+      'server: an MCP server needs either "command" (stdio) or "url" (Streamable HTTP)',
+    );
   });
 
   it('mcpServerConfigSchema: an entry with both command and url is refused', () => {
@@ -30,8 +40,12 @@ describe('mcpServerConfigSchema', () => {
   });
 
   it('mcpServerConfigSchema: stdio-only keys with url, headers with command, unknown keys and bad values are named', () => {
-    expect(problems({ url: 'http://127.0.0.1:3001/mcp', args: ['x'] })).toBe('args: "args" is for stdio servers (with "command"), not for one with "url"');
-    expect(problems({ command: 'npx', headers: { a: 'b' } })).toBe('headers: "headers" is for Streamable HTTP servers (with "url"), not for one with "command"');
+    expect(problems({ url: 'http://127.0.0.1:3001/mcp', args: ['x'] })).toBe(
+      'args: "args" is for stdio servers (with "command"), not for one with "url"',
+    );
+    expect(problems({ command: 'npx', headers: { a: 'b' } })).toBe(
+      'headers: "headers" is for Streamable HTTP servers (with "url"), not for one with "command"',
+    );
     expect(problems({ command: 'npx', arguments: ['x'] })).toBe('server: Unrecognized key: "arguments"');
     expect(problems({ command: '' })).toBe('command: "command" must not be empty');
     expect(problems({ url: 'file:///tmp/socket' })).toBe('url: "url" must be an http or https URL');
@@ -43,7 +57,10 @@ describe('mcpServerConfigSchema', () => {
 describe('mcpServersSchema', () => {
   it('mcpServersSchema: server names hold letters, digits, _ and -, and never "__"', () => {
     expect(mcpServersSchema.parse({ 'my-files_2': { command: 'npx' } })).toEqual({ 'my-files_2': { command: 'npx' } });
-    const parsed = mcpServersSchema.safeParse({ 'my.files': { command: 'npx' }, my__files: { url: 'http://127.0.0.1:1/mcp' } });
+    const parsed = mcpServersSchema.safeParse({
+      'my.files': { command: 'npx' },
+      my__files: { url: 'http://127.0.0.1:1/mcp' },
+    });
     expect(parsed.success).toBe(false);
     expect(describeIssues(parsed.error!.issues, 'mcpServers')).toBe(
       'my.files: the MCP server name "my.files" may hold only letters, digits, "_" and "-"; ' +
@@ -53,6 +70,8 @@ describe('mcpServersSchema', () => {
 
   it('mcpServersSchema: an invalid entry is named by its server', () => {
     const parsed = mcpServersSchema.safeParse({ files: {} });
-    expect(describeIssues(parsed.error!.issues, 'mcpServers')).toBe('files: an MCP server needs either "command" (stdio) or "url" (Streamable HTTP)');
+    expect(describeIssues(parsed.error!.issues, 'mcpServers')).toBe(
+      'files: an MCP server needs either "command" (stdio) or "url" (Streamable HTTP)',
+    );
   });
 });

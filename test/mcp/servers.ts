@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import type { McpHttpServerConfig, McpStdioServerConfig } from '../../src/mcp/server-config';
-import { eventually } from '../support/wait';
 import { freePort } from '../support/ports';
+import { eventually } from '../support/wait';
 
 /**
  * The MCP reference servers the tests talk to, from the devDependencies: the filesystem server
@@ -13,7 +13,10 @@ const FILESYSTEM_BIN = require.resolve('@modelcontextprotocol/server-filesystem/
 const EVERYTHING_BIN = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 /** The filesystem server over stdio, allowed to read and write under `root` only. */
-export function filesystemServer(root: string, options: Omit<McpStdioServerConfig, 'command' | 'args'> = {}): McpStdioServerConfig {
+export function filesystemServer(
+  root: string,
+  options: Omit<McpStdioServerConfig, 'command' | 'args'> = {},
+): McpStdioServerConfig {
   return { command: process.execPath, args: [FILESYSTEM_BIN, root], ...options };
 }
 
@@ -25,7 +28,10 @@ export function childProcessesMentioning(text: string): number[] {
   return execFileSync('ps', ['-A', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
     .split('\n')
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null && Number(match[2]) === process.pid && match[3].includes(text))
+    .filter(
+      (match): match is RegExpExecArray =>
+        match !== null && Number(match[2]) === process.pid && match[3].includes(text),
+    )
     .map((match) => Number(match[1]));
 }
 
@@ -62,7 +68,11 @@ export class EverythingHttpServer {
     this.child = child;
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await eventually(() => stderr, (text) => /listening on port/.test(text) || child.exitCode !== null, { problem: 'The everything server did not start.' });
+    await eventually(
+      () => stderr,
+      (text) => /listening on port/.test(text) || child.exitCode !== null,
+      { problem: 'The everything server did not start.' },
+    );
     if (child.exitCode !== null) throw new Error(`The everything server exited: ${stderr}`);
     return this;
   }
@@ -77,4 +87,3 @@ export class EverythingHttpServer {
     await exited;
   }
 }
-

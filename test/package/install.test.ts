@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalBinary } from '../../src/server/temporal-cli';
-import { FakeModel, toolMessages } from '../support/fake-model';
 import { ROOT } from '../support/cli';
+import { FakeModel, toolMessages } from '../support/fake-model';
 import { freePort } from '../support/ports';
 
 /**
@@ -54,7 +54,6 @@ export default defineConfig({
 });
 `;
 
-
 describe('the packed package, installed into a fresh project', () => {
   const fake = new FakeModel();
   let project: string;
@@ -85,11 +84,22 @@ describe('the packed package, installed into a fresh project', () => {
     fs.writeFileSync(path.join(filesDir, 'notes.txt'), 'INV-2041 was promised for Friday.\n');
 
     // `npm test` has built dist/; packing without scripts does not build it again.
-    const { stdout: packed } = await exec('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch], { cwd: ROOT });
+    const { stdout: packed } = await exec(
+      'npm',
+      ['pack', '--ignore-scripts', '--silent', '--pack-destination', scratch],
+      { cwd: ROOT },
+    );
     const tarball = path.join(scratch, packed.trim().split('\n').pop()!);
     const mcpServer = `@modelcontextprotocol/server-filesystem@${readDevVersion('@modelcontextprotocol/server-filesystem')}`;
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'billing-bot', version: '1.0.0', private: true }, null, 2));
-    await exec('npm', ['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', tarball, mcpServer], { cwd: project });
+    fs.writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'billing-bot', version: '1.0.0', private: true }, null, 2),
+    );
+    await exec(
+      'npm',
+      ['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', tarball, mcpServer],
+      { cwd: project },
+    );
     fs.writeFileSync(path.join(project, 'waveloop.config.ts'), CONFIG(filesDir));
 
     env = {
@@ -111,65 +121,102 @@ describe('the packed package, installed into a fresh project', () => {
 
   it('installs as a dependency: the library entry, its types, the bin; no repository files', () => {
     const installed = path.join(project, 'node_modules', 'waveloop');
-    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
     expect(Object.keys(manifest.exports)).toEqual(['.', './workflows', './package.json']);
     expect(fs.existsSync(path.join(installed, 'dist', 'src', 'index.d.ts'))).toBe(true);
     expect(fs.existsSync(path.join(project, 'node_modules', '.bin', 'waveloop'))).toBe(true);
-    for (const absent of ['test', 'src', 'bench', 'docs', path.join('dist', 'test'), path.join('dist', 'src', 'index.js.map')]) {
+    for (const absent of [
+      'test',
+      'src',
+      'bench',
+      'docs',
+      path.join('dist', 'test'),
+      path.join('dist', 'src', 'index.js.map'),
+    ]) {
       expect(fs.existsSync(path.join(installed, absent)), absent).toBe(false);
     }
     // zod comes as waveloop's peer: the project's schemas and waveloop's are one zod.
     expect(fs.existsSync(path.join(project, 'node_modules', 'zod', 'package.json'))).toBe(true);
   });
 
-  it('waveloop tools: the config tool, the MCP server tool, the built-in tools; no demo', { timeout: TIMEOUT }, async () => {
-    const out = await npxWaveloop(['tools']);
-    // Nothing but npm's own warnings about this machine's npm configuration.
-    expect(out.stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'))).toEqual([]);
-    expect(out.code).toBe(0);
-    const rows = out.stdout.trim().split('\n').map((line) => line.split(/\s{2,}/));
-    expect(rows[0]).toEqual(['NAME', 'SOURCE', 'APPROVAL', 'DESCRIPTION']);
-    expect(rows.slice(1).map(([name, source]) => `${name} ${source}`)).toEqual([
-      'get_invoice config',
-      'files__read_text_file mcp:files',
-      'files__list_directory mcp:files',
-      'task_complete built-in',
-      'ask_question built-in',
-      'converse built-in',
-    ]);
-  });
+  it(
+    'waveloop tools: the config tool, the MCP server tool, the built-in tools; no demo',
+    { timeout: TIMEOUT },
+    async () => {
+      const out = await npxWaveloop(['tools']);
+      // Nothing but npm's own warnings about this machine's npm configuration.
+      expect(out.stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'))).toEqual([]);
+      expect(out.code).toBe(0);
+      const rows = out.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s{2,}/));
+      expect(rows[0]).toEqual(['NAME', 'SOURCE', 'APPROVAL', 'DESCRIPTION']);
+      expect(rows.slice(1).map(([name, source]) => `${name} ${source}`)).toEqual([
+        'get_invoice config',
+        'files__read_text_file mcp:files',
+        'files__list_directory mcp:files',
+        'task_complete built-in',
+        'ask_question built-in',
+        'converse built-in',
+      ]);
+    },
+  );
 
-  it('npx waveloop run: one wave calls the project tool and the MCP tool; the model reads both results', { timeout: TIMEOUT }, async () => {
-    const notes = path.join(filesDir, 'notes.txt');
-    fake.script(
-      { toolCalls: [{ name: 'get_invoice', args: { number: 'INV-2041' } }, { name: 'files__read_text_file', args: { path: notes } }] },
-      (request) => ({ content: `Unpaid; ${toolMessages(request)[1]!.trim()}` }),
-    );
-    const out = await npxWaveloop(['run', '--agent', 'billing', 'Is INV-2041 paid?']);
-    expect(out.stderr).toContain('Started the embedded Temporal server');
-    expect(out.stderr).toContain('running one in this process');
-    expect(out.code).toBe(0);
-    expect(out.stdout).toContain('wave 1 · get_invoice(number=INV-2041) → {"number":"INV-2041","customer":"Initech","paid":false}');
-    expect(out.stdout).toMatch(/^wave 1 · files__read_text_file\(path=\/.*\) → INV-2041 was promised for Friday\.$/m);
-    expect(out.stdout).toContain('Unpaid; INV-2041 was promised for Friday.');
-    // The model was offered the MCP server's own JSON Schema for the tool.
-    const offered = fake.requests[0]!.tools!.find((tool) => tool.function.name === 'files__read_text_file');
-    expect(offered?.function.parameters).toMatchObject({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] });
-  });
+  it(
+    'npx waveloop run: one wave calls the project tool and the MCP tool; the model reads both results',
+    { timeout: TIMEOUT },
+    async () => {
+      const notes = path.join(filesDir, 'notes.txt');
+      fake.script(
+        {
+          toolCalls: [
+            { name: 'get_invoice', args: { number: 'INV-2041' } },
+            { name: 'files__read_text_file', args: { path: notes } },
+          ],
+        },
+        (request) => ({ content: `Unpaid; ${toolMessages(request)[1]!.trim()}` }),
+      );
+      const out = await npxWaveloop(['run', '--agent', 'billing', 'Is INV-2041 paid?']);
+      expect(out.stderr).toContain('Started the embedded Temporal server');
+      expect(out.stderr).toContain('running one in this process');
+      expect(out.code).toBe(0);
+      expect(out.stdout).toContain(
+        'wave 1 · get_invoice(number=INV-2041) → {"number":"INV-2041","customer":"Initech","paid":false}',
+      );
+      expect(out.stdout).toMatch(/^wave 1 · files__read_text_file\(path=\/.*\) → INV-2041 was promised for Friday\.$/m);
+      expect(out.stdout).toContain('Unpaid; INV-2041 was promised for Friday.');
+      // The model was offered the MCP server's own JSON Schema for the tool.
+      const offered = fake.requests[0]!.tools!.find((tool) => tool.function.name === 'files__read_text_file');
+      expect(offered?.function.parameters).toMatchObject({
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+      });
+    },
+  );
 
-  it('npx waveloop init writes a starter config that loads with the installed package', { timeout: TIMEOUT }, async () => {
-    const dir = path.join(project, 'starter');
-    fs.mkdirSync(dir);
-    const init = await npxWaveloop(['init'], dir);
-    expect(init.code).toBe(0);
-    expect(init.stdout).toContain('npx waveloop run --agent orders "What is the status of order A-1001?"');
-    const tools = await npxWaveloop(['tools'], dir);
-    expect(tools.code).toBe(0);
-    expect(tools.stdout).toMatch(/^get_order\s+config\s+-\s+Looks up an order/m);
-  });
+  it(
+    'npx waveloop init writes a starter config that loads with the installed package',
+    { timeout: TIMEOUT },
+    async () => {
+      const dir = path.join(project, 'starter');
+      fs.mkdirSync(dir);
+      const init = await npxWaveloop(['init'], dir);
+      expect(init.code).toBe(0);
+      expect(init.stdout).toContain('npx waveloop run --agent orders "What is the status of order A-1001?"');
+      const tools = await npxWaveloop(['tools'], dir);
+      expect(tools.code).toBe(0);
+      expect(tools.stdout).toMatch(/^get_order\s+config\s+-\s+Looks up an order/m);
+    },
+  );
 });
 
 function readDevVersion(name: string): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
   return manifest.devDependencies[name]!;
 }

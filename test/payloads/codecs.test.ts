@@ -1,19 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
-import { unpack } from '../../src/payloads/bytes';
-import { chainCodecs } from '../../src/payloads/codecs';
-import { CLAIM_CHECK_MIN_BYTES } from '../../src/payloads/claim-check';
-import { COMPRESS_MIN_BYTES } from '../../src/payloads/compression';
-import { decodeHistoryPayloads, decodePayloadSync } from '../../src/payloads/decode-history';
+import { describe, expect, it } from 'vitest';
 import { FileBlobStore, type BlobStore } from '../../src/payloads/blob-store';
+import { unpack } from '../../src/payloads/bytes';
+import { CLAIM_CHECK_MIN_BYTES } from '../../src/payloads/claim-check';
+import { chainCodecs } from '../../src/payloads/codecs';
+import { COMPRESS_MIN_BYTES } from '../../src/payloads/compression';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
+import { decodeHistoryPayloads, decodePayloadSync } from '../../src/payloads/decode-history';
+import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
 
-const encoding = (payload: { metadata?: Record<string, Uint8Array> | null }) => Buffer.from(payload.metadata!.encoding).toString();
+const encoding = (payload: { metadata?: Record<string, Uint8Array> | null }) =>
+  Buffer.from(payload.metadata!.encoding).toString();
 
 /** Encodes and decodes values through the converter's codecs, as Temporal applies them. */
 function codecs(store: BlobStore, keys?: EncryptionKeys) {
@@ -81,8 +82,12 @@ describe('payload codecs', () => {
 
   it('payload codecs: without the key, an encrypted payload (claim-checked or not) fails with a message naming its key id', async () => {
     const key = randomBytes(32);
-    const claimed = await codecs(store, EncryptionKeys.derive(key)).encode(randomBytes(3 * 1024 * 1024).toString('base64'));
-    await expect(decode(claimed)).rejects.toThrow(`encrypted with the key of id "${keyIdOf(key)}", and no encryption key is configured`);
+    const claimed = await codecs(store, EncryptionKeys.derive(key)).encode(
+      randomBytes(3 * 1024 * 1024).toString('base64'),
+    );
+    await expect(decode(claimed)).rejects.toThrow(
+      `encrypted with the key of id "${keyIdOf(key)}", and no encryption key is configured`,
+    );
     expect(() => decodePayloadSync(claimed[0], store)).toThrow(keyIdOf(key));
   });
 
@@ -91,12 +96,24 @@ describe('payload codecs', () => {
     const encrypted = codecs(store, keys);
     const history = {
       events: [
-        { workflowExecutionStartedEventAttributes: { input: { payloads: await encrypted.encode({ goal: 'Find Bob' }) } } },
-        { activityTaskCompletedEventAttributes: { result: { payloads: await encrypted.encode('bob.martin@initech.example') } } },
+        {
+          workflowExecutionStartedEventAttributes: {
+            input: { payloads: await encrypted.encode({ goal: 'Find Bob' }) },
+          },
+        },
+        {
+          activityTaskCompletedEventAttributes: {
+            result: { payloads: await encrypted.encode('bob.martin@initech.example') },
+          },
+        },
       ],
     };
     await decodeHistoryPayloads(history, waveloopDataConverter(store, keys).payloadCodecs!);
-    expect(defaultPayloadConverter.fromPayload(history.events[0].workflowExecutionStartedEventAttributes!.input.payloads[0])).toEqual({ goal: 'Find Bob' });
-    expect(defaultPayloadConverter.fromPayload(history.events[1].activityTaskCompletedEventAttributes!.result.payloads[0])).toBe('bob.martin@initech.example');
+    expect(
+      defaultPayloadConverter.fromPayload(history.events[0].workflowExecutionStartedEventAttributes!.input.payloads[0]),
+    ).toEqual({ goal: 'Find Bob' });
+    expect(
+      defaultPayloadConverter.fromPayload(history.events[1].activityTaskCompletedEventAttributes!.result.payloads[0]),
+    ).toBe('bob.martin@initech.example');
   });
 });

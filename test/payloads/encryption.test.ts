@@ -1,23 +1,25 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { EncryptionCodec } from '../../src/payloads/encryption';
-import { encryptedBlobStore } from '../../src/payloads/encrypted-blob-store';
-import { EncryptionKeys, encryptionKeysFromEnv, keyIdOf } from '../../src/payloads/encryption-keys';
 import { FileBlobStore } from '../../src/payloads/blob-store';
+import { encryptedBlobStore } from '../../src/payloads/encrypted-blob-store';
+import { EncryptionCodec } from '../../src/payloads/encryption';
+import { EncryptionKeys, encryptionKeysFromEnv, keyIdOf } from '../../src/payloads/encryption-keys';
 
 const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? new Uint8Array()).toString();
 const PERSONAL = { name: 'Bob Martin', email: 'bob.martin@initech.example' };
 
 const oldKey = randomBytes(32);
 const newKey = randomBytes(32);
-const encrypt = async (keys: EncryptionKeys, value: unknown = PERSONAL) => (await new EncryptionCodec(keys).encode([defaultPayloadConverter.toPayload(value)]))[0];
-const decrypt = async (keys: EncryptionKeys | undefined, payload: Payload) => defaultPayloadConverter.fromPayload((await new EncryptionCodec(keys).decode([payload]))[0]);
+const encrypt = async (keys: EncryptionKeys, value: unknown = PERSONAL) =>
+  (await new EncryptionCodec(keys).encode([defaultPayloadConverter.toPayload(value)]))[0];
+const decrypt = async (keys: EncryptionKeys | undefined, payload: Payload) =>
+  defaultPayloadConverter.fromPayload((await new EncryptionCodec(keys).decode([payload]))[0]);
 
 /** The message of the error `fn` throws (synchronously or not). */
 async function errorOf(fn: () => unknown): Promise<string> {
@@ -50,7 +52,9 @@ describe('encryption codec', () => {
     const payload = await encrypt(keys);
     const data = Buffer.from(payload.data!);
     data[20] ^= 1;
-    expect(await errorOf(() => decrypt(keys, { ...payload, data }))).toMatch(/encrypted with the key of id "[0-9a-f]{16}" does not decrypt: it was altered/);
+    expect(await errorOf(() => decrypt(keys, { ...payload, data }))).toMatch(
+      /encrypted with the key of id "[0-9a-f]{16}" does not decrypt: it was altered/,
+    );
   });
 
   it('encryption codec: a payload of an unknown key id, or with no key configured, fails with a message naming the key id', async () => {
@@ -59,12 +63,16 @@ describe('encryption codec', () => {
     expect(await errorOf(() => decrypt(EncryptionKeys.derive(newKey), payload))).toBe(
       `A payload is encrypted with the key of id "${id}", and the configured keys have ids "${keyIdOf(newKey)}": set WAVELOOP_ENCRYPTION_KEY, or add the key to WAVELOOP_DECRYPTION_KEYS.`,
     );
-    expect(await errorOf(() => decrypt(undefined, payload))).toContain(`the key of id "${id}", and no encryption key is configured`);
+    expect(await errorOf(() => decrypt(undefined, payload))).toContain(
+      `the key of id "${id}", and no encryption key is configured`,
+    );
   });
 
   it('encryption codec: a key under the right id but with the wrong bytes does not decrypt', async () => {
     const payload = await encrypt(new EncryptionKeys('k1', new Map([['k1', oldKey]])));
-    expect(await errorOf(() => decrypt(new EncryptionKeys('k1', new Map([['k1', newKey]])), payload))).toMatch(/key configured under that id is not the one/);
+    expect(await errorOf(() => decrypt(new EncryptionKeys('k1', new Map([['k1', newKey]])), payload))).toMatch(
+      /key configured under that id is not the one/,
+    );
   });
 
   it('encryption codec: key rotation: the new key encrypts, the old one still decrypts what it encrypted', async () => {
@@ -119,13 +127,32 @@ describe('encryption keys from the environment', () => {
   it('encryption keys: a key of the wrong length or not in base64 is refused with a message that names the variable, never the key', () => {
     const short = randomBytes(16).toString('base64');
     for (const [env, expected] of [
-      [{ WAVELOOP_ENCRYPTION_KEY: short }, /WAVELOOP_ENCRYPTION_KEY.*decodes to 16 bytes, and AES-256 needs 32; use 32 random bytes in base64, e\.g\. the output of `openssl rand -base64 32`/s],
+      [
+        { WAVELOOP_ENCRYPTION_KEY: short },
+        /WAVELOOP_ENCRYPTION_KEY.*decodes to 16 bytes, and AES-256 needs 32; use 32 random bytes in base64, e\.g\. the output of `openssl rand -base64 32`/s,
+      ],
       [{ WAVELOOP_ENCRYPTION_KEY: 'not a key!' }, /WAVELOOP_ENCRYPTION_KEY.*is not base64/s],
-      [{ WAVELOOP_DECRYPTION_KEYS: `old:${short}` }, /WAVELOOP_DECRYPTION_KEYS.*entry 1 \(id "old"\): the key decodes to 16 bytes/s],
-      [{ WAVELOOP_DECRYPTION_KEYS: `${key}:${key}` }, /WAVELOOP_DECRYPTION_KEYS.*entry 1: the id before ':' must be 1 to 64 letters/s],
+      [
+        { WAVELOOP_DECRYPTION_KEYS: `old:${short}` },
+        /WAVELOOP_DECRYPTION_KEYS.*entry 1 \(id "old"\): the key decodes to 16 bytes/s,
+      ],
+      [
+        { WAVELOOP_DECRYPTION_KEYS: `${key}:${key}` },
+        /WAVELOOP_DECRYPTION_KEYS.*entry 1: the id before ':' must be 1 to 64 letters/s,
+      ],
       [{ WAVELOOP_ENCRYPTION_KEY_ID: 'k1' }, /WAVELOOP_ENCRYPTION_KEY_ID.*is set, but WAVELOOP_ENCRYPTION_KEY is not/s],
-      [{ WAVELOOP_ENCRYPTION_KEY: key, WAVELOOP_ENCRYPTION_KEY_ID: 'k 1' }, /WAVELOOP_ENCRYPTION_KEY_ID.*must be 1 to 64 letters/s],
-      [{ WAVELOOP_ENCRYPTION_KEY: key, WAVELOOP_ENCRYPTION_KEY_ID: 'k1', WAVELOOP_DECRYPTION_KEYS: `k1:${oldKey.toString('base64')}` }, /gives id "k1" to a second, different key/],
+      [
+        { WAVELOOP_ENCRYPTION_KEY: key, WAVELOOP_ENCRYPTION_KEY_ID: 'k 1' },
+        /WAVELOOP_ENCRYPTION_KEY_ID.*must be 1 to 64 letters/s,
+      ],
+      [
+        {
+          WAVELOOP_ENCRYPTION_KEY: key,
+          WAVELOOP_ENCRYPTION_KEY_ID: 'k1',
+          WAVELOOP_DECRYPTION_KEYS: `k1:${oldKey.toString('base64')}`,
+        },
+        /gives id "k1" to a second, different key/,
+      ],
     ] as const) {
       const error = (() => {
         try {

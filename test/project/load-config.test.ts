@@ -42,7 +42,10 @@ describe('loadProject', () => {
   it('without a config file, a worker offers the demo toolkit', async () => {
     project = testProject();
     expect(findConfigFile(project.dir)).toBeUndefined();
-    expect(await loadProject({ cwd: project.dir })).toEqual({ file: undefined, config: { tools: [], agents: [], mcpServers: {}, demo: true } });
+    expect(await loadProject({ cwd: project.dir })).toEqual({
+      file: undefined,
+      config: { tools: [], agents: [], mcpServers: {}, demo: true },
+    });
   });
 
   it('a syntax error, a missing file, or an invalid config: one message naming the file and the problem', async () => {
@@ -56,13 +59,19 @@ describe('loadProject', () => {
 
     project.write('waveloop.config.ts', CONFIG.replace("tools: ['echo']", "tools: ['echo', 'shout']"));
     const invalid = await loadProject({ cwd: project.dir }).catch((err: unknown) => err);
-    expect((invalid as Error).message).toMatch(/waveloop\.config\.ts: agent "parrot" names the tool "shout", which is not offered/);
+    expect((invalid as Error).message).toMatch(
+      /waveloop\.config\.ts: agent "parrot" names the tool "shout", which is not offered/,
+    );
   });
 
   it('the billing example of the README loads as it is: its tool, its MCP server, its agent', async () => {
-    const loaded = await loadProject({ file: path.join(__dirname, '..', '..', 'examples', 'billing', 'waveloop.config.ts') });
+    const loaded = await loadProject({
+      file: path.join(__dirname, '..', '..', 'examples', 'billing', 'waveloop.config.ts'),
+    });
     expect(loaded.config.tools.map((tool) => tool.name)).toEqual(['get_invoice']);
     expect(Object.keys(loaded.config.mcpServers)).toEqual(['documents']);
-    expect(loaded.config.agents).toMatchObject([{ name: 'billing', tools: ['get_invoice', 'documents__list_directory', 'documents__read_text_file'] }]);
+    expect(loaded.config.agents).toMatchObject([
+      { name: 'billing', tools: ['get_invoice', 'documents__list_directory', 'documents__read_text_file'] },
+    ]);
   });
 });

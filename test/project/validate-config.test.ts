@@ -4,9 +4,14 @@ import { defineAgent } from '../../src/agents/define';
 import { validateProjectConfig, type ReservedNames } from '../../src/project/validate-config';
 import { defineTool } from '../../src/tools/define';
 
-const reserved: ReservedNames = { builtinTools: ['task_complete', 'ask_question', 'converse'], demoTools: ['get_user'], demoAgents: ['back-office'] };
+const reserved: ReservedNames = {
+  builtinTools: ['task_complete', 'ask_question', 'converse'],
+  demoTools: ['get_user'],
+  demoAgents: ['back-office'],
+};
 
-const tool = (name: string) => defineTool({ name, description: `Tool ${name}.`, parameters: z.object({ id: z.string() }), execute: ({ id }) => id });
+const tool = (name: string) =>
+  defineTool({ name, description: `Tool ${name}.`, parameters: z.object({ id: z.string() }), execute: ({ id }) => id });
 const agent = (name: string, tools?: string[]) => defineAgent({ name, system: 'You help.', tools });
 const problemOf = (exported: unknown) => {
   const validated = validateProjectConfig(exported, reserved);
@@ -15,14 +20,25 @@ const problemOf = (exported: unknown) => {
 
 describe('validateProjectConfig', () => {
   it('a valid config gets its defaults: no demo, no MCP servers', () => {
-    const validated = validateProjectConfig({ tools: [tool('get_invoice')], agents: [agent('billing', ['get_invoice', 'task_complete'])] }, reserved);
-    expect('config' in validated && validated.config).toMatchObject({ demo: false, mcpServers: {}, agents: [{ name: 'billing' }] });
+    const validated = validateProjectConfig(
+      { tools: [tool('get_invoice')], agents: [agent('billing', ['get_invoice', 'task_complete'])] },
+      reserved,
+    );
+    expect('config' in validated && validated.config).toMatchObject({
+      demo: false,
+      mcpServers: {},
+      agents: [{ name: 'billing' }],
+    });
   });
 
   it('two tools with one name, or a name the worker offers already, are refused', () => {
     expect(problemOf({ tools: [tool('a'), tool('a')] })).toBe('two tools are named "a"');
-    expect(problemOf({ tools: [tool('task_complete')] })).toBe('two tools are named "task_complete" (it is a built-in tool)');
-    expect(problemOf({ tools: [tool('get_user')], demo: true })).toBe('two tools are named "get_user" (it is a demo tool, demo: true)');
+    expect(problemOf({ tools: [tool('task_complete')] })).toBe(
+      'two tools are named "task_complete" (it is a built-in tool)',
+    );
+    expect(problemOf({ tools: [tool('get_user')], demo: true })).toBe(
+      'two tools are named "get_user" (it is a demo tool, demo: true)',
+    );
     expect(problemOf({ tools: [tool('get_user')] })).toBeUndefined();
     expect(problemOf({ agents: [agent('x'), agent('x')] })).toBe('two agents are named "x"');
     expect(problemOf({ agents: [agent('back-office')], demo: true })).toBe('two agents are named "back-office"');
@@ -30,14 +46,22 @@ describe('validateProjectConfig', () => {
 
   it('a tool name the model API would refuse is refused, with the rule', () => {
     const bad = { name: 'get invoice', description: 'x', parameters: z.object({}), execute: () => 1 };
-    expect(problemOf({ tools: [bad] })).toMatch(/^tools\.0\.name: a tool name may have only letters, digits, _ and -, at most 64/);
+    expect(problemOf({ tools: [bad] })).toMatch(
+      /^tools\.0\.name: a tool name may have only letters, digits, _ and -, at most 64/,
+    );
     expect(problemOf({ tools: [{ ...bad, name: 'x'.repeat(65) }] })).toMatch(/^tools\.0\.name: /);
   });
 
   it('a tool without a zod object schema or an execute function is refused; so is a misspelt option', () => {
-    expect(problemOf({ tools: [{ name: 'a', description: 'x', parameters: { type: 'object' }, execute: () => 1 }] })).toBe('tools.0.parameters: parameters must be a zod object schema, z.object({ … })');
-    expect(problemOf({ tools: [{ name: 'a', description: 'x', parameters: z.object({}) }] })).toBe('tools.0.execute: execute must be a function');
-    expect(problemOf({ tools: [{ ...tool('a'), requireApproval: true }] })).toMatch(/^tools\.0: Unrecognized key: "requireApproval"/);
+    expect(
+      problemOf({ tools: [{ name: 'a', description: 'x', parameters: { type: 'object' }, execute: () => 1 }] }),
+    ).toBe('tools.0.parameters: parameters must be a zod object schema, z.object({ … })');
+    expect(problemOf({ tools: [{ name: 'a', description: 'x', parameters: z.object({}) }] })).toBe(
+      'tools.0.execute: execute must be a function',
+    );
+    expect(problemOf({ tools: [{ ...tool('a'), requireApproval: true }] })).toMatch(
+      /^tools\.0: Unrecognized key: "requireApproval"/,
+    );
   });
 
   it('an agent naming a tool nobody offers is refused, with the tools there are; a tool of a configured MCP server is accepted', () => {
@@ -46,12 +70,18 @@ describe('validateProjectConfig', () => {
     );
     const servers = { files: { command: 'npx', args: ['server'] } };
     expect(problemOf({ agents: [agent('clerk', ['files__read_text_file'])], mcpServers: servers })).toBeUndefined();
-    expect(problemOf({ agents: [agent('clerk', ['web__fetch'])], mcpServers: servers })).toMatch(/names the tool "web__fetch", which is not offered .*MCP servers files\)$/);
+    expect(problemOf({ agents: [agent('clerk', ['web__fetch'])], mcpServers: servers })).toMatch(
+      /names the tool "web__fetch", which is not offered .*MCP servers files\)$/,
+    );
   });
 
   it('an MCP server without command or url, or with both, is refused', () => {
-    expect(problemOf({ mcpServers: { files: { args: ['x'] } } })).toMatch(/^mcpServers\.files: an MCP server needs either "command" \(stdio\) or "url" \(Streamable HTTP\)/);
-    expect(problemOf({ mcpServers: { files: { command: 'npx', url: 'http://127.0.0.1:3001/mcp' } } })).toMatch(/not both/);
+    expect(problemOf({ mcpServers: { files: { args: ['x'] } } })).toMatch(
+      /^mcpServers\.files: an MCP server needs either "command" \(stdio\) or "url" \(Streamable HTTP\)/,
+    );
+    expect(problemOf({ mcpServers: { files: { command: 'npx', url: 'http://127.0.0.1:3001/mcp' } } })).toMatch(
+      /not both/,
+    );
   });
 
   it('what is not an object is refused, saying what to export', () => {

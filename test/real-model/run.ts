@@ -9,26 +9,26 @@
  * runs some; `REAL_MODEL_OUT=file.json` also writes the rows, and each run's transcript beside it
  * (`file.transcripts/<scenario>.json`). docs/models.md has the results.
  */
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Client, type WorkflowHandle } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { defaultAgent } from '../../src/agents/default';
-import { demoAgents } from '../../src/demo/agents';
 import { WaveloopClient } from '../../src/client/waveloop-client';
-import { findTemporalBinary } from '../../src/server/temporal-cli';
 import type { ModelCallOutput } from '../../src/contract/activity-io';
 import type { AgentLoopInput, AgentLoopResult } from '../../src/contract/agent-loop';
 import type { GoalResult, GoalTreeInput } from '../../src/contract/goal-tree/pursue-goal';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
+import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/demo';
+import { demoAgents } from '../../src/demo/agents';
+import { waveloopDataConverter } from '../../src/payloads/data-converter';
+import { findTemporalBinary } from '../../src/server/temporal-cli';
 import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/server/tuning';
 import { loadSettings, modelConfigProblem } from '../../src/settings';
-import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { builtinTools } from '../../src/tools';
-import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/demo';
 import { createModelClient, createWorker } from '../../src/worker';
 import { activities } from '../support/history';
 
@@ -49,7 +49,11 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'bob-approval',
     run: { goal: 'Find Bob and update his company to EPAM', agent: 'back-office' },
-    right: ({ db }) => db.prepare("SELECT company FROM users WHERE name LIKE 'Bob %'").all().some((row) => (row as { company: string }).company === 'EPAM'),
+    right: ({ db }) =>
+      db
+        .prepare("SELECT company FROM users WHERE name LIKE 'Bob %'")
+        .all()
+        .some((row) => (row as { company: string }).company === 'EPAM'),
   },
   {
     name: 'hanukkah-waves',
@@ -58,12 +62,20 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'json-planner',
-    run: { goal: 'What is (17*23)+4, and what is 2^10? Use the calculator for both.', planner: 'json', tools: ['calculator'] },
+    run: {
+      goal: 'What is (17*23)+4, and what is 2^10? Use the calculator for both.',
+      planner: 'json',
+      tools: ['calculator'],
+    },
     right: ({ answer }) => /\b395\b/.test(answer) && /\b1,?024\b/.test(answer),
   },
   {
     name: 'goal-tree',
-    tree: { objective: 'Which rooms are free next weekend, and what would two nights in the cheapest one cost?', agent: 'back-office', constraints: { maxDepth: 2, maxGoals: 4 } },
+    tree: {
+      objective: 'Which rooms are free next weekend, and what would two nights in the cheapest one cost?',
+      agent: 'back-office',
+      constraints: { maxDepth: 2, maxGoals: 4 },
+    },
     right: ({ answer }) => /\$?\d/.test(answer),
   },
 ];
@@ -90,7 +102,9 @@ async function main(): Promise<void> {
   const config = loadSettings();
   const problem = modelConfigProblem(config.model);
   if (problem || !config.model.model) {
-    console.error(`${problem ?? 'Set WAVELOOP_MODEL to the model the endpoint serves.'}\nTo start a local one: source ../shared/real-model/realmodel.sh && realmodel_start 1.5b`);
+    console.error(
+      `${problem ?? 'Set WAVELOOP_MODEL to the model the endpoint serves.'}\nTo start a local one: source ../shared/real-model/realmodel.sh && realmodel_start 1.5b`,
+    );
     process.exit(2);
   }
   const only = process.env.REAL_MODEL_ONLY?.split(',');
@@ -101,7 +115,11 @@ async function main(): Promise<void> {
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-real-model-'));
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: binary }, searchAttributes: WAVELOOP_SEARCH_ATTRIBUTES, extraArgs: START_DEV_DYNAMIC_CONFIG_FLAGS },
+    server: {
+      executable: { type: 'existing-path', path: binary },
+      searchAttributes: WAVELOOP_SEARCH_ATTRIBUTES,
+      extraArgs: START_DEV_DYNAMIC_CONFIG_FLAGS,
+    },
   });
   const db = openDemoDatabase(path.join(dataDir, 'demo.db'));
   const taskQueue = `real-model-${randomUUID()}`;
@@ -116,18 +134,26 @@ async function main(): Promise<void> {
     stream: config.model.stream,
     tracing: false,
   });
-  const client = new WaveloopClient(new Client({ connection: env.client.connection, dataConverter: waveloopDataConverter() }), taskQueue);
+  const client = new WaveloopClient(
+    new Client({ connection: env.client.connection, dataConverter: waveloopDataConverter() }),
+    taskQueue,
+  );
   const rows: Row[] = [];
-  console.log(`${config.model.model} at ${config.model.baseURL ?? 'OpenAI'}: ${scenarios.map((s) => s.name).join(', ')}`);
+  console.log(
+    `${config.model.model} at ${config.model.baseURL ?? 'OpenAI'}: ${scenarios.map((s) => s.name).join(', ')}`,
+  );
   await worker.runUntil(async () => {
     for (const scenario of scenarios) {
       const row = await runScenario(client, scenario, db);
       rows.push(row);
-      console.log(`${row.scenario}: ${row.outcome}${row.right ? '' : ' (wrong result)'} in ${row.seconds} s — ${row.answer.replace(/\s+/g, ' ').slice(0, 200)}`);
+      console.log(
+        `${row.scenario}: ${row.outcome}${row.right ? '' : ' (wrong result)'} in ${row.seconds} s — ${row.answer.replace(/\s+/g, ' ').slice(0, 200)}`,
+      );
     }
   });
   console.log(`\n${table(rows)}`);
-  if (process.env.REAL_MODEL_OUT) fs.writeFileSync(process.env.REAL_MODEL_OUT, JSON.stringify({ model: config.model.model, rows }, null, 2));
+  if (process.env.REAL_MODEL_OUT)
+    fs.writeFileSync(process.env.REAL_MODEL_OUT, JSON.stringify({ model: config.model.model, rows }, null, 2));
   db.close();
   await env.teardown();
   fs.rmSync(dataDir, { recursive: true, force: true });
@@ -137,7 +163,10 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
   const started = Date.now();
   const workflowId = `real-model-${scenario.name}-${randomUUID().slice(0, 8)}`;
   const handle = scenario.run
-    ? await client.runs.start({ maxIterations: MAX_ITERATIONS, ...scenario.run }, { workflowId, timeout: SCENARIO_TIMEOUT })
+    ? await client.runs.start(
+        { maxIterations: MAX_ITERATIONS, ...scenario.run },
+        { workflowId, timeout: SCENARIO_TIMEOUT },
+      )
     : await client.goals.start(scenario.tree!, { workflowId, timeout: SCENARIO_TIMEOUT });
   const approving = scenario.run ? approveAll(client, workflowId) : { stop: () => undefined };
   let outcome: string;
@@ -155,7 +184,11 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
       answer = [result.summary, ...result.key_findings].join(' ');
     }
   } catch (err) {
-    outcome = `failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`.slice(0, 160);
+    outcome =
+      `failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`.slice(
+        0,
+        160,
+      );
   } finally {
     approving.stop();
   }
@@ -193,8 +226,10 @@ function approveAll(client: WaveloopClient, workflowId: string): { stop(): void 
     while (!stopped) {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const progress = await client.runs.progress(workflowId, { quick: true }).catch(() => undefined);
-      for (const call of progress?.pendingApprovals ?? []) await client.runs.approve(workflowId, call.callId).catch(() => undefined);
-      for (const _question of progress?.pendingQuestions ?? []) await client.runs.answer(workflowId, ANSWER).catch(() => undefined);
+      for (const call of progress?.pendingApprovals ?? [])
+        await client.runs.approve(workflowId, call.callId).catch(() => undefined);
+      for (const _question of progress?.pendingQuestions ?? [])
+        await client.runs.answer(workflowId, ANSWER).catch(() => undefined);
     }
   })();
   return { stop: () => void (stopped = true) };
@@ -222,7 +257,17 @@ async function modelCalls(client: WaveloopClient, handle: WorkflowHandle): Promi
 }
 
 function table(rows: Row[]): string {
-  const header = ['scenario', 'outcome', 'right', 'iterations', 'waves (widths)', 'model calls', 'prompt tokens (first / mean)', 'completion tokens', 'time (s)'];
+  const header = [
+    'scenario',
+    'outcome',
+    'right',
+    'iterations',
+    'waves (widths)',
+    'model calls',
+    'prompt tokens (first / mean)',
+    'completion tokens',
+    'time (s)',
+  ];
   const lines = rows.map((r) => [
     r.scenario,
     r.outcome,

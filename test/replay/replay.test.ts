@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
-import { HISTORIES_DIR } from '../support/history';
 import { workflowBundle } from '../support/harness';
+import { HISTORIES_DIR } from '../support/history';
 
 /**
  * Determinism guard: histories recorded from real runs (by `npm run test:record`), one per
@@ -13,25 +13,35 @@ import { workflowBundle } from '../support/harness';
  * replays differently re-records them; from then on it ships with `patched()` or a new Worker
  * Deployment version, and the histories of the old code stay (docs/development.md).
  */
-const files = fs.existsSync(HISTORIES_DIR) ? fs.readdirSync(HISTORIES_DIR).filter((f) => f.endsWith('.json')).sort() : [];
+const files = fs.existsSync(HISTORIES_DIR)
+  ? fs
+      .readdirSync(HISTORIES_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+  : [];
 
 describe('replay', () => {
   it('has recorded histories to replay', () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
   });
 
-  it('replay: a new run\'s history has no patch markers (the workflow code has no patched() before the first release)', () => {
-    const marked = files.filter((file) => fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8').includes('core_patch'));
+  it("replay: a new run's history has no patch markers (the workflow code has no patched() before the first release)", () => {
+    const marked = files.filter((file) =>
+      fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8').includes('core_patch'),
+    );
     expect(marked).toEqual([]);
   });
 
   it.each(files)('replay: %s replays deterministically against the current workflow code', async (file) => {
     const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')));
-    const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() }, [
-      // A history's file is named by its workflow id (which a goal tree's child ids derive from), with
-      // `@<what it shows>` when another file has that id already.
-      { workflowId: path.basename(file, '.json').split('@')[0], history },
-    ]);
+    const results = Worker.runReplayHistories(
+      { workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() },
+      [
+        // A history's file is named by its workflow id (which a goal tree's child ids derive from), with
+        // `@<what it shows>` when another file has that id already.
+        { workflowId: path.basename(file, '.json').split('@')[0], history },
+      ],
+    );
     for await (const result of results) {
       expect(result.error).toBeUndefined();
     }
@@ -46,7 +56,9 @@ describe('replay', () => {
  */
 describe('replay: workflow clock', () => {
   const spread = (file: string) => {
-    const json = JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) as { events: { eventType: string; eventTime: string }[] };
+    const json = JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) as {
+      events: { eventType: string; eventTime: string }[];
+    };
     const first = Date.parse(json.events[0].eventTime);
     let task = 0;
     for (const event of json.events) {
@@ -56,9 +68,10 @@ describe('replay: workflow clock', () => {
     return historyFromJSON(json);
   };
   const replayError = async (file: string) => {
-    const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() }, [
-      { workflowId: file.replace(/(@.*)?\.json$/, ''), history: spread(file) },
-    ]);
+    const results = Worker.runReplayHistories(
+      { workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() },
+      [{ workflowId: file.replace(/(@.*)?\.json$/, ''), history: spread(file) }],
+    );
     for await (const result of results) return result.error;
   };
 

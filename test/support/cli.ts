@@ -20,7 +20,11 @@ export interface Exec {
  * Runs the built CLI (`npm test` builds it first), or another built `script`, as a user would:
  * with only PATH, HOME and `env` in its environment, in the repository or in `cwd`.
  */
-export function waveloop(args: string[], env: Record<string, string | undefined>, { script, cwd }: { script?: string; cwd?: string } = {}): Promise<Exec> {
+export function waveloop(
+  args: string[],
+  env: Record<string, string | undefined>,
+  { script, cwd }: { script?: string; cwd?: string } = {},
+): Promise<Exec> {
   return waveloopLive(args, env, { script, cwd }).done;
 }
 
@@ -85,16 +89,18 @@ export function waveloopAtTerminal(
       if (program === process.execPath && script === CLI) process.kill(pid, signal);
     }
   };
-  return { output: () => clean(output), type: (line) => child.stdin.write(`${line}\r`), press: (keys) => child.stdin.write(keys), kill, done };
+  return {
+    output: () => clean(output),
+    type: (line) => child.stdin.write(`${line}\r`),
+    press: (keys) => child.stdin.write(keys),
+    kill,
+    done,
+  };
 }
 
 /** The processes `pid` started, and theirs (Linux: from /proc). */
 function descendants(pid: number): number[] {
-  const children = fs
-    .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-    .split(' ')
-    .filter(Boolean)
-    .map(Number);
+  const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
   return children.flatMap((child) => [child, ...descendants(child)]);
 }
 

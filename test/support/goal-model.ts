@@ -1,4 +1,4 @@
-import type { Assessment, Decomposition, Achievement, Synthesis } from '../../src/contract/goal-tree/pursue-goal';
+import type { Achievement, Assessment, Decomposition, Synthesis } from '../../src/contract/goal-tree/pursue-goal';
 import type { ChatRequest, ScriptedReply, ScriptStep } from './fake-model';
 
 /**
@@ -64,7 +64,10 @@ export function classify(request: ChatRequest): { goal: string; component: Compo
 
 /** The text of the user message of a request (the prompt a component saw). */
 export function prompt(request: ChatRequest): string {
-  return request.messages.filter((m) => m.role === 'user').map((m) => String(m.content)).join('\n');
+  return request.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => String(m.content))
+    .join('\n');
 }
 
 const json = (value: unknown): ScriptedReply => ({ content: JSON.stringify(value) });
@@ -72,11 +75,23 @@ const json = (value: unknown): ScriptedReply => ({ content: JSON.stringify(value
 /** An assessment: executable by a direct answer, by the tools, or in need of decomposition. */
 export const assess = {
   answer: (description = 'answer from knowledge'): ScriptedReply =>
-    json({ directly_executable: true, reasoning: 'simple', action: { kind: 'answer', description } } satisfies Assessment),
+    json({
+      directly_executable: true,
+      reasoning: 'simple',
+      action: { kind: 'answer', description },
+    } satisfies Assessment),
   tools: (description = 'use the tools'): ScriptedReply =>
-    json({ directly_executable: true, reasoning: 'needs tools', action: { kind: 'use_tools', description } } satisfies Assessment),
+    json({
+      directly_executable: true,
+      reasoning: 'needs tools',
+      action: { kind: 'use_tools', description },
+    } satisfies Assessment),
   decompose: (): ScriptedReply =>
-    json({ directly_executable: false, reasoning: 'too broad', decomposition_needed_because: 'several parts' } satisfies Assessment),
+    json({
+      directly_executable: false,
+      reasoning: 'too broad',
+      decomposition_needed_because: 'several parts',
+    } satisfies Assessment),
 };
 
 /** A decomposition: each sub-goal as its description, or `[description, dependencies]`. */
@@ -91,11 +106,27 @@ export function decomposition(...subGoals: Array<string | [string, number[]]>): 
 }
 
 export function achievement(achieved: boolean, remaining_gaps: string[] = []): ScriptedReply {
-  return json({ achieved, confidence: achieved ? 0.9 : 0.4, reasoning: achieved ? 'enough' : 'gaps remain', remaining_gaps } satisfies Achievement);
+  return json({
+    achieved,
+    confidence: achieved ? 0.9 : 0.4,
+    reasoning: achieved ? 'enough' : 'gaps remain',
+    remaining_gaps,
+  } satisfies Achievement);
 }
 
-export function synthesis(summary: string, key_findings: string[] = [], confidence = 0.8, raw_evidence?: string[]): ScriptedReply {
-  return json({ summary, key_findings, confidence, limitations: [], ...(raw_evidence ? { raw_evidence } : {}) } satisfies Synthesis);
+export function synthesis(
+  summary: string,
+  key_findings: string[] = [],
+  confidence = 0.8,
+  raw_evidence?: string[],
+): ScriptedReply {
+  return json({
+    summary,
+    key_findings,
+    confidence,
+    limitations: [],
+    ...(raw_evidence ? { raw_evidence } : {}),
+  } satisfies Synthesis);
 }
 
 function key(goal: string, component: Component): string {

@@ -1,29 +1,29 @@
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import type { AgentDefinition } from '../../src/agents/define';
-import { defaultAgent } from '../../src/agents/default';
-import { demoAgents } from '../../src/demo/agents';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/contract/agent-loop';
-import type { AnyTool } from '../../src/tools/define';
-import { builtinTools } from '../../src/tools';
-import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/demo';
 import OpenAI from 'openai';
+import { inject } from 'vitest';
+import { defaultAgent } from '../../src/agents/default';
+import type { AgentDefinition } from '../../src/agents/define';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/contract/agent-loop';
+import type { ChatMessage, RunProgress } from '../../src/contract/agent-loop';
+import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/contract/goal-tree/pursue-goal';
+import { statusQuery, transcriptQuery } from '../../src/contract/messages';
+import { createDemoTools, openDemoDatabase, type DemoDatabase } from '../../src/demo';
+import { demoAgents } from '../../src/demo/agents';
 import { blobStoreIn } from '../../src/payloads/blob-store';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import type { EncryptionKeys } from '../../src/payloads/encryption-keys';
+import { queryWithRetry } from '../../src/temporal/query';
+import { builtinTools } from '../../src/tools';
+import type { AnyTool } from '../../src/tools/define';
 import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
 import { FakeModel } from './fake-model';
-import { buildWorkflowBundle } from './workflow-bundle';
 import { eventually } from './wait';
-import { queryWithRetry } from '../../src/temporal/query';
-import { statusQuery, transcriptQuery } from '../../src/contract/messages';
-import type { ChatMessage, RunProgress } from '../../src/contract/agent-loop';
-import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/contract/goal-tree/pursue-goal';
+import { buildWorkflowBundle } from './workflow-bundle';
 
 export interface GoalOutcome {
   handle: WorkflowHandle;
@@ -102,7 +102,10 @@ export class Harness {
   async start(): Promise<this> {
     await this.fake.start();
     this.db = openDemoDatabase(path.join(this.dataDir, 'demo.db'));
-    this.client = new Client({ connection: await Connection.connect({ address: this.address }), dataConverter: waveloopDataConverter(this.blobStore, this.options.encryption) });
+    this.client = new Client({
+      connection: await Connection.connect({ address: this.address }),
+      dataConverter: waveloopDataConverter(this.blobStore, this.options.encryption),
+    });
     this.nativeConnection = await NativeConnection.connect({ address: this.address });
     return this;
   }
@@ -157,7 +160,9 @@ export class Harness {
       defaultModel: 'fake-model',
       stream: options.stream,
       modelRetry: options.modelRetry,
-      workflowBundle: options.telemetry?.workflowBundle ?? (await workflowBundle(waveloopDataConverter(undefined, this.options.encryption).failureConverterPath)),
+      workflowBundle:
+        options.telemetry?.workflowBundle ??
+        (await workflowBundle(waveloopDataConverter(undefined, this.options.encryption).failureConverterPath)),
       blobStore: this.blobStore,
       encryption: this.options.encryption,
       now: () => TEST_NOW,
@@ -193,27 +198,40 @@ export class Harness {
       telemetry?: TestTelemetry;
     } = {},
   ): Promise<RunOutcome> {
-    return this.startAndWait(AGENT_LOOP_WORKFLOW, input, { ...options, workflowId: options.workflowId ?? `test-${randomUUID()}` }, async (handle, outcome) => {
-      await options.during?.(handle);
-      const ended = (await outcome) as Pick<RunOutcome, 'result' | 'error'>;
-      // Queries need a worker, so they are asked while this one still runs.
-      const [progress, transcript] = await Promise.all([
-        queryWithRetry(this.client, handle, statusQuery),
-        queryWithRetry(this.client, handle, transcriptQuery),
-      ]);
-      return { handle, ...ended, progress, transcript };
-    });
+    return this.startAndWait(
+      AGENT_LOOP_WORKFLOW,
+      input,
+      { ...options, workflowId: options.workflowId ?? `test-${randomUUID()}` },
+      async (handle, outcome) => {
+        await options.during?.(handle);
+        const ended = (await outcome) as Pick<RunOutcome, 'result' | 'error'>;
+        // Queries need a worker, so they are asked while this one still runs.
+        const [progress, transcript] = await Promise.all([
+          queryWithRetry(this.client, handle, statusQuery),
+          queryWithRetry(this.client, handle, transcriptQuery),
+        ]);
+        return { handle, ...ended, progress, transcript };
+      },
+    );
   }
 
   /**
    * Starts a goal tree (`pursueGoal`) with the raw input on a fresh worker and waits for its end.
    * `workflowId` is the root's id; its sub-goals are `<id>/1`, `<id>/1.2`, …
    */
-  async pursue(input: unknown, options: { workflowId?: string; extraTools?: AnyTool[]; telemetry?: TestTelemetry } = {}): Promise<GoalOutcome> {
-    return this.startAndWait(PURSUE_GOAL_WORKFLOW, input, { ...options, workflowId: options.workflowId ?? `goal-${randomUUID()}` }, async (handle, outcome) => ({
-      handle,
-      ...((await outcome) as { result?: GoalResult; error?: unknown }),
-    }));
+  async pursue(
+    input: unknown,
+    options: { workflowId?: string; extraTools?: AnyTool[]; telemetry?: TestTelemetry } = {},
+  ): Promise<GoalOutcome> {
+    return this.startAndWait(
+      PURSUE_GOAL_WORKFLOW,
+      input,
+      { ...options, workflowId: options.workflowId ?? `goal-${randomUUID()}` },
+      async (handle, outcome) => ({
+        handle,
+        ...((await outcome) as { result?: GoalResult; error?: unknown }),
+      }),
+    );
   }
 
   /**
@@ -262,5 +280,8 @@ export async function waitForProgress(
   handle: WorkflowHandle,
   predicate: (progress: RunProgress) => boolean,
 ): Promise<RunProgress> {
-  return eventually(() => queryWithRetry(client, handle, statusQuery), predicate, { attempts: 300, problem: 'The run never reached the expected state.' });
+  return eventually(() => queryWithRetry(client, handle, statusQuery), predicate, {
+    attempts: 300,
+    problem: 'The run never reached the expected state.',
+  });
 }

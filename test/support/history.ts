@@ -4,8 +4,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { decodePayloadSync } from '../../src/payloads/decode-history';
 import type { BlobStore } from '../../src/payloads/blob-store';
+import { decodePayloadSync } from '../../src/payloads/decode-history';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -45,7 +45,9 @@ export function activities(history: History, store?: BlobStore): ActivityStory[]
       const payload = attrs.input?.payloads?.[0];
       byScheduled.set(id, {
         type: attrs.activityType?.name ?? '',
-        summary: event.userMetadata?.summary ? String(defaultPayloadConverter.fromPayload(event.userMetadata.summary)) : '',
+        summary: event.userMetadata?.summary
+          ? String(defaultPayloadConverter.fromPayload(event.userMetadata.summary))
+          : '',
         scheduledEventId: id,
         input: payload ? defaultPayloadConverter.fromPayload(decodePayloadSync(payload, store)) : undefined,
         inputBytes: payload?.data?.length ?? 0,
@@ -53,12 +55,18 @@ export function activities(history: History, store?: BlobStore): ActivityStory[]
       });
     } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
       const attrs = event.activityTaskStartedEventAttributes!;
-      Object.assign(byScheduled.get(Number(attrs.scheduledEventId))!, { attempts: attrs.attempt ?? 1, identity: attrs.identity ?? undefined });
+      Object.assign(byScheduled.get(Number(attrs.scheduledEventId))!, {
+        attempts: attrs.attempt ?? 1,
+        identity: attrs.identity ?? undefined,
+      });
     } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
       const attrs = event.activityTaskCompletedEventAttributes!;
       const story = byScheduled.get(Number(attrs.scheduledEventId))!;
       const payload = attrs.result?.payloads?.[0];
-      Object.assign(story, { completedEventId: id, result: payload ? defaultPayloadConverter.fromPayload(decodePayloadSync(payload, store)) : undefined });
+      Object.assign(story, {
+        completedEventId: id,
+        result: payload ? defaultPayloadConverter.fromPayload(decodePayloadSync(payload, store)) : undefined,
+      });
     } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED) {
       byScheduled.get(Number(event.activityTaskFailedEventAttributes!.scheduledEventId))!.failedEventId = id;
     }
@@ -68,7 +76,9 @@ export function activities(history: History, store?: BlobStore): ActivityStory[]
 
 /** The data of every payload of a history (as `historyToJSON` writes it), decoded from base64. */
 export function payloadTexts(json: string): string[] {
-  return [...json.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((match) => Buffer.from(match[1], 'base64').toString('utf8'));
+  return [...json.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((match) =>
+    Buffer.from(match[1], 'base64').toString('utf8'),
+  );
 }
 
 /** Every string of a history, payloads decoded from base64, so nothing can hide in an encoding. */

@@ -20,7 +20,14 @@ export interface ReceivedSpan {
   encoding: string;
 }
 
-type AnyValue = { stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number; arrayValue?: { values?: AnyValue[] }; kvlistValue?: { values?: KeyValue[] } };
+type AnyValue = {
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: string | number;
+  doubleValue?: number;
+  arrayValue?: { values?: AnyValue[] };
+  kvlistValue?: { values?: KeyValue[] };
+};
 type KeyValue = { key: string; value?: AnyValue };
 type OtlpSpan = {
   traceId: string;
@@ -32,10 +39,15 @@ type OtlpSpan = {
   attributes?: KeyValue[];
   events?: Array<{ name: string; attributes?: KeyValue[] }>;
 };
-type TraceRequest = { resourceSpans?: Array<{ resource?: { attributes?: KeyValue[] }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }> };
+type TraceRequest = {
+  resourceSpans?: Array<{ resource?: { attributes?: KeyValue[] }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }>;
+};
 
-const ExportTraceServiceRequest = (otlpProtos as unknown as { opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } } })
-  .opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const ExportTraceServiceRequest = (
+  otlpProtos as unknown as {
+    opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } };
+  }
+).opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 interface ProtoType {
   decode(bytes: Uint8Array): unknown;
   toObject(message: unknown, options: { longs: typeof String; bytes: typeof String; defaults: boolean }): TraceRequest;
@@ -77,7 +89,13 @@ export class OtlpReceiver {
 
   /** The spans of one workflow: those with its `waveloop.workflow.id` or Temporal's workflow id attributes. */
   ofWorkflow(workflowId: string): ReceivedSpan[] {
-    return this.spans.filter((span) => [span.attributes['waveloop.workflow.id'], span.attributes.temporalWorkflowId, span.attributes.workflowId].includes(workflowId));
+    return this.spans.filter((span) =>
+      [
+        span.attributes['waveloop.workflow.id'],
+        span.attributes.temporalWorkflowId,
+        span.attributes.workflowId,
+      ].includes(workflowId),
+    );
   }
 }
 
@@ -86,12 +104,21 @@ function decode(body: Buffer, encoding: string): ReceivedSpan[] {
     encoding === 'application/json'
       ? (JSON.parse(body.toString('utf8')) as TraceRequest)
       : encoding === 'application/x-protobuf'
-        ? ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), { longs: String, bytes: String, defaults: false })
+        ? ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), {
+            longs: String,
+            bytes: String,
+            defaults: false,
+          })
         : (() => {
             throw new Error(`unexpected content type ${encoding}`);
           })();
   // Protobuf bytes arrive in base64; OTLP/JSON writes ids in hex.
-  const id = (value: string | undefined) => (value === undefined || value === '' ? undefined : encoding === 'application/json' ? value : Buffer.from(value, 'base64').toString('hex'));
+  const id = (value: string | undefined) =>
+    value === undefined || value === ''
+      ? undefined
+      : encoding === 'application/json'
+        ? value
+        : Buffer.from(value, 'base64').toString('hex');
   return (request.resourceSpans ?? []).flatMap(({ resource, scopeSpans }) =>
     (scopeSpans ?? []).flatMap(({ spans }) =>
       (spans ?? []).map((span) => ({

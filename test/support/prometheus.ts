@@ -1,5 +1,3 @@
-
-
 /** One scrape of a Prometheus endpoint: the sum of the samples of `name` whose labels include `labels`. */
 export interface Scrape {
   text: string;
@@ -23,14 +21,18 @@ export async function scrape(address: string): Promise<Scrape | undefined> {
     .map((line) => {
       const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
       if (!match) return undefined;
-      const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+      const labels = Object.fromEntries(
+        [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+      );
       return { name: match[1], labels, value: Number(match[3]) };
     })
     .filter((sample) => sample !== undefined);
   return {
     text,
     value: (name, labels = {}) =>
-      samples.filter((s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value)).reduce((sum, s) => sum + s.value, 0),
+      samples
+        .filter((s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value))
+        .reduce((sum, s) => sum + s.value, 0),
     has: (name) => samples.some((s) => s.name === name),
   };
 }

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { z } from 'zod';
-import type { ToolContext, ToolDefinition } from '../../src/tools/define';
 import { openDemoDatabase, type DemoDeps } from '../../src/demo/demo-db';
+import type { ToolContext, ToolDefinition } from '../../src/tools/define';
 
 /** A `ToolContext` for calling `tool.execute` directly: live signal, no-op heartbeat, key `wf-test/call-1`. */
 export function makeToolContext(overrides: Partial<ToolContext> = {}): ToolContext {

@@ -33,8 +33,16 @@ export async function eventually<T>(
 }
 
 /** The first match of `pattern` in `read()` (text printed so far), once there is one (30 s at most). */
-export async function eventuallyMatches(read: () => string, pattern: RegExp, options: EventuallyOptions = {}): Promise<RegExpExecArray> {
-  const text = await eventually(read, (value) => pattern.test(value), { attempts: 300, problem: `Never printed ${pattern}.`, ...options });
+export async function eventuallyMatches(
+  read: () => string,
+  pattern: RegExp,
+  options: EventuallyOptions = {},
+): Promise<RegExpExecArray> {
+  const text = await eventually(read, (value) => pattern.test(value), {
+    attempts: 300,
+    problem: `Never printed ${pattern}.`,
+    ...options,
+  });
   return pattern.exec(text)!;
 }
 
@@ -54,6 +62,10 @@ function describe(value: unknown): string {
 export async function settled<T>(promise: Promise<T>, problem = 'It never ended.'): Promise<T> {
   let outcome: { value: T } | undefined;
   void promise.then((value) => (outcome = { value }));
-  await eventually(() => outcome, (o) => o !== undefined, { problem });
+  await eventually(
+    () => outcome,
+    (o) => o !== undefined,
+    { problem },
+  );
   return outcome!.value;
 }

@@ -8,7 +8,10 @@ import { QUIET_BUNDLER_LOGGER } from '../../src/worker/bundle-cache';
  * `createWorker` bundles it when given a key. `workflowInterceptorModules`: telemetry's, as
  * `createWorker` bundles them when traces or metrics are on (`telemetryWorkflowModules`).
  */
-export function buildWorkflowBundle(failureConverterPath?: string, workflowInterceptorModules?: string[]): Promise<WorkflowBundleWithSourceMap> {
+export function buildWorkflowBundle(
+  failureConverterPath?: string,
+  workflowInterceptorModules?: string[],
+): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'),
     failureConverterPath,

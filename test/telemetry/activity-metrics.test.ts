@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import { ApplicationFailure, type MetricMeter, type MetricTags } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
 import { activityMetrics } from '../../src/telemetry/activity-metrics';
 
 /** A metric meter that keeps every value recorded, with its metric's name and its tags. */
@@ -19,12 +19,23 @@ function recordingMeter() {
   } as unknown as MetricMeter;
   // Without the labels Temporal adds to every activity's metrics (namespace, taskQueue, activityType).
   const own = ({ namespace: _n, taskQueue: _q, activityType: _a, ...tags }: MetricTags) => tags;
-  return { meter, values: (name: string) => recorded.filter((r) => r.name === name).map(({ value, tags }) => ({ value, tags: own(tags) })) };
+  return {
+    meter,
+    values: (name: string) =>
+      recorded.filter((r) => r.name === name).map(({ value, tags }) => ({ value, tags: own(tags) })),
+  };
 }
 
 function environment(activityType: string) {
   const { meter, values } = recordingMeter();
-  const env = new MockActivityEnvironment({ activityType }, { metricMeter: meter, logger: new DefaultLogger('ERROR'), interceptors: [activityMetrics({ 'house-model': { inputPerMTok: 1, outputPerMTok: 2 } })] });
+  const env = new MockActivityEnvironment(
+    { activityType },
+    {
+      metricMeter: meter,
+      logger: new DefaultLogger('ERROR'),
+      interceptors: [activityMetrics({ 'house-model': { inputPerMTok: 1, outputPerMTok: 2 } })],
+    },
+  );
   return { env, values };
 }
 
@@ -34,24 +45,36 @@ describe('activity metrics', () => {
     const usage = { promptTokens: 1000, completionTokens: 500, totalTokens: 1500 };
     await env.run(async (_input: { model: string }) => ({ usage }), { model: 'house-model' });
     expect(values('waveloop_model_calls')).toEqual([{ value: 1, tags: { model: 'house-model', outcome: 'ok' } }]);
-    expect(values('waveloop_model_call_latency')).toEqual([{ value: expect.any(Number), tags: { model: 'house-model', outcome: 'ok' } }]);
+    expect(values('waveloop_model_call_latency')).toEqual([
+      { value: expect.any(Number), tags: { model: 'house-model', outcome: 'ok' } },
+    ]);
     expect(values('waveloop_model_tokens')).toEqual([
       { value: 1000, tags: { model: 'house-model', type: 'input' } },
       { value: 500, tags: { model: 'house-model', type: 'output' } },
     ]);
-    expect(values('waveloop_model_call_cost_usd')).toEqual([{ value: (1000 * 1 + 500 * 2) / 1_000_000, tags: { model: 'house-model' } }]);
+    expect(values('waveloop_model_call_cost_usd')).toEqual([
+      { value: (1000 * 1 + 500 * 2) / 1_000_000, tags: { model: 'house-model' } },
+    ]);
   });
 
   it('a model call that fails counts by its failure type; a model without a price has no cost', async () => {
     const { env, values } = environment('assessGoal');
     await expect(
-      env.run(async (_input: { model: string }) => {
-        throw ApplicationFailure.create({ type: 'ModelRateLimit', message: 'slow down' });
-      }, { model: 'unpriced-model' }),
+      env.run(
+        async (_input: { model: string }) => {
+          throw ApplicationFailure.create({ type: 'ModelRateLimit', message: 'slow down' });
+        },
+        { model: 'unpriced-model' },
+      ),
     ).rejects.toThrow('slow down');
-    expect(values('waveloop_model_calls')).toEqual([{ value: 1, tags: { model: 'unpriced-model', outcome: 'ModelRateLimit' } }]);
+    expect(values('waveloop_model_calls')).toEqual([
+      { value: 1, tags: { model: 'unpriced-model', outcome: 'ModelRateLimit' } },
+    ]);
     const { env: again, values: more } = environment('summarizeTranscript');
-    await again.run(async (_input: { model: string }) => ({ usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } }), { model: 'unpriced-model' });
+    await again.run(
+      async (_input: { model: string }) => ({ usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } }),
+      { model: 'unpriced-model' },
+    );
     expect(more('waveloop_model_tokens')).toHaveLength(2);
     expect(more('waveloop_model_call_cost_usd')).toEqual([]);
   });
@@ -60,9 +83,12 @@ describe('activity metrics', () => {
     const { env, values } = environment('runTool');
     await env.run(async (_input: { name: string }) => ({ content: 'ok' }), { name: 'get_user' });
     await expect(
-      env.run(async (_input: { name: string }) => {
-        throw ApplicationFailure.create({ type: 'ToolError', message: 'No user 7', nonRetryable: true });
-      }, { name: 'get_user' }),
+      env.run(
+        async (_input: { name: string }) => {
+          throw ApplicationFailure.create({ type: 'ToolError', message: 'No user 7', nonRetryable: true });
+        },
+        { name: 'get_user' },
+      ),
     ).rejects.toThrow('No user 7');
     expect(values('waveloop_tool_calls')).toEqual([
       { value: 1, tags: { tool: 'get_user', outcome: 'ok' } },

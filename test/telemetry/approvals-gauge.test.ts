@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetricMeter, MetricTags } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveUpdate } from '../../src/contract/messages';
 import { watchApprovals } from '../../src/telemetry/approvals-gauge';
 import { Harness, waitForProgress } from '../support/harness';
@@ -13,7 +13,9 @@ afterAll(() => h.stop());
 function recordingMeter() {
   const values: Array<{ name: string; value: number; tags?: MetricTags }> = [];
   const meter = {
-    createGauge: (name: string) => ({ set: (value: number, tags?: MetricTags) => values.unshift({ name, value, tags }) }),
+    createGauge: (name: string) => ({
+      set: (value: number, tags?: MetricTags) => values.unshift({ name, value, tags }),
+    }),
   } as unknown as MetricMeter;
   return { meter, last: () => values[0] };
 }
@@ -21,16 +23,34 @@ function recordingMeter() {
 describe('waveloop_runs_waiting_for_approval', () => {
   it('counts the runs of the task queue that wait for an approval, as the server sees them', async () => {
     const bob = h.db.prepare("SELECT id FROM users WHERE name LIKE 'Bob%'").get() as { id: number };
-    h.fake.script({ toolCalls: [{ name: 'update_user', args: { id: bob.id, company: 'Initech' } }] }, { content: 'Done.' });
+    h.fake.script(
+      { toolCalls: [{ name: 'update_user', args: { id: bob.id, company: 'Initech' } }] },
+      { content: 'Done.' },
+    );
     const { worker, taskQueue } = await h.worker();
     const { meter, last } = recordingMeter();
-    const gauge = watchApprovals({ client: h.client, namespace: 'default', taskQueue, meter, searchAttributes: async () => true, everyMs: 100 });
+    const gauge = watchApprovals({
+      client: h.client,
+      namespace: 'default',
+      taskQueue,
+      meter,
+      searchAttributes: async () => true,
+      everyMs: 100,
+    });
     try {
       await worker.runUntil(async () => {
         await eventually(last, (set) => set?.value === 0);
-        expect(last()).toEqual({ name: 'waveloop_runs_waiting_for_approval', value: 0, tags: { namespace: 'default', taskQueue } });
+        expect(last()).toEqual({
+          name: 'waveloop_runs_waiting_for_approval',
+          value: 0,
+          tags: { namespace: 'default', taskQueue },
+        });
 
-        const handle = await h.client.workflow.start('agentLoop', { taskQueue, workflowId: `gauge-${taskQueue}`, args: [{ goal: 'Move Bob to Initech', agent: 'back-office' }] });
+        const handle = await h.client.workflow.start('agentLoop', {
+          taskQueue,
+          workflowId: `gauge-${taskQueue}`,
+          args: [{ goal: 'Move Bob to Initech', agent: 'back-office' }],
+        });
         const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length === 1);
         await eventually(last, (set) => set.value === 1, { problem: 'The waiting run was never counted.' });
 
@@ -46,8 +66,18 @@ describe('waveloop_runs_waiting_for_approval', () => {
   it('reports nothing without the search attributes', async () => {
     const { meter, last } = recordingMeter();
     let asked = 0;
-    const gauge = watchApprovals({ client: h.client, namespace: 'default', taskQueue: 'no-attributes', meter, searchAttributes: async () => (asked++, false), everyMs: 50 });
-    await eventually(() => asked, (n) => n >= 3);
+    const gauge = watchApprovals({
+      client: h.client,
+      namespace: 'default',
+      taskQueue: 'no-attributes',
+      meter,
+      searchAttributes: async () => (asked++, false),
+      everyMs: 50,
+    });
+    await eventually(
+      () => asked,
+      (n) => n >= 3,
+    );
     gauge.stop();
     expect(last()).toBeUndefined();
   });

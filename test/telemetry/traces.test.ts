@@ -1,18 +1,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Worker } from '@temporalio/worker';
-import { Client } from '@temporalio/client';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { Client } from '@temporalio/client';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { waveloopDataConverter } from '../../src/payloads/data-converter';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, ToolError } from '../../src/tools/define';
+import { approveUpdate } from '../../src/contract/messages';
+import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { telemetryWorkflowModules } from '../../src/telemetry/workflow-modules';
+import { defineTool, ToolError } from '../../src/tools/define';
 import { FAKE_USAGE } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
-import { approveUpdate } from '../../src/contract/messages';
 import { Harness, waitForProgress, workflowBundle, type TestTelemetry, type WorkflowBundle } from '../support/harness';
 import { HISTORIES_DIR } from '../support/history';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
@@ -73,7 +73,11 @@ describe('traces', () => {
     const workflowId = 'traces-two-call-wave';
     const { result } = await h.run(
       { goal: 'Find Bob and his invoice INV-9', tools: ['search_users', 'lookup_invoice'] },
-      { workflowId, extraTools: [lookupInvoice], telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/json' }) },
+      {
+        workflowId,
+        extraTools: [lookupInvoice],
+        telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/json' }),
+      },
     );
     expect(result).toMatchObject({ status: 'completed', iterations: 2 });
 
@@ -111,7 +115,9 @@ describe('traces', () => {
         'waveloop.activity': 'callModel',
       });
       // The model call's activity, Temporal's span of its attempt, sits beneath it.
-      expect(spans.filter((span) => span.name === 'RunActivity:callModel' && t.parentOf(span) === chat)).toHaveLength(1);
+      expect(spans.filter((span) => span.name === 'RunActivity:callModel' && t.parentOf(span) === chat)).toHaveLength(
+        1,
+      );
     }
     expect(chats[0].attributes['waveloop.wave.size']).toBe(2);
 
@@ -122,7 +128,11 @@ describe('traces', () => {
       [invoice, 'call_invoice'],
     ] as const) {
       expect(t.parentOf(span)).toBe(agent);
-      expect(span.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.call.id': id, 'waveloop.iteration': 1 });
+      expect(span.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.call.id': id,
+        'waveloop.iteration': 1,
+      });
       expect(spans.filter((s) => s.name === 'RunActivity:runTool' && t.parentOf(s) === span)).toHaveLength(1);
     }
     expect(search.status.code).toBe(0); // unset, as OpenTelemetry asks of instrumentation for what succeeded
@@ -132,19 +142,29 @@ describe('traces', () => {
 
     // No prompt, reply, argument, result or error text, and never the API key.
     const exported = JSON.stringify(spans);
-    for (const secret of ['Find Bob', 'Bob has no invoice', 'INV-9', 'secret-customer-7', 'test-key']) expect(exported).not.toContain(secret);
+    for (const secret of ['Find Bob', 'Bob has no invoice', 'INV-9', 'secret-customer-7', 'test-key'])
+      expect(exported).not.toContain(secret);
     expect(exported).not.toContain('gen_ai.input.messages');
   });
 
   it('WAVELOOP content and protobuf: the goal, the replies, tool arguments, results and errors are in the spans', async () => {
-    h.fake.script({ toolCalls: [{ name: 'lookup_invoice', args: { number: 'INV-7' } }] }, { content: 'There is no INV-7.' });
+    h.fake.script(
+      { toolCalls: [{ name: 'lookup_invoice', args: { number: 'INV-7' } }] },
+      { content: 'There is no INV-7.' },
+    );
     const workflowId = 'traces-content';
     await h.run(
       { goal: 'Look up invoice INV-7' },
       {
         workflowId,
         extraTools: [lookupInvoice],
-        telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/protobuf', content: true, serviceName: 'billing-agents', resourceAttributes: { 'deployment.environment': 'test' } }),
+        telemetry: telemetry({
+          url: `${receiver.endpoint}/v1/traces`,
+          protocol: 'http/protobuf',
+          content: true,
+          serviceName: 'billing-agents',
+          resourceAttributes: { 'deployment.environment': 'test' },
+        }),
       },
     );
     const spans = receiver.spans.filter((span) => span.traceId === receiver.ofWorkflow(workflowId)[0]?.traceId);
@@ -152,7 +172,9 @@ describe('traces', () => {
     expect(new Set(spans.map((span) => span.encoding))).toEqual(new Set(['application/x-protobuf']));
     const agent = t.one('invoke_agent default');
     expect(agent.resource).toMatchObject({ 'service.name': 'billing-agents', 'deployment.environment': 'test' });
-    expect(JSON.parse(agent.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Look up invoice INV-7' }] }]);
+    expect(JSON.parse(agent.attributes['gen_ai.input.messages'] as string)).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'Look up invoice INV-7' }] },
+    ]);
     expect(agent.attributes['gen_ai.output.messages']).toContain('There is no INV-7.');
     const tool = t.one('execute_tool lookup_invoice');
     expect(JSON.parse(tool.attributes['gen_ai.tool.call.arguments'] as string)).toEqual({ number: 'INV-7' });
@@ -171,7 +193,9 @@ describe('traces', () => {
       interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer })] },
     });
     const { worker, taskQueue } = await h.worker({ telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces` }) });
-    await worker.runUntil(() => client.workflow.execute('agentLoop', { taskQueue, workflowId: 'traces-client', args: [{ goal: 'Say hello' }] }));
+    await worker.runUntil(() =>
+      client.workflow.execute('agentLoop', { taskQueue, workflowId: 'traces-client', args: [{ goal: 'Say hello' }] }),
+    );
     const [start] = started.getFinishedSpans();
     expect(start.name).toBe('StartWorkflow:agentLoop');
     const agent = receiver.ofWorkflow('traces-client').find((span) => span.name === 'invoke_agent default')!;
@@ -193,11 +217,16 @@ describe('traces', () => {
     });
     h.fake.script(...router.steps);
     const workflowId = 'traces-goal-tree';
-    const { result } = await h.pursue({ objective: GOAL }, { workflowId, telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/json' }) });
+    const { result } = await h.pursue(
+      { objective: GOAL },
+      { workflowId, telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/json' }) },
+    );
     router.assertDone();
     expect(result!.status).toBe('achieved');
 
-    const root = receiver.spans.find((span) => span.name === 'invoke_agent goal' && span.attributes['waveloop.workflow.id'] === workflowId)!;
+    const root = receiver.spans.find(
+      (span) => span.name === 'invoke_agent goal' && span.attributes['waveloop.workflow.id'] === workflowId,
+    )!;
     const spans = receiver.spans.filter((span) => span.traceId === root.traceId);
     const t = tree(spans);
     /** The nearest invoke_agent span above `span`. */
@@ -208,16 +237,32 @@ describe('traces', () => {
     const agents = t.named('invoke_agent goal').concat(t.named('invoke_agent default'));
     const byWorkflow = new Map(agents.map((span) => [span.attributes['waveloop.workflow.id'], span]));
     // The root, its two sub-goals, and the tool loop of the first: all in the root's trace.
-    expect([...byWorkflow.keys()].sort()).toEqual([workflowId, `${workflowId}/1`, `${workflowId}/1/exec`, `${workflowId}/2`]);
+    expect([...byWorkflow.keys()].sort()).toEqual([
+      workflowId,
+      `${workflowId}/1`,
+      `${workflowId}/1/exec`,
+      `${workflowId}/2`,
+    ]);
     expect(agentAbove(byWorkflow.get(workflowId)!)).toBeUndefined();
     expect(agentAbove(byWorkflow.get(`${workflowId}/1`)!)).toBe(byWorkflow.get(workflowId));
     expect(agentAbove(byWorkflow.get(`${workflowId}/2`)!)).toBe(byWorkflow.get(workflowId));
     expect(agentAbove(byWorkflow.get(`${workflowId}/1/exec`)!)).toBe(byWorkflow.get(`${workflowId}/1`));
-    expect(byWorkflow.get(workflowId)!.attributes).toMatchObject({ 'waveloop.goal.depth': 0, 'waveloop.status': 'achieved' });
-    expect(byWorkflow.get(`${workflowId}/1`)!.attributes).toMatchObject({ 'waveloop.goal.depth': 1, 'waveloop.status': 'achieved' });
+    expect(byWorkflow.get(workflowId)!.attributes).toMatchObject({
+      'waveloop.goal.depth': 0,
+      'waveloop.status': 'achieved',
+    });
+    expect(byWorkflow.get(`${workflowId}/1`)!.attributes).toMatchObject({
+      'waveloop.goal.depth': 1,
+      'waveloop.status': 'achieved',
+    });
     // Each goal's model calls are chat spans of its own.
     const steps = t.named('chat fake-model').filter((chat) => agentAbove(chat) === byWorkflow.get(workflowId));
-    expect(steps.map((chat) => chat.attributes['waveloop.activity'])).toEqual(['assessGoal', 'decomposeGoal', 'checkAchieved', 'synthesizeGoal']);
+    expect(steps.map((chat) => chat.attributes['waveloop.activity'])).toEqual([
+      'assessGoal',
+      'decomposeGoal',
+      'checkAchieved',
+      'synthesizeGoal',
+    ]);
   });
 });
 
@@ -232,7 +277,10 @@ describe('traces: replay', () => {
     const failed: string[] = [];
     // A replay worker calls no sink, but wants the spans' sink registered (as a traced worker has it).
     const sinks = { exporter: { export: { fn: () => undefined } } };
-    for await (const result of Worker.runReplayHistories({ workflowBundle: bundle, dataConverter: waveloopDataConverter(), sinks }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: bundle, dataConverter: waveloopDataConverter(), sinks },
+      histories,
+    )) {
       if (result.error) failed.push(`${result.workflowId}: ${result.error.message}`);
     }
     expect(failed).toEqual([]);
@@ -240,7 +288,15 @@ describe('traces: replay', () => {
 
   it('a traced run with an approval replays without them (turning them off changes no decision either)', async () => {
     const bob = h.db.prepare("SELECT id FROM users WHERE name LIKE 'Bob%'").get() as { id: number };
-    h.fake.script({ toolCalls: [{ name: 'get_user', args: { id: bob.id } }, { name: 'update_user', args: { id: bob.id, company: 'Umbrella' } }] }, { content: 'Done.' });
+    h.fake.script(
+      {
+        toolCalls: [
+          { name: 'get_user', args: { id: bob.id } },
+          { name: 'update_user', args: { id: bob.id, company: 'Umbrella' } },
+        ],
+      },
+      { content: 'Done.' },
+    );
     const { handle, result } = await h.run(
       { goal: 'Move Bob to Umbrella', agent: 'back-office' },
       {
@@ -253,6 +309,10 @@ describe('traces: replay', () => {
     );
     expect(result!.status).toBe('completed');
     const history = await handle.fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() }, history, handle.workflowId);
+    await Worker.runReplayHistory(
+      { workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() },
+      history,
+      handle.workflowId,
+    );
   });
 });

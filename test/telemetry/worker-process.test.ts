@@ -75,13 +75,22 @@ describe('a worker process with OTEL_EXPORTER_OTLP_ENDPOINT and WAVELOOP_METRICS
     const workflowId = `${queue}-run`;
     try {
       const handle = await client.runs.start({ goal: 'Move Bob to EPAM', agent: 'back-office' }, { workflowId });
-      const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length === 1 && p.waves.length === 0 && p.settling?.calls.length === 1);
+      const waiting = await waitForProgress(
+        h.client,
+        handle,
+        (p) => p.pendingApprovals.length === 1 && p.waves.length === 0 && p.settling?.calls.length === 1,
+      );
       expect(waiting.pendingApprovals[0]).toMatchObject({ callId: 'call_update', tool: 'update_user' });
       // During the run: Temporal's metrics and waveloop's, the model call and the lookup counted.
-      const during = await scraped(firstMetrics, (m) => m.value('waveloop_tool_calls', { tool: 'search_users', outcome: 'ok' }) === 1);
+      const during = await scraped(
+        firstMetrics,
+        (m) => m.value('waveloop_tool_calls', { tool: 'search_users', outcome: 'ok' }) === 1,
+      );
       expect(during.value('waveloop_runs_started', { workflowType: 'agentLoop' })).toBe(1);
       expect(during.value('waveloop_model_calls', { model: 'fake-model', outcome: 'ok' })).toBe(1);
-      expect(during.value('waveloop_model_tokens', { model: 'fake-model', type: 'input' })).toBe(FAKE_USAGE.prompt_tokens);
+      expect(during.value('waveloop_model_tokens', { model: 'fake-model', type: 'input' })).toBe(
+        FAKE_USAGE.prompt_tokens,
+      );
       expect(during.value('waveloop_model_call_latency_count', { model: 'fake-model' })).toBe(1);
       expect(during.value('waveloop_runs_ended')).toBe(0);
       expect(during.has('temporal_workflow_task_execution_latency_count')).toBe(true);
@@ -101,7 +110,10 @@ describe('a worker process with OTEL_EXPORTER_OTLP_ENDPOINT and WAVELOOP_METRICS
     const second = await startWorker(env, secondMetrics);
     try {
       await h.client.workflow.getHandle(workflowId).executeUpdate(approveUpdate, { args: ['call_update'] });
-      expect(await client.runs.result(workflowId)).toMatchObject({ status: 'completed', answer: 'Bob works for EPAM now.' });
+      expect(await client.runs.result(workflowId)).toMatchObject({
+        status: 'completed',
+        answer: 'Bob works for EPAM now.',
+      });
 
       const after = await scraped(secondMetrics, (m) => m.value('waveloop_runs_ended', { status: 'completed' }) === 1);
       // Only what happened on this worker: the run's start and first steps were the first worker's.
@@ -133,7 +145,12 @@ function expectOnce(workflowSpans: ReceivedSpan[], workflowId: string): void {
   expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
   const count = (name: string) => spans.filter((span) => span.name === name).length;
   expect(count('invoke_agent back-office')).toBe(1);
-  expect(spans.filter((span) => span.name === 'chat fake-model').map((span) => span.attributes['waveloop.iteration']).sort()).toEqual([1, 2]);
+  expect(
+    spans
+      .filter((span) => span.name === 'chat fake-model')
+      .map((span) => span.attributes['waveloop.iteration'])
+      .sort(),
+  ).toEqual([1, 2]);
   expect(count('execute_tool search_users')).toBe(1);
   expect(count('execute_tool update_user')).toBe(1);
   expect(count('RunActivity:callModel')).toBe(2);
@@ -141,14 +158,25 @@ function expectOnce(workflowSpans: ReceivedSpan[], workflowId: string): void {
 
   // The spans the first worker sent hang under those the second one sent: the replayed spans kept their ids.
   const ids = new Set(spans.map((span) => span.spanId));
-  for (const span of spans) if (span.name !== 'invoke_agent back-office') expect(ids.has(span.parentSpanId!), `${span.name}'s parent`).toBe(true);
+  for (const span of spans)
+    if (span.name !== 'invoke_agent back-office')
+      expect(ids.has(span.parentSpanId!), `${span.name}'s parent`).toBe(true);
 
   const agent = spans.find((span) => span.name === 'invoke_agent back-office')!;
   expect(agent.attributes['waveloop.workflow.id']).toBe(workflowId);
   expect(agent.resource).toMatchObject({ 'service.name': 'back-office-worker', 'deployment.environment': 'test' });
   expect(agent.events).toEqual([
-    { name: 'waveloop.approval', attributes: { 'gen_ai.tool.call.id': 'call_update', 'gen_ai.tool.name': 'update_user', 'waveloop.approval.outcome': 'approved' } },
+    {
+      name: 'waveloop.approval',
+      attributes: {
+        'gen_ai.tool.call.id': 'call_update',
+        'gen_ai.tool.name': 'update_user',
+        'waveloop.approval.outcome': 'approved',
+      },
+    },
   ]);
-  expect(spans.find((span) => span.name === 'execute_tool update_user')!.attributes['waveloop.approval.outcome']).toBe('approved');
+  expect(spans.find((span) => span.name === 'execute_tool update_user')!.attributes['waveloop.approval.outcome']).toBe(
+    'approved',
+  );
   expect(new Set(spans.map((span) => span.encoding))).toEqual(new Set(['application/x-protobuf']));
 }

@@ -3,7 +3,6 @@ import { evaluateExpression, ExpressionError } from '../../src/demo/tools/arithm
 import { calculatorTool } from '../../src/demo/tools/calculator';
 import { callTool } from '../support/tool-context';
 
-
 describe('evaluateExpression', () => {
   it('evaluateExpression: precedence and left associativity', () => {
     expect(evaluateExpression('1 + 2 * 3')).toBe(7);

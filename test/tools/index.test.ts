@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { builtinTools } from '../../src/tools';
 import { createDemoTools, DEMO_TOOL_NAMES } from '../../src/demo';
+import { builtinTools } from '../../src/tools';
 import { taskCompleteTool } from '../../src/tools/task-complete';
 import { callTool, makeDemoDeps, type TempDemoDeps } from '../support/tool-context';
 
@@ -44,16 +44,30 @@ describe('createDemoTools', () => {
   });
 
   it('createDemoTools: task_complete, ask_question and converse break the loop; the last two wait for a person', () => {
-    expect(everyTool().filter((tool) => tool.loopBreaking).map((tool) => tool.name)).toEqual(['task_complete', 'ask_question', 'converse']);
-    expect(everyTool().filter((tool) => tool.interaction).map((tool) => tool.name)).toEqual(['ask_question', 'converse']);
-    expect(everyTool().filter((tool) => tool.requiresApproval).map((tool) => tool.name)).toEqual(['update_user']);
+    expect(
+      everyTool()
+        .filter((tool) => tool.loopBreaking)
+        .map((tool) => tool.name),
+    ).toEqual(['task_complete', 'ask_question', 'converse']);
+    expect(
+      everyTool()
+        .filter((tool) => tool.interaction)
+        .map((tool) => tool.name),
+    ).toEqual(['ask_question', 'converse']);
+    expect(
+      everyTool()
+        .filter((tool) => tool.requiresApproval)
+        .map((tool) => tool.name),
+    ).toEqual(['update_user']);
   });
 });
 
 describe('task_complete', () => {
   it('task_complete: returns the result as the final answer', async () => {
     const tool = taskCompleteTool();
-    expect(await callTool(tool, { result: "Updated Bob Martin's company to EPAM." })).toBe("Updated Bob Martin's company to EPAM.");
+    expect(await callTool(tool, { result: "Updated Bob Martin's company to EPAM." })).toBe(
+      "Updated Bob Martin's company to EPAM.",
+    );
     expect(tool.loopBreaking).toBe(true);
     expect(tool.description).toMatch(/final answer/);
   });

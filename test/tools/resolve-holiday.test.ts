@@ -9,7 +9,10 @@ describe('resolve_holiday', () => {
   it('resolve_holiday: Easter by the Gregorian computus', async () => {
     expect((await resolve({ name: 'Easter', year: 2025 })).start).toBe('2025-04-20');
     expect((await resolve({ name: 'Easter', year: 2026 })).start).toBe('2026-04-05');
-    expect(await resolve({ name: 'easter sunday', year: 2027 })).toMatchObject({ start: '2027-03-28', end: '2027-03-28' });
+    expect(await resolve({ name: 'easter sunday', year: 2027 })).toMatchObject({
+      start: '2027-03-28',
+      end: '2027-03-28',
+    });
     expect((await resolve({ name: 'Easter', year: 2038 })).start).toBe('2038-04-25');
     expect((await resolve({ name: 'Easter', year: 2285 })).start).toBe('2285-03-22');
   });

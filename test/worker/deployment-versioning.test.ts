@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowNotFoundError, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopInput, type AgentLoopResult } from '../../src/contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW, type GoalInput, type GoalResult } from '../../src/contract/goal-tree/pursue-goal';
@@ -50,7 +54,11 @@ class Deployment {
 
   /** Starts build `buildId`'s worker; polling registers the version. */
   async start(buildId: string): Promise<void> {
-    const { worker } = await h.worker({ taskQueue: this.taskQueue, extraTools: stampTools(buildId), deployment: { name: this.name, buildId } });
+    const { worker } = await h.worker({
+      taskQueue: this.taskQueue,
+      extraTools: stampTools(buildId),
+      deployment: { name: this.name, buildId },
+    });
     this.workers.set(buildId, { worker, running: worker.run() });
   }
 
@@ -69,10 +77,12 @@ class Deployment {
   /** Makes `buildId` the current version, as `temporal worker deployment set-current-version` does, once its worker has registered it. */
   async setCurrent(buildId: string): Promise<void> {
     const set = () =>
-      h.client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName: this.name, buildId }).then(
-        () => 'set',
-        (err: Error) => err.message,
-      );
+      h.client.workflowService
+        .setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName: this.name, buildId })
+        .then(
+          () => 'set',
+          (err: Error) => err.message,
+        );
     await eventually(set, (outcome) => outcome === 'set', { problem: `Version ${buildId} never became current.` });
   }
 
@@ -114,12 +124,17 @@ async function waitingApproval(workflowId: string): Promise<string> {
     throw err;
   };
   const pending = () => queryWithRetry(h.client, handle, statusQuery).then((p) => p.pendingApprovals, notYet);
-  const [approval] = await eventually(pending, (approvals) => approvals.length > 0, { attempts: 300, problem: `${workflowId} never waited for an approval.` });
+  const [approval] = await eventually(pending, (approvals) => approvals.length > 0, {
+    attempts: 300,
+    problem: `${workflowId} never waited for an approval.`,
+  });
   return approval.callId;
 }
 
 /** The version a run is on, and how, as the server describes it. */
-async function versionOf(handle: WorkflowHandle): Promise<{ buildId?: string | null; behavior?: temporal.api.enums.v1.VersioningBehavior | null }> {
+async function versionOf(
+  handle: WorkflowHandle,
+): Promise<{ buildId?: string | null; behavior?: temporal.api.enums.v1.VersioningBehavior | null }> {
   const { raw } = await handle.describe();
   const info = raw.workflowExecutionInfo?.versioningInfo;
   return { buildId: info?.deploymentVersion?.buildId, behavior: info?.behavior };
@@ -128,7 +143,9 @@ async function versionOf(handle: WorkflowHandle): Promise<{ buildId?: string | n
 /** What the model says: call `build_stamp`, then, once a result is in, answer with it. */
 const stampThenAnswer = (req: ChatRequest): ScriptedReply => {
   const last = req.messages.at(-1)!;
-  return last.role === 'tool' ? { content: `Done: ${last.content}.` } : { toolCalls: [{ name: 'build_stamp', args: {} }] };
+  return last.role === 'tool'
+    ? { content: `Done: ${last.content}.` }
+    : { toolCalls: [{ name: 'build_stamp', args: {} }] };
 };
 
 describe('Worker Deployments: runs stay on the version that started them', () => {
@@ -139,9 +156,16 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
       await deployment.setCurrent('A');
       h.fake.route(stampThenAnswer);
 
-      const waiting = await deployment.startRun({ goal: 'Stamp, once approved', tools: ['build_stamp'], requireApproval: ['build_stamp'] });
+      const waiting = await deployment.startRun({
+        goal: 'Stamp, once approved',
+        tools: ['build_stamp'],
+        requireApproval: ['build_stamp'],
+      });
       const approval = await waitForProgress(h.client, waiting, (p) => p.pendingApprovals.length > 0);
-      expect(await versionOf(waiting)).toEqual({ buildId: 'A', behavior: VersioningBehavior.VERSIONING_BEHAVIOR_PINNED });
+      expect(await versionOf(waiting)).toEqual({
+        buildId: 'A',
+        behavior: VersioningBehavior.VERSIONING_BEHAVIOR_PINNED,
+      });
 
       // The deploy: build B starts and becomes current; A drains while its run waits.
       await deployment.start('B');
@@ -160,9 +184,13 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
       expect(await versionOf(waiting)).toMatchObject({ buildId: 'A' });
 
       // With its last run ended, A drains, and its worker can stop; new runs still complete on B.
-      await eventually(() => deployment.drainage('A'), (status) => status === VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED, {
-        problem: 'Version A never drained.',
-      });
+      await eventually(
+        () => deployment.drainage('A'),
+        (status) => status === VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED,
+        {
+          problem: 'Version A never drained.',
+        },
+      );
       await deployment.stop('A');
       const after = await deployment.startRun({ goal: 'Stamp after A stopped', tools: ['build_stamp'] });
       expect(((await after.result()) as AgentLoopResult).answer).toBe('Done: ran on build B.');
@@ -180,12 +208,21 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
       h.fake.route((req) => {
         if (String(req.messages[0].content).startsWith('You compress')) return { content: 'Earlier: some stamps.' };
         const last = req.messages.at(-1)!;
-        if (last.role === 'user') return { toolCalls: [{ name: 'ask_question', args: { question: 'Shall I start?' } }] };
-        return String(last.content).includes('build B') ? { content: 'Moved to B.' } : { toolCalls: [{ name: 'build_stamp', args: {} }] };
+        if (last.role === 'user')
+          return { toolCalls: [{ name: 'ask_question', args: { question: 'Shall I start?' } }] };
+        return String(last.content).includes('build B')
+          ? { content: 'Moved to B.' }
+          : { toolCalls: [{ name: 'build_stamp', args: {} }] };
       });
 
       // The same stamp again and again is the point here, not a model stuck repeating itself.
-      const handle = await deployment.startRun({ goal: 'Stamp until you are moved', tools: ['build_stamp', 'ask_question'], maxHistoryEvents: 50, maxIterations: 30, circuitBreaker: 0 });
+      const handle = await deployment.startRun({
+        goal: 'Stamp until you are moved',
+        tools: ['build_stamp', 'ask_question'],
+        maxHistoryEvents: 50,
+        maxIterations: 30,
+        circuitBreaker: 0,
+      });
       await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_input');
       await deployment.start('B');
       await deployment.setCurrent('B');
@@ -200,7 +237,10 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
       expect(new Set(stamps.slice(0, -1))).toEqual(new Set(['ran on build A']));
       const first = h.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
       expect(await versionOf(first)).toMatchObject({ buildId: 'A' });
-      expect(await versionOf(h.client.workflow.getHandle(handle.workflowId))).toEqual({ buildId: 'B', behavior: VersioningBehavior.VERSIONING_BEHAVIOR_PINNED });
+      expect(await versionOf(h.client.workflow.getHandle(handle.workflowId))).toEqual({
+        buildId: 'B',
+        behavior: VersioningBehavior.VERSIONING_BEHAVIOR_PINNED,
+      });
     } finally {
       await deployment.stopAll();
     }
@@ -238,7 +278,10 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
         [SECOND, 'ran on build A'],
       ]);
       for (const id of [tree.workflowId, `${tree.workflowId}/2`, `${tree.workflowId}/2/exec`]) {
-        expect(await versionOf(h.client.workflow.getHandle(id)), id).toEqual({ buildId: 'A', behavior: VersioningBehavior.VERSIONING_BEHAVIOR_PINNED });
+        expect(await versionOf(h.client.workflow.getHandle(id)), id).toEqual({
+          buildId: 'A',
+          behavior: VersioningBehavior.VERSIONING_BEHAVIOR_PINNED,
+        });
       }
     } finally {
       await deployment.stopAll();

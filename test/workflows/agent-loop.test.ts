@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { FAKE_USAGE, toolMessages, type ChatRequest } from '../support/fake-model';
-import { Harness, waitForProgress } from '../support/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { approveUpdate } from '../../src/contract/messages';
-import { activities, recordHistory } from '../support/history';
 import { textHash } from '../../src/contract/text-hash';
 import { defineTool } from '../../src/tools/define';
-import { z } from 'zod';
+import { FAKE_USAGE, toolMessages, type ChatRequest } from '../support/fake-model';
+import { Harness, waitForProgress } from '../support/harness';
+import { activities, recordHistory } from '../support/history';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -38,7 +38,11 @@ describe('agentLoop', () => {
         during: async (handle) => {
           const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length > 0);
           expect(waiting.status).toBe('waiting_for_approval');
-          expect(waiting.pendingApprovals[0]).toMatchObject({ tool: 'update_user', args: { company: 'EPAM' }, iteration: 3 });
+          expect(waiting.pendingApprovals[0]).toMatchObject({
+            tool: 'update_user',
+            args: { company: 'EPAM' },
+            iteration: 3,
+          });
           await handle.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId] });
         },
       },
@@ -48,7 +52,11 @@ describe('agentLoop', () => {
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 4 });
     expect(result!.answer).toBe(`Updated ${bobBefore[0].name}: company is now EPAM.`);
-    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([['search_users'], ['get_user'], ['update_user']]);
+    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([
+      ['search_users'],
+      ['get_user'],
+      ['update_user'],
+    ]);
     expect(result!.waves.every((w) => w.calls.every((c) => c.ok))).toBe(true);
     expect(result!.usage).toEqual({
       promptTokens: 4 * FAKE_USAGE.prompt_tokens,
@@ -62,7 +70,9 @@ describe('agentLoop', () => {
     const history = await handle.fetchHistory();
     // resolveRun runs as a local activity (a marker in the first workflow task); every model and
     // tool call is an activity of its own.
-    const markers = history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    const markers = history.events!.filter(
+      (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
     expect(markers).toHaveLength(1);
     const story = activities(history);
     expect(story.map((a) => a.summary)).toEqual([
@@ -96,7 +106,10 @@ describe('agentLoop', () => {
       { content: 'Rooms are available for both.' },
     );
 
-    const { handle, result } = await h.run({ goal: 'I need availability for Hanukkah and also next weekend', agent: 'back-office' });
+    const { handle, result } = await h.run({
+      goal: 'I need availability for Hanukkah and also next weekend',
+      agent: 'back-office',
+    });
     await recordHistory('hanukkah-waves', handle);
 
     h.fake.assertDone();
@@ -104,7 +117,10 @@ describe('agentLoop', () => {
     expect(result!.waves).toHaveLength(2);
     expect(result!.waves[0].calls.map((c) => c.tool)).toEqual(['resolve_holiday', 'resolve_date_hint']);
     expect(JSON.parse(result!.waves[0].calls[0].result!).start).toBe('2026-12-04');
-    expect(result!.waves[1].calls.map((c) => c.args.check_in)).toEqual(['2026-12-04', JSON.parse(result!.waves[0].calls[1].result!).start]);
+    expect(result!.waves[1].calls.map((c) => c.args.check_in)).toEqual([
+      '2026-12-04',
+      JSON.parse(result!.waves[0].calls[1].result!).start,
+    ]);
 
     const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
     for (const wave of [1, 2]) {
@@ -155,7 +171,10 @@ describe('agentLoop', () => {
   });
 
   it('maxIterations: ends with max_iterations, the transcript and the last assistant text', async () => {
-    const step = (n: number) => ({ content: `Thinking, step ${n}`, toolCalls: [{ name: 'calculator', args: { expression: `${n} * 2` } }] });
+    const step = (n: number) => ({
+      content: `Thinking, step ${n}`,
+      toolCalls: [{ name: 'calculator', args: { expression: `${n} * 2` } }],
+    });
     h.fake.script(step(1), step(2));
     const { handle, result, transcript, progress } = await h.run({ goal: 'Count forever', maxIterations: 2 });
     await recordHistory('max-iterations', handle);
@@ -197,7 +216,10 @@ describe('agentLoop', () => {
   });
 
   it('model 429 with retry-after: the call is retried after the delay the endpoint asked for', async () => {
-    h.fake.script({ status: 429, message: 'slow down', headers: { 'retry-after': '2' } }, { content: 'Hello, patiently.' });
+    h.fake.script(
+      { status: 429, message: 'slow down', headers: { 'retry-after': '2' } },
+      { content: 'Hello, patiently.' },
+    );
     const { handle, result } = await h.run({ goal: 'Say hello' });
 
     h.fake.assertDone();
@@ -232,19 +254,22 @@ describe('agentLoop', () => {
     ['not an object', 'find bob', /input/],
     ['an unknown agent', { goal: 'x', agent: 'nobody' }, /Unknown agent "nobody"/],
     ['an unknown tool', { goal: 'x', tools: ['search_users', 'rm_rf'] }, /Unknown tool "rm_rf"/],
-  ])('invalid input (%s) fails the run with a non-retryable InvalidInput before any model call', async (_name, input, message) => {
-    h.fake.script();
-    const { error } = await h.run(input);
+  ])(
+    'invalid input (%s) fails the run with a non-retryable InvalidInput before any model call',
+    async (_name, input, message) => {
+      h.fake.script();
+      const { error } = await h.run(input);
 
-    expect(error).toBeInstanceOf(WorkflowFailedError);
-    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
-    expect(cause.type).toBe('InvalidInput');
-    expect(cause.nonRetryable).toBe(true);
-    expect(cause.message).toMatch(message);
-    expect(h.fake.requests).toHaveLength(0);
-  });
+      expect(error).toBeInstanceOf(WorkflowFailedError);
+      const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+      expect(cause.type).toBe('InvalidInput');
+      expect(cause.nonRetryable).toBe(true);
+      expect(cause.message).toMatch(message);
+      expect(h.fake.requests).toHaveLength(0);
+    },
+  );
 
-  it('a wave shows each call as it settles: the status query has the fast call\'s result while the slow one still runs', async () => {
+  it("a wave shows each call as it settles: the status query has the fast call's result while the slow one still runs", async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const slowLookup = defineTool({
@@ -257,7 +282,12 @@ describe('agentLoop', () => {
       },
     });
     h.fake.script(
-      { toolCalls: [{ name: 'slow_lookup', args: { key: 'k' }, id: 'call_slow' }, { name: 'calculator', args: { expression: '6*7' }, id: 'call_fast' }] },
+      {
+        toolCalls: [
+          { name: 'slow_lookup', args: { key: 'k' }, id: 'call_slow' },
+          { name: 'calculator', args: { expression: '6*7' }, id: 'call_fast' },
+        ],
+      },
       { content: '42, and the value of k.' },
     );
 
@@ -267,7 +297,10 @@ describe('agentLoop', () => {
         extraTools: [slowLookup],
         during: async (handle) => {
           const running = await waitForProgress(h.client, handle, (p) => (p.settling?.calls.length ?? 0) > 0);
-          expect(running.settling).toEqual({ iteration: 1, calls: [{ id: 'call_fast', tool: 'calculator', args: { expression: '6*7' }, ok: true, result: '42' }] });
+          expect(running.settling).toEqual({
+            iteration: 1,
+            calls: [{ id: 'call_fast', tool: 'calculator', args: { expression: '6*7' }, ok: true, result: '42' }],
+          });
           expect(running.waves).toEqual([]);
           release();
         },
@@ -277,13 +310,21 @@ describe('agentLoop', () => {
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', answer: '42, and the value of k.' });
     // The wave keeps the model's order; once it ended, nothing is settling.
-    expect(result!.waves[0].calls.map((c) => [c.id, c.result])).toEqual([['call_slow', 'value of k'], ['call_fast', '42']]);
+    expect(result!.waves[0].calls.map((c) => [c.id, c.result])).toEqual([
+      ['call_slow', 'value of k'],
+      ['call_fast', '42'],
+    ]);
     expect(progress.settling).toBeUndefined();
   });
 
   it('a tool result is recorded once, in the tool activity: the next model input names it, and the model still reads it whole', async () => {
     const report = `${'quarterly figures, '.repeat(250)}end`;
-    const fetchReport = defineTool({ name: 'fetch_report', description: 'The quarterly report.', parameters: z.object({}), execute: () => report });
+    const fetchReport = defineTool({
+      name: 'fetch_report',
+      description: 'The quarterly report.',
+      parameters: z.object({}),
+      execute: () => report,
+    });
     h.fake.script({ toolCalls: [{ name: 'fetch_report', args: {} }] }, { content: 'Summarised.' });
     const { handle, result } = await h.run({ goal: 'Summarise the report' }, { extraTools: [fetchReport] });
 
@@ -293,14 +334,19 @@ describe('agentLoop', () => {
     const [tool] = story.filter((a) => a.type === 'runTool');
     const model = story.filter((a) => a.type === 'callModel');
     expect(tool.result).toEqual({ content: report });
-    expect(model[1].input).toMatchObject({ transcript: { from: 3, messages: [{ role: 'tool', result: { chars: report.length, hash: textHash(report) } }] } });
+    expect(model[1].input).toMatchObject({
+      transcript: { from: 3, messages: [{ role: 'tool', result: { chars: report.length, hash: textHash(report) } }] },
+    });
     expect(model[1].inputBytes).toBeLessThan(1_000);
     expect(toolMessages(h.fake.requests[1])).toEqual([report]);
   });
 
   it('history grows linearly: the model activity input carries only what came since the previous reply', async () => {
     const big = 'x'.repeat(5_000);
-    const steps = Array.from({ length: 6 }, (_, i) => ({ content: big, toolCalls: [{ name: 'calculator', args: { expression: `${i} + 1` } }] }));
+    const steps = Array.from({ length: 6 }, (_, i) => ({
+      content: big,
+      toolCalls: [{ name: 'calculator', args: { expression: `${i} + 1` } }],
+    }));
     h.fake.script(...steps, { content: 'done' });
     const { handle, result } = await h.run({ goal: 'Think out loud', maxIterations: 10 });
 
@@ -319,7 +365,14 @@ describe('agentLoop', () => {
     ]);
     // And the model still saw the whole conversation, in order.
     expect(h.fake.requests[6].messages).toHaveLength(2 + 6 * 2);
-    expect(h.fake.requests[6].messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(h.fake.requests[6].messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+    ]);
   });
 });
 

@@ -23,11 +23,19 @@ function eagerImports(entry: string): Map<string, string[]> {
         const clause = statement.importClause;
         const typeOnly =
           clause?.isTypeOnly ||
-          (clause && !clause.name && clause.namedBindings && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.every((e) => e.isTypeOnly));
+          (clause &&
+            !clause.name &&
+            clause.namedBindings &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly));
         if (!typeOnly) specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
       } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
-        const named = statement.exportClause && ts.isNamedExports(statement.exportClause) ? statement.exportClause.elements : undefined;
-        if (!named || !named.every((e) => e.isTypeOnly)) specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
+        const named =
+          statement.exportClause && ts.isNamedExports(statement.exportClause)
+            ? statement.exportClause.elements
+            : undefined;
+        if (!named || !named.every((e) => e.isTypeOnly))
+          specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
       }
     }
     graph.set(file, specifiers);
@@ -42,9 +50,17 @@ describe('the workflow bundle', () => {
   it('imports no zod where every workflow evaluates it at start (validation is loaded on first use)', () => {
     const graph = eagerImports(WORKFLOWS_INDEX);
     const relative = (file: string) => path.relative(path.join(__dirname, '..', '..'), file);
-    const packages = [...graph.entries()].flatMap(([file, specifiers]) => specifiers.filter((s) => !s.startsWith('.')).map((s) => `${relative(file)} → ${s}`));
+    const packages = [...graph.entries()].flatMap(([file, specifiers]) =>
+      specifiers.filter((s) => !s.startsWith('.')).map((s) => `${relative(file)} → ${s}`),
+    );
     // Reached through the graph: the workflows themselves, and the zod-free parts of src/contract.
-    expect([...graph.keys()].map(relative)).toEqual(expect.arrayContaining(['src/workflows/agent-loop.ts', 'src/workflows/goal-tree/pursue-goal.ts', 'src/contract/usage.ts']));
+    expect([...graph.keys()].map(relative)).toEqual(
+      expect.arrayContaining([
+        'src/workflows/agent-loop.ts',
+        'src/workflows/goal-tree/pursue-goal.ts',
+        'src/contract/usage.ts',
+      ]),
+    );
     expect(packages.filter((edge) => !/→ @temporalio\/(workflow|common)$/.test(edge))).toEqual([]);
   });
 });

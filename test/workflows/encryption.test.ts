@@ -1,22 +1,22 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { Client, WorkflowFailedError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { DEFAULT_WEB_UI_ORIGINS, startCodecServer } from '../../src/payloads/codec-server';
-import { encryptedBlobStore } from '../../src/payloads/encrypted-blob-store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
-import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
 import { metadataFromBase64, metadataToBase64 } from '../../src/payloads/bytes';
+import { DEFAULT_WEB_UI_ORIGINS, startCodecServer } from '../../src/payloads/codec-server';
 import { chainCodecs, waveloopCodecs } from '../../src/payloads/codecs';
-import { decodeHistoryPayloads } from '../../src/payloads/decode-history';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
+import { decodeHistoryPayloads } from '../../src/payloads/decode-history';
+import { encryptedBlobStore } from '../../src/payloads/encrypted-blob-store';
+import { EncryptionKeys, keyIdOf } from '../../src/payloads/encryption-keys';
 import { defineTool, ToolError } from '../../src/tools/define';
 import { toolMessages } from '../support/fake-model';
 import { Harness } from '../support/harness';
-import { eventually } from '../support/wait';
 import { historyPayloads, historyText } from '../support/history';
+import { eventually } from '../support/wait';
 
 const key = randomBytes(32);
 const keys = EncryptionKeys.derive(key);
@@ -28,7 +28,8 @@ afterAll(() => h.stop());
 const EMAIL = 'bob.martin@initech.example';
 const GOAL = 'Look up the email address of our contact Bob';
 
-const encodingOf = (payload: { metadata: Record<string, Uint8Array> }) => Buffer.from(payload.metadata.encoding).toString();
+const encodingOf = (payload: { metadata: Record<string, Uint8Array> }) =>
+  Buffer.from(payload.metadata.encoding).toString();
 
 describe('encryption at rest', () => {
   it('encryption: with a key on worker and client, the history holds neither the goal nor personal data, and the waveloop client reads the run', async () => {
@@ -66,11 +67,20 @@ describe('encryption at rest', () => {
     // The codec server decodes the history's payloads for the Web UI; one with another key refuses, naming the key id.
     const started = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads!;
     const completed = history.events!.at(-1)!.workflowExecutionCompletedEventAttributes!.result!.payloads!;
-    const body = { payloads: [...started, ...completed].map((p) => ({ metadata: metadataToBase64(p.metadata), data: Buffer.from(p.data!).toString('base64') })) };
+    const body = {
+      payloads: [...started, ...completed].map((p) => ({
+        metadata: metadataToBase64(p.metadata),
+        data: Buffer.from(p.data!).toString('base64'),
+      })),
+    };
     const decoded = await decodeThroughCodecServer(keys, body);
     expect(decoded.status).toBe(200);
-    const [input, output] = (decoded.body.payloads as Array<{ metadata: Record<string, string>; data: string }>).map((p) =>
-      defaultPayloadConverter.fromPayload({ metadata: metadataFromBase64(p.metadata), data: Buffer.from(p.data, 'base64') }),
+    const [input, output] = (decoded.body.payloads as Array<{ metadata: Record<string, string>; data: string }>).map(
+      (p) =>
+        defaultPayloadConverter.fromPayload({
+          metadata: metadataFromBase64(p.metadata),
+          data: Buffer.from(p.data, 'base64'),
+        }),
     );
     expect(input).toMatchObject({ goal: GOAL });
     expect(output).toMatchObject({ status: 'completed', answer: `Bob Martin: ${EMAIL}` });
@@ -101,11 +111,16 @@ describe('encryption at rest', () => {
         ),
       );
       const failure = failed!.workflowTaskFailedEventAttributes!.failure!.message;
-      expect(failure).toContain(`A payload is encrypted with the key of id "${keyIdOf(key)}", and no encryption key is configured`);
+      expect(failure).toContain(
+        `A payload is encrypted with the key of id "${keyIdOf(key)}", and no encryption key is configured`,
+      );
 
       h.fake.script({ content: 'Nobody by that name.' });
       const { worker: keyed } = await h.worker({ taskQueue });
-      expect(await keyed.runUntil(handle.result())).toMatchObject({ status: 'completed', answer: 'Nobody by that name.' });
+      expect(await keyed.runUntil(handle.result())).toMatchObject({
+        status: 'completed',
+        answer: 'Nobody by that name.',
+      });
     } finally {
       await keyless.stop();
     }
@@ -120,7 +135,10 @@ describe('encryption at rest', () => {
         throw new ToolError(`${EMAIL} has left the company`);
       },
     });
-    h.fake.script({ toolCalls: [{ name: 'check_contact', args: {} }] }, { status: 400, message: `The request quoted ${EMAIL}` });
+    h.fake.script(
+      { toolCalls: [{ name: 'check_contact', args: {} }] },
+      { status: 400, message: `The request quoted ${EMAIL}` },
+    );
     const { handle, error, result } = await h.run({ goal: GOAL }, { extraTools: [lookup] });
     h.fake.assertDone();
     expect(result).toBeUndefined();
@@ -132,13 +150,19 @@ describe('encryption at rest', () => {
     const history = await handle.fetchHistory();
     const raw = historyText(historyToJSON(history));
     expect(raw).not.toContain(EMAIL);
-    const toolFailure = history.events!.find((e) => e.activityTaskFailedEventAttributes)!.activityTaskFailedEventAttributes!.failure!;
+    const toolFailure = history.events!.find((e) => e.activityTaskFailedEventAttributes)!
+      .activityTaskFailedEventAttributes!.failure!;
     expect(toolFailure.message).toBe('Encoded failure');
     expect(encodingOf(toolFailure.encodedAttributes as never)).toBe('binary/encrypted');
 
     // `decodeHistoryPayloads` (waveloop tree, the bench) restores messages and stack traces.
     const decoded = await decodeHistoryPayloads(history, waveloopCodecs(h.blobStore, keys));
-    const failures = decoded.events!.flatMap((e) => [e.activityTaskFailedEventAttributes?.failure, e.workflowExecutionFailedEventAttributes?.failure]).filter(Boolean);
+    const failures = decoded
+      .events!.flatMap((e) => [
+        e.activityTaskFailedEventAttributes?.failure,
+        e.workflowExecutionFailedEventAttributes?.failure,
+      ])
+      .filter(Boolean);
     // The tool's failure, the model call's, and the run's.
     expect(failures.map((f) => f!.message)).toEqual([
       `${EMAIL} has left the company`,
@@ -166,9 +190,17 @@ describe('encryption at rest', () => {
 });
 
 /** POSTs `body` to /decode of a codec server with `serverKeys` and the harness's blob store, as the Web UI does. */
-async function decodeThroughCodecServer(serverKeys: EncryptionKeys, body: unknown): Promise<{ status: number; body: any }> {
+async function decodeThroughCodecServer(
+  serverKeys: EncryptionKeys,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
   const codec = chainCodecs(waveloopCodecs(h.blobStore, serverKeys));
-  const { server, url } = await startCodecServer({ codec, origins: DEFAULT_WEB_UI_ORIGINS, host: '127.0.0.1', port: 0 });
+  const { server, url } = await startCodecServer({
+    codec,
+    origins: DEFAULT_WEB_UI_ORIGINS,
+    host: '127.0.0.1',
+    port: 0,
+  });
   try {
     const response = await fetch(`${url}/decode`, {
       method: 'POST',

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/contract/agent-loop';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelCallOutput } from '../../src/contract/activity-io';
+import { AGENT_LOOP_WORKFLOW, type AgentLoopResult } from '../../src/contract/agent-loop';
 import { Harness } from '../support/harness';
 import { activities } from '../support/history';
 
@@ -30,7 +30,9 @@ async function modelCalls(handle: WorkflowHandle) {
 describe('agentLoop against endpoints that differ from OpenAI', () => {
   it('no usage reported: tokens are estimated and marked so, and a token budget still ends the run (budget_exhausted)', async () => {
     h.fake.route((request) =>
-      request.tools ? { toolCalls: [calcTurn(request)], usage: null } : { content: 'Partial: the sums so far.', usage: null },
+      request.tools
+        ? { toolCalls: [calcTurn(request)], usage: null }
+        : { content: 'Partial: the sums so far.', usage: null },
     );
     const { result } = await h.run({ goal: 'Add numbers forever', maxTokens: 20_000, maxIterations: 100 });
     expect(result).toMatchObject({ status: 'budget_exhausted', answer: 'Partial: the sums so far.' });
@@ -43,12 +45,20 @@ describe('agentLoop against endpoints that differ from OpenAI', () => {
 
   it('parallel_tool_calls and stream_options refused: each costs one 400, the call goes on without it, and the worker remembers', async () => {
     h.fake.refuse(['parallel_tool_calls', 'stream_options']);
-    h.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] }, { content: 'It is 42.' }, { content: 'Hello again.' });
+    h.fake.script(
+      { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] },
+      { content: 'It is 42.' },
+      { content: 'Hello again.' },
+    );
     const { worker, taskQueue } = await h.worker();
     const [first, second] = await worker.runUntil(async () => {
       const results: Array<{ handle: WorkflowHandle; result: AgentLoopResult }> = [];
       for (const goal of ['What is six times seven?', 'Say hello']) {
-        const handle = await h.client.workflow.start(AGENT_LOOP_WORKFLOW, { taskQueue, workflowId: `endpoints-${randomUUID()}`, args: [{ goal }] });
+        const handle = await h.client.workflow.start(AGENT_LOOP_WORKFLOW, {
+          taskQueue,
+          workflowId: `endpoints-${randomUUID()}`,
+          args: [{ goal }],
+        });
         results.push({ handle, result: (await handle.result()) as AgentLoopResult });
       }
       return results;
@@ -96,7 +106,10 @@ describe('agentLoop against endpoints that differ from OpenAI', () => {
 
   it('reasoning_content and a <think> block: neither is the answer nor in the transcript the model gets back; the model calls keep them', async () => {
     h.fake.script(
-      { reasoning: 'The user wants a product; use the calculator.', toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] },
+      {
+        reasoning: 'The user wants a product; use the calculator.',
+        toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }],
+      },
       { content: '<think>\nThe calculator said 42.\n</think>\n\nIt is 42.' },
     );
     const { handle, result, transcript } = await h.run({ goal: 'What is six times seven?' });
@@ -106,17 +119,25 @@ describe('agentLoop against endpoints that differ from OpenAI', () => {
     expect(JSON.stringify(transcript)).not.toMatch(thinking);
     expect(JSON.stringify(h.fake.requests[1].messages)).not.toMatch(thinking);
     const outputs = (await modelCalls(handle)).map((a) => a.result as ModelCallOutput);
-    expect(outputs.map((o) => o.reasoning)).toEqual(['The user wants a product; use the calculator.', 'The calculator said 42.']);
+    expect(outputs.map((o) => o.reasoning)).toEqual([
+      'The user wants a product; use the calculator.',
+      'The calculator said 42.',
+    ]);
     expect(outputs[1].message.content).toBe('It is 42.');
   });
 
   it("an error event in the middle of a stream (llama.cpp's server): the call is retried as ModelServerError and the run completes", async () => {
-    h.fake.script({ content: 'This reply breaks off half way through', stream: { errorAfter: 3 } }, { content: 'Whole this time.' });
+    h.fake.script(
+      { content: 'This reply breaks off half way through', stream: { errorAfter: 3 } },
+      { content: 'Whole this time.' },
+    );
     const { handle, result } = await h.run({ goal: 'Survive a broken stream' });
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', answer: 'Whole this time.' });
     const started = (await handle.fetchHistory()).events!.filter((e) => e.activityTaskStartedEventAttributes);
     expect(started.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([2]);
-    expect(started[0].activityTaskStartedEventAttributes!.lastFailure?.applicationFailureInfo?.type).toBe('ModelServerError');
+    expect(started[0].activityTaskStartedEventAttributes!.lastFailure?.applicationFailureInfo?.type).toBe(
+      'ModelServerError',
+    );
   });
 });

@@ -8,7 +8,12 @@ describe('shareLevel', () => {
   });
 
   it('shareLevel: with fewer goals left than sub-goals, the first get one each and the rest are refused', () => {
-    expect(shareLevel(4, 0, { goals: 2 })).toEqual([{ goals: 1 }, { goals: 1 }, { refused: 'goals' }, { refused: 'goals' }]);
+    expect(shareLevel(4, 0, { goals: 2 })).toEqual([
+      { goals: 1 },
+      { goals: 1 },
+      { refused: 'goals' },
+      { refused: 'goals' },
+    ]);
   });
 
   it('shareLevel: the shares of a level never add up to more goals than are left', () => {

@@ -3,7 +3,11 @@ import type { GoalConstraints, GoalNode } from '../../src/contract/goal-tree/pur
 import type { Usage } from '../../src/contract/usage';
 import { Ledger, type GoalTime } from '../../src/workflows/goal-tree/ledger';
 
-const usage = (promptTokens: number, completionTokens: number): Usage => ({ promptTokens, completionTokens, totalTokens: promptTokens + completionTokens });
+const usage = (promptTokens: number, completionTokens: number): Usage => ({
+  promptTokens,
+  completionTokens,
+  totalTokens: promptTokens + completionTokens,
+});
 /** $1 per million prompt tokens, $2 per million completion tokens. */
 const PRICE = { inputPerMTok: 1, outputPerMTok: 2 };
 
@@ -14,7 +18,12 @@ function ledger(
 ) {
   const time: GoalTime = { isUp: () => false, tooLateToStart: () => false, ...options.time };
   return new Ledger(
-    { budget: { goals: 10, deadlineMs: 0, ...budget }, price: options.price ?? null, depth: options.depth ?? 0, constraints: options.constraints },
+    {
+      budget: { goals: 10, deadlineMs: 0, ...budget },
+      price: options.price ?? null,
+      depth: options.depth ?? 0,
+      constraints: options.constraints,
+    },
     time,
   );
 }
@@ -66,7 +75,11 @@ describe('Ledger: what a goal spent and has left', () => {
 describe('Ledger.check: may the goal go on?', () => {
   it('Ledger.check: with time, tokens and cost left, every step may go on', () => {
     const l = ledger({ tokens: 100, costUsd: 1 });
-    expect(['work', 'start', 'decompose'].map((step) => l.check(step as never))).toEqual([undefined, undefined, undefined]);
+    expect(['work', 'start', 'decompose'].map((step) => l.check(step as never))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('Ledger.check: a time that is up forbids work and starts, before any spent budget', () => {
@@ -79,10 +92,16 @@ describe('Ledger.check: may the goal go on?', () => {
   it('Ledger.check: spent tokens, then spent cost, forbid work and starts', () => {
     const tokens = ledger({ tokens: 100, costUsd: 0.0001 }, { price: PRICE, constraints: { maxTokens: 500 } });
     tokens.spend(usage(100, 0));
-    expect(tokens.check('work')).toEqual({ kind: 'tokens', reason: "Token limit (500 for the tree) reached: this goal's share is used up" });
+    expect(tokens.check('work')).toEqual({
+      kind: 'tokens',
+      reason: "Token limit (500 for the tree) reached: this goal's share is used up",
+    });
     const cost = ledger({ tokens: 1_000, costUsd: 0.0001 }, { price: PRICE, constraints: { maxCostUsd: 0.5 } });
     cost.spend(usage(200, 0));
-    expect(cost.check('start')).toEqual({ kind: 'cost', reason: "Cost limit ($0.5 for the tree) reached: this goal's share is used up" });
+    expect(cost.check('start')).toEqual({
+      kind: 'cost',
+      reason: "Cost limit ($0.5 for the tree) reached: this goal's share is used up",
+    });
   });
 
   it('Ledger.check: too close to the deadline forbids starting a child, not other work; a spent budget is named first', () => {
@@ -95,12 +114,20 @@ describe('Ledger.check: may the goal go on?', () => {
 
   it('Ledger.check: a goal at the deepest level may not decompose (default depth 5)', () => {
     expect(ledger({}, { depth: 3 }).check('decompose')).toBeUndefined();
-    expect(ledger({}, { depth: 4 }).check('decompose')).toEqual({ kind: 'depth', reason: 'Max depth (5) reached: the goal cannot be decomposed further' });
-    expect(ledger({}, { depth: 1, constraints: { maxDepth: 2 } }).check('decompose')?.reason).toMatch(/^Max depth \(2\) reached/);
+    expect(ledger({}, { depth: 4 }).check('decompose')).toEqual({
+      kind: 'depth',
+      reason: 'Max depth (5) reached: the goal cannot be decomposed further',
+    });
+    expect(ledger({}, { depth: 1, constraints: { maxDepth: 2 } }).check('decompose')?.reason).toMatch(
+      /^Max depth \(2\) reached/,
+    );
   });
 
   it('Ledger.check: a goal with no goal left for a sub-goal may not decompose', () => {
-    expect(ledger({ goals: 1 }, { constraints: { maxGoals: 3 } }).check('decompose')).toEqual({ kind: 'goals', reason: 'Goal limit (3) reached' });
+    expect(ledger({ goals: 1 }, { constraints: { maxGoals: 3 } }).check('decompose')).toEqual({
+      kind: 'goals',
+      reason: 'Goal limit (3) reached',
+    });
     const l = ledger({ goals: 4 });
     expect(l.check('decompose')).toBeUndefined();
     l.childReported({ goals: 3, usage: usage(0, 0), costUsd: 0 });
@@ -118,7 +145,10 @@ describe('Ledger.loopLimit: why a tool loop stopped', () => {
   const run = (status: 'deadline' | 'budget_exhausted', spent: Usage) => ({ status, usage: spent });
 
   it('Ledger.loopLimit: a loop that hit its deadline ran into the time limit', () => {
-    expect(ledger().loopLimit(run('deadline', usage(0, 0)), { tokens: 100 })).toEqual({ kind: 'time', reason: 'Time limit (3600s) reached' });
+    expect(ledger().loopLimit(run('deadline', usage(0, 0)), { tokens: 100 })).toEqual({
+      kind: 'time',
+      reason: 'Time limit (3600s) reached',
+    });
   });
 
   it('Ledger.loopLimit: a loop out of budget ran into the budget it used the larger share of', () => {

@@ -8,8 +8,14 @@ beforeAll(() => h.start());
 afterAll(() => h.stop());
 
 /** A wave_plan reply, as a JSON-mode model sends it. */
-function plan(status: 'continue' | 'done', tools: Array<{ id: string; tool: string; args: object }>, extra: object = {}): ScriptedReply {
-  return { content: JSON.stringify({ status, action: `${tools.length} tool(s)`, tools, reasoning: 'because', ...extra }) };
+function plan(
+  status: 'continue' | 'done',
+  tools: Array<{ id: string; tool: string; args: object }>,
+  extra: object = {},
+): ScriptedReply {
+  return {
+    content: JSON.stringify({ status, action: `${tools.length} tool(s)`, tools, reasoning: 'because', ...extra }),
+  };
 }
 
 /** The results the model got for the last wave, by call id. */
@@ -40,10 +46,17 @@ async function historyWaves(handle: Parameters<typeof recordHistory>[1]) {
 
 describe('agentLoop with the JSON planner (seed 003)', () => {
   it('scenario 1: dates already known: one wave, then done', async () => {
-    h.fake.script(plan('continue', [{ id: 'check', tool: 'get_availability', args: { check_in: '2027-01-17', check_out: '2027-01-19' } }]), (req) =>
-      plan('done', [], { answer: `${waveResults(req).check.available.length} rooms are free.` }),
+    h.fake.script(
+      plan('continue', [
+        { id: 'check', tool: 'get_availability', args: { check_in: '2027-01-17', check_out: '2027-01-19' } },
+      ]),
+      (req) => plan('done', [], { answer: `${waveResults(req).check.available.length} rooms are free.` }),
     );
-    const { handle, result } = await h.run({ goal: 'Check availability for January 17-19', agent: 'back-office', planner: 'json' });
+    const { handle, result } = await h.run({
+      goal: 'Check availability for January 17-19',
+      agent: 'back-office',
+      planner: 'json',
+    });
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 2 });
@@ -64,14 +77,20 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
       plan('continue', [{ id: 'get_holiday', tool: 'resolve_holiday', args: { name: 'Hanukkah' } }]),
       (req) => {
         const holiday = waveResults(req).get_holiday;
-        return plan('continue', [{ id: 'check_avail', tool: 'get_availability', args: { check_in: holiday.start, check_out: '2026-12-05' } }]);
+        return plan('continue', [
+          { id: 'check_avail', tool: 'get_availability', args: { check_in: holiday.start, check_out: '2026-12-05' } },
+        ]);
       },
       plan('done', [], { answer: 'Rooms are free on the first night of Hanukkah.' }),
     );
     const { handle, result } = await h.run({ goal: 'one night in Hanukkah', agent: 'back-office', planner: 'json' });
 
     h.fake.assertDone();
-    expect(result).toMatchObject({ status: 'completed', iterations: 3, answer: 'Rooms are free on the first night of Hanukkah.' });
+    expect(result).toMatchObject({
+      status: 'completed',
+      iterations: 3,
+      answer: 'Rooms are free on the first night of Hanukkah.',
+    });
     expect(result!.waves.map((w) => w.calls.map((c) => [c.id, c.tool]))).toEqual([
       [['get_holiday', 'resolve_holiday']],
       [['check_avail', 'get_availability']],
@@ -98,7 +117,11 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
       },
       plan('done', [], { answer: 'Both work.' }),
     );
-    const { handle, result } = await h.run({ goal: 'I need availability for Hanukkah and also next weekend', agent: 'back-office', planner: 'json' });
+    const { handle, result } = await h.run({
+      goal: 'I need availability for Hanukkah and also next weekend',
+      agent: 'back-office',
+      planner: 'json',
+    });
     await recordHistory('json-planner', handle);
 
     h.fake.assertDone();
@@ -122,11 +145,16 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 5, answer: 'Giving up politely.', waves: [] });
-    const feedback = transcript.filter((m) => m.role === 'user').slice(1).map((m) => m.content);
+    const feedback = transcript
+      .filter((m) => m.role === 'user')
+      .slice(1)
+      .map((m) => m.content);
     expect(feedback).toEqual([
       expect.stringMatching(/^Your reply could not be used: the reply is not a JSON object/),
       expect.stringMatching(/^Your reply could not be used: the reply is not valid JSON/),
-      expect.stringMatching(/^Your reply could not be used: the plan does not match the wave_plan schema: status: .*; tools: /),
+      expect.stringMatching(
+        /^Your reply could not be used: the plan does not match the wave_plan schema: status: .*; tools: /,
+      ),
       expect.stringMatching(/status "continue" needs at least one tool/),
     ]);
   });
@@ -145,7 +173,9 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
 
     h.fake.assertDone();
     expect(result!.status).toBe('circuit_open');
-    expect(result!.answer).toMatch(/^Circuit open: \(planner\) failed 3 times in a row: the reply is not a JSON object/);
+    expect(result!.answer).toMatch(
+      /^Circuit open: \(planner\) failed 3 times in a row: the reply is not a JSON object/,
+    );
   });
 
   it('tagged fallback: <tool> blocks in plain text are a wave; task_complete ends the run', async () => {
@@ -159,14 +189,20 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
         const results = String(req.messages[req.messages.length - 1].content);
         expect(results).toMatch(/^Results of wave 1:\n- w1-1 \(search_users\): \[\{"id":\d+,"name":"Bob Martin"/);
         expect(results).toContain('- w1-2 (calculator): 42');
-        return { content: '<tool>{"tool_name": "task_complete", "arguments": {"result": "Bob Martin found; 2*21 = 42."}}</tool>' };
+        return {
+          content:
+            '<tool>{"tool_name": "task_complete", "arguments": {"result": "Bob Martin found; 2*21 = 42."}}</tool>',
+        };
       },
     );
     const { handle, result } = await h.run({ goal: 'Find Bob and compute 2*21', planner: 'json' });
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 2, answer: 'Bob Martin found; 2*21 = 42.' });
-    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([['search_users', 'calculator'], ['task_complete']]);
+    expect(result!.waves.map((w) => w.calls.map((c) => c.tool))).toEqual([
+      ['search_users', 'calculator'],
+      ['task_complete'],
+    ]);
     expect(await historyWaves(handle)).toEqual([
       { tools: ['search_users', 'calculator'], parallel: true },
       { tools: ['task_complete'], parallel: true },
@@ -174,7 +210,10 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
   });
   it('tagged fallback: the text around the blocks is what the model was thinking; a reply in prose after them is the answer', async () => {
     h.fake.script(
-      { content: 'Bob first, then his record.\n<tool>{"tool_name": "search_users", "arguments": {"name": "Bob"}}</tool>' },
+      {
+        content:
+          'Bob first, then his record.\n<tool>{"tool_name": "search_users", "arguments": {"name": "Bob"}}</tool>',
+      },
       { content: 'Bob Martin works at Acme.' },
     );
     const { handle, result, progress } = await h.run({ goal: 'Where does Bob work?', planner: 'json' });
@@ -186,7 +225,9 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
   });
 
   it('tagged fallback: a run stopped by its iteration limit answers with what the model last said around its blocks', async () => {
-    h.fake.script({ content: 'Looking Bob up.\n<tool>{"tool_name": "search_users", "arguments": {"name": "Bob"}}</tool>' });
+    h.fake.script({
+      content: 'Looking Bob up.\n<tool>{"tool_name": "search_users", "arguments": {"name": "Bob"}}</tool>',
+    });
     const { result } = await h.run({ goal: 'Where does Bob work?', planner: 'json', maxIterations: 1 });
 
     h.fake.assertDone();
@@ -194,11 +235,16 @@ describe('agentLoop with the JSON planner (seed 003)', () => {
   });
 
   it('JSON mode: a reply in prose is still a plan that did not parse (the model has not planned with <tool> blocks)', async () => {
-    h.fake.script({ content: 'Bob works at Acme, I believe.' }, { content: '{"status": "done", "action": "answer", "answer": "Acme.", "tools": [], "reasoning": ""}' });
+    h.fake.script(
+      { content: 'Bob works at Acme, I believe.' },
+      { content: '{"status": "done", "action": "answer", "answer": "Acme.", "tools": [], "reasoning": ""}' },
+    );
     const { result } = await h.run({ goal: 'Where does Bob work?', planner: 'json' });
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 2, answer: 'Acme.' });
-    expect(h.fake.requests[1].messages.at(-1)!.content).toMatch(/^Your reply could not be used: the reply is not a JSON object/);
+    expect(h.fake.requests[1].messages.at(-1)!.content).toMatch(
+      /^Your reply could not be used: the reply is not a JSON object/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { temporal } from '@temporalio/proto';
 import { TOOL_RESULT_MAX_CHARS } from '../../src/contract/activity-options';
 import { CLAIM_CHECK_MIN_BYTES } from '../../src/payloads/claim-check';
 import { defineTool } from '../../src/tools/define';
@@ -43,7 +43,9 @@ describe('large payloads', () => {
     h.fake.script({ toolCalls: [{ name: 'big_export', args: {} }] }, (request: ChatRequest) => {
       const [seen] = toolMessages(request);
       expect(seen.length).toBeLessThan(TOOL_RESULT_MAX_CHARS + 500);
-      expect(seen).toMatch(/\[Truncated: the tool returned 5242880 characters; only the first 65536 are shown\. The full result is stored under payload key [a-f0-9]{64}\./);
+      expect(seen).toMatch(
+        /\[Truncated: the tool returned 5242880 characters; only the first 65536 are shown\. The full result is stored under payload key [a-f0-9]{64}\./,
+      );
       return { content: 'Exported.' };
     });
     const { handle, result } = await h.run({ goal: 'Export everything' }, { extraTools: [bigExport] });
@@ -62,7 +64,10 @@ describe('large payloads', () => {
       expect(toolMessages(request).join('').length).toBeGreaterThan(2 * 1024 * 1024);
       return { content: 'Read it all.' };
     });
-    const { handle, result, transcript } = await h.run({ goal: 'Read lots of noise', maxIterations: 3 }, { extraTools: [noise] });
+    const { handle, result, transcript } = await h.run(
+      { goal: 'Read lots of noise', maxIterations: 3 },
+      { extraTools: [noise] },
+    );
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', answer: 'Read it all.' });
     expect(JSON.stringify(transcript).length).toBeGreaterThan(2 * 1024 * 1024);
@@ -74,7 +79,9 @@ describe('large payloads', () => {
     const ITERATIONS = 50;
     h.fake.route((request) => {
       const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
-      return turn <= ITERATIONS ? { toolCalls: [{ id: `call_${turn}`, name: 'two_kb', args: { n: turn } }] } : { content: 'Done.' };
+      return turn <= ITERATIONS
+        ? { toolCalls: [{ id: `call_${turn}`, name: 'two_kb', args: { n: turn } }] }
+        : { content: 'Done.' };
     });
     const { handle, result } = await h.run(
       { goal: 'Grow the history', maxIterations: ITERATIONS + 1, maxHistoryEvents: 50_000, circuitBreaker: 0 },
@@ -88,12 +95,16 @@ describe('large payloads', () => {
     for (const event of events) {
       const isModelCall = event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel';
       if (isModelCall) perIteration.push(0);
-      if (perIteration.length > 0) perIteration[perIteration.length - 1] += temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
+      if (perIteration.length > 0)
+        perIteration[perIteration.length - 1] += temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
     }
-    const mean = (from: number, to: number) => perIteration.slice(from - 1, to).reduce((a, b) => a + b, 0) / (to - from + 1);
+    const mean = (from: number, to: number) =>
+      perIteration.slice(from - 1, to).reduce((a, b) => a + b, 0) / (to - from + 1);
     const early = mean(11, 20);
     const late = mean(41, 50);
-    console.log(`history growth: ${Math.round(early)} bytes per iteration at 11-20, ${Math.round(late)} at 41-50 (total ${events.length} events)`);
+    console.log(
+      `history growth: ${Math.round(early)} bytes per iteration at 11-20, ${Math.round(late)} at 41-50 (total ${events.length} events)`,
+    );
     expect(late / early).toBeLessThan(1.1);
   }, 300_000);
 });

@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { budgetProblem, CircuitBreaker, iterationWarning, RunLimits, runDeadline, softDeadline } from '../../src/workflows/limits';
+import {
+  budgetProblem,
+  CircuitBreaker,
+  iterationWarning,
+  runDeadline,
+  RunLimits,
+  softDeadline,
+} from '../../src/workflows/limits';
 
 const usage = (total: number) => ({ promptTokens: total - 10, completionTokens: 10, totalTokens: total });
 
 describe('limits', () => {
   it('budgetProblem: stops when the next call, sized like the last, would pass the token budget', () => {
     expect(budgetProblem({ maxTokens: 300 }, usage(110), usage(110))).toBeUndefined();
-    expect(budgetProblem({ maxTokens: 300 }, usage(220), usage(110))).toMatch(/^the token budget \(300\) would be exceeded: 220 used/);
+    expect(budgetProblem({ maxTokens: 300 }, usage(220), usage(110))).toMatch(
+      /^the token budget \(300\) would be exceeded: 220 used/,
+    );
     expect(budgetProblem({}, usage(1e9), usage(1e9))).toBeUndefined();
   });
 
@@ -54,22 +63,39 @@ describe('limits', () => {
     const same = { args: { expression: '2+2' }, result: '4' };
     expect(breaker.record('calculator', same)).toBeUndefined();
     expect(breaker.record('calculator', same)).toBeUndefined();
-    expect(breaker.record('calculator', same)).toEqual({ note: expect.stringMatching(/^You have called calculator with the same arguments 3 times in a row/) });
-    expect(breaker.record('calculator', same)).toEqual({ opened: 'calculator was called 4 times in a row with the same arguments and gave the same result each time' });
+    expect(breaker.record('calculator', same)).toEqual({
+      note: expect.stringMatching(/^You have called calculator with the same arguments 3 times in a row/),
+    });
+    expect(breaker.record('calculator', same)).toEqual({
+      opened: 'calculator was called 4 times in a row with the same arguments and gave the same result each time',
+    });
     // Other arguments, or another result for the same arguments, start anew.
     const fresh = new CircuitBreaker(3);
-    for (const outcome of [same, same, { ...same, args: { expression: '3+3' } }, same, { ...same, result: '5' }, same]) {
+    for (const outcome of [
+      same,
+      same,
+      { ...same, args: { expression: '3+3' } },
+      same,
+      { ...same, result: '5' },
+      same,
+    ]) {
       expect(fresh.record('calculator', outcome)).toBeUndefined();
     }
     expect(new CircuitBreaker(0).record('t', same)).toBeUndefined();
   });
 
-  it('runDeadline: the earlier of the soft deadline and the time limit counted from the chain\'s start', () => {
+  it("runDeadline: the earlier of the soft deadline and the time limit counted from the chain's start", () => {
     const end = new Date('2026-11-22T12:00:00Z');
     const start = end.getTime() - 3_600_000;
-    expect(runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutMs: 60_000, startedAtMs: start })).toBe(start + 60_000);
-    expect(runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutMs: undefined, startedAtMs: start })).toBe(end.getTime() - 120_000);
-    expect(runDeadline({ expiration: undefined, timeoutMs: undefined }, { timeoutMs: undefined, startedAtMs: start })).toBeUndefined();
+    expect(runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutMs: 60_000, startedAtMs: start })).toBe(
+      start + 60_000,
+    );
+    expect(runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutMs: undefined, startedAtMs: start })).toBe(
+      end.getTime() - 120_000,
+    );
+    expect(
+      runDeadline({ expiration: undefined, timeoutMs: undefined }, { timeoutMs: undefined, startedAtMs: start }),
+    ).toBeUndefined();
   });
 });
 
@@ -81,9 +107,15 @@ describe('RunLimits: one answer to "must the run stop?"', () => {
     const limits = new RunLimits(settings, () => late);
     expect(limits.check(2, usage(100), usage(100))).toBeUndefined();
     expect(limits.check(3, usage(100), usage(100))).toEqual({ status: 'max_iterations' });
-    expect(limits.check(2, usage(950), usage(100))).toMatchObject({ status: 'budget_exhausted', reason: expect.stringMatching(/token budget \(1000\)/) });
+    expect(limits.check(2, usage(950), usage(100))).toMatchObject({
+      status: 'budget_exhausted',
+      reason: expect.stringMatching(/token budget \(1000\)/),
+    });
     late = true;
-    expect(limits.check(2, usage(100), usage(100))).toEqual({ status: 'deadline', reason: 'the time limit of this run is close' });
+    expect(limits.check(2, usage(100), usage(100))).toEqual({
+      status: 'deadline',
+      reason: 'the time limit of this run is close',
+    });
   });
 
   it('newTurn: each turn of a conversation gets the full iteration limit, and its own warnings', () => {
@@ -108,7 +140,9 @@ describe('RunLimits: one answer to "must the run stop?"', () => {
     const call = { id: 'c', tool: 'calculator', args: { expression: '2+2' }, ok: true, result: '4' };
     expect(limits.afterWave([call, { ...call, id: 'd' }])).toBeUndefined();
     expect(limits.afterWave([call])).toBeUndefined();
-    expect(limits.afterWave([call, { ...call, id: 'e' }])).toEqual({ note: expect.stringContaining('3 times in a row') });
+    expect(limits.afterWave([call, { ...call, id: 'e' }])).toEqual({
+      note: expect.stringContaining('3 times in a row'),
+    });
   });
 
   it('afterUnusableReply: replies the planner cannot use count as failures of their own', () => {

@@ -1,13 +1,13 @@
 import { defaultPayloadConverter } from '@temporalio/common';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { temporal } from '@temporalio/proto';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { Harness } from '../support/harness';
-import { activities, payloadTexts, recordHistory } from '../support/history';
+import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
 import { defineTool } from '../../src/tools/define';
 import { throughputTuning } from '../../src/worker';
-import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
+import { Harness } from '../support/harness';
+import { activities, payloadTexts, recordHistory } from '../support/history';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -23,7 +23,15 @@ const exchangeRate = defineTool({
 
 describe('agentLoop: local-activity tools', () => {
   it('localActivity: a read-only tool runs as a local activity (a marker in history, no task-queue trip) with the same result', async () => {
-    h.fake.script({ toolCalls: [{ name: 'exchange_rate', args: { from: 'EUR', to: 'USD' } }, { name: 'calculator', args: { expression: '100 * 1.08' } }] }, { content: '108 USD' });
+    h.fake.script(
+      {
+        toolCalls: [
+          { name: 'exchange_rate', args: { from: 'EUR', to: 'USD' } },
+          { name: 'calculator', args: { expression: '100 * 1.08' } },
+        ],
+      },
+      { content: '108 USD' },
+    );
     const { handle, result } = await h.run({ goal: 'Convert 100 EUR' }, { extraTools: [exchangeRate] });
 
     h.fake.assertDone();
@@ -32,15 +40,20 @@ describe('agentLoop: local-activity tools', () => {
       ['calculator', true, '108'],
     ]);
     const history = await handle.fetchHistory();
-    expect(activities(history).filter((a) => a.type === 'runTool').map((a) => a.summary)).toEqual(['wave 1 · calculator(expression=100 * 1.08)']);
+    expect(
+      activities(history)
+        .filter((a) => a.type === 'runTool')
+        .map((a) => a.summary),
+    ).toEqual(['wave 1 · calculator(expression=100 * 1.08)']);
     // Local activities are markers: resolveRun's in the first workflow task, then the tool's.
     const markers = history.events!.filter(
-      (e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_MARKER_RECORDED && e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+      (e) =>
+        e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_MARKER_RECORDED &&
+        e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
     );
-    expect(markers.map((e) => (e.userMetadata?.summary ? defaultPayloadConverter.fromPayload(e.userMetadata.summary) : ''))).toEqual([
-      'resolve agent and tools',
-      'wave 1 · exchange_rate(from=EUR, to=USD)',
-    ]);
+    expect(
+      markers.map((e) => (e.userMetadata?.summary ? defaultPayloadConverter.fromPayload(e.userMetadata.summary) : '')),
+    ).toEqual(['resolve agent and tools', 'wave 1 · exchange_rate(from=EUR, to=USD)']);
   });
 
   it('localModelCalls: model calls run as local activities; the history records their replies, never the transcript', async () => {
@@ -56,12 +69,24 @@ describe('agentLoop: local-activity tools', () => {
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', answer: 'Bob Martin; 42.', iterations: 3 });
     // The model saw the whole conversation every time, though nothing queried the workflow.
-    expect(h.fake.requests[2].messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(h.fake.requests[2].messages.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+    ]);
     expect(h.fake.requests[2].messages[2].content).toBe(long);
     const history = await handle.fetchHistory();
     // Tools are still activities of their own; the model calls are markers in workflow tasks.
-    expect(activities(history).map((a) => a.summary)).toEqual(['wave 1 · search_users(name=Bob)', 'wave 2 · calculator(expression=6 * 7)']);
-    const markers = history.events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(activities(history).map((a) => a.summary)).toEqual([
+      'wave 1 · search_users(name=Bob)',
+      'wave 2 · calculator(expression=6 * 7)',
+    ]);
+    const markers = history.events!.filter(
+      (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
     expect(markers.map((e) => defaultPayloadConverter.fromPayload(e.userMetadata!.summary!))).toEqual([
       'resolve agent and tools',
       'iteration 1 · model',
@@ -81,7 +106,9 @@ describe('throughputTuning with localModelCalls', () => {
     // ones' tasks to end (about 8 s, when the SDK heartbeats a task; scenario 4 of `npm run bench`).
     for (const runs of [1, 40, 100, 1_000]) {
       const tuning = throughputTuning(runs, { localModelCalls: true });
-      expect(tuning.maxConcurrentWorkflowTaskExecutions).toBeGreaterThanOrEqual(runs + tuning.maxConcurrentWorkflowTaskPolls!);
+      expect(tuning.maxConcurrentWorkflowTaskExecutions).toBeGreaterThanOrEqual(
+        runs + tuning.maxConcurrentWorkflowTaskPolls!,
+      );
     }
   });
 
@@ -101,7 +128,11 @@ describe('throughputTuning with localModelCalls', () => {
     const results = await worker.runUntil(async () => {
       const handles = await Promise.all(
         Array.from({ length: RUNS }, (_, i) =>
-          h.client.workflow.start(AGENT_LOOP_WORKFLOW, { taskQueue, workflowId: `tuning-${i}-${Date.now()}`, args: [{ goal: `run ${i}`, localModelCalls: true }] }),
+          h.client.workflow.start(AGENT_LOOP_WORKFLOW, {
+            taskQueue,
+            workflowId: `tuning-${i}-${Date.now()}`,
+            args: [{ goal: `run ${i}`, localModelCalls: true }],
+          }),
         ),
       );
       return Promise.all(handles.map((handle) => handle.result()));

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Memory } from '../../src/workflows/memory';
+import { Transcript } from '../../src/workflows/transcript';
 import { FAKE_USAGE, type ChatRequest, type ScriptedReply } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { activities, recordHistory } from '../support/history';
-import { Memory } from '../../src/workflows/memory';
-import { Transcript } from '../../src/workflows/transcript';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -15,7 +15,10 @@ afterAll(() => h.stop());
 const EventType = temporal.api.enums.v1.EventType;
 
 const isSummaryRequest = (req: ChatRequest) => String(req.messages[0].content).startsWith('You compress');
-const add = (i: number, usage = FAKE_USAGE): ScriptedReply => ({ toolCalls: [{ name: 'calculator', args: { expression: `${i} + 1` } }], usage });
+const add = (i: number, usage = FAKE_USAGE): ScriptedReply => ({
+  toolCalls: [{ name: 'calculator', args: { expression: `${i} + 1` } }],
+  usage,
+});
 /** The model's requests of the loop itself (not the summaries). */
 const loopRequests = () => h.fake.requests.filter((req) => !isSummaryRequest(req));
 
@@ -34,7 +37,10 @@ describe('agentLoop: memory pruning at the context window', () => {
       { content: 'Done: 1 to 7.' },
     );
 
-    const { handle, result, transcript } = await h.run({ goal: 'Add 1 to 0..6', maxContextTokens: 2_000 }, { workflowId: 'memory-pruned' });
+    const { handle, result, transcript } = await h.run(
+      { goal: 'Add 1 to 0..6', maxContextTokens: 2_000 },
+      { workflowId: 'memory-pruned' },
+    );
     await recordHistory('memory-pruned', handle);
 
     h.fake.assertDone();
@@ -46,22 +52,36 @@ describe('agentLoop: memory pruning at the context window', () => {
     const last = loopRequests().at(-1)!;
     expect(last.messages.slice(0, 2).map((m) => m.role)).toEqual(['system', 'user']);
     expect(last.messages[1].content).toBe('Add 1 to 0..6');
-    expect(last.messages[2].content).toBe('Summary of the earlier part of this run (2 messages):\nEarlier: computed 0 + 1 = 1.');
+    expect(last.messages[2].content).toBe(
+      'Summary of the earlier part of this run (2 messages):\nEarlier: computed 0 + 1 = 1.',
+    );
     expect(last.messages).toHaveLength(3 + 12);
     // The recent turns are whole: each tool result follows the assistant message that asked for it.
-    expect(last.messages.slice(3).map((m) => m.role)).toEqual(Array.from({ length: 6 }, () => ['assistant', 'tool']).flat());
+    expect(last.messages.slice(3).map((m) => m.role)).toEqual(
+      Array.from({ length: 6 }, () => ['assistant', 'tool']).flat(),
+    );
     expect(transcript.length).toBe(3 + 12 + 1);
     // One run, no hand-over: the summary is an activity of its own in the history, and its tokens count.
     const history = await handle.fetchHistory();
-    expect(history.events!.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW)).toBe(false);
-    expect(activities(history).filter((a) => a.type === 'summarizeTranscript').map((a) => a.summary)).toEqual(['memory · summarize 2 messages']);
+    expect(history.events!.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW)).toBe(
+      false,
+    );
+    expect(
+      activities(history)
+        .filter((a) => a.type === 'summarizeTranscript')
+        .map((a) => a.summary),
+    ).toEqual(['memory · summarize 2 messages']);
     expect(result!.usage.totalTokens).toBe(8 * FAKE_USAGE.total_tokens + near.total_tokens);
   });
 
   it('a model call refused as longer than the context window prunes the transcript once and asks again', async () => {
     h.fake.script(
       ...Array.from({ length: 7 }, (_, i) => add(i)),
-      { status: 400, code: 'context_length_exceeded', message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens." },
+      {
+        status: 400,
+        code: 'context_length_exceeded',
+        message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+      },
       { content: 'Earlier: computed 0 + 1 = 1.' },
       { content: 'Done: 1 to 7.' },
     );
@@ -80,7 +100,11 @@ describe('agentLoop: memory pruning at the context window', () => {
   });
 
   it('when nothing can be dropped, the refusal fails the run with a typed, non-retryable ModelContextExceeded', async () => {
-    h.fake.script(add(0), { status: 400, code: 'context_length_exceeded', message: "This model's maximum context length is 8192 tokens." });
+    h.fake.script(add(0), {
+      status: 400,
+      code: 'context_length_exceeded',
+      message: "This model's maximum context length is 8192 tokens.",
+    });
 
     const { error } = await h.run({ goal: 'Add 1 to 0' });
 
@@ -97,8 +121,11 @@ describe('Memory: when the transcript is pruned (no server)', () => {
   const run = { model: 'm', contextTokens: 1_000 };
   const call = (prompt: number) => ({ promptTokens: prompt, completionTokens: 50, totalTokens: prompt + 50 });
 
-  it('nearlyFull: the latest call\'s tokens plus what came since (4 characters a token) past 80 % of the window', () => {
-    const transcript = new Transcript([{ role: 'system', content: 's' }, { role: 'user', content: 'g' }]);
+  it("nearlyFull: the latest call's tokens plus what came since (4 characters a token) past 80 % of the window", () => {
+    const transcript = new Transcript([
+      { role: 'system', content: 's' },
+      { role: 'user', content: 'g' },
+    ]);
     const memory = new Memory(transcript, run, () => undefined);
     expect(memory.nearlyFull()).toBe(false); // no call has measured the transcript yet
     memory.measured(call(700));

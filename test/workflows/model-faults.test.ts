@@ -1,18 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, Registry } from '../../src/activities';
+import type { RunEvent } from '../../src/client/follow';
+import { WaveloopClient } from '../../src/client/waveloop-client';
 import type { ChatMessage } from '../../src/contract/agent-loop';
 import { FakeModel, toolMessages, type ScriptedReply } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { activities } from '../support/history';
 import { freePort } from '../support/ports';
-import { WaveloopClient } from '../../src/client/waveloop-client';
-import type { RunEvent } from '../../src/client/follow';
 
 /**
  * Model faults, through the fake model server: each one is retried, fed back to the model, or ends
@@ -30,10 +30,11 @@ function failureType(error: unknown): string | undefined {
   return (cause as ApplicationFailure).type ?? undefined;
 }
 
-
 /** How many attempts the model activities of a run took, in order. */
 async function modelAttempts(handle: WorkflowHandle): Promise<number[]> {
-  return activities(await handle.fetchHistory()).filter((a) => a.type === 'callModel').map((a) => a.attempts);
+  return activities(await handle.fetchHistory())
+    .filter((a) => a.type === 'callModel')
+    .map((a) => a.attempts);
 }
 
 describe('model faults', () => {
@@ -55,17 +56,24 @@ describe('model faults', () => {
     const history = await handle.fetchHistory();
     const started = history.events!.filter((e) => e.activityTaskStartedEventAttributes);
     expect(started.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([2]);
-    expect(started[0].activityTaskStartedEventAttributes!.lastFailure?.applicationFailureInfo?.type).toBe('ModelTimeout');
+    expect(started[0].activityTaskStartedEventAttributes!.lastFailure?.applicationFailureInfo?.type).toBe(
+      'ModelTimeout',
+    );
     expect(await modelAttempts(handle)).toEqual([2]);
   });
 
-  it('modelTimeoutSeconds: an attempt past the run\'s model-call timeout is cut and tried again, and a follower is told why', async () => {
+  it("modelTimeoutSeconds: an attempt past the run's model-call timeout is cut and tried again, and a follower is told why", async () => {
     // The worker's model client would wait minutes; the run's own timeout (2 s an attempt) cuts the first.
     h.fake.script({ content: 'too late', delayMs: 5_000 }, { content: 'On time.', delayMs: 1_000 });
     const workflowId = `model-timeout-${randomUUID()}`;
     const events: RunEvent[] = [];
-    const following = new WaveloopClient(h.client, 'unused').runs.follow(workflowId, { onEvent: (event) => void events.push(event) });
-    const { handle, result } = await h.run({ goal: 'Survive a slow model', modelTimeoutSeconds: 2, modelAttempts: 3 }, { workflowId });
+    const following = new WaveloopClient(h.client, 'unused').runs.follow(workflowId, {
+      onEvent: (event) => void events.push(event),
+    });
+    const { handle, result } = await h.run(
+      { goal: 'Survive a slow model', modelTimeoutSeconds: 2, modelAttempts: 3 },
+      { workflowId },
+    );
     await following.stop(result);
 
     expect(result).toMatchObject({ status: 'completed', answer: 'On time.' });
@@ -78,7 +86,9 @@ describe('model faults', () => {
       failure: expect.stringMatching(/^(timed out \(start-to-close\)|.*did not answer in time.*)$/),
     });
     const history = await handle.fetchHistory();
-    const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')!.activityTaskScheduledEventAttributes!;
+    const scheduled = history.events!.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+    )!.activityTaskScheduledEventAttributes!;
     expect(Number(scheduled.startToCloseTimeout?.seconds)).toBe(2);
     expect(scheduled.retryPolicy?.maximumAttempts).toBe(3);
     expect(await modelAttempts(handle)).toEqual([2]);
@@ -86,7 +96,12 @@ describe('model faults', () => {
 
   it('malformed tool arguments and a hallucinated tool: both go back to the model as errors, nothing runs', async () => {
     h.fake.script(
-      { toolCalls: [{ name: 'get_user', args: '{"id": 2' }, { name: 'delete_everything', args: {} }] },
+      {
+        toolCalls: [
+          { name: 'get_user', args: '{"id": 2' },
+          { name: 'delete_everything', args: {} },
+        ],
+      },
       (request) => {
         const [badJson, unknown] = toolMessages(request);
         expect(badJson).toMatch(/^Error: .*not valid JSON/);
@@ -111,13 +126,10 @@ describe('model faults', () => {
   });
 
   it('finish_reason length with tool calls: the cut-off arguments go back to the model as an error', async () => {
-    h.fake.script(
-      { toolCalls: [{ name: 'get_user', args: '{"id": ' }], finishReason: 'length' },
-      (request) => {
-        expect(toolMessages(request)[0]).toMatch(/^Error: .*not valid JSON/);
-        return { content: 'Shorter this time.' };
-      },
-    );
+    h.fake.script({ toolCalls: [{ name: 'get_user', args: '{"id": ' }], finishReason: 'length' }, (request) => {
+      expect(toolMessages(request)[0]).toMatch(/^Error: .*not valid JSON/);
+      return { content: 'Shorter this time.' };
+    });
     const { result } = await h.run({ goal: 'Call a tool at length' });
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', answer: 'Shorter this time.' });
@@ -131,26 +143,33 @@ describe('model faults', () => {
     expect(await modelAttempts(handle)).toEqual([1]);
   });
 
-  it('unreachable endpoint: the first failed attempt and the run\'s failure name the URL; the run fails ModelUnavailable when the retries run out', async () => {
+  it("unreachable endpoint: the first failed attempt and the run's failure name the URL; the run fails ModelUnavailable when the retries run out", async () => {
     const url = `http://127.0.0.1:${await freePort()}/v1`;
     // The worker retries model calls twice, 10 ms apart (the default policy takes about 2 minutes).
     const modelRetry = { maximumAttempts: 2, initialInterval: 10 };
     const { handle, error } = await h.run({ goal: 'Reach nobody' }, { modelBaseURL: url, modelRetry });
     expect(failureType(error)).toBe('ModelUnavailable');
     const unreachable = `The model endpoint ${url} could not be reached: Connection error. (fetch failed: connect ECONNREFUSED`;
-    expect((error as WorkflowFailedError).cause!.message).toContain(`The model call of iteration 1 kept failing: ${unreachable}`);
+    expect((error as WorkflowFailedError).cause!.message).toContain(
+      `The model call of iteration 1 kept failing: ${unreachable}`,
+    );
     // The first attempt's failure (what the worker warned of) is the second attempt's last failure.
     const events = (await handle.fetchHistory()).events!;
     const second = events.find((e) => e.activityTaskStartedEventAttributes)!.activityTaskStartedEventAttributes!;
     expect(second.attempt).toBe(2);
-    expect(second.lastFailure).toMatchObject({ message: expect.stringContaining(unreachable), applicationFailureInfo: { type: 'ModelConnection' } });
+    expect(second.lastFailure).toMatchObject({
+      message: expect.stringContaining(unreachable),
+      applicationFailureInfo: { type: 'ModelConnection' },
+    });
     expect(await modelAttempts(handle)).toEqual([2]);
   });
 
   it('the model call retry policy is the one docs/reliability.md states: 8 attempts, from 1 s, doubling, at most 1 min apart', async () => {
     h.fake.script({ content: 'Hi.' });
     const { handle } = await h.run({ goal: 'Say hi' });
-    const scheduled = (await handle.fetchHistory()).events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel');
+    const scheduled = (await handle.fetchHistory()).events!.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+    );
     const policy = scheduled!.activityTaskScheduledEventAttributes!.retryPolicy!;
     expect({
       maximumAttempts: policy.maximumAttempts,
@@ -199,7 +218,15 @@ describe('callModel: faults of the endpoint', () => {
       readTranscript: async () => messages,
     });
     const transcript = { count: messages.length, from: 0, messages };
-    const input = { workflowId: 'faults', runId: randomUUID(), model: 'fake-model', tools: [], planner: 'native' as const, iteration: 1, transcript };
+    const input = {
+      workflowId: 'faults',
+      runId: randomUUID(),
+      model: 'fake-model',
+      tools: [],
+      planner: 'native' as const,
+      iteration: 1,
+      transcript,
+    };
     const error = await new MockActivityEnvironment({}, { logger: quiet }).run(callModel, input).then(
       () => undefined,
       (err: unknown) => err,
@@ -220,7 +247,7 @@ describe('callModel: faults of the endpoint', () => {
     fake.assertDone();
   });
 
-  it('the model client gives up at the attempt\'s own timeout, however long the client itself would wait', async () => {
+  it("the model client gives up at the attempt's own timeout, however long the client itself would wait", async () => {
     fake.script({ content: 'too late', delayMs: 5_000 });
     const { callModel } = createActivities({
       registry: new Registry([], []),
@@ -229,8 +256,18 @@ describe('callModel: faults of the endpoint', () => {
       readTranscript: async () => messages,
     });
     const transcript = { count: messages.length, from: 0, messages };
-    const input = { workflowId: 'faults', runId: randomUUID(), model: 'fake-model', tools: [], planner: 'native' as const, iteration: 1, transcript };
-    const error = await new MockActivityEnvironment({ startToCloseTimeoutMs: 300 }, { logger: quiet }).run(callModel, input).catch((err: unknown) => err);
+    const input = {
+      workflowId: 'faults',
+      runId: randomUUID(),
+      model: 'fake-model',
+      tools: [],
+      planner: 'native' as const,
+      iteration: 1,
+      transcript,
+    };
+    const error = await new MockActivityEnvironment({ startToCloseTimeoutMs: 300 }, { logger: quiet })
+      .run(callModel, input)
+      .catch((err: unknown) => err);
     expect(error).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });
     fake.assertDone();
   });
@@ -244,13 +281,28 @@ describe('callModel: faults of the endpoint', () => {
       openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 }),
       defaultModel: 'fake-model',
       readTranscript: async () => messages,
-      previousFailure: async (_workflowId, _runId, activityId) => (activityId === 'model-1' ? 'timed out (start-to-close)' : undefined),
+      previousFailure: async (_workflowId, _runId, activityId) =>
+        activityId === 'model-1' ? 'timed out (start-to-close)' : undefined,
     });
     const transcript = { count: messages.length, from: 0, messages };
-    const input = { workflowId: 'faults', runId: randomUUID(), model: 'fake-model', tools: [], planner: 'native' as const, iteration: 3, transcript };
+    const input = {
+      workflowId: 'faults',
+      runId: randomUUID(),
+      model: 'fake-model',
+      tools: [],
+      planner: 'native' as const,
+      iteration: 3,
+      transcript,
+    };
     const info = { attempt: 2, activityId: 'model-1', retryPolicy: { maximumAttempts: 8 } };
     await new MockActivityEnvironment(info, { logger }).run(callModel, input);
-    expect(logged).toContainEqual(expect.objectContaining({ level: 'INFO', message: 'Model call of iteration 3 tried again (attempt 2 of 8): the attempt before timed out (start-to-close)' }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: 'INFO',
+        message:
+          'Model call of iteration 3 tried again (attempt 2 of 8): the attempt before timed out (start-to-close)',
+      }),
+    );
     fake.assertDone();
   });
 

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WaveloopClient, type AgentLoopResult, type RunEvent } from '../../src';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/contract/messages';
 import { toolMessages } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
 import { activities, recordHistory } from '../support/history';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/contract/messages';
-import { WaveloopClient, type AgentLoopResult, type RunEvent } from '../../src';
 import { eventually, gate } from '../support/wait';
 
 const h = new Harness();
@@ -44,7 +44,9 @@ describe('agentLoop: approvals and conversations', () => {
           const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
           expect(tools.map((a) => a.summary.split('(')[0])).toEqual(['wave 1 · search_users', 'wave 1 · calculator']);
           await handle.executeUpdate(denyUpdate, { args: [callId, 'company moves need a ticket'] });
-          expect(await refusal(handle.executeUpdate(denyUpdate, { args: [callId, 'again'] }))).toMatch(/^No call .* is waiting for approval/);
+          expect(await refusal(handle.executeUpdate(denyUpdate, { args: [callId, 'again'] }))).toMatch(
+            /^No call .* is waiting for approval/,
+          );
           checked.open();
         },
       },
@@ -72,14 +74,24 @@ describe('agentLoop: approvals and conversations', () => {
       {
         during: async (handle) => {
           const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_approval');
-          expect(waiting.pendingApprovals).toEqual([{ callId: expect.any(String), tool: 'calculator', args: { expression: '6*7' }, iteration: 1 }]);
+          expect(waiting.pendingApprovals).toEqual([
+            { callId: expect.any(String), tool: 'calculator', args: { expression: '6*7' }, iteration: 1 },
+          ]);
           // Wrong types are refused with a clear message, and the run goes on unharmed.
-          const untyped = handle as unknown as { executeUpdate(def: unknown, options: { args: unknown[] }): Promise<unknown> };
-          expect(await refusal(untyped.executeUpdate(approveUpdate, { args: [42] }))).toBe('Name the tool call to decide (its call id).');
-          expect(await refusal(untyped.executeUpdate(denyUpdate, { args: [waiting.pendingApprovals[0].callId, { why: 'no' }] }))).toBe(
-            'The reason must be a string.',
+          const untyped = handle as unknown as {
+            executeUpdate(def: unknown, options: { args: unknown[] }): Promise<unknown>;
+          };
+          expect(await refusal(untyped.executeUpdate(approveUpdate, { args: [42] }))).toBe(
+            'Name the tool call to decide (its call id).',
           );
-          expect(await refusal(untyped.executeUpdate(answerUpdate, { args: [{ text: 'hi' }] }))).toBe('The answer must be a non-empty string.');
+          expect(
+            await refusal(
+              untyped.executeUpdate(denyUpdate, { args: [waiting.pendingApprovals[0].callId, { why: 'no' }] }),
+            ),
+          ).toBe('The reason must be a string.');
+          expect(await refusal(untyped.executeUpdate(answerUpdate, { args: [{ text: 'hi' }] }))).toBe(
+            'The answer must be a non-empty string.',
+          );
           await handle.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId] });
         },
       },
@@ -87,30 +99,49 @@ describe('agentLoop: approvals and conversations', () => {
     expect(result!.waves[0].calls[0]).toMatchObject({ ok: true, result: '42' });
   });
 
-  it('denials are a person\'s decision, not tool failures: three in a row do not open the circuit breaker', async () => {
+  it("denials are a person's decision, not tool failures: three in a row do not open the circuit breaker", async () => {
     const move = (company: string) => ({ toolCalls: [{ name: 'update_user', args: { id: 1, company } }] });
-    h.fake.script(move('Globex'), move('Initech'), move('Umbrella'), { content: 'Nobody approved a move; user 1 stays where they are.' });
+    h.fake.script(move('Globex'), move('Initech'), move('Umbrella'), {
+      content: 'Nobody approved a move; user 1 stays where they are.',
+    });
 
     const { result } = await h.run(
       { goal: 'Move user 1 to another company', tools: ['update_user'], circuitBreaker: 3 },
       {
         during: async (handle) => {
           for (let i = 0; i < 3; i++) {
-            const waiting = await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length > 0 && p.iteration === i + 1);
-            await handle.executeUpdate(denyUpdate, { args: [waiting.pendingApprovals[0].callId, 'no moves this quarter'] });
+            const waiting = await waitForProgress(
+              h.client,
+              handle,
+              (p) => p.pendingApprovals.length > 0 && p.iteration === i + 1,
+            );
+            await handle.executeUpdate(denyUpdate, {
+              args: [waiting.pendingApprovals[0].callId, 'no moves this quarter'],
+            });
           }
         },
       },
     );
 
     h.fake.assertDone();
-    expect(result).toMatchObject({ status: 'completed', iterations: 4, answer: 'Nobody approved a move; user 1 stays where they are.' });
-    expect(result!.waves.map((w) => [w.calls[0].ok, w.calls[0].error])).toEqual(Array.from({ length: 3 }, () => [false, 'denied: no moves this quarter']));
+    expect(result).toMatchObject({
+      status: 'completed',
+      iterations: 4,
+      answer: 'Nobody approved a move; user 1 stays where they are.',
+    });
+    expect(result!.waves.map((w) => [w.calls[0].ok, w.calls[0].error])).toEqual(
+      Array.from({ length: 3 }, () => [false, 'denied: no moves this quarter']),
+    );
   });
 
   it('runs.follow (client API): a script sees each call as it settles and each call that waits for approval', async () => {
     h.fake.script(
-      { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }, { name: 'update_user', args: { id: 1, company: 'Globex' } }] },
+      {
+        toolCalls: [
+          { name: 'calculator', args: { expression: '6*7' } },
+          { name: 'update_user', args: { id: 1, company: 'Globex' } },
+        ],
+      },
       { content: 'Done.' },
     );
     const events: RunEvent[] = [];
@@ -119,12 +150,22 @@ describe('agentLoop: approvals and conversations', () => {
       { goal: 'Compute 6*7 and move user 1 to Globex', tools: ['calculator', 'update_user'] },
       {
         during: async (handle) => {
-          const follow = new WaveloopClient(h.client, 'unused').runs.follow(handle.workflowId, { onEvent: (event) => void events.push(event) });
+          const follow = new WaveloopClient(h.client, 'unused').runs.follow(handle.workflowId, {
+            onEvent: (event) => void events.push(event),
+          });
           // The calculator's result comes out while update_user still waits for its approval (given below).
-          await eventually(async () => calls().some((call) => call.tool === 'calculator' && call.result === '42'), Boolean, { attempts: 200 });
-          const approval = await eventually(async () => events.find((event) => event.type === 'approval'), Boolean, { attempts: 200 });
+          await eventually(
+            async () => calls().some((call) => call.tool === 'calculator' && call.result === '42'),
+            Boolean,
+            { attempts: 200 },
+          );
+          const approval = await eventually(async () => events.find((event) => event.type === 'approval'), Boolean, {
+            attempts: 200,
+          });
           expect(calls().map((call) => call.tool)).toEqual(['calculator']);
-          await handle.executeUpdate(approveUpdate, { args: [approval!.type === 'approval' ? approval!.approval.callId : ''] });
+          await handle.executeUpdate(approveUpdate, {
+            args: [approval!.type === 'approval' ? approval!.approval.callId : ''],
+          });
           await follow.stop((await handle.result()) as AgentLoopResult);
         },
       },
@@ -166,7 +207,11 @@ describe('agentLoop: approvals and conversations', () => {
           const first = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message');
           expect(first.conversation).toEqual({ message: 'Bob Martin works at Acme.' });
           await handle.executeUpdate(sendUpdate, { args: ['And since when?'] });
-          const second = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message' && p.conversation?.message === 'Since 2019.');
+          const second = await waitForProgress(
+            h.client,
+            handle,
+            (p) => p.status === 'waiting_for_message' && p.conversation?.message === 'Since 2019.',
+          );
           expect(second.iteration).toBe(3);
           await handle.executeUpdate(endUpdate, { args: [] });
         },
@@ -185,7 +230,11 @@ describe('agentLoop: approvals and conversations', () => {
         expect(req.messages.at(-1)).toEqual({ role: 'user', content: 'When is Easter 2027?' });
         return { toolCalls: [{ name: 'resolve_holiday', args: { name: 'Easter', year: 2027 } }] };
       },
-      (req) => ({ toolCalls: [{ name: 'converse', args: { message: `Easter 2027 is on ${JSON.parse(toolMessages(req).at(-1)!).start}.` } }] }),
+      (req) => ({
+        toolCalls: [
+          { name: 'converse', args: { message: `Easter 2027 is on ${JSON.parse(toolMessages(req).at(-1)!).start}.` } },
+        ],
+      }),
       (req) => {
         expect(req.messages.at(-1)).toEqual({ role: 'user', content: 'And 6*7?' });
         return { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] };
@@ -197,15 +246,27 @@ describe('agentLoop: approvals and conversations', () => {
       { goal: 'Chat with me', maxIterations: 3 },
       {
         during: async (handle) => {
-          expect(await refusal(handle.executeUpdate(sendUpdate, { args: ['too early'] }))).toBe('This run is not waiting for a message.');
+          expect(await refusal(handle.executeUpdate(sendUpdate, { args: ['too early'] }))).toBe(
+            'This run is not waiting for a message.',
+          );
           let p = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message');
           said.push(p.conversation!.message);
-          expect(await refusal(handle.executeUpdate(sendUpdate, { args: [''] }))).toBe('The message must be a non-empty string.');
+          expect(await refusal(handle.executeUpdate(sendUpdate, { args: [''] }))).toBe(
+            'The message must be a non-empty string.',
+          );
           await handle.executeUpdate(sendUpdate, { args: ['When is Easter 2027?'] });
-          p = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message' && p.conversation!.message !== said[0]);
+          p = await waitForProgress(
+            h.client,
+            handle,
+            (p) => p.status === 'waiting_for_message' && p.conversation!.message !== said[0],
+          );
           said.push(p.conversation!.message);
           await handle.executeUpdate(sendUpdate, { args: ['And 6*7?'] });
-          p = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message' && p.conversation!.message === '6*7 is 42.');
+          p = await waitForProgress(
+            h.client,
+            handle,
+            (p) => p.status === 'waiting_for_message' && p.conversation!.message === '6*7 is 42.',
+          );
           said.push(p.conversation!.message);
           await handle.executeUpdate(endUpdate, { args: [] });
         },

@@ -11,7 +11,9 @@ vi.mock('../../src/workflows/lazy', () => ({ lazy: { planParser: () => planParse
 
 describe('parsePlan', () => {
   it('parsePlan: reads a plan inside a ```json fence', () => {
-    const plan = parsePlan('Here:\n```json\n{"status":"done","action":"a","tools":[],"reasoning":"r","answer":"42"}\n```');
+    const plan = parsePlan(
+      'Here:\n```json\n{"status":"done","action":"a","tools":[],"reasoning":"r","answer":"42"}\n```',
+    );
     expect(plan).toEqual({ ok: true, value: { status: 'done', action: 'a', tools: [], reasoning: 'r', answer: '42' } });
   });
 
@@ -46,18 +48,28 @@ describe('json planner', () => {
   });
 
   it('json planner: "done" with tools runs them (the model answers after their results)', () => {
-    const content = JSON.stringify({ status: 'done', action: 'x', reasoning: '', tools: [{ id: 'a', tool: 't', args: {} }] });
+    const content = JSON.stringify({
+      status: 'done',
+      action: 'x',
+      reasoning: '',
+      tools: [{ id: 'a', tool: 't', args: {} }],
+    });
     expect(planner.read({ role: 'assistant', content }, 1).kind).toBe('wave');
   });
 
   it('json planner: a prose reply is the answer once the model planned with <tool> blocks, in this run or before a hand-over', () => {
     const prose = { role: 'assistant' as const, content: 'Bob works at Acme.' };
-    const tagged = { role: 'assistant' as const, content: 'Looking.\n<tool>{"tool_name": "search_users", "arguments": {"name": "Bob"}}</tool>' };
+    const tagged = {
+      role: 'assistant' as const,
+      content: 'Looking.\n<tool>{"tool_name": "search_users", "arguments": {"name": "Bob"}}</tool>',
+    };
 
     expect(plannerFor('json').read(prose, 1).kind).toBe('retry');
     const inRun = plannerFor('json');
     expect(inRun.read(tagged, 1)).toMatchObject({ kind: 'wave', text: 'Looking.' });
     expect(inRun.read(prose, 2)).toEqual({ kind: 'answer', answer: 'Bob works at Acme.' });
-    expect(plannerFor('json', { earlier: [{ role: 'user', content: 'x' }, tagged] }).read(prose, 9).kind).toBe('answer');
+    expect(plannerFor('json', { earlier: [{ role: 'user', content: 'x' }, tagged] }).read(prose, 9).kind).toBe(
+      'answer',
+    );
   });
 });

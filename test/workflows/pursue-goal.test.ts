@@ -1,12 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { goalEvents, readGoalTree } from '../../src/client/goal-tree';
 import type { GoalResult } from '../../src/contract/goal-tree/pursue-goal';
 import { FAKE_USAGE } from '../support/fake-model';
-import { achievement, assess, decomposition, goalModel, prompt, synthesis, type GoalScript } from '../support/goal-model';
+import {
+  achievement,
+  assess,
+  decomposition,
+  goalModel,
+  prompt,
+  synthesis,
+  type GoalScript,
+} from '../support/goal-model';
 import { Harness } from '../support/harness';
 import { activities, recordHistory } from '../support/history';
 
@@ -25,7 +33,10 @@ function model(script: GoalScript) {
 
 /** Child workflow starts and ends in a parent's history, by child workflow id. */
 function childEvents(history: History) {
-  const children = new Map<string, { type: string; initiated: number; closed?: number; timeoutMs?: number; summary?: string }>();
+  const children = new Map<
+    string,
+    { type: string; initiated: number; closed?: number; timeoutMs?: number; summary?: string }
+  >();
   for (const event of history.events ?? []) {
     const id = Number(event.eventId);
     if (event.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED) {
@@ -35,7 +46,9 @@ function childEvents(history: History) {
         type: attrs.workflowType!.name!,
         initiated: id,
         timeoutMs: timeout ? Number(timeout.seconds ?? 0) * 1000 + Math.round((timeout.nanos ?? 0) / 1e6) : undefined,
-        summary: event.userMetadata?.summary ? String(defaultPayloadConverter.fromPayload(event.userMetadata.summary)) : undefined,
+        summary: event.userMetadata?.summary
+          ? String(defaultPayloadConverter.fromPayload(event.userMetadata.summary))
+          : undefined,
       });
     }
     const closed =
@@ -65,12 +78,18 @@ function timersStarted(history: History): Array<{ eventId: number; fireMs: numbe
     .filter((event) => event.eventType === EventType.EVENT_TYPE_TIMER_STARTED)
     .map((event) => {
       const timeout = event.timerStartedEventAttributes!.startToFireTimeout!;
-      return { eventId: Number(event.eventId), fireMs: Number(timeout.seconds ?? 0) * 1000 + Math.round((timeout.nanos ?? 0) / 1e6) };
+      return {
+        eventId: Number(event.eventId),
+        fireMs: Number(timeout.seconds ?? 0) * 1000 + Math.round((timeout.nanos ?? 0) / 1e6),
+      };
     });
 }
 
 function statuses(result: GoalResult): unknown {
-  return { [result.goal]: result.status, ...(result.children.length ? { children: result.children.map(statuses) } : {}) };
+  return {
+    [result.goal]: result.status,
+    ...(result.children.length ? { children: result.children.map(statuses) } : {}),
+  };
 }
 
 const TREE_ID = 'goal-tree';
@@ -88,7 +107,12 @@ describe('pursueGoal', () => {
         assessment: [assess.decompose()],
         decomposition: [decomposition(VENUES, BUDGET, [AGENDA, [0, 1]])],
         achievement: [achievement(false, ['no agenda yet']), achievement(true)],
-        synthesis: [synthesis('Offsite planned: Casa Azul, 900 EUR each, two-day agenda.', ['Casa Azul fits 30'], 0.8, ['Casa Azul fits 30 people.', 'Travel costs about 900 EUR a person.'])],
+        synthesis: [
+          synthesis('Offsite planned: Casa Azul, 900 EUR each, two-day agenda.', ['Casa Azul fits 30'], 0.8, [
+            'Casa Azul fits 30 people.',
+            'Travel costs about 900 EUR a person.',
+          ]),
+        ],
       },
       [VENUES]: {
         assessment: [assess.decompose()],
@@ -98,14 +122,26 @@ describe('pursueGoal', () => {
       },
       [LIST]: {
         assessment: [assess.tools('compute capacity with a buffer')],
-        agent: [{ toolCalls: [{ name: 'calculator', args: { expression: '20 * 1.5' } }] }, { content: 'Casa Azul fits 30 people.' }],
+        agent: [
+          { toolCalls: [{ name: 'calculator', args: { expression: '20 * 1.5' } }] },
+          { content: 'Casa Azul fits 30 people.' },
+        ],
       },
-      [PRICES]: { assessment: [assess.answer()], synthesis: [synthesis('Casa Azul is the cheapest venue.', ['Casa Azul is cheapest'])] },
-      [BUDGET]: { assessment: [assess.answer()], synthesis: [synthesis('Travel costs about 900 EUR a person.', ['900 EUR each'])] },
+      [PRICES]: {
+        assessment: [assess.answer()],
+        synthesis: [synthesis('Casa Azul is the cheapest venue.', ['Casa Azul is cheapest'])],
+      },
+      [BUDGET]: {
+        assessment: [assess.answer()],
+        synthesis: [synthesis('Travel costs about 900 EUR a person.', ['900 EUR each'])],
+      },
       [AGENDA]: { assessment: [assess.answer()], synthesis: [synthesis('Day 1 workshops, day 2 sailing.')] },
     });
 
-    const { handle, result, error } = await h.pursue({ objective: OFFSITE, tools: ['calculator'] }, { workflowId: TREE_ID });
+    const { handle, result, error } = await h.pursue(
+      { objective: OFFSITE, tools: ['calculator'] },
+      { workflowId: TREE_ID },
+    );
     expect(error).toBeUndefined();
     await recordHistory('goal-tree', handle);
     await recordHistory('goal-tree-child', h.client.workflow.getHandle(`${TREE_ID}/1`));
@@ -122,9 +158,14 @@ describe('pursueGoal', () => {
     });
     expect(result!.summary).toBe('Offsite planned: Casa Azul, 900 EUR each, two-day agenda.');
     const [venues, budget, agenda] = result!.children;
-    expect([result!.workflowId, venues.workflowId, venues.children[0].workflowId, venues.children[1].workflowId, budget.workflowId, agenda.workflowId]).toEqual(
-      [TREE_ID, `${TREE_ID}/1`, `${TREE_ID}/1.1`, `${TREE_ID}/1.2`, `${TREE_ID}/2`, `${TREE_ID}/3`],
-    );
+    expect([
+      result!.workflowId,
+      venues.workflowId,
+      venues.children[0].workflowId,
+      venues.children[1].workflowId,
+      budget.workflowId,
+      agenda.workflowId,
+    ]).toEqual([TREE_ID, `${TREE_ID}/1`, `${TREE_ID}/1.1`, `${TREE_ID}/1.2`, `${TREE_ID}/2`, `${TREE_ID}/3`]);
     expect(venues.children.map((c) => c.depth)).toEqual([2, 2]);
     // The atomic goal with tools ran as a tool loop; its tool calls are its findings.
     expect(venues.children[0].summary).toBe('Casa Azul fits 30 people.');
@@ -146,7 +187,9 @@ describe('pursueGoal', () => {
     expect(a.initiated).toBeGreaterThan(Math.max(v.closed!, b.closed!));
     // Each child workflow carries its goal as its summary (the Web UI shows the tree readably).
     expect([v.summary, b.summary, a.summary]).toEqual([VENUES, BUDGET, AGENDA]);
-    expect(childEvents(await h.client.workflow.getHandle(`${TREE_ID}/1.1`).fetchHistory()).get(`${TREE_ID}/1.1/exec`)).toMatchObject({
+    expect(
+      childEvents(await h.client.workflow.getHandle(`${TREE_ID}/1.1`).fetchHistory()).get(`${TREE_ID}/1.1/exec`),
+    ).toMatchObject({
       type: 'agentLoop',
       summary: `tools · ${LIST}`,
     });
@@ -163,7 +206,9 @@ describe('pursueGoal', () => {
     // A decomposition is told why it is needed and which goals the tree already pursues elsewhere (seed 002).
     const venuesPlan = prompt(router.requests(VENUES, 'decomposition')[0]);
     expect(venuesPlan).toContain('WHY DECOMPOSITION IS NEEDED: several parts');
-    expect(venuesPlan).toContain(`OTHER GOALS ALREADY IN THE TREE (pursued elsewhere; do not plan them again):\n- ${BUDGET}\n- ${AGENDA}\n`);
+    expect(venuesPlan).toContain(
+      `OTHER GOALS ALREADY IN THE TREE (pursued elsewhere; do not plan them again):\n- ${BUDGET}\n- ${AGENDA}\n`,
+    );
     expect(prompt(router.requests(OFFSITE, 'decomposition')[0])).not.toContain('OTHER GOALS ALREADY IN THE TREE');
     // Structured output: each component asks for its JSON Schema by name.
     const schema = router.requests(OFFSITE, 'decomposition')[0].response_format!.json_schema!;
@@ -182,15 +227,25 @@ describe('pursueGoal', () => {
     expect([...events].sort((x, y) => x.timestamp.localeCompare(y.timestamp))).toEqual(events);
 
     const root = events.find((e) => e.goal === OFFSITE && e.eventType === 'decomposed')!;
-    expect(root).toMatchObject({ depth: 0, parentGoal: null, workflowId: TREE_ID, data: { sub_goal_count: 3, levels: [[0, 1], [2]] } });
-    expect(events.find((e) => e.goal === OFFSITE && e.eventType === 'achieved')!.data).toMatchObject({ sub_goals_completed: 3 });
+    expect(root).toMatchObject({
+      depth: 0,
+      parentGoal: null,
+      workflowId: TREE_ID,
+      data: { sub_goal_count: 3, levels: [[0, 1], [2]] },
+    });
+    expect(events.find((e) => e.goal === OFFSITE && e.eventType === 'achieved')!.data).toMatchObject({
+      sub_goals_completed: 3,
+    });
     expect(events.find((e) => e.goal === LIST && e.eventType === 'executed')).toMatchObject({
       depth: 2,
       parentGoal: VENUES,
       workflowId: `${TREE_ID}/1.1`,
       data: { success: true, mode: 'tools', workflow_id: `${TREE_ID}/1.1/exec` },
     });
-    expect(events.find((e) => e.goal === PRICES && e.eventType === 'assessed')!.data).toEqual({ directly_executable: true, action: 'answer' });
+    expect(events.find((e) => e.goal === PRICES && e.eventType === 'assessed')!.data).toEqual({
+      directly_executable: true,
+      action: 'answer',
+    });
     // Every line is JSON that round-trips.
     for (const event of events) expect(JSON.parse(JSON.stringify(event))).toEqual(event);
   });
@@ -206,29 +261,37 @@ describe('pursueGoal', () => {
         synthesis: [synthesis('The capital of Portugal is Lisbon.', ['Lisbon'], 0.95)],
       },
       // The first reply does not match the schema: it is shown to the model once, with the error.
-      [LOOKUP]: { assessment: [{ content: '{"directly_executable": "yes"}' }, assess.answer()], synthesis: [synthesis('Lisbon.')] },
+      [LOOKUP]: {
+        assessment: [{ content: '{"directly_executable": "yes"}' }, assess.answer()],
+        synthesis: [synthesis('Lisbon.')],
+      },
     });
 
     const { handle, result } = await h.pursue({ objective: GOAL, tools: [] });
 
     h.fake.assertDone();
     router.assertDone();
-    expect(result).toMatchObject({ status: 'achieved', summary: 'The capital of Portugal is Lisbon.', confidence: 0.95, goals: 2 });
+    expect(result).toMatchObject({
+      status: 'achieved',
+      summary: 'The capital of Portugal is Lisbon.',
+      confidence: 0.95,
+      goals: 2,
+    });
     expect(result!.children.map((c) => [c.goal, c.status])).toEqual([[LOOKUP, 'achieved']]);
     expect([...childEvents(await handle.fetchHistory()).keys()]).toEqual([`${handle.workflowId}/1`]);
     const retry = router.requests(LOOKUP, 'assessment')[1];
     expect(retry.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(prompt(retry)).toMatch(/did not match the schema: directly_executable: .*boolean/);
-    expect(activities(await h.client.workflow.getHandle(`${handle.workflowId}/1`).fetchHistory()).map((a) => a.summary)).toEqual([
-      'assess',
-      'assess · retry (invalid reply)',
-      'answer',
-    ]);
+    expect(
+      activities(await h.client.workflow.getHandle(`${handle.workflowId}/1`).fetchHistory()).map((a) => a.summary),
+    ).toEqual(['assess', 'assess · retry (invalid reply)', 'answer']);
   });
 
   it('a reply that does not parse twice is a failed component: the goal fails, the workflow does not', async () => {
     const GOAL = 'Say something structured';
-    const router = model({ [GOAL]: { assessment: [{ content: 'Sure! I think…' }, { content: '```json\n{"reasoning": 1}\n```' }] } });
+    const router = model({
+      [GOAL]: { assessment: [{ content: 'Sure! I think…' }, { content: '```json\n{"reasoning": 1}\n```' }] },
+    });
 
     const { result } = await h.pursue({ objective: GOAL });
 
@@ -262,7 +325,9 @@ describe('pursueGoal', () => {
     expect(survey.reason).toMatch(/^Max depth \(2\) reached/);
     // It was told it could not decompose, and no decomposition was asked for.
     expect(prompt(router.requests(SURVEY, 'assessment')[0])).toContain('Decomposition is NOT possible here');
-    expect(activities(await h.client.workflow.getHandle(`${handle.workflowId}/1`).fetchHistory()).map((a) => a.type)).toEqual(['assessGoal']);
+    expect(
+      activities(await h.client.workflow.getHandle(`${handle.workflowId}/1`).fetchHistory()).map((a) => a.type),
+    ).toEqual(['assessGoal']);
   });
 
   it('goal limit with parallel children: quotas handed out before the start; the tree never exceeds maxGoals', async () => {
@@ -283,7 +348,12 @@ describe('pursueGoal', () => {
 
     h.fake.assertDone();
     router.assertDone();
-    expect(result).toMatchObject({ status: 'constrained', constraint: 'goals', goals: 3, summary: 'Only B could be assessed.' });
+    expect(result).toMatchObject({
+      status: 'constrained',
+      constraint: 'goals',
+      goals: 3,
+      summary: 'Only B could be assessed.',
+    });
     expect(result!.reason).toMatch(/^Goal limit \(3\) reached/);
     expect(result!.children.map((c) => [c.goal, c.status, c.workflowId])).toEqual([
       [A, 'constrained', `${handle.workflowId}/1`],
@@ -312,7 +382,10 @@ describe('pursueGoal', () => {
       [SALES]: { assessment: [{ ...assess.answer(), delayMs: 10_000 }] },
     });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxTimeSeconds: 5 }, tools: [] }, { workflowId: 'goal-time-limit' });
+    const { handle, result } = await h.pursue(
+      { objective: GOAL, constraints: { maxTimeSeconds: 5 }, tools: [] },
+      { workflowId: 'goal-time-limit' },
+    );
     await recordHistory('goal-time-limit', handle);
     await recordHistory('goal-time-limit-child', h.client.workflow.getHandle('goal-time-limit/1'));
 
@@ -321,13 +394,25 @@ describe('pursueGoal', () => {
     expect(result).toMatchObject({ status: 'constrained', constraint: 'time' });
     expect(result!.reason).toMatch(/^Time limit \(5s\) reached/);
     const data = result!.children[0];
-    expect(data).toMatchObject({ goal: DATA, status: 'constrained', constraint: 'time', workflowId: 'goal-time-limit/1' });
-    expect(data.children[0]).toMatchObject({ goal: SALES, status: 'constrained', constraint: 'time', workflowId: 'goal-time-limit/1.1' });
+    expect(data).toMatchObject({
+      goal: DATA,
+      status: 'constrained',
+      constraint: 'time',
+      workflowId: 'goal-time-limit/1',
+    });
+    expect(data.children[0]).toMatchObject({
+      goal: SALES,
+      status: 'constrained',
+      constraint: 'time',
+      workflowId: 'goal-time-limit/1.1',
+    });
     expect((await h.client.workflow.getHandle('goal-time-limit/1.1').describe()).status.name).toBe('TIMED_OUT');
     expect((await h.client.workflow.getHandle('goal-time-limit/1').describe()).status.name).toBe('COMPLETED');
     // The limit became workflow timeouts: each child gets what its parent has left (minus a reserve).
     const childTimeout = childEvents(await handle.fetchHistory()).get('goal-time-limit/1')!.timeoutMs!;
-    const grandchildTimeout = childEvents(await h.client.workflow.getHandle('goal-time-limit/1').fetchHistory()).get('goal-time-limit/1.1')!.timeoutMs!;
+    const grandchildTimeout = childEvents(await h.client.workflow.getHandle('goal-time-limit/1').fetchHistory()).get(
+      'goal-time-limit/1.1',
+    )!.timeoutMs!;
     expect(childTimeout).toBeLessThanOrEqual(5_000);
     expect(grandchildTimeout).toBeLessThan(childTimeout);
     // The tree did not wait for the slow model: once the grandchild timed out, its parent, then the
@@ -340,7 +425,9 @@ describe('pursueGoal', () => {
     const timers = timersStarted(rootHistory);
     expect(timers.length).toBeGreaterThan(0);
     expect(Math.max(...timers.map((t) => t.fireMs))).toBeLessThanOrEqual(5_000);
-    expect(Math.max(...timers.map((t) => t.eventId))).toBeLessThan(childEvents(rootHistory).get('goal-time-limit/1')!.initiated);
+    expect(Math.max(...timers.map((t) => t.eventId))).toBeLessThan(
+      childEvents(rootHistory).get('goal-time-limit/1')!.initiated,
+    );
     // The log shows the grandchild's end as constrained by time.
     const events = goalEvents(await readGoalTree(h.client, 'goal-time-limit'));
     expect(events.filter((e) => e.goal === SALES).map((e) => e.eventType)).toEqual(['started', 'constrained']);
@@ -383,12 +470,26 @@ describe('pursueGoal', () => {
     const loop = router.requests(GOAL, 'agent')[0];
     expect(loop.messages[0].content).toMatch(/^You are a back-office assistant/);
     expect(loop.tools!.map((t) => t.function.name).sort()).toEqual(
-      ['search_users', 'get_user', 'update_user', 'resolve_holiday', 'resolve_date_hint', 'get_availability', 'calculator', 'task_complete', 'ask_question'].sort(),
+      [
+        'search_users',
+        'get_user',
+        'update_user',
+        'resolve_holiday',
+        'resolve_date_hint',
+        'get_availability',
+        'calculator',
+        'task_complete',
+        'ask_question',
+      ].sort(),
     );
     // The tool loop's input, as the Web UI shows it, names the agent.
-    const started = (await h.client.workflow.getHandle(`${handle.workflowId}/exec`).fetchHistory()).events![0].workflowExecutionStartedEventAttributes!;
+    const started = (await h.client.workflow.getHandle(`${handle.workflowId}/exec`).fetchHistory()).events![0]
+      .workflowExecutionStartedEventAttributes!;
     expect(started.workflowType!.name).toBe('agentLoop');
-    expect(defaultPayloadConverter.fromPayload(started.input!.payloads![0])).toMatchObject({ agent: 'back-office', goal: expect.stringContaining(GOAL) });
+    expect(defaultPayloadConverter.fromPayload(started.input!.payloads![0])).toMatchObject({
+      agent: 'back-office',
+      goal: expect.stringContaining(GOAL),
+    });
   });
 
   it('a dependency cycle among sub-goals: they run one after another and the result says why in its limitations', async () => {
@@ -410,13 +511,17 @@ describe('pursueGoal', () => {
     h.fake.assertDone();
     router.assertDone();
     expect(result).toMatchObject({ status: 'achieved', summary: 'Slides and notes are ready.' });
-    expect(result!.limitations).toContain('Dependency cycle among sub-goals 0, 1: the sub-goals ran one after another.');
+    expect(result!.limitations).toContain(
+      'Dependency cycle among sub-goals 0, 1: the sub-goals ran one after another.',
+    );
     // One after another: the second child started after the first had closed.
     const children = childEvents(await handle.fetchHistory());
-    expect(children.get(`${handle.workflowId}/2`)!.initiated).toBeGreaterThan(children.get(`${handle.workflowId}/1`)!.closed!);
+    expect(children.get(`${handle.workflowId}/2`)!.initiated).toBeGreaterThan(
+      children.get(`${handle.workflowId}/1`)!.closed!,
+    );
   });
 
-  it('cost limit: with a priced model, the tree stops when its children\'s slices of maxCostUsd are spent', async () => {
+  it("cost limit: with a priced model, the tree stops when its children's slices of maxCostUsd are spent", async () => {
     const GOAL = 'Review the supplier agreements';
     const [C1, C2] = ['Summarise the Acme contract', 'Summarise the Globex contract'];
     const router = model({
@@ -426,7 +531,12 @@ describe('pursueGoal', () => {
     });
     // gpt-4o-mini: 100 prompt and 10 completion tokens cost $0.000021 a call. The root's two calls
     // leave $0.000008 of $0.00005; each child gets a slice of it, which its first call overspends.
-    const { result } = await h.pursue({ objective: GOAL, model: 'gpt-4o-mini', constraints: { maxCostUsd: 0.00005 }, tools: [] });
+    const { result } = await h.pursue({
+      objective: GOAL,
+      model: 'gpt-4o-mini',
+      constraints: { maxCostUsd: 0.00005 },
+      tools: [],
+    });
 
     h.fake.assertDone();
     router.assertDone();
@@ -444,33 +554,56 @@ describe('pursueGoal', () => {
     const GOAL = 'Add up the invoices';
     const add = (expression: string) => ({ toolCalls: [{ name: 'calculator', args: { expression } }] });
     const router = model({
-      [GOAL]: { assessment: [assess.tools()], agent: [add('1 + 1'), add('2 + 2'), add('3 + 3'), { content: 'So far: 2, 4 and 6.' }] },
+      [GOAL]: {
+        assessment: [assess.tools()],
+        agent: [add('1 + 1'), add('2 + 2'), add('3 + 3'), { content: 'So far: 2, 4 and 6.' }],
+      },
     });
 
     // The assessment uses 110 of 500 tokens: the loop gets 390, room for three calls of 110, then its wrap-up call.
-    const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxTokens: 500 }, tools: ['calculator'] }, { workflowId: 'goal-loop-budgets' });
+    const { handle, result } = await h.pursue(
+      { objective: GOAL, constraints: { maxTokens: 500 }, tools: ['calculator'] },
+      { workflowId: 'goal-loop-budgets' },
+    );
     await recordHistory('goal-loop-budgets', handle);
 
     h.fake.assertDone();
     router.assertDone();
     const loop = h.client.workflow.getHandle(`${handle.workflowId}/exec`);
-    expect(await loop.result()).toMatchObject({ status: 'budget_exhausted', iterations: 3, answer: 'So far: 2, 4 and 6.' });
+    expect(await loop.result()).toMatchObject({
+      status: 'budget_exhausted',
+      iterations: 3,
+      answer: 'So far: 2, 4 and 6.',
+    });
     expect(result).toMatchObject({ status: 'constrained', constraint: 'tokens', summary: 'So far: 2, 4 and 6.' });
-    expect(result!.reason).toMatch(/^Token limit \(500 for the tree\) reached.*: the tool loop stopped after 3 iterations$/);
-    expect(result!.key_findings).toEqual(['1 + 1', '2 + 2', '3 + 3'].map((e, i) => `calculator({"expression":"${e}"}) → ${2 * (i + 1)}`));
+    expect(result!.reason).toMatch(
+      /^Token limit \(500 for the tree\) reached.*: the tool loop stopped after 3 iterations$/,
+    );
+    expect(result!.key_findings).toEqual(
+      ['1 + 1', '2 + 2', '3 + 3'].map((e, i) => `calculator({"expression":"${e}"}) → ${2 * (i + 1)}`),
+    );
     expect(result!.usage.totalTokens).toBe(5 * FAKE_USAGE.total_tokens);
   });
 
-  it("time limit reaching a tool loop: the loop ends at its soft deadline with an answer; the goal is constrained by time, not failed", async () => {
+  it('time limit reaching a tool loop: the loop ends at its soft deadline with an answer; the goal is constrained by time, not failed', async () => {
     const GOAL = 'Check every supplier contract';
     // The loop's soft deadline keeps at least 5 s back from its timeout: with 3 s in all it wraps up at once.
-    const router = model({ [GOAL]: { assessment: [assess.tools()], agent: [{ content: 'No contract checked yet.' }] } });
+    const router = model({
+      [GOAL]: { assessment: [assess.tools()], agent: [{ content: 'No contract checked yet.' }] },
+    });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxTimeSeconds: 3 }, tools: ['calculator'] });
+    const { handle, result } = await h.pursue({
+      objective: GOAL,
+      constraints: { maxTimeSeconds: 3 },
+      tools: ['calculator'],
+    });
 
     h.fake.assertDone();
     router.assertDone();
-    expect(await h.client.workflow.getHandle(`${handle.workflowId}/exec`).result()).toMatchObject({ status: 'deadline', iterations: 0 });
+    expect(await h.client.workflow.getHandle(`${handle.workflowId}/exec`).result()).toMatchObject({
+      status: 'deadline',
+      iterations: 0,
+    });
     expect(result).toMatchObject({ status: 'constrained', constraint: 'time', summary: 'No contract checked yet.' });
     expect(result!.reason).toMatch(/^Time limit \(3s\) reached: the tool loop stopped after 0 iterations$/);
   });
@@ -512,7 +645,13 @@ describe('pursueGoal', () => {
         synthesis: [synthesis('API and queue are fine; the database check failed.')],
       },
       [API]: { assessment: [assess.answer()], synthesis: [synthesis('API is up.')] },
-      [DB]: { assessment: [assess.tools()], agent: [{ toolCalls: [{ name: 'calculator', args: { expression: '1 + 1' } }] }, { status: 400, message: 'Invalid schema for function calculator' }] },
+      [DB]: {
+        assessment: [assess.tools()],
+        agent: [
+          { toolCalls: [{ name: 'calculator', args: { expression: '1 + 1' } }] },
+          { status: 400, message: 'Invalid schema for function calculator' },
+        ],
+      },
       [QUEUE]: { assessment: [assess.answer()], synthesis: [synthesis('Queue is empty.')] },
     });
 
@@ -522,12 +661,16 @@ describe('pursueGoal', () => {
     router.assertDone();
     expect(result!.status).toBe('synthesized');
     expect(result!.children.map((c) => c.status)).toEqual(['achieved', 'failed', 'achieved']);
-    expect(result!.children[1].reason).toMatch(/^The tool loop failed: ModelBadRequest: .*Invalid schema for function calculator/);
+    expect(result!.children[1].reason).toMatch(
+      /^The tool loop failed: ModelBadRequest: .*Invalid schema for function calculator/,
+    );
     // The failed loop's first model call is counted (its assessment, and the call before the refusal), and so in the root's total.
     expect(result!.children.map((c) => c.usage.totalTokens)).toEqual([2, 2, 2].map((n) => n * FAKE_USAGE.total_tokens));
     expect(result!.usage.totalTokens).toBe(10 * FAKE_USAGE.total_tokens);
     expect(result!.limitations).toContain('Remaining gap: database unknown');
-    expect(prompt(router.requests(GOAL, 'synthesis')[0])).toContain('[failed] Check the database: The tool loop failed');
+    expect(prompt(router.requests(GOAL, 'synthesis')[0])).toContain(
+      '[failed] Check the database: The tool loop failed',
+    );
     expect((await h.client.workflow.getHandle(`${handle.workflowId}/2/exec`).describe()).status.name).toBe('FAILED');
     expect((await h.client.workflow.getHandle(`${handle.workflowId}/2`).describe()).status.name).toBe('COMPLETED');
   });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { answerUpdate, approveUpdate, endUpdate } from '../../src/contract/messages';
 import { defineTool } from '../../src/tools/define';
@@ -22,14 +22,21 @@ async function currentDetails(handle: WorkflowHandle): Promise<string> {
 
 /** Reads the current details until they contain every one of `parts`. */
 function detailsShowing(handle: WorkflowHandle, ...parts: string[]): Promise<string> {
-  return eventually(() => currentDetails(handle), (details) => parts.every((part) => details.includes(part)), {
-    problem: `The current details never showed ${parts.join(' and ')}.`,
-  });
+  return eventually(
+    () => currentDetails(handle),
+    (details) => parts.every((part) => details.includes(part)),
+    {
+      problem: `The current details never showed ${parts.join(' and ')}.`,
+    },
+  );
 }
 
 describe('agentLoop: current details', () => {
   it('a question: the details show it and the exact answer command', async () => {
-    h.fake.script({ toolCalls: [{ name: 'ask_question', args: { question: 'Which company?' } }] }, { content: 'Moving to EPAM.' });
+    h.fake.script(
+      { toolCalls: [{ name: 'ask_question', args: { question: 'Which company?' } }] },
+      { content: 'Moving to EPAM.' },
+    );
     const { result } = await h.run(
       { goal: 'Move Bob' },
       {
@@ -52,7 +59,12 @@ describe('agentLoop: current details', () => {
 
   it('approvals: each waiting call with its arguments and the approve and deny commands', async () => {
     h.fake.script(
-      { toolCalls: [{ name: 'update_user', args: { id: 1, company: 'Globex' }, id: 'call_a' }, { name: 'update_user', args: { id: 2, company: 'Initech' }, id: 'call_b' }] },
+      {
+        toolCalls: [
+          { name: 'update_user', args: { id: 1, company: 'Globex' }, id: 'call_a' },
+          { name: 'update_user', args: { id: 2, company: 'Initech' }, id: 'call_b' },
+        ],
+      },
       { content: 'Both moved.' },
     );
     await h.run(
@@ -62,13 +74,22 @@ describe('agentLoop: current details', () => {
           const id = handle.workflowId;
           await waitForProgress(h.client, handle, (p) => p.pendingApprovals.length === 2);
           const details = await currentDetails(handle);
-          expect(details).toContain('Approval needed: wave 1 · update_user() with arguments `{"id":1,"company":"Globex"}`');
-          expect(details).toContain('Approval needed: wave 1 · update_user() with arguments `{"id":2,"company":"Initech"}`');
+          expect(details).toContain(
+            'Approval needed: wave 1 · update_user() with arguments `{"id":1,"company":"Globex"}`',
+          );
+          expect(details).toContain(
+            'Approval needed: wave 1 · update_user() with arguments `{"id":2,"company":"Initech"}`',
+          );
           for (const call of ['call_a', 'call_b']) {
-            expect(details).toContain(`Approve with \`waveloop approve ${id} ${call}\` or deny with \`waveloop deny ${id} ${call} --reason "…"\``);
+            expect(details).toContain(
+              `Approve with \`waveloop approve ${id} ${call}\` or deny with \`waveloop deny ${id} ${call} --reason "…"\``,
+            );
           }
           await handle.executeUpdate(approveUpdate, { args: ['call_a'] });
-          const left = await eventually(() => currentDetails(handle), (d) => !d.includes('call_a'));
+          const left = await eventually(
+            () => currentDetails(handle),
+            (d) => !d.includes('call_a'),
+          );
           expect(left).toContain(`waveloop approve ${id} call_b`);
           await handle.executeUpdate(approveUpdate, { args: ['call_b'] });
         },
@@ -87,7 +108,12 @@ describe('agentLoop: current details', () => {
     });
     h.fake.script(
       { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] },
-      { toolCalls: [{ name: 'slow_lookup', args: { key: 'k' } }, { name: 'calculator', args: { expression: '1+1' } }] },
+      {
+        toolCalls: [
+          { name: 'slow_lookup', args: { key: 'k' } },
+          { name: 'calculator', args: { expression: '1+1' } },
+        ],
+      },
       { content: 'Done.' },
     );
     await h.run(
@@ -96,7 +122,9 @@ describe('agentLoop: current details', () => {
         extraTools: [slowLookup],
         during: async (handle) => {
           await waitForProgress(h.client, handle, (p) => p.iteration === 2 && (p.settling?.calls.length ?? 0) === 1);
-          expect(await currentDetails(handle)).toBe('**Running** · iteration 2 of 20 · wave 2: slow_lookup, calculator (1 of 2 calls settled)');
+          expect(await currentDetails(handle)).toBe(
+            '**Running** · iteration 2 of 20 · wave 2: slow_lookup, calculator (1 of 2 calls settled)',
+          );
           held.open();
         },
       },
@@ -112,7 +140,9 @@ describe('agentLoop: current details', () => {
         during: async (handle) => {
           const id = handle.workflowId;
           const details = await detailsShowing(handle, 'The agent said: Hello! Ask me anything.');
-          expect(details).toContain(`Reply with \`waveloop send ${id} "<your message>"\` or end with \`waveloop end ${id}\``);
+          expect(details).toContain(
+            `Reply with \`waveloop send ${id} "<your message>"\` or end with \`waveloop end ${id}\``,
+          );
           await handle.executeUpdate(endUpdate);
         },
       },

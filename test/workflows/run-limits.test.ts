@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { z } from 'zod';
-import { Harness, waitForProgress } from '../support/harness';
-import type { ChatRequest } from '../support/fake-model';
-import { eventually } from '../support/wait';
-import { defineTool } from '../../src/tools/define';
-import { recordHistory } from '../support/history';
-import { answerUpdate } from '../../src/contract/messages';
 import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { answerUpdate } from '../../src/contract/messages';
+import { defineTool } from '../../src/tools/define';
+import type { ChatRequest } from '../support/fake-model';
+import { Harness, waitForProgress } from '../support/harness';
+import { recordHistory } from '../support/history';
+import { eventually } from '../support/wait';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -16,14 +16,16 @@ const h = new Harness();
 beforeAll(() => h.start());
 afterAll(() => h.stop());
 
-const calc = (expression: string, content?: string) => ({ content, toolCalls: [{ name: 'calculator', args: { expression } }] });
+const calc = (expression: string, content?: string) => ({
+  content,
+  toolCalls: [{ name: 'calculator', args: { expression } }],
+});
 
 describe('agentLoop: people and limits', () => {
   it('ask_question: the run waits for input, a bad or early answer is refused, the answer reaches the model', async () => {
-    h.fake.script(
-      { toolCalls: [{ name: 'ask_question', args: { question: 'Which Bob do you mean?' } }] },
-      (req) => ({ content: `You said: ${req.messages[req.messages.length - 1].content}` }),
-    );
+    h.fake.script({ toolCalls: [{ name: 'ask_question', args: { question: 'Which Bob do you mean?' } }] }, (req) => ({
+      content: `You said: ${req.messages[req.messages.length - 1].content}`,
+    }));
     let refusedEarly: unknown;
     let refusedEmpty: unknown;
     const { handle, result } = await h.run(
@@ -32,7 +34,9 @@ describe('agentLoop: people and limits', () => {
         during: async (handle) => {
           refusedEarly = await handle.executeUpdate(answerUpdate, { args: ['too soon'] }).catch((err) => err);
           const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_input');
-          expect(waiting.pendingQuestions).toEqual([{ callId: expect.any(String), question: 'Which Bob do you mean?' }]);
+          expect(waiting.pendingQuestions).toEqual([
+            { callId: expect.any(String), question: 'Which Bob do you mean?' },
+          ]);
           refusedEmpty = await handle.executeUpdate(answerUpdate, { args: ['   '] }).catch((err) => err);
           const answered = await handle.executeUpdate(answerUpdate, { args: ['Bob Martin, the one at Initech'] });
           expect(answered.question).toBe('Which Bob do you mean?');
@@ -48,11 +52,18 @@ describe('agentLoop: people and limits', () => {
     expect(refusedEmpty).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((refusedEmpty as WorkflowUpdateFailedError).cause?.message).toBe('The answer must be a non-empty string.');
     expect(result).toMatchObject({ status: 'completed', answer: 'You said: Bob Martin, the one at Initech' });
-    expect(result!.waves[0].calls[0]).toMatchObject({ tool: 'ask_question', ok: true, result: 'Bob Martin, the one at Initech' });
+    expect(result!.waves[0].calls[0]).toMatchObject({
+      tool: 'ask_question',
+      ok: true,
+      result: 'Bob Martin, the one at Initech',
+    });
   });
 
   it('ask_question: with an answer timeout the model hears that nobody answered', async () => {
-    h.fake.script({ toolCalls: [{ name: 'ask_question', args: { question: 'Anyone there?' } }] }, { content: 'I will go ahead without an answer.' });
+    h.fake.script(
+      { toolCalls: [{ name: 'ask_question', args: { question: 'Anyone there?' } }] },
+      { content: 'I will go ahead without an answer.' },
+    );
     const { result } = await h.run({ goal: 'Ask and go on', answerTimeoutSeconds: 1 });
 
     h.fake.assertDone();
@@ -64,7 +75,9 @@ describe('agentLoop: people and limits', () => {
     // Every fake call uses 110 tokens: after two calls (220), a third would pass 300.
     h.fake.script(calc('1+1', 'one'), calc('2+2', 'two'), (req) => {
       expect(req.tools).toBeUndefined();
-      expect(req.messages[req.messages.length - 1].content).toMatch(/^Stop here: the token budget \(300\) would be exceeded/);
+      expect(req.messages[req.messages.length - 1].content).toMatch(
+        /^Stop here: the token budget \(300\) would be exceeded/,
+      );
       return { content: 'Partial answer: 2 and 4.' };
     });
     const { handle, result } = await h.run({ goal: 'Add things', maxTokens: 300 });
@@ -82,7 +95,9 @@ describe('agentLoop: people and limits', () => {
 
     h.fake.assertDone();
     expect(h.fake.requests[0].model).toBe('gpt-4o');
-    expect(h.fake.requests[1].messages.at(-1)!.content).toMatch(/^Stop here: the cost budget \(\$0\.0005\) would be exceeded/);
+    expect(h.fake.requests[1].messages.at(-1)!.content).toMatch(
+      /^Stop here: the cost budget \(\$0\.0005\) would be exceeded/,
+    );
     expect(result).toMatchObject({ status: 'budget_exhausted', answer: 'Stopped for money.', iterations: 1 });
   });
 
@@ -105,10 +120,16 @@ describe('agentLoop: people and limits', () => {
 
     h.fake.assertDone();
     expect(result!.status).toBe('circuit_open');
-    expect(result!.answer).toBe('Circuit open: calculator was called 4 times in a row with the same arguments and gave the same result each time');
+    expect(result!.answer).toBe(
+      'Circuit open: calculator was called 4 times in a row with the same arguments and gave the same result each time',
+    );
     expect(result!.waves.map((wave) => wave.calls[0].result)).toEqual(['391', '391', '391', '391']);
     // The note came after the third wave's result, before the fourth call, and the model saw it.
-    const note = transcript.findIndex((m) => m.role === 'user' && String(m.content).startsWith('You have called calculator with the same arguments 3 times in a row'));
+    const note = transcript.findIndex(
+      (m) =>
+        m.role === 'user' &&
+        String(m.content).startsWith('You have called calculator with the same arguments 3 times in a row'),
+    );
     expect(transcript[note - 1].role).toBe('tool');
     expect(h.fake.requests[3].messages.at(-1)!.content).toBe(transcript[note].content);
     expect(h.fake.requests[2].messages.some((m) => String(m.content).startsWith('You have called'))).toBe(false);
@@ -116,7 +137,9 @@ describe('agentLoop: people and limits', () => {
 
   it('circuit breaker: a success resets the count', async () => {
     const bad = { toolCalls: [{ name: 'get_user', args: { id: 4242 } }] };
-    h.fake.script(bad, bad, { toolCalls: [{ name: 'get_user', args: { id: 1 } }] }, bad, bad, { content: 'Done trying.' });
+    h.fake.script(bad, bad, { toolCalls: [{ name: 'get_user', args: { id: 1 } }] }, bad, bad, {
+      content: 'Done trying.',
+    });
     const { result } = await h.run({ goal: 'Find users' });
 
     h.fake.assertDone();
@@ -130,8 +153,18 @@ describe('agentLoop: people and limits', () => {
     h.fake.assertDone();
     expect(result!.status).toBe('max_iterations');
     const last = (r: ChatRequest) => r.messages.at(-1)!;
-    const notes = h.fake.requests.map((r) => (last(r).role === 'user' && /^(Iteration|This is iteration)/.test(String(last(r).content)) ? last(r).content : undefined));
-    expect(notes).toEqual([undefined, undefined, undefined, 'Iteration 4 of 5: 1 iteration left. Wrap up soon.', 'This is iteration 5 of 5, the last one: give your final answer now.']);
+    const notes = h.fake.requests.map((r) =>
+      last(r).role === 'user' && /^(Iteration|This is iteration)/.test(String(last(r).content))
+        ? last(r).content
+        : undefined,
+    );
+    expect(notes).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      'Iteration 4 of 5: 1 iteration left. Wrap up soon.',
+      'This is iteration 5 of 5, the last one: give your final answer now.',
+    ]);
     // The note is for the call only: the transcript keeps neither it nor a changed system prompt.
     expect(transcript[0].content).not.toMatch(/Iteration/);
     expect(transcript.some((m) => String(m.content).includes('Wrap up soon'))).toBe(false);
@@ -155,7 +188,9 @@ describe('agentLoop: people and limits', () => {
         (history) => (history.events ?? []).some((e) => e.eventType === EventType.EVENT_TYPE_TIMER_FIRED),
         { problem: 'The deadline timer never fired.' },
       );
-    h.fake.script(calc('1+1', 'thinking slowly'), async () => (await deadlinePassed(), calc('2+2', 'still slow')), { content: 'Out of time: 2 and 4.' });
+    h.fake.script(calc('1+1', 'thinking slowly'), async () => (await deadlinePassed(), calc('2+2', 'still slow')), {
+      content: 'Out of time: 2 and 4.',
+    });
     const { result, handle } = await h.run({ goal: 'Add slowly' }, { workflowId, timeout: '8 seconds' });
     await recordHistory('deadline', handle);
 
@@ -166,13 +201,20 @@ describe('agentLoop: people and limits', () => {
     // so a worker that replays the run decides as the first one did.
     const events = (await handle.fetchHistory()).events ?? [];
     const fired = events.findIndex((e) => e.eventType === EventType.EVENT_TYPE_TIMER_FIRED);
-    const modelCalls = events.flatMap((e, i) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? [i] : []));
+    const modelCalls = events.flatMap((e, i) =>
+      e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? [i] : [],
+    );
     expect(fired).toBeGreaterThan(modelCalls[1]);
     expect(fired).toBeLessThan(modelCalls[2]);
   });
 
   it("timeoutSeconds: an agent's own time limit (seed 001) wraps the run up with what it has; the input overrides it", async () => {
-    const patient = { name: 'patient', system: 'You add numbers.', tools: ['calculator'], limits: { timeoutSeconds: 60 } };
+    const patient = {
+      name: 'patient',
+      system: 'You add numbers.',
+      tools: ['calculator'],
+      limits: { timeoutSeconds: 60 },
+    };
     const hasty = { ...patient, name: 'hasty', limits: { timeoutSeconds: 1 } };
     // The first model call alone takes longer than the hasty agent's second.
     h.fake.script({ ...calc('1+1', 'thinking slowly'), delayMs: 1_500 }, { content: 'Out of time: 2.' });
@@ -197,7 +239,10 @@ describe('agentLoop: people and limits', () => {
         during: async (handle) => {
           await waitForProgress(h.client, handle, (p) => p.iteration === 2);
           // The second model call is in flight.
-          await eventually(() => h.fake.requests.length, (n) => n === 2);
+          await eventually(
+            () => h.fake.requests.length,
+            (n) => n === 2,
+          );
           await handle.cancel();
         },
       },
@@ -229,10 +274,16 @@ describe('agentLoop: people and limits', () => {
       {
         extraTools: [slowReport],
         during: async (handle) => {
-          await eventually(() => seen.length, (n) => n > 0);
+          await eventually(
+            () => seen.length,
+            (n) => n > 0,
+          );
           await handle.cancel();
           // Cancellation reaches a running activity with its next heartbeat (a third of its heartbeat timeout).
-          await eventually(() => seen, (s) => s.includes('aborted'));
+          await eventually(
+            () => seen,
+            (s) => s.includes('aborted'),
+          );
         },
       },
     );

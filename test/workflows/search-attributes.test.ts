@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Harness, waitForProgress } from '../support/harness';
-import { eventually } from '../support/wait';
 import { answerUpdate } from '../../src/contract/messages';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../../src/contract/search-attributes';
+import { Harness, waitForProgress } from '../support/harness';
+import { eventually } from '../support/wait';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -24,7 +24,10 @@ describe('agentLoop: search attributes', () => {
             for await (const run of h.client.workflow.list({ query })) ids.push(run.workflowId);
             return ids;
           };
-          found = await eventually(listed, (ids) => ids.length > 0, { attempts: 50, problem: 'The run was never listed as waiting for input.' });
+          found = await eventually(listed, (ids) => ids.length > 0, {
+            attempts: 50,
+            problem: 'The run was never listed as waiting for input.',
+          });
           await handle.executeUpdate(answerUpdate, { args: ['yes'] });
         },
       },

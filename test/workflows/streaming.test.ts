@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import type { StreamedText } from '../../src/contract/streaming';
 import { Harness } from '../support/harness';
@@ -16,7 +16,11 @@ describe('agentLoop: streamed replies', () => {
   it("the model's text reaches followers while it is generated; the history records the finished message once", async () => {
     const held = gate();
     h.fake.script(
-      { content: THINKING, toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }], stream: { hold: { after: 3, until: held.until } } },
+      {
+        content: THINKING,
+        toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }],
+        stream: { hold: { after: 3, until: held.until } },
+      },
       { content: 'Bob Martin works at Acme.' },
     );
     const seen: StreamedText[] = [];
@@ -26,10 +30,18 @@ describe('agentLoop: streamed replies', () => {
         during: async (handle) => {
           const live = new WaveloopClient(h.client, 'unused');
           // Three pieces of the reply are out; the model is still generating the rest.
-          seen.push((await eventually(() => live.runs.modelCall(handle.workflowId).then((call) => call?.stream), (s) => s?.tail === 'Looking up Bob '))!);
+          seen.push(
+            (await eventually(
+              () => live.runs.modelCall(handle.workflowId).then((call) => call?.stream),
+              (s) => s?.tail === 'Looking up Bob ',
+            ))!,
+          );
           expect(h.fake.inFlight).toBe(1);
           held.open();
-          await eventually(() => live.runs.modelCall(handle.workflowId).then((call) => call?.stream), (s) => s === undefined || s.iteration > 1);
+          await eventually(
+            () => live.runs.modelCall(handle.workflowId).then((call) => call?.stream),
+            (s) => s === undefined || s.iteration > 1,
+          );
         },
       },
     );
@@ -57,12 +69,21 @@ describe('agentLoop: streamed replies', () => {
       {
         during: async (handle) => {
           // The thinking is out; the text has not started.
-          seen = await eventually(() => new WaveloopClient(h.client, 'unused').runs.modelCall(handle.workflowId).then((call) => call?.stream), (s) => s?.thinking?.tail === reasoning);
+          seen = await eventually(
+            () => new WaveloopClient(h.client, 'unused').runs.modelCall(handle.workflowId).then((call) => call?.stream),
+            (s) => s?.thinking?.tail === reasoning,
+          );
           held.open();
         },
       },
     );
-    expect(seen).toEqual({ iteration: 1, attempt: 1, length: 0, tail: '', thinking: { length: reasoning.length, tail: reasoning } });
+    expect(seen).toEqual({
+      iteration: 1,
+      attempt: 1,
+      length: 0,
+      tail: '',
+      thinking: { length: reasoning.length, tail: reasoning },
+    });
     expect(result).toMatchObject({ status: 'completed', answer: 'Forty-two.' });
   });
 
@@ -81,8 +102,13 @@ describe('agentLoop: streamed replies', () => {
       {
         stream: false,
         during: async (handle) => {
-          await eventually(() => h.fake.inFlight, (n) => n === 1);
-          inFlight = await new WaveloopClient(h.client, 'unused').runs.modelCall(handle.workflowId).then((call) => call?.stream);
+          await eventually(
+            () => h.fake.inFlight,
+            (n) => n === 1,
+          );
+          inFlight = await new WaveloopClient(h.client, 'unused').runs
+            .modelCall(handle.workflowId)
+            .then((call) => call?.stream);
         },
       },
     );

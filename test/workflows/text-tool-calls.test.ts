@@ -7,7 +7,8 @@ beforeAll(() => h.start());
 afterAll(() => h.stop());
 
 /** How small local models write a calculator call as text, when their server leaves it in the reply. */
-const fenced = (expression: string) => `\`\`\`json\n{\n  "name": "calculator",\n  "arguments": {\n    "expression": "${expression}"\n  }\n}\n\`\`\``;
+const fenced = (expression: string) =>
+  `\`\`\`json\n{\n  "name": "calculator",\n  "arguments": {\n    "expression": "${expression}"\n  }\n}\n\`\`\``;
 
 describe('agentLoop: tool calls written as text', () => {
   it('each common text form runs as a wave, exactly as tool calls the server parsed', async () => {
@@ -21,7 +22,10 @@ describe('agentLoop: tool calls written as text', () => {
       { content: '<function=calculator>{"expression": "6*7"}</function>' },
       { content: 'The answer is 395.' },
     );
-    const { handle, result, transcript } = await h.run({ goal: 'What is (17*23)+4? Use the calculator.', tools: ['calculator'] });
+    const { handle, result, transcript } = await h.run({
+      goal: 'What is (17*23)+4? Use the calculator.',
+      tools: ['calculator'],
+    });
 
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', answer: 'The answer is 395.', iterations: 5 });
@@ -37,7 +41,10 @@ describe('agentLoop: tool calls written as text', () => {
     // The transcript keeps the calls as tool calls (the model's prose before them stays its text),
     // and the model got each result back as a tool message.
     const replies = transcript.filter((m) => m.role === 'assistant');
-    expect(replies[0]).toMatchObject({ content: null, tool_calls: [{ type: 'function', function: { name: 'calculator', arguments: '{"expression":"17*23"}' } }] });
+    expect(replies[0]).toMatchObject({
+      content: null,
+      tool_calls: [{ type: 'function', function: { name: 'calculator', arguments: '{"expression":"17*23"}' } }],
+    });
     expect(replies[2]).toMatchObject({ content: 'I will compute both at once.', tool_calls: [{}, {}] });
     const second = h.fake.requests[1].messages;
     expect(second.at(-1)).toMatchObject({ role: 'tool', content: '391', tool_call_id: replies[0].tool_calls![0].id });

@@ -9,7 +9,11 @@ const opening: ChatMessage[] = [
   { role: 'user', content: 'Find Bob.' },
 ];
 const reply = (id: string, calls: string[] = []): ModelCallOutput => ({
-  message: { role: 'assistant', content: null, tool_calls: calls.map((call) => ({ id: call, type: 'function', function: { name: 't', arguments: '{}' } })) },
+  message: {
+    role: 'assistant',
+    content: null,
+    tool_calls: calls.map((call) => ({ id: call, type: 'function', function: { name: 't', arguments: '{}' } })),
+  },
   usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
   finishReason: 'tool_calls',
   replyId: id,

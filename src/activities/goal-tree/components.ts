@@ -3,28 +3,35 @@ import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
 import { z } from 'zod';
 import { FailureType } from '../../contract/errors';
-import { describeIssues } from '../../contract/issues';
 import {
   GOAL_COMPONENT_SCHEMAS,
   type Achievement,
   type AnswerInput,
-  type Assessment,
   type AssessInput,
+  type Assessment,
   type ComponentOutput,
-  type Decomposition,
   type DecomposeInput,
+  type Decomposition,
   type GoalSchemaName,
   type ResolvedGoalRun,
   type ResultsInput,
   type Synthesis,
 } from '../../contract/goal-tree/pursue-goal';
+import { describeIssues } from '../../contract/issues';
 import { priceOf, type ModelPrice } from '../../contract/pricing';
-import { EndpointQuirks } from '../model/endpoint-quirks';
 import { withHeartbeats } from '../heartbeat';
 import { chat } from '../model/chat';
-import { achievedPrompt, answerPrompt, assessPrompt, decomposePrompt, synthesizePrompt, type PromptMessage } from './prompts';
+import { EndpointQuirks } from '../model/endpoint-quirks';
 import { toModelFailure } from '../model/errors';
 import type { Registry } from '../registry';
+import {
+  achievedPrompt,
+  answerPrompt,
+  assessPrompt,
+  decomposePrompt,
+  synthesizePrompt,
+  type PromptMessage,
+} from './prompts';
 
 export interface GoalActivityDeps {
   registry: Registry;
@@ -44,25 +51,45 @@ export interface GoalActivityDeps {
  * comes back as `{ ok: false }` (the workflow asks once more, showing the error); endpoint errors
  * are mapped like the agent loop's (`toModelFailure`) and retried by Temporal.
  */
-export function createGoalActivities({ registry, openai, defaultModel, modelPrices, quirks = new EndpointQuirks() }: GoalActivityDeps) {
+export function createGoalActivities({
+  registry,
+  openai,
+  defaultModel,
+  modelPrices,
+  quirks = new EndpointQuirks(),
+}: GoalActivityDeps) {
   const capabilities = (names: string[]) =>
     names.length === 0
       ? '  (no tools: answers come from knowledge and evidence only)'
       : names.map((name) => `  - ${name}: ${registry.tools.get(name)?.description ?? ''}`).join('\n');
 
-  async function structured<T>(name: GoalSchemaName, model: string, messages: PromptMessage[]): Promise<ComponentOutput<T>> {
+  async function structured<T>(
+    name: GoalSchemaName,
+    model: string,
+    messages: PromptMessage[],
+  ): Promise<ComponentOutput<T>> {
     const schema = GOAL_COMPONENT_SCHEMAS[name] as unknown as z.ZodType<T>;
     const { message, usage } = await withHeartbeats(async () => {
       try {
         const format = { type: 'json_schema', json_schema: { name, schema: jsonSchema(name), strict: false } } as const;
-        return await chat(openai, { model, messages, response_format: format }, { signal: Context.current().cancellationSignal, timeoutMs: Context.current().info.startToCloseTimeoutMs, quirks });
+        return await chat(
+          openai,
+          { model, messages, response_format: format },
+          {
+            signal: Context.current().cancellationSignal,
+            timeoutMs: Context.current().info.startToCloseTimeoutMs,
+            quirks,
+          },
+        );
       } catch (err) {
         throw toModelFailure(err, openai.baseURL);
       }
     });
     const reply = message.content ?? '';
     const parsed = parseReply(reply, schema);
-    return parsed.ok ? { ok: true, value: parsed.value, usage } : { ok: false, reply: reply.slice(0, 4_000), error: parsed.error, usage };
+    return parsed.ok
+      ? { ok: true, value: parsed.value, usage }
+      : { ok: false, reply: reply.slice(0, 4_000), error: parsed.error, usage };
   }
 
   return {
@@ -112,7 +139,10 @@ const jsonSchemas = new Map<GoalSchemaName, Record<string, unknown>>();
 function jsonSchema(name: GoalSchemaName): Record<string, unknown> {
   let schema = jsonSchemas.get(name);
   if (!schema) {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(GOAL_COMPONENT_SCHEMAS[name], { io: 'input' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(GOAL_COMPONENT_SCHEMAS[name], { io: 'input' }) as Record<
+      string,
+      unknown
+    >;
     schema = rest;
     jsonSchemas.set(name, schema);
   }
@@ -120,7 +150,10 @@ function jsonSchema(name: GoalSchemaName): Record<string, unknown> {
 }
 
 /** Parses a structured reply: JSON (a ```json fence around it is tolerated), then the schema. */
-export function parseReply<T>(reply: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
+export function parseReply<T>(
+  reply: string,
+  schema: z.ZodType<T>,
+): { ok: true; value: T } | { ok: false; error: string } {
   const text = reply.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
   let value: unknown;
   try {

@@ -1,4 +1,10 @@
-import type { AnswerInput, AssessInput, DecomposeInput, GoalContextInput, ResultsInput } from '../../contract/goal-tree/pursue-goal';
+import type {
+  AnswerInput,
+  AssessInput,
+  DecomposeInput,
+  GoalContextInput,
+  ResultsInput,
+} from '../../contract/goal-tree/pursue-goal';
 import { formatEvidence } from '../../contract/goal-tree/text';
 
 /**
@@ -27,7 +33,11 @@ export function decomposePrompt(input: DecomposeInput, capabilities: string): Pr
   return messages(input, capabilities, [
     ...(input.rationale ? [`WHY DECOMPOSITION IS NEEDED: ${input.rationale}`, ''] : []),
     ...(input.others?.length
-      ? ['OTHER GOALS ALREADY IN THE TREE (pursued elsewhere; do not plan them again):', ...input.others.map((goal) => `- ${goal}`), '']
+      ? [
+          'OTHER GOALS ALREADY IN THE TREE (pursued elsewhere; do not plan them again):',
+          ...input.others.map((goal) => `- ${goal}`),
+          '',
+        ]
       : []),
     'Break this goal into sub-goals that:',
     '1. together fully address the goal;',
@@ -82,7 +92,10 @@ function messages(input: GoalContextInput, capabilities: string, task: string[])
   if (input.repair) {
     result.push(
       { role: 'assistant', content: input.repair.reply },
-      { role: 'user', content: `Your reply did not match the schema: ${input.repair.error}\nReply again with only the corrected JSON object.` },
+      {
+        role: 'user',
+        content: `Your reply did not match the schema: ${input.repair.error}\nReply again with only the corrected JSON object.`,
+      },
     );
   }
   return result;

@@ -5,19 +5,19 @@ import type OpenAI from 'openai';
 import type { ModelCallInput, ModelCallOutput } from '../../contract/activity-io';
 import type { ChatMessage } from '../../contract/agent-loop';
 import { FailureType } from '../../contract/errors';
-import type { AnyTool } from '../../tools/define';
 import { streamedText, type StreamedText } from '../../contract/streaming';
-import { EndpointQuirks } from './endpoint-quirks';
+import type { AnyTool } from '../../tools/define';
 import { withHeartbeats } from '../heartbeat';
+import type { Registry } from '../registry';
+import type { ToolResultCache } from '../tool-result-cache';
 import { chat, type ChatReply } from './chat';
-import { modelCallRequest } from './request';
-import { toolParametersSchema } from './tool-schema';
+import { EndpointQuirks } from './endpoint-quirks';
 import { toModelFailure } from './errors';
 import { checkReply } from './reply';
+import { modelCallRequest } from './request';
 import { textToolCalls } from './text-tool-calls';
-import type { ToolResultCache } from '../tool-result-cache';
+import { toolParametersSchema } from './tool-schema';
 import { TranscriptCache } from './transcript-cache';
-import type { Registry } from '../registry';
 
 export interface ModelDeps {
   registry: Registry;
@@ -43,7 +43,15 @@ export interface ModelDeps {
  * transcript arrives as a `TranscriptSlice` and is completed from what this worker kept
  * (`receiveTranscript`).
  */
-export function createCallModel({ registry, openai, readTranscript, stream = true, toolResults, previousFailure, quirks = new EndpointQuirks() }: ModelDeps) {
+export function createCallModel({
+  registry,
+  openai,
+  readTranscript,
+  stream = true,
+  toolResults,
+  previousFailure,
+  quirks = new EndpointQuirks(),
+}: ModelDeps) {
   const schemas = new Map<string, OpenAI.Chat.Completions.ChatCompletionTool>();
   const toolSchema = (tool: AnyTool) => {
     let schema = schemas.get(tool.name);
@@ -84,15 +92,25 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
     const publishes = input.planner === 'native' && !context.info.isLocal;
     let streamed: StreamedText | undefined;
     const publish = (text: string, thinking: string) => {
-      if (publishes) context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text, thinking)));
+      if (publishes)
+        context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text, thinking)));
     };
-    const reply = await withHeartbeats(async () => {
-      try {
-        return await chat(openai, request, { signal: context.cancellationSignal, timeoutMs: context.info.startToCloseTimeoutMs, quirks, stream, onText: publish });
-      } catch (err) {
-        throw toModelFailure(err, openai.baseURL);
-      }
-    }, () => streamed);
+    const reply = await withHeartbeats(
+      async () => {
+        try {
+          return await chat(openai, request, {
+            signal: context.cancellationSignal,
+            timeoutMs: context.info.startToCloseTimeoutMs,
+            quirks,
+            stream,
+            onText: publish,
+          });
+        } catch (err) {
+          throw toModelFailure(err, openai.baseURL);
+        }
+      },
+      () => streamed,
+    );
 
     const { usage, model, reasoning } = reply;
     const { message, finishReason } = input.toolCallText === 'off' ? reply : recoverTextToolCalls(reply, input);
@@ -100,7 +118,15 @@ export function createCallModel({ registry, openai, readTranscript, stream = tru
     const replyId = randomUUID();
     // A local call is always given the whole transcript: it never needs what the cache keeps.
     if (!context.info.isLocal) transcripts.remember(workflowId, runId, [...transcript, message], replyId);
-    return { message, finishReason: finishReason ?? 'unknown', usage, ...(model ? { model } : {}), ...(reasoning ? { reasoning } : {}), replyId, at: Date.now() };
+    return {
+      message,
+      finishReason: finishReason ?? 'unknown',
+      usage,
+      ...(model ? { model } : {}),
+      ...(reasoning ? { reasoning } : {}),
+      replyId,
+      at: Date.now(),
+    };
   };
 }
 
@@ -123,7 +149,12 @@ export async function receiveTranscript(
     if (content === undefined) return kept.readTranscript(workflowId, runId, slice.count);
     messages.push({ role: 'tool', tool_call_id: message.tool_call_id, content });
   }
-  const whole = slice.from === 0 ? (messages.length === slice.count ? messages : undefined) : kept.transcripts.join(workflowId, runId, slice, messages);
+  const whole =
+    slice.from === 0
+      ? messages.length === slice.count
+        ? messages
+        : undefined
+      : kept.transcripts.join(workflowId, runId, slice, messages);
   return whole ?? kept.readTranscript(workflowId, runId, slice.count);
 }
 
@@ -134,22 +165,35 @@ export async function receiveTranscript(
  */
 function recoverTextToolCalls(reply: ChatReply, input: ModelCallInput): Pick<ChatReply, 'message' | 'finishReason'> {
   const { message } = reply;
-  if (input.planner !== 'native' || message.tool_calls?.length || !message.content || input.tools.length === 0) return reply;
+  if (input.planner !== 'native' || message.tool_calls?.length || !message.content || input.tools.length === 0)
+    return reply;
   const recovered = textToolCalls(message.content, new Set(input.tools), () => `call_${randomUUID()}`);
   if (!recovered) return reply;
-  log.info('Read tool calls the model wrote as text', { iteration: input.iteration, tools: recovered.calls.map((call) => call.function.name) });
-  return { message: { role: 'assistant', content: recovered.text, tool_calls: recovered.calls }, finishReason: 'tool_calls' };
+  log.info('Read tool calls the model wrote as text', {
+    iteration: input.iteration,
+    tools: recovered.calls.map((call) => call.function.name),
+  });
+  return {
+    message: { role: 'assistant', content: recovered.text, tool_calls: recovered.calls },
+    finishReason: 'tool_calls',
+  };
 }
 
 /** Logs, at INFO, that a model call is tried again, and why the attempt before failed (a timeout, the endpoint's error). */
-async function logRetry({ workflowId, runId, iteration }: ModelCallInput, previousFailure: ModelDeps['previousFailure']): Promise<void> {
+async function logRetry(
+  { workflowId, runId, iteration }: ModelCallInput,
+  previousFailure: ModelDeps['previousFailure'],
+): Promise<void> {
   const { attempt, activityId, retryPolicy } = Context.current().info;
   const cause = await previousFailure?.(workflowId, runId, activityId).catch(() => undefined);
   const of = retryPolicy?.maximumAttempts ? ` of ${retryPolicy.maximumAttempts}` : '';
-  log.info(`Model call of iteration ${iteration} tried again (attempt ${attempt}${of})${cause ? `: the attempt before ${cause.startsWith('timed out') ? cause : `failed: ${cause}`}` : ''}`, {
-    workflowId,
-    iteration,
-    attempt,
-    ...(cause ? { previousFailure: cause } : {}),
-  });
+  log.info(
+    `Model call of iteration ${iteration} tried again (attempt ${attempt}${of})${cause ? `: the attempt before ${cause.startsWith('timed out') ? cause : `failed: ${cause}`}` : ''}`,
+    {
+      workflowId,
+      iteration,
+      attempt,
+      ...(cause ? { previousFailure: cause } : {}),
+    },
+  );
 }

@@ -38,12 +38,19 @@ export interface ChatOptions {
  * parameters it refused are left out or replaced, and a 400 refusing one more is learned and the call
  * made again at once (`EndpointQuirks.send`).
  */
-export function chat(openai: OpenAI, request: ChatParams, { signal, timeoutMs, quirks, stream, onText }: ChatOptions): Promise<ChatReply> {
+export function chat(
+  openai: OpenAI,
+  request: ChatParams,
+  { signal, timeoutMs, quirks, stream, onText }: ChatOptions,
+): Promise<ChatReply> {
   const { stream: _ignored, ...whole } = request;
   const options: RequestOptions = { signal, ...(timeoutMs ? { timeout: Math.min(timeoutMs, openai.timeout) } : {}) };
-  if (!stream) return quirks.send(openai.baseURL, whole as ChatRequest, (adapted) => chatWhole(openai, adapted, options));
+  if (!stream)
+    return quirks.send(openai.baseURL, whole as ChatRequest, (adapted) => chatWhole(openai, adapted, options));
   const streamed = { ...whole, stream_options: { include_usage: true } } as ChatRequest;
-  return quirks.send(openai.baseURL, streamed, (adapted) => chatStreamed(openai, adapted, options, onText ?? (() => undefined)));
+  return quirks.send(openai.baseURL, streamed, (adapted) =>
+    chatStreamed(openai, adapted, options, onText ?? (() => undefined)),
+  );
 }
 
 /** How a call is sent: cancelled with the activity, and given up after its timeout. */
@@ -71,7 +78,9 @@ export async function chatStreamed(
   options: RequestOptions,
   onText: (text: string, thinking: string) => void,
 ): Promise<ChatReply> {
-  const { data: stream, response } = await openai.chat.completions.create({ ...request, stream: true }, options).withResponse();
+  const { data: stream, response } = await openai.chat.completions
+    .create({ ...request, stream: true }, options)
+    .withResponse();
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
     return fromCompletion((await response.json()) as OpenAI.Chat.Completions.ChatCompletion, request);
   }
@@ -121,7 +130,14 @@ export async function chatStreamed(
 /** The reply of the endpoint's parts: its thinking taken out of its text, its usage reported or estimated. */
 function reply(
   request: ChatRequest,
-  parts: { content: string; reasoning: string; toolCalls: NonNullable<AssistantMessage['tool_calls']>; finishReason: string | null; usage?: OpenAI.Completions.CompletionUsage | null; model?: string },
+  parts: {
+    content: string;
+    reasoning: string;
+    toolCalls: NonNullable<AssistantMessage['tool_calls']>;
+    finishReason: string | null;
+    usage?: OpenAI.Completions.CompletionUsage | null;
+    model?: string;
+  },
 ): ChatReply {
   const said = splitThinking(parts.content);
   const reasoning = joinThinking(parts.reasoning, said.thinking);
@@ -149,7 +165,13 @@ function fromCompletion(completion: OpenAI.Chat.Completions.ChatCompletion, requ
   }
   const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
     call.type === 'function'
-      ? [{ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments ?? '' } }]
+      ? [
+          {
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.function.name, arguments: call.function.arguments ?? '' },
+          },
+        ]
       : [],
   );
   return reply(request, {

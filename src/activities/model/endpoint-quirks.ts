@@ -1,5 +1,12 @@
 import { log } from '@temporalio/activity';
-import { adaptRequest, fallbackOf, parameterName, refusedParameter, type ChatParams, type RefusedParameter } from './refused-parameters';
+import {
+  adaptRequest,
+  fallbackOf,
+  parameterName,
+  refusedParameter,
+  type ChatParams,
+  type RefusedParameter,
+} from './refused-parameters';
 
 /**
  * What the model endpoints a worker calls have refused, by base URL, learned from their 400s and
@@ -40,9 +47,12 @@ export class EndpointQuirks {
     // Another call to the same endpoint may have learned it meanwhile: it was logged then.
     if (refused.has(parameter)) return;
     refused.add(parameter);
-    log.info(`The model endpoint ${endpoint} does not support ${parameterName(parameter)}; calls to it ${fallbackOf(parameter, refused)}`, {
-      endpoint,
-      parameter: parameterName(parameter),
-    });
+    log.info(
+      `The model endpoint ${endpoint} does not support ${parameterName(parameter)}; calls to it ${fallbackOf(parameter, refused)}`,
+      {
+        endpoint,
+        parameter: parameterName(parameter),
+      },
+    );
   }
 }

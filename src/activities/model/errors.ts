@@ -48,18 +48,32 @@ export function toModelFailure(err: unknown, endpoint?: string): ApplicationFail
   const theEndpoint = endpoint ? `The model endpoint ${endpoint}` : 'The model endpoint';
   const answered = `${endpoint ? `Model endpoint ${endpoint}` : 'Model endpoint'} answered`;
   if (err instanceof APIUserAbortError) {
-    return ApplicationFailure.create({ type: FailureType.ModelTimeout, message: 'The model call was cancelled.', cause: err });
+    return ApplicationFailure.create({
+      type: FailureType.ModelTimeout,
+      message: 'The model call was cancelled.',
+      cause: err,
+    });
   }
   if (err instanceof APIConnectionTimeoutError) {
     return failure(FailureType.ModelTimeout, true, `${theEndpoint} did not answer in time: ${err.message}`, err);
   }
   if (err instanceof APIConnectionError) {
-    return failure(FailureType.ModelConnection, true, `${theEndpoint} could not be reached: ${describeCause(err)}`, err);
+    return failure(
+      FailureType.ModelConnection,
+      true,
+      `${theEndpoint} could not be reached: ${describeCause(err)}`,
+      err,
+    );
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const rule = STATUS_RULES[err.status] ?? (err.status >= 500 ? SERVER_ERROR : undefined);
     if (err.status === 400 && isContextOverflow(err)) {
-      return failure(FailureType.ModelContextExceeded, false, `${answered} 400: the transcript does not fit the model's context window. ${err.message}`, err);
+      return failure(
+        FailureType.ModelContextExceeded,
+        false,
+        `${answered} 400: the transcript does not fit the model's context window. ${err.message}`,
+        err,
+      );
     }
     if (rule) {
       const message = `${answered} ${err.status}: ${rule.hint}. ${err.message}`;
@@ -67,9 +81,15 @@ export function toModelFailure(err: unknown, endpoint?: string): ApplicationFail
     }
     return failure(FailureType.ModelBadRequest, false, `${answered} ${err.status}: ${err.message}`, err);
   }
-  if (err instanceof APIError && err.status === undefined && err.error !== undefined) return streamFailure(err, theEndpoint);
+  if (err instanceof APIError && err.status === undefined && err.error !== undefined)
+    return streamFailure(err, theEndpoint);
   const error = err instanceof Error ? err : new Error(String(err));
-  return failure(FailureType.ModelConnection, true, `The model call${endpoint ? ` to ${endpoint}` : ''} failed: ${error.message}`, error);
+  return failure(
+    FailureType.ModelConnection,
+    true,
+    `The model call${endpoint ? ` to ${endpoint}` : ''} failed: ${error.message}`,
+    error,
+  );
 }
 
 /**
@@ -83,7 +103,13 @@ function streamFailure(err: APIError, theEndpoint: string): ApplicationFailure {
   const status = typeof code === 'number' ? code : undefined;
   const said = `${theEndpoint} sent an error in the middle of its reply${status ? ` (${status})` : ''}`;
   if (status !== undefined && status >= 400 && status < 500) {
-    if (isContextOverflow(err)) return failure(FailureType.ModelContextExceeded, false, `${said}: the transcript does not fit the model's context window. ${err.message}`, err);
+    if (isContextOverflow(err))
+      return failure(
+        FailureType.ModelContextExceeded,
+        false,
+        `${said}: the transcript does not fit the model's context window. ${err.message}`,
+        err,
+      );
     const rule = STATUS_RULES[status];
     if (rule) return failure(rule.type, rule.retryable, `${said}: ${rule.hint}. ${err.message}`, err);
   }
@@ -129,7 +155,11 @@ export function retryAfterMs(headers: Headers | undefined, now: () => number = D
 /** The error's message, then its causes' down to the innermost (`Connection error. (fetch failed: connect ECONNREFUSED …)`). */
 function describeCause(err: Error): string {
   const causes: string[] = [];
-  for (let cause = (err as { cause?: unknown }).cause; cause instanceof Error && causes.length < 5; cause = (cause as { cause?: unknown }).cause) {
+  for (
+    let cause = (err as { cause?: unknown }).cause;
+    cause instanceof Error && causes.length < 5;
+    cause = (cause as { cause?: unknown }).cause
+  ) {
     causes.push(cause.message || String((cause as { code?: unknown }).code ?? cause.name));
   }
   return causes.length ? `${err.message} (${causes.join(': ')})` : err.message;

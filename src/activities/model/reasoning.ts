@@ -17,7 +17,9 @@ const CLOSE = '</think>';
 export function splitThinking(content: string, streaming = false): { thinking: string; text: string } {
   const start = content.trimStart();
   if (!start.startsWith(OPEN)) {
-    return streaming && start !== '' && OPEN.startsWith(start) ? { thinking: '', text: '' } : { thinking: '', text: content };
+    return streaming && start !== '' && OPEN.startsWith(start)
+      ? { thinking: '', text: '' }
+      : { thinking: '', text: content };
   }
   const end = start.indexOf(CLOSE);
   if (end < 0) {

@@ -9,7 +9,14 @@ import { isContextOverflow } from './errors';
  * limit; a `response_format` of type `json_schema` becomes `json_object`, then none, with the JSON
  * Schema written into the system prompt (the reply is parsed and checked against it either way).
  */
-export type RefusedParameter = 'stream_options' | 'parallel_tool_calls' | 'tool_choice' | 'max_tokens' | 'max_completion_tokens' | 'json_schema' | 'json_object';
+export type RefusedParameter =
+  | 'stream_options'
+  | 'parallel_tool_calls'
+  | 'tool_choice'
+  | 'max_tokens'
+  | 'max_completion_tokens'
+  | 'json_schema'
+  | 'json_object';
 
 /** A Chat Completions request, streamed or not. */
 export type ChatParams = ChatCompletionCreateParamsBase;
@@ -29,7 +36,8 @@ const REFUSAL_CODES = new Set(['unsupported_parameter', 'unsupported_value']);
  * of type 'json_schema' is not supported"). A 400 about the context window refuses no parameter.
  */
 export function refusedParameter(err: unknown, request: ChatParams): RefusedParameter | undefined {
-  if (!(err instanceof APIError) || (err.status !== 400 && err.status !== 422) || isContextOverflow(err)) return undefined;
+  if (!(err instanceof APIError) || (err.status !== 400 && err.status !== 422) || isContextOverflow(err))
+    return undefined;
   const carried = carriedParameters(request);
   const code = typeof err.code === 'string' ? err.code : '';
   if (typeof err.param === 'string' && REFUSAL_CODES.has(code)) {
@@ -52,12 +60,15 @@ export function refusedParameter(err: unknown, request: ChatParams): RefusedPara
 function carriedParameters(request: ChatParams): Array<{ parameter: RefusedParameter; names: string[] }> {
   const carried: Array<{ parameter: RefusedParameter; names: string[] }> = [];
   if (request.stream_options) carried.push({ parameter: 'stream_options', names: ['stream_options', 'include_usage'] });
-  if (request.parallel_tool_calls !== undefined) carried.push({ parameter: 'parallel_tool_calls', names: ['parallel_tool_calls'] });
+  if (request.parallel_tool_calls !== undefined)
+    carried.push({ parameter: 'parallel_tool_calls', names: ['parallel_tool_calls'] });
   if (request.tool_choice !== undefined) carried.push({ parameter: 'tool_choice', names: ['tool_choice'] });
   if (request.max_tokens != null) carried.push({ parameter: 'max_tokens', names: ['max_tokens'] });
-  if (request.max_completion_tokens != null) carried.push({ parameter: 'max_completion_tokens', names: ['max_completion_tokens'] });
+  if (request.max_completion_tokens != null)
+    carried.push({ parameter: 'max_completion_tokens', names: ['max_completion_tokens'] });
   const format = request.response_format?.type;
-  if (format === 'json_schema' || format === 'json_object') carried.push({ parameter: format, names: ['response_format', format] });
+  if (format === 'json_schema' || format === 'json_object')
+    carried.push({ parameter: format, names: ['response_format', format] });
   return carried;
 }
 
@@ -72,7 +83,10 @@ export function adaptRequest<R extends ChatParams>(request: R, refused: Readonly
   if (limit != null) {
     delete adapted.max_tokens;
     delete adapted.max_completion_tokens;
-    const keys = request.max_tokens != null ? (['max_tokens', 'max_completion_tokens'] as const) : (['max_completion_tokens', 'max_tokens'] as const);
+    const keys =
+      request.max_tokens != null
+        ? (['max_tokens', 'max_completion_tokens'] as const)
+        : (['max_completion_tokens', 'max_tokens'] as const);
     const key = keys.find((k) => !refused.has(k));
     if (key) adapted[key] = limit;
   }
@@ -91,7 +105,9 @@ export function adaptRequest<R extends ChatParams>(request: R, refused: Readonly
 export function fallbackOf(parameter: RefusedParameter, refused: ReadonlySet<RefusedParameter>): string {
   switch (parameter) {
     case 'max_tokens':
-      return refused.has('max_completion_tokens') ? 'go without an output token limit' : 'send max_completion_tokens instead';
+      return refused.has('max_completion_tokens')
+        ? 'go without an output token limit'
+        : 'send max_completion_tokens instead';
     case 'max_completion_tokens':
       return refused.has('max_tokens') ? 'go without an output token limit' : 'send max_tokens instead';
     case 'json_schema':
@@ -116,6 +132,7 @@ export function parameterName(parameter: RefusedParameter): string {
 function withSchemaInPrompt(messages: ChatParams['messages'], schema: unknown): ChatParams['messages'] {
   const note = `Reply with one JSON object, and nothing else, that matches this JSON Schema:\n${JSON.stringify(schema ?? {})}`;
   const [first, ...rest] = messages;
-  if (first?.role === 'system' && typeof first.content === 'string') return [{ ...first, content: `${first.content}\n\n${note}` }, ...rest];
+  if (first?.role === 'system' && typeof first.content === 'string')
+    return [{ ...first, content: `${first.content}\n\n${note}` }, ...rest];
   return [{ role: 'system', content: note }, ...messages];
 }

@@ -20,14 +20,16 @@ export function checkReply(message: AssistantMessage, finishReason: string | nul
   if (finishReason === 'content_filter') {
     throw ApplicationFailure.create({
       type: FailureType.ModelContentFiltered,
-      message: "The model endpoint withheld its reply (finish_reason content_filter); the run's content was refused by the endpoint's filter.",
+      message:
+        "The model endpoint withheld its reply (finish_reason content_filter); the run's content was refused by the endpoint's filter.",
       nonRetryable: true,
     });
   }
   if (finishReason === 'length' && !hasCalls && planner === 'native') {
     throw ApplicationFailure.create({
       type: FailureType.ModelOutputTruncated,
-      message: "The model's reply was cut off at its output limit (finish_reason length); allow the model more output tokens or ask for a shorter answer.",
+      message:
+        "The model's reply was cut off at its output limit (finish_reason length); allow the model more output tokens or ask for a shorter answer.",
       nonRetryable: true,
     });
   }

@@ -25,6 +25,10 @@ export function modelCallRequest(
     model: input.model,
     messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
     ...(input.maxOutputTokens ? { max_tokens: input.maxOutputTokens } : {}),
-    ...(input.planner === 'json' ? { response_format: WAVE_PLAN_FORMAT } : tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
+    ...(input.planner === 'json'
+      ? { response_format: WAVE_PLAN_FORMAT }
+      : tools.length > 0
+        ? { tools, parallel_tool_calls: true }
+        : {}),
   };
 }

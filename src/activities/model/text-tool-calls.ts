@@ -191,7 +191,14 @@ function toCall(value: unknown, offered: ReadonlySet<string>): ToolCallMessagePa
   if (!hasOnly(value, CALL_KEYS)) return undefined;
   if (typeof value.name !== 'string' || !offered.has(value.name)) return undefined;
   if ('arguments' in value && 'parameters' in value) return undefined;
-  const raw = 'arguments' in value ? value.arguments : 'parameters' in value ? value.parameters : Object.keys(value).length === 1 ? {} : undefined;
+  const raw =
+    'arguments' in value
+      ? value.arguments
+      : 'parameters' in value
+        ? value.parameters
+        : Object.keys(value).length === 1
+          ? {}
+          : undefined;
   const args = typeof raw === 'string' ? parseJson(raw) : raw;
   return isObject(args) ? { name: value.name, arguments: JSON.stringify(args) } : undefined;
 }

@@ -22,7 +22,9 @@ function tightened(node: unknown): unknown {
     if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) return false;
     return true;
   });
-  return Object.fromEntries(entries.map(([key, value]) => [key, key === 'properties' || typeof value === 'object' ? tightened(value) : value]));
+  return Object.fromEntries(
+    entries.map(([key, value]) => [key, key === 'properties' || typeof value === 'object' ? tightened(value) : value]),
+  );
 }
 
 /**

@@ -31,9 +31,20 @@ export class TranscriptCache {
    * The run's transcript of `count` messages, if the kept one has `from` messages, ends with reply
    * `after`, and it plus `messages` makes exactly `count`.
    */
-  join(workflowId: string, runId: string, slice: { count: number; from: number; after?: string }, messages: readonly ChatMessage[]): ChatMessage[] | undefined {
+  join(
+    workflowId: string,
+    runId: string,
+    slice: { count: number; from: number; after?: string },
+    messages: readonly ChatMessage[],
+  ): ChatMessage[] | undefined {
     const kept = this.runs.get(`${workflowId}/${runId}`);
-    if (!kept || kept.replyId !== slice.after || kept.messages.length !== slice.from || slice.from + messages.length !== slice.count) return undefined;
+    if (
+      !kept ||
+      kept.replyId !== slice.after ||
+      kept.messages.length !== slice.from ||
+      slice.from + messages.length !== slice.count
+    )
+      return undefined;
     return [...kept.messages, ...messages];
   }
 
@@ -48,7 +59,8 @@ export class TranscriptCache {
     this.runs.set(key, kept);
     this.chars += kept.chars;
     const { maxRuns = DEFAULT_MAX_RUNS, maxChars = DEFAULT_MAX_CHARS } = this.limits;
-    while (this.runs.size > maxRuns || (this.chars > maxChars && this.runs.size > 0)) this.drop(this.runs.keys().next().value!);
+    while (this.runs.size > maxRuns || (this.chars > maxChars && this.runs.size > 0))
+      this.drop(this.runs.keys().next().value!);
   }
 
   /** Runs kept now. */
@@ -65,6 +77,9 @@ export class TranscriptCache {
 }
 
 function sizeOf(message: ChatMessage): number {
-  const calls = message.role === 'assistant' ? (message.tool_calls ?? []).reduce((n, call) => n + call.function.arguments.length, 0) : 0;
+  const calls =
+    message.role === 'assistant'
+      ? (message.tool_calls ?? []).reduce((n, call) => n + call.function.arguments.length, 0)
+      : 0;
   return (message.content?.length ?? 0) + calls;
 }

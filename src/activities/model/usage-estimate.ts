@@ -27,8 +27,14 @@ export function replyUsage(
   if (promptTokens > 0 || completionTokens > 0) {
     return { promptTokens, completionTokens, totalTokens: reported?.total_tokens || promptTokens + completionTokens };
   }
-  const prompt = tokens(request.messages.reduce((n, message) => n + messageChars(message), 0) + (request.tools?.length ? JSON.stringify(request.tools).length : 0));
-  const calls = (reply.message.tool_calls ?? []).reduce((n, call) => n + call.function.name.length + call.function.arguments.length, 0);
+  const prompt = tokens(
+    request.messages.reduce((n, message) => n + messageChars(message), 0) +
+      (request.tools?.length ? JSON.stringify(request.tools).length : 0),
+  );
+  const calls = (reply.message.tool_calls ?? []).reduce(
+    (n, call) => n + call.function.name.length + call.function.arguments.length,
+    0,
+  );
   const completion = tokens((reply.message.content ?? '').length + (reply.reasoning ?? '').length + calls);
   return { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion, estimated: true };
 }
@@ -43,7 +49,16 @@ function messageChars(message: OpenAI.Chat.Completions.ChatCompletionMessagePara
   const text =
     typeof content === 'string'
       ? content.length
-      : (content ?? []).reduce((n, part) => n + ('text' in part && typeof part.text === 'string' ? part.text.length : 0), 0);
+      : (content ?? []).reduce(
+          (n, part) => n + ('text' in part && typeof part.text === 'string' ? part.text.length : 0),
+          0,
+        );
   const calls = 'tool_calls' in message ? (message.tool_calls ?? []) : [];
-  return text + calls.reduce((n, call) => n + (call.type === 'function' ? call.function.name.length + call.function.arguments.length : 0), 0);
+  return (
+    text +
+    calls.reduce(
+      (n, call) => n + (call.type === 'function' ? call.function.name.length + call.function.arguments.length : 0),
+      0,
+    )
+  );
 }

@@ -25,4 +25,3 @@ async function cancel(workflowId: string): Promise<number> {
     return 0;
   });
 }
-

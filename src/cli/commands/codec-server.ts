@@ -19,7 +19,10 @@ interface CodecServerCommandOptions {
 /** Serves the configured codecs until Ctrl-C (or SIGTERM). */
 async function codecServerCommand(options: CodecServerCommandOptions): Promise<number> {
   const config = loadSettings();
-  const origins = options.webUiOrigin.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  const origins = options.webUiOrigin
+    .split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
   const codec = chainCodecs(waveloopCodecs(blobStoreIn(config.dataDir), config.encryption));
   const { server, url } = await startCodecServer({ codec, origins, host: options.host, port: options.port, log: note });
   const keys = config.encryption;
@@ -43,7 +46,8 @@ async function codecServerCommand(options: CodecServerCommandOptions): Promise<n
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number (0 for any free port)');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidArgumentError('must be a port number (0 for any free port)');
   return port;
 }
 
@@ -54,6 +58,10 @@ export function register(program: Command): void {
     .description('decode (and encode) waveloop payloads for the Temporal Web UI: encrypted, compressed, claim-checked')
     .addOption(new Option('--port <port>', 'port to listen on').argParser(parsePort).default(DEFAULT_CODEC_SERVER_PORT))
     .option('--host <host>', 'address to listen on (anyone who reaches it can decrypt)', '127.0.0.1')
-    .option('--web-ui-origin <origins>', 'Web UI origins allowed to call it, comma-separated', DEFAULT_WEB_UI_ORIGINS.join(','))
+    .option(
+      '--web-ui-origin <origins>',
+      'Web UI origins allowed to call it, comma-separated',
+      DEFAULT_WEB_UI_ORIGINS.join(','),
+    )
     .action(action((options: CodecServerCommandOptions) => codecServerCommand(options)));
 }

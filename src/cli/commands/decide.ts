@@ -1,11 +1,11 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
-import { loadSettings } from '../../settings';
 import type { WaveloopClient } from '../../client/waveloop-client';
+import { identifyWorkflow, requireKind } from '../../client/workflow-kind';
+import { loadSettings } from '../../settings';
 import { endedNote } from '../ended-note';
 import { action, print, withClient } from '../support';
 import { renderResult } from '../ui/render';
-import { identifyWorkflow, requireKind } from '../../client/workflow-kind';
 
 /**
  * The commands by which a person decides what a run waits for: `waveloop answer` (a question),
@@ -112,7 +112,11 @@ async function end(workflowId: string): Promise<number> {
  * Runs `work` on `workflowId` when it is an agent run that is still running. When it has ended
  * (before, or while `work` ran), says so and resolves to 1.
  */
-async function onRunningRun(workflowId: string, verb: string, work: (client: WaveloopClient) => Promise<number>): Promise<number> {
+async function onRunningRun(
+  workflowId: string,
+  verb: string,
+  work: (client: WaveloopClient) => Promise<number>,
+): Promise<number> {
   return withClient(loadSettings(), async (client) => {
     const run = await requireKind(client, workflowId, 'agent run');
     if (run.execution !== 'RUNNING') return endedNote(client, run, verb);

@@ -1,10 +1,10 @@
-import { loadSettings } from '../../settings';
 import type { Command } from 'commander';
+import { requireKind } from '../../client/workflow-kind';
+import { loadSettings } from '../../settings';
 import { atTerminal, followUntilEnd, noWorkerNote } from '../follow-run';
+import { exitStatusOf, listenForStop } from '../stop-signals';
 import { action, note, print, withClient, write } from '../support';
 import { renderResult } from '../ui/render';
-import { exitStatusOf, listenForStop } from '../stop-signals';
-import { requireKind } from '../../client/workflow-kind';
 
 /**
  * Following a run to its end, as `waveloop follow` does and `waveloop run` after starting one: its
@@ -35,7 +35,8 @@ async function followCommand(workflowId: string): Promise<number> {
         // Nothing new for a while: say so if that is because no worker serves the run.
         onIdle: async () => {
           const live = await client.hasLiveWorker(run.taskQueue);
-          if (!live && !warned) note(noWorkerNote(run.taskQueue, config.taskQueue, `nothing carries run ${workflowId} on`));
+          if (!live && !warned)
+            note(noWorkerNote(run.taskQueue, config.taskQueue, `nothing carries run ${workflowId} on`));
           warned = !live;
         },
         ...atTerminal(client, workflowId),

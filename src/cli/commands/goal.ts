@@ -1,16 +1,26 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import type { Worker } from '@temporalio/worker';
-import { loadSettings, modelConfigProblem } from '../../settings';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { InvalidArgumentError, type Command } from 'commander';
+import { goalEventRecord, goalEvents } from '../../client/goal-tree';
+import type { WaveloopClient } from '../../client/waveloop-client';
 import { AGENT_LOOP_WORKFLOW } from '../../contract/agent-loop';
 import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../contract/goal-tree/pursue-goal';
-import type { WaveloopClient } from '../../client/waveloop-client';
+import { loadSettings, modelConfigProblem } from '../../settings';
+import { describeError, UsageError } from '../errors';
+import {
+  action,
+  ensureServer,
+  note,
+  parseDuration,
+  parsePositiveInt,
+  print,
+  projectOf,
+  runUrl,
+  withClient,
+} from '../support';
 import { followTree } from '../ui/goal-follow';
 import { renderGoalTotals, renderGoalTree } from '../ui/goal-render';
 import { terminalPrompts } from '../ui/terminal';
-import { describeError, UsageError } from '../errors';
-import { action, ensureServer, note, parseDuration, parsePositiveInt, print, projectOf, runUrl, withClient } from '../support';
-import { goalEventRecord, goalEvents } from '../../client/goal-tree';
 import { createCliWorker } from '../worker-runtime';
 
 interface GoalOptions {
@@ -40,7 +50,10 @@ export function register(program: Command): void {
     .option('--max-tokens <n>', 'token limit of the whole tree', parsePositiveInt)
     .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
     .option('--model <name>', 'model name (overrides WAVELOOP_MODEL)')
-    .option('--agent <name>', "agent profile the tool loops run as (its instructions, and its tools and model unless given)")
+    .option(
+      '--agent <name>',
+      'agent profile the tool loops run as (its instructions, and its tools and model unless given)',
+    )
     .option('--id <workflowId>', 'workflow id of the root goal')
     .option('--detach', 'start the tree and exit')
     .option('--json', 'print the result object as JSON')
@@ -49,7 +62,10 @@ export function register(program: Command): void {
   program
     .command('tree')
     .argument('<id>', 'workflow id of the root goal')
-    .option('--jsonl', 'print the event log (started, assessed, decomposed, executed, achieved, synthesized) as JSON lines')
+    .option(
+      '--jsonl',
+      'print the event log (started, assessed, decomposed, executed, achieved, synthesized) as JSON lines',
+    )
     .description('show a goal tree with statuses, timings and results, read from the workflow histories')
     .action(action((id: string, options: { jsonl?: boolean }) => treeCommand(id, options)));
 }
@@ -67,7 +83,10 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
   const input = GoalTreeInputSchema.parse({
     objective: words.join(' '),
     constraints: Object.values(constraints).some((v) => v !== undefined) ? constraints : undefined,
-    tools: options.tools?.split(',').map((t) => t.trim()).filter(Boolean),
+    tools: options.tools
+      ?.split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
     model: options.model,
     agent: options.agent,
   });
@@ -102,12 +121,21 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
       if (!options.json) note(`Goal tree ${id} started${url ? ` · Web UI: ${url}` : ''}`);
 
       const out = options.json ? () => undefined : print;
-      const follow = followTree(client, id, out, options.json ? undefined : terminalPrompts(client, out, describeError), async () => {
-        if (!inProcess && (await client.runs.waitingForWorker(id))) await startWorker();
-      });
+      const follow = followTree(
+        client,
+        id,
+        out,
+        options.json ? undefined : terminalPrompts(client, out, describeError),
+        async () => {
+          if (!inProcess && (await client.runs.waitingForWorker(id))) await startWorker();
+        },
+      );
       let ended: { result?: GoalResult };
       try {
-        ended = await Promise.race([client.goals.result(id).then((result) => ({ result })), stopRequested.then(() => ({}))]);
+        ended = await Promise.race([
+          client.goals.result(id).then((result) => ({ result })),
+          stopRequested.then(() => ({})),
+        ]);
       } finally {
         await follow.stop();
       }
@@ -164,11 +192,13 @@ async function notAGoalTree(client: WaveloopClient, id: string): Promise<string 
   try {
     ({ type } = await client.runs.handle(id).describe());
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return `No goal tree with id ${id}: \`waveloop list\` shows the recent agent runs and goal trees.`;
+    if (err instanceof WorkflowNotFoundError)
+      return `No goal tree with id ${id}: \`waveloop list\` shows the recent agent runs and goal trees.`;
     throw err;
   }
   if (type === PURSUE_GOAL_WORKFLOW) return undefined;
-  if (type === AGENT_LOOP_WORKFLOW) return `${id} is an agent run, not a goal tree: use \`waveloop status ${id}\` or \`waveloop show ${id}\`.`;
+  if (type === AGENT_LOOP_WORKFLOW)
+    return `${id} is an agent run, not a goal tree: use \`waveloop status ${id}\` or \`waveloop show ${id}\`.`;
   return `${id} is a ${type} workflow, not a goal tree.`;
 }
 

@@ -1,14 +1,14 @@
 import { Option, type Command } from 'commander';
-import { loadSettings } from '../../settings';
+import { RUN_STATES, type ListedRun, type RunState } from '../../client/run-list';
+import type { WaveloopClient } from '../../client/waveloop-client';
+import { identifyWorkflow, requireKind, useInstead, type IdentifiedWorkflow } from '../../client/workflow-kind';
 import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { clip } from '../../contract/goal-tree/text';
-import type { WaveloopClient } from '../../client/waveloop-client';
+import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { action, parsePositiveInt, print, withClient } from '../support';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from '../ui/render';
-import { RUN_STATES, type ListedRun, type RunState } from '../../client/run-list';
 import { alignColumns } from '../ui/table';
-import { identifyWorkflow, requireKind, useInstead, type IdentifiedWorkflow } from '../../client/workflow-kind';
 
 /**
  * The commands that read runs without changing them: `waveloop status` (of an agent run or a goal
@@ -34,10 +34,19 @@ export function register(program: Command): void {
     .command('list')
     .description('list recent agent runs and goal trees')
     .addOption(new Option('--limit <n>', 'how many').argParser(parsePositiveInt).default(20))
-    .addOption(new Option('--status <status>', 'only agent runs in this state, e.g. waiting_for_input or waiting_for_approval').choices(RUN_STATES))
+    .addOption(
+      new Option(
+        '--status <status>',
+        'only agent runs in this state, e.g. waiting_for_input or waiting_for_approval',
+      ).choices(RUN_STATES),
+    )
     .option('--json', 'print JSON')
     .option('--schedule <name>', 'only the runs this schedule started')
-    .action(action((options: { limit: number; json?: boolean; status?: RunState; schedule?: string }) => listCommand(options)));
+    .action(
+      action((options: { limit: number; json?: boolean; status?: RunState; schedule?: string }) =>
+        listCommand(options),
+      ),
+    );
 }
 
 /** `waveloop status <id> [--json]`: an agent run's status with its progress, its result or its failure; a goal tree's status and result. */
@@ -52,10 +61,15 @@ async function statusCommand(workflowId: string, options: { json?: boolean }): P
       return 0;
     }
     print(`Run:        ${report.workflowId}`);
-    print(`Started:    ${report.startTime.toISOString()}${report.closeTime ? `, closed ${report.closeTime.toISOString()}` : ''}`);
+    print(
+      `Started:    ${report.startTime.toISOString()}${report.closeTime ? `, closed ${report.closeTime.toISOString()}` : ''}`,
+    );
     if (report.progress) renderProgress(report.progress).forEach((line) => print(line));
     else if (report.result) renderResultSummary(report.result).forEach((line) => print(line));
-    else if (report.execution === 'RUNNING') print('Status:     running (progress unavailable: no worker answered the status query; start one with `waveloop worker`)');
+    else if (report.execution === 'RUNNING')
+      print(
+        'Status:     running (progress unavailable: no worker answered the status query; start one with `waveloop worker`)',
+      );
     else {
       print(`Status:     ${report.execution.toLowerCase()}`);
       if (report.failure) print(`Failure:    ${report.failure}`);
@@ -65,17 +79,37 @@ async function statusCommand(workflowId: string, options: { json?: boolean }): P
 }
 
 /** `waveloop status` of a goal tree: its status (the root's result's, once it has one) and where its goals are shown. */
-async function goalTreeStatus(client: WaveloopClient, workflow: IdentifiedWorkflow, options: { json?: boolean }): Promise<number> {
+async function goalTreeStatus(
+  client: WaveloopClient,
+  workflow: IdentifiedWorkflow,
+  options: { json?: boolean },
+): Promise<number> {
   const description = await client.runs.handle(workflow.workflowId).describe();
   const result = workflow.execution === 'COMPLETED' ? await client.goals.result(workflow.workflowId) : undefined;
   const status = result?.status ?? workflow.execution.toLowerCase();
   if (options.json) {
     const { workflowId, workflowType, execution } = workflow;
-    print(JSON.stringify({ workflowId, workflowType, execution, status, startTime: description.startTime, closeTime: description.closeTime, result }, null, 2));
+    print(
+      JSON.stringify(
+        {
+          workflowId,
+          workflowType,
+          execution,
+          status,
+          startTime: description.startTime,
+          closeTime: description.closeTime,
+          result,
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   print(`Goal tree:  ${workflow.workflowId}`);
-  print(`Started:    ${description.startTime.toISOString()}${description.closeTime ? `, closed ${description.closeTime.toISOString()}` : ''}`);
+  print(
+    `Started:    ${description.startTime.toISOString()}${description.closeTime ? `, closed ${description.closeTime.toISOString()}` : ''}`,
+  );
   print(`Status:     ${status}`);
   if (result) print(`Summary:    ${summaryLine(result)}`);
   print(`Goals:      \`waveloop tree ${workflow.workflowId}\` shows them`);
@@ -92,7 +126,9 @@ async function showCommand(workflowId: string): Promise<number> {
     await requireKind(client, workflowId, 'agent run');
     const report = await client.runs.status(workflowId);
     const waves = report.progress?.waves ?? report.result?.waves ?? [];
-    print(`Run ${report.workflowId} (${report.progress?.status ?? report.result?.status ?? report.execution.toLowerCase()})`);
+    print(
+      `Run ${report.workflowId} (${report.progress?.status ?? report.result?.status ?? report.execution.toLowerCase()})`,
+    );
     if (report.failure) print(`Failure: ${report.failure}`);
     print('\nWaves:');
     if (waves.length === 0) print('  (none)');
@@ -101,7 +137,9 @@ async function showCommand(workflowId: string): Promise<number> {
     try {
       renderTranscript(await client.runs.transcript(workflowId, { quick: true })).forEach((line) => print(`  ${line}`));
     } catch (err) {
-      print(`  (unavailable: ${err instanceof Error ? err.message : String(err)}; the transcript query needs a running worker)`);
+      print(
+        `  (unavailable: ${err instanceof Error ? err.message : String(err)}; the transcript query needs a running worker)`,
+      );
     }
     if (report.result) print(`\n${renderResult(report.result)}`);
     return 0;
@@ -111,13 +149,24 @@ async function showCommand(workflowId: string): Promise<number> {
 const GOAL_CHARS = 60;
 
 /** `waveloop list`: recent agent runs and goal trees, one a line under a header, or as JSON. */
-async function listCommand(options: { limit: number; json?: boolean; status?: RunState; schedule?: string }): Promise<number> {
+async function listCommand(options: {
+  limit: number;
+  json?: boolean;
+  status?: RunState;
+  schedule?: string;
+}): Promise<number> {
   return withClient(loadSettings(), async (client) => {
     const runs = await client.runs.list({ limit: options.limit, status: options.status, schedule: options.schedule });
     if (options.json) print(JSON.stringify(runs, null, 2));
     else if (runs.length === 0) print(options.status ? `No agent runs are ${options.status}.` : 'No runs yet.');
     else {
-      const rows = runs.map((run) => [run.workflowId, run.status, run.startTime.toISOString(), kindOf(run), clipGoal(run.goal)]);
+      const rows = runs.map((run) => [
+        run.workflowId,
+        run.status,
+        run.startTime.toISOString(),
+        kindOf(run),
+        clipGoal(run.goal),
+      ]);
       for (const line of alignColumns([['ID', 'STATUS', 'STARTED', 'KIND', 'GOAL'], ...rows])) print(line);
     }
     return 0;

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { loadSettings } from '../../settings';
 import type { LoadedProject } from '../../project/load-project';
 import { STARTER_AGENT, STARTER_CONFIG, STARTER_CONFIG_FILE, STARTER_GOAL } from '../../project/starter';
 import type { ToolListing } from '../../project/toolset';
+import { loadSettings } from '../../settings';
 import { action, note, print, projectOf } from '../support';
 import { alignColumns } from '../ui/table';
 
@@ -58,7 +58,12 @@ async function toolsCommand(project: LoadedProject, options: { json?: boolean })
 export function toolTable(listing: readonly ToolListing[]): string[] {
   return alignColumns([
     ['NAME', 'SOURCE', 'APPROVAL', 'DESCRIPTION'],
-    ...listing.map((tool) => [tool.name, tool.source, tool.requiresApproval ? 'required' : '-', shorten(tool.description)]),
+    ...listing.map((tool) => [
+      tool.name,
+      tool.source,
+      tool.requiresApproval ? 'required' : '-',
+      shorten(tool.description),
+    ]),
   ]);
 }
 

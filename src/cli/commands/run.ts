@@ -1,14 +1,25 @@
 import { Option, type Command } from 'commander';
-import { loadSettings, modelConfigProblem, type WaveloopSettings } from '../../settings';
+import type { WaveloopClient } from '../../client/waveloop-client';
 import { AgentLoopInputSchema, type AgentLoopInput } from '../../contract/agent-loop';
 import type { LoadedProject } from '../../project/load-project';
-import type { WaveloopClient } from '../../client/waveloop-client';
+import { loadSettings, modelConfigProblem, type WaveloopSettings } from '../../settings';
 import { UsageError } from '../errors';
-import { action, ensureServer, note, parseDuration, parsePositiveInt, print, projectOf, runUrl, withClient, write } from '../support';
 import { atTerminal, followUntilEnd, noWorkerNote } from '../follow-run';
 import { InProcessWorker } from '../in-process-worker';
-import { renderResult } from '../ui/render';
 import { exitStatusOf, listenForStop, type StopRequest } from '../stop-signals';
+import {
+  action,
+  ensureServer,
+  note,
+  parseDuration,
+  parsePositiveInt,
+  print,
+  projectOf,
+  runUrl,
+  withClient,
+  write,
+} from '../support';
+import { renderResult } from '../ui/render';
 
 /**
  * `waveloop run`: starts a run and follows it to its answer. Resolves to exit status 0 when the run
@@ -27,10 +38,15 @@ export function register(program: Command): void {
     .option('--system <prompt>', 'system prompt (overrides the agent)')
     .option('--tools <a,b>', 'tool allowlist, comma-separated')
     .option('--max-iterations <n>', 'iteration limit (default 20)', parsePositiveInt)
-    .addOption(new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']))
+    .addOption(
+      new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']),
+    )
     .option('--timeout <duration>', 'hard wall-clock limit of the run, e.g. 10m', parseDuration)
     .option('--id <workflowId>', 'workflow id of the run')
-    .option('--chat', 'a conversation: after each answer the run waits for your next message (at a terminal, asked right here)')
+    .option(
+      '--chat',
+      'a conversation: after each answer the run waits for your next message (at a terminal, asked right here)',
+    )
     .option('--detach', 'start the run and exit (saying so when no worker polls for it)')
     .option('--json', 'print the result object, with the workflow id, as JSON (what the run waits for goes to stderr)')
     .action(action(async (goal: string[], options: RunOptions) => runCommand(goal, options, await projectOf(program))));
@@ -64,7 +80,10 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
     agent: options.agent,
     model: options.model,
     system: options.system,
-    tools: options.tools?.split(',').map((t) => t.trim()).filter(Boolean),
+    tools: options.tools
+      ?.split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
     maxIterations: options.maxIterations,
     planner: options.planner,
     conversation: options.chat || undefined,
@@ -87,7 +106,21 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
 /** `run` once the server is up: its in-process worker if needed, the run, and its following. */
 async function startRun(
   client: WaveloopClient,
-  { config, project, input, options, uiUrl, stop }: { config: WaveloopSettings; project: LoadedProject; input: AgentLoopInput; options: RunOptions; uiUrl?: string; stop: StopRequest },
+  {
+    config,
+    project,
+    input,
+    options,
+    uiUrl,
+    stop,
+  }: {
+    config: WaveloopSettings;
+    project: LoadedProject;
+    input: AgentLoopInput;
+    options: RunOptions;
+    uiUrl?: string;
+    stop: StopRequest;
+  },
 ): Promise<number> {
   const inProcess = new InProcessWorker(config, project, () =>
     note(`No worker was polling task queue "${config.taskQueue}": running one in this process for the run.`),
@@ -100,7 +133,8 @@ async function startRun(
     if (options.detach) {
       if (options.json) print(JSON.stringify({ workflowId: id, runId: handle.firstExecutionRunId }));
       else print(`Started run ${id}${url ? ` · ${url}` : ''}`);
-      if (!(await client.hasLiveWorker())) note(noWorkerNote(config.taskQueue, config.taskQueue, `run ${id} starts once one does`));
+      if (!(await client.hasLiveWorker()))
+        note(noWorkerNote(config.taskQueue, config.taskQueue, `run ${id} starts once one does`));
       return 0;
     }
     note(`Run ${id} started${url ? ` · Web UI: ${url}` : ''}`);
@@ -108,7 +142,9 @@ async function startRun(
     // Until a worker has taken up the run, a few quiet seconds start one here.
     let served = false;
     const ended = await followUntilEnd(client, id, stop, {
-      ...(options.json ? { line: () => undefined, waiting: note } : { line: print, text: write, ...atTerminal(client, id) }),
+      ...(options.json
+        ? { line: () => undefined, waiting: note }
+        : { line: print, text: write, ...atTerminal(client, id) }),
       onIdle: async () => {
         if (served || inProcess.started) return;
         if (await client.runs.waitingForWorker(id)) await inProcess.start();
@@ -117,7 +153,11 @@ async function startRun(
     });
     if ('signal' in ended) return exitStatusOf(ended.signal);
     const { result } = ended;
-    print(options.json ? JSON.stringify({ workflowId: id, runId: handle.firstExecutionRunId, ...result }, null, 2) : `\n${renderResult(result)}`);
+    print(
+      options.json
+        ? JSON.stringify({ workflowId: id, runId: handle.firstExecutionRunId, ...result }, null, 2)
+        : `\n${renderResult(result)}`,
+    );
     return result.status === 'completed' ? 0 : 1;
   } finally {
     await inProcess.stop();

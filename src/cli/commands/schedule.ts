@@ -1,12 +1,20 @@
 import { Option, type Command } from 'commander';
-import { loadSettings } from '../../settings';
+import {
+  OVERLAP_POLICIES,
+  ScheduleError,
+  WaveloopSchedules,
+  type Overlap,
+  type ScheduleDefinition,
+  type ScheduleReport,
+  type ScheduleTiming,
+} from '../../client/schedules';
+import { formatDuration } from '../../contract/duration';
 import type { LoadedProject } from '../../project/load-project';
 import { projectAgents } from '../../project/project-agents';
+import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { action, note, parseDuration, parsePositiveInt, print, projectOf, withClient } from '../support';
-import { formatDuration } from '../../contract/duration';
 import { alignColumns } from '../ui/table';
-import { OVERLAP_POLICIES, ScheduleError, WaveloopSchedules, type Overlap, type ScheduleDefinition, type ScheduleReport, type ScheduleTiming } from '../../client/schedules';
 
 /**
  * `waveloop schedule create | list | describe | pause | unpause | trigger | update | delete`:
@@ -31,13 +39,21 @@ interface ScheduleOptions {
 /** Adds the `schedule` command and its subcommands (a schedule may name the project config's agents). */
 export function register(program: Command): void {
   const project = () => projectOf(program);
-  const schedule = program.command('schedule').description('recurring runs on Temporal Schedules: create, list, describe, pause, unpause, trigger, update, delete');
+  const schedule = program
+    .command('schedule')
+    .description(
+      'recurring runs on Temporal Schedules: create, list, describe, pause, unpause, trigger, update, delete',
+    );
   const timingOptions = (command: Command) =>
     command
       .option('--cron <expression>', 'cron expression, e.g. "0 9 * * 1-5" (9:00 on weekdays)')
       .option('--every <duration>', 'a fixed interval, e.g. 1h or 30m', parseDuration)
       .option('--timezone <zone>', 'IANA time zone of the cron expression, e.g. Europe/Berlin (default UTC)')
-      .addOption(new Option('--overlap <policy>', 'when a run is due while the last one still runs (default skip)').choices(OVERLAP_POLICIES));
+      .addOption(
+        new Option('--overlap <policy>', 'when a run is due while the last one still runs (default skip)').choices(
+          OVERLAP_POLICIES,
+        ),
+      );
   const runOptions = (command: Command) =>
     command
       .option('--agent <name>', 'agent profile of the runs')
@@ -45,10 +61,21 @@ export function register(program: Command): void {
       .option('--max-iterations <n>', 'iteration limit of each run', parsePositiveInt)
       .option('--goal-tree', 'start a goal tree (pursueGoal) instead of an agent run');
 
-  runOptions(timingOptions(schedule.command('create').argument('<name>', 'the schedule, also the prefix of its runs’ ids').argument('<goal...>', 'what each run should do')))
+  runOptions(
+    timingOptions(
+      schedule
+        .command('create')
+        .argument('<name>', 'the schedule, also the prefix of its runs’ ids')
+        .argument('<goal...>', 'what each run should do'),
+    ),
+  )
     .option('--paused', 'create it paused')
     .description('create a schedule that starts a run at each due time')
-    .action(action(async (name: string, goal: string[], options: ScheduleOptions) => createCommand(name, goal.join(' '), options, await project())));
+    .action(
+      action(async (name: string, goal: string[], options: ScheduleOptions) =>
+        createCommand(name, goal.join(' '), options, await project()),
+      ),
+    );
   schedule
     .command('list')
     .option('--json', 'print JSON')
@@ -78,19 +105,43 @@ export function register(program: Command): void {
     .action(action(async (name: string, options: ScheduleOptions) => updateCommand(name, options, await project())));
 }
 
-async function createCommand(name: string, goal: string, options: ScheduleOptions, project: LoadedProject): Promise<number> {
+async function createCommand(
+  name: string,
+  goal: string,
+  options: ScheduleOptions,
+  project: LoadedProject,
+): Promise<number> {
   const timing = timingOf(options);
   if (!timing) throw new UsageError('Give the schedule a timing: --cron "<expression>" or --every <duration>.');
   const run = runOf(goal, options, project);
-  await withSchedules((schedules) => schedules.create({ name, timing, timezone: options.timezone, overlap: options.overlap, paused: options.paused, run }));
-  print(`Created schedule ${name}: ${describeTiming(timing, options.timezone)}${options.paused ? ' (paused)' : ''}. \`waveloop schedule describe ${name}\` shows its next times.`);
+  await withSchedules((schedules) =>
+    schedules.create({
+      name,
+      timing,
+      timezone: options.timezone,
+      overlap: options.overlap,
+      paused: options.paused,
+      run,
+    }),
+  );
+  print(
+    `Created schedule ${name}: ${describeTiming(timing, options.timezone)}${options.paused ? ' (paused)' : ''}. \`waveloop schedule describe ${name}\` shows its next times.`,
+  );
   return 0;
 }
 
 async function updateCommand(name: string, options: ScheduleOptions, project: LoadedProject): Promise<number> {
   const timing = timingOf(options);
-  const changesRun = options.goal !== undefined || options.agent !== undefined || options.tools !== undefined || options.maxIterations !== undefined || options.goalTree;
-  if (!timing && !changesRun && !options.timezone && !options.overlap) throw new UsageError('Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools or --max-iterations.');
+  const changesRun =
+    options.goal !== undefined ||
+    options.agent !== undefined ||
+    options.tools !== undefined ||
+    options.maxIterations !== undefined ||
+    options.goalTree;
+  if (!timing && !changesRun && !options.timezone && !options.overlap)
+    throw new UsageError(
+      'Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools or --max-iterations.',
+    );
   await withSchedules(async (schedules) => {
     const current = changesRun ? await schedules.describe(name) : undefined;
     await schedules.update(name, {
@@ -107,7 +158,8 @@ async function updateCommand(name: string, options: ScheduleOptions, project: Lo
 async function listCommand(options: { json?: boolean }): Promise<number> {
   const reports = await withSchedules((schedules) => schedules.list());
   if (options.json) print(JSON.stringify(reports, null, 2));
-  else if (reports.length === 0) print('No schedules. `waveloop schedule create <name> "<goal>" --cron "0 9 * * 1-5"` makes one.');
+  else if (reports.length === 0)
+    print('No schedules. `waveloop schedule create <name> "<goal>" --cron "0 9 * * 1-5"` makes one.');
   else for (const line of scheduleTable(reports)) print(line);
   return 0;
 }
@@ -118,13 +170,23 @@ async function describeCommand(name: string, options: { json?: boolean }): Promi
     print(JSON.stringify(report, null, 2));
     return 0;
   }
-  print(`Schedule:   ${report.name} (${report.kind === 'goal-tree' ? 'goal tree' : 'agent run'})${report.paused ? ' · paused' : ''}`);
+  print(
+    `Schedule:   ${report.name} (${report.kind === 'goal-tree' ? 'goal tree' : 'agent run'})${report.paused ? ' · paused' : ''}`,
+  );
   if (report.goal) print(`Goal:       ${report.goal}`);
   print(`Timing:     ${report.timing} · overlap ${report.overlap}`);
   if (report.note) print(`Note:       ${report.note}`);
-  print(`Next:       ${report.nextTimes.slice(0, 3).map((t) => t.toISOString()).join(', ') || '-'}`);
+  print(
+    `Next:       ${
+      report.nextTimes
+        .slice(0, 3)
+        .map((t) => t.toISOString())
+        .join(', ') || '-'
+    }`,
+  );
   print(`Last runs:  ${report.recentRuns.length === 0 ? '-' : ''}`);
-  for (const run of report.recentRuns.slice(-5)) print(`  ${run.startedAt.toISOString()}  ${run.workflowId}  ${run.status ?? 'unknown'}`);
+  for (const run of report.recentRuns.slice(-5))
+    print(`  ${run.startedAt.toISOString()}  ${run.workflowId}  ${run.status ?? 'unknown'}`);
   return 0;
 }
 
@@ -147,7 +209,8 @@ async function withSchedules<T>(work: (schedules: WaveloopSchedules) => Promise<
 }
 
 function timingOf(options: ScheduleOptions): ScheduleTiming | undefined {
-  if (options.cron !== undefined && options.every !== undefined) throw new UsageError('Give --cron or --every, not both.');
+  if (options.cron !== undefined && options.every !== undefined)
+    throw new UsageError('Give --cron or --every, not both.');
   if (options.cron !== undefined) return { cron: options.cron };
   if (options.every !== undefined) return { every: options.every };
   return undefined;
@@ -157,9 +220,13 @@ function timingOf(options: ScheduleOptions): ScheduleTiming | undefined {
 function runOf(goal: string, options: ScheduleOptions, project: LoadedProject): ScheduleDefinition['run'] {
   if (options.agent) {
     const known = projectAgents(project.config).map((agent) => agent.name);
-    if (!known.includes(options.agent)) throw new UsageError(`Unknown agent "${options.agent}". This project's agents: ${known.join(', ')}.`);
+    if (!known.includes(options.agent))
+      throw new UsageError(`Unknown agent "${options.agent}". This project's agents: ${known.join(', ')}.`);
   }
-  const tools = options.tools?.split(',').map((t) => t.trim()).filter(Boolean);
+  const tools = options.tools
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   return options.goalTree
     ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools } }
     : { kind: 'agent', input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations } };
@@ -171,5 +238,15 @@ function describeTiming(timing: ScheduleTiming, timezone: string | undefined): s
 }
 
 function scheduleTable(reports: readonly ScheduleReport[]): string[] {
-  return alignColumns([['NAME', 'KIND', 'TIMING', 'STATE', 'NEXT', 'GOAL'], ...reports.map((r) => [r.name, r.kind, r.timing, r.paused ? 'paused' : 'active', r.nextTimes[0]?.toISOString() ?? '-', r.goal ?? ''])]);
+  return alignColumns([
+    ['NAME', 'KIND', 'TIMING', 'STATE', 'NEXT', 'GOAL'],
+    ...reports.map((r) => [
+      r.name,
+      r.kind,
+      r.timing,
+      r.paused ? 'paused' : 'active',
+      r.nextTimes[0]?.toISOString() ?? '-',
+      r.goal ?? '',
+    ]),
+  ]);
 }

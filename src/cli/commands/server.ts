@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '../../server/embedded-server';
 import { loadSettings } from '../../settings';
 import { action, print, withClient } from '../support';
-import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '../../server/embedded-server';
 
 /**
  * The commands that look after the Temporal service rather than runs: `waveloop setup` (waveloop's
@@ -50,7 +50,11 @@ async function serverStartCommand(): Promise<number> {
 /** `waveloop server stop`: stops the embedded server waveloop started, if it runs. */
 async function serverStopCommand(): Promise<number> {
   const result = await stopEmbeddedServer(loadSettings().dataDir);
-  print(result.stopped ? `Stopped the embedded Temporal server (pid ${result.pid}).` : 'The embedded Temporal server was not running.');
+  print(
+    result.stopped
+      ? `Stopped the embedded Temporal server (pid ${result.pid}).`
+      : 'The embedded Temporal server was not running.',
+  );
   return 0;
 }
 

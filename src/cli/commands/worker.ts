@@ -20,7 +20,10 @@ export function register(program: Command): void {
   program
     .command('worker')
     .description("run a worker with the project's tools against TEMPORAL_ADDRESS (default: the embedded server)")
-    .option('--deployment <name>', 'the Worker Deployment this worker is a version of, with --build-id (default: WAVELOOP_DEPLOYMENT)')
+    .option(
+      '--deployment <name>',
+      'the Worker Deployment this worker is a version of, with --build-id (default: WAVELOOP_DEPLOYMENT)',
+    )
     .option('--build-id <id>', "this build's id in the deployment, with --deployment (default: WAVELOOP_BUILD_ID)")
     .action(action(async (options: WorkerCommandOptions) => workerCommand(false, await projectOf(program), options)));
 }
@@ -37,7 +40,11 @@ interface WorkerCommandOptions {
  * `WAVELOOP_DEPLOYMENT` and `WAVELOOP_BUILD_ID`). Throws a `UsageError` when no model is configured
  * or only one of the two options is given.
  */
-async function workerCommand(withServer: boolean, project: LoadedProject, options: WorkerCommandOptions = {}): Promise<number> {
+async function workerCommand(
+  withServer: boolean,
+  project: LoadedProject,
+  options: WorkerCommandOptions = {},
+): Promise<number> {
   const env = loadSettings();
   const config = { ...env, deployment: deploymentOption(options) ?? env.deployment };
   const problem = modelConfigProblem(config.model);
@@ -46,8 +53,12 @@ async function workerCommand(withServer: boolean, project: LoadedProject, option
   const { worker, close } = await createCliWorker(withServer ? 'dev' : 'worker', config, project);
   const target = config.temporalAddress ?? config.embeddedServer.address;
   const { deployment } = config;
-  const version = deployment ? `, as build ${deployment.buildId} of Worker Deployment "${deployment.name}" (new runs come once it is the current version)` : '';
-  note(`Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}) with ${offered(project)}${version}. Ctrl-C stops it.`);
+  const version = deployment
+    ? `, as build ${deployment.buildId} of Worker Deployment "${deployment.name}" (new runs come once it is the current version)`
+    : '';
+  note(
+    `Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}) with ${offered(project)}${version}. Ctrl-C stops it.`,
+  );
   if (uiUrl) note(`Temporal Web UI: ${uiUrl}`);
   try {
     await worker.run();

@@ -1,9 +1,9 @@
+import { goalEvents, type GoalTreeNode } from '../../client/goal-tree';
+import type { WaveloopClient } from '../../client/waveloop-client';
 import type { RunProgress, WaveRecord } from '../../contract/agent-loop';
 import { toolSummary } from '../../contract/summaries';
-import type { WaveloopClient } from '../../client/waveloop-client';
 import { colors } from './colors';
 import { renderGoalCall, renderGoalEvent } from './goal-render';
-import { goalEvents, type GoalTreeNode } from '../../client/goal-tree';
 import { answerHint, approvalHint } from './render';
 import type { TerminalPrompts } from './terminal';
 
@@ -44,10 +44,13 @@ export function followTree(
   const poll = async () => {
     const tree: GoalTreeNode = await client.goals.tree(workflowId, { cache });
     const open = openExecutions(tree);
-    const progresses = await Promise.all(open.map((node) => client.runs.progress(node.openExecution!, { quick: true }).catch(() => undefined)));
+    const progresses = await Promise.all(
+      open.map((node) => client.runs.progress(node.openExecution!, { quick: true }).catch(() => undefined)),
+    );
     for (const [i, node] of open.entries()) {
       const progress = progresses[i];
-      if (progress) showCalls(node.openExecution!, [...progress.waves, ...(progress.settling ? [progress.settling] : [])]);
+      if (progress)
+        showCalls(node.openExecution!, [...progress.waves, ...(progress.settling ? [progress.settling] : [])]);
     }
     const ended = endedLoops(tree);
     for (const event of goalEvents(tree)) {
@@ -112,7 +115,10 @@ function endedLoops(tree: GoalTreeNode): Map<string, WaveRecord[]> {
 }
 
 /** What a goal's tool loop waits for from a person: what it is, the command that gives it, and how to ask for it here. */
-function waitingFor(execution: string, progress: RunProgress | undefined): { key: string; what: string; hint: string; ask(prompts: TerminalPrompts): Promise<void> }[] {
+function waitingFor(
+  execution: string,
+  progress: RunProgress | undefined,
+): { key: string; what: string; hint: string; ask(prompts: TerminalPrompts): Promise<void> }[] {
   if (!progress) return [];
   return [
     ...(progress.pendingQuestions ?? []).map((q) => ({

@@ -1,5 +1,5 @@
-import type { ToolCallRecord } from '../../contract/agent-loop';
 import type { GoalEvent, GoalTreeNode } from '../../client/goal-tree';
+import type { ToolCallRecord } from '../../contract/agent-loop';
 import { colors, statusColor } from './colors';
 import { renderCall, tokenCount } from './render';
 
@@ -20,9 +20,14 @@ export function renderGoalTree(tree: GoalTreeNode, now: Date = new Date()): stri
   const walk = (node: GoalTreeNode, indent: string) => {
     const status = node.result?.status ?? node.execution.toLowerCase();
     const id = node.workflowId ? `  [${node.workflowId}]` : '  (not started)';
-    lines.push(`${indent}${statusColor(status)(status.padEnd(15))}${duration(node, now).padStart(7)}  ${oneLine(node.goal, 100)}${id}`);
+    lines.push(
+      `${indent}${statusColor(status)(status.padEnd(15))}${duration(node, now).padStart(7)}  ${oneLine(node.goal, 100)}${id}`,
+    );
     const detail = node.result ? node.result.summary || node.result.reason : node.failure;
-    if (detail) lines.push(`${indent}  → ${node.result?.summary ? oneLine(detail, SUMMARY_CHARS) : colors.red(oneLine(detail, SUMMARY_CHARS))}`);
+    if (detail)
+      lines.push(
+        `${indent}  → ${node.result?.summary ? oneLine(detail, SUMMARY_CHARS) : colors.red(oneLine(detail, SUMMARY_CHARS))}`,
+      );
     node.children.forEach((child) => walk(child, `${indent}  `));
   };
   walk(tree, '');

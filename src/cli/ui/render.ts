@@ -1,7 +1,14 @@
-import type { AgentLoopResult, ChatMessage, RunProgress, ToolCallRecord, Usage, WaveRecord } from '../../contract/agent-loop';
+import type {
+  AgentLoopResult,
+  ChatMessage,
+  RunProgress,
+  ToolCallRecord,
+  Usage,
+  WaveRecord,
+} from '../../contract/agent-loop';
 import { answerCommandLine, approveCommandLine, denyCommandLine } from '../../contract/command-lines';
-import { colors, statusColor } from './colors';
 import { toolSummary } from '../../contract/summaries';
+import { colors, statusColor } from './colors';
 
 /**
  * Rendering of runs for the terminal: one line a tool call, then the answer. Statuses, outcomes,
@@ -11,7 +18,9 @@ import { toolSummary } from '../../contract/summaries';
 const RESULT_CHARS = 160;
 
 export function renderCall(iteration: number, call: ToolCallRecord): string {
-  const outcome = call.ok ? `${colors.green('→')} ${oneLine(call.result ?? '', RESULT_CHARS)}` : colors.red(`✗ ${oneLine(call.error ?? '', RESULT_CHARS)}`);
+  const outcome = call.ok
+    ? `${colors.green('→')} ${oneLine(call.result ?? '', RESULT_CHARS)}`
+    : colors.red(`✗ ${oneLine(call.error ?? '', RESULT_CHARS)}`);
   return `${colors.cyan(toolSummary(iteration, call.tool, call.args))} ${outcome}`;
 }
 
@@ -32,7 +41,9 @@ export function renderWave(wave: WaveRecord): string[] {
 export function renderResult(result: AgentLoopResult): string {
   const heading =
     result.status === 'completed'
-      ? colors.green(`Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${tokenCount(result.usage)}):`)
+      ? colors.green(
+          `Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${tokenCount(result.usage)}):`,
+        )
       : `Stopped: ${statusColor(result.status)(result.status)} after ${result.iterations} iterations (${tokenCount(result.usage)}). Last answer:`;
   return `${heading}\n${result.answer || '(no answer)'}`;
 }
@@ -43,10 +54,14 @@ export function renderProgress(progress: RunProgress): string[] {
     `Agent:      ${progress.agent} (model ${progress.model})`,
     `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
     `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
-    ...(progress.settling?.calls ?? []).map((call) => `Settled:    ${renderCall(progress.settling!.iteration, call)} (its wave still runs)`),
+    ...(progress.settling?.calls ?? []).map(
+      (call) => `Settled:    ${renderCall(progress.settling!.iteration, call)} (its wave still runs)`,
+    ),
     tokenLine(progress.usage),
     ...(progress.pendingQuestions ?? []).map((q) => `${colors.yellow('Question:')}   ${q.question} (call ${q.callId})`),
-    ...(progress.pendingApprovals ?? []).map((a) => `${colors.yellow('Approval:')}   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})`),
+    ...(progress.pendingApprovals ?? []).map(
+      (a) => `${colors.yellow('Approval:')}   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})`,
+    ),
     ...(progress.conversation ? [`Message:    ${progress.conversation.message}`] : []),
   ];
 }

@@ -56,7 +56,9 @@ export class RunPrinter {
         return out.line(renderCall(event.iteration, event.call));
       case 'retry': {
         const of = event.maximumAttempts ? ` of ${event.maximumAttempts}` : '';
-        return out.line(`(iteration ${event.iteration}) the model call failed: ${event.failure}; attempt ${event.attempt}${of}`);
+        return out.line(
+          `(iteration ${event.iteration}) the model call failed: ${event.failure}; attempt ${event.attempt}${of}`,
+        );
       }
       case 'question':
         if (!out.onQuestion) return waiting(`Question: ${event.question.question}\n  ${answerHint(workflowId)}`);
@@ -65,11 +67,15 @@ export class RunPrinter {
       case 'approval': {
         const { approval } = event;
         if (out.onApproval) return out.onApproval(approval, signal);
-        return waiting(`Approval needed: ${toolSummary(approval.iteration, approval.tool, approval.args)}\n  ${approvalHint(workflowId, approval.callId)}`);
+        return waiting(
+          `Approval needed: ${toolSummary(approval.iteration, approval.tool, approval.args)}\n  ${approvalHint(workflowId, approval.callId)}`,
+        );
       }
       case 'message':
         if (!out.onMessage) {
-          return waiting(`${event.text}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`);
+          return waiting(
+            `${event.text}\n  reply with: waveloop send ${workflowId} "…"   (or: waveloop end ${workflowId})`,
+          );
         }
         waiting(event.text);
         return out.onMessage(event.iteration, signal);

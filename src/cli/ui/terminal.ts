@@ -1,9 +1,9 @@
 import * as readline from 'node:readline/promises';
+import { RUN_ENDED } from '../../client/follow';
+import type { WaveloopClient } from '../../client/waveloop-client';
 import type { RunProgress } from '../../contract/agent-loop';
 import { toolSummary } from '../../contract/summaries';
-import type { WaveloopClient } from '../../client/waveloop-client';
 import { isStillAwaited, whatBecameOf, type Awaited } from '../awaited';
-import { RUN_ENDED } from '../../client/follow';
 import { answerHint } from './render';
 
 type Approval = RunProgress['pendingApprovals'][number];
@@ -35,10 +35,20 @@ const WATCH_MS = 500;
 const SETTLED_ELSEWHERE = 'settled elsewhere';
 
 /** Prompts at this terminal, or undefined when stdin is not one (a pipe, CI, a script). */
-export function terminalPrompts(client: WaveloopClient, out: (line: string) => void, describeError: (err: unknown) => string): TerminalPrompts | undefined {
+export function terminalPrompts(
+  client: WaveloopClient,
+  out: (line: string) => void,
+  describeError: (err: unknown) => string,
+): TerminalPrompts | undefined {
   if (!process.stdin.isTTY) return undefined;
 
-  const ask = async (workflowId: string, awaited: Awaited, what: string, signal: AbortSignal | undefined, work: (question: (prompt: string) => Promise<string>) => Promise<void>) => {
+  const ask = async (
+    workflowId: string,
+    awaited: Awaited,
+    what: string,
+    signal: AbortSignal | undefined,
+    work: (question: (prompt: string) => Promise<string>) => Promise<void>,
+  ) => {
     const closing = new AbortController();
     const close = (reason: string) => {
       if (!closing.signal.aborted) closing.abort(reason);
@@ -56,7 +66,8 @@ export function terminalPrompts(client: WaveloopClient, out: (line: string) => v
     const watching = (async () => {
       while (!closing.signal.aborted) {
         await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
-        if (typing && !closing.signal.aborted && !(await isStillAwaited(client, workflowId, awaited).catch(() => true))) close(SETTLED_ELSEWHERE);
+        if (typing && !closing.signal.aborted && !(await isStillAwaited(client, workflowId, awaited).catch(() => true)))
+          close(SETTLED_ELSEWHERE);
       }
     })();
     try {
@@ -70,11 +81,16 @@ export function terminalPrompts(client: WaveloopClient, out: (line: string) => v
       });
     } catch (err) {
       if (closing.signal.aborted) process.stderr.write('\n');
-      if (closing.signal.reason === SETTLED_ELSEWHERE) out(await whatBecameOf(client, workflowId, awaited).catch(describeError));
+      if (closing.signal.reason === SETTLED_ELSEWHERE)
+        out(await whatBecameOf(client, workflowId, awaited).catch(describeError));
       else if (!closing.signal.aborted) {
         // Typed just as the run moved on: say what happened rather than why the update was refused.
         const moved = !(await isStillAwaited(client, workflowId, awaited).catch(() => true));
-        out(moved ? await whatBecameOf(client, workflowId, awaited).catch(describeError) : `Could not ${what}: ${describeError(err)}`);
+        out(
+          moved
+            ? await whatBecameOf(client, workflowId, awaited).catch(describeError)
+            : `Could not ${what}: ${describeError(err)}`,
+        );
       }
     } finally {
       close('done');
@@ -87,9 +103,12 @@ export function terminalPrompts(client: WaveloopClient, out: (line: string) => v
   return {
     approval: (workflowId, call, signal) =>
       ask(workflowId, { kind: 'approval', call }, `decide ${call.callId}`, signal, async (question) => {
-        const reply = (await question(`Approve ${toolSummary(call.iteration, call.tool, call.args)}? [y/N] `)).toLowerCase();
+        const reply = (
+          await question(`Approve ${toolSummary(call.iteration, call.tool, call.args)}? [y/N] `)
+        ).toLowerCase();
         if (reply === 'y' || reply === 'yes') await client.runs.approve(workflowId, call.callId);
-        else await client.runs.deny(workflowId, call.callId, { reason: await question('Reason (the model reads it): ') });
+        else
+          await client.runs.deny(workflowId, call.callId, { reason: await question('Reason (the model reads it): ') });
       }),
     question: (workflowId, q, signal) =>
       ask(workflowId, { kind: 'question', question: q }, 'answer', signal, async (question) => {

@@ -27,7 +27,10 @@ export function groupIntoLevels(dependencies: readonly (readonly number[])[]): L
     }),
   );
   if (bad.length > 0) {
-    return { levels: sequential(), problem: `Bad dependency index (${bad.join(', ')}): the sub-goals ran one after another.` };
+    return {
+      levels: sequential(),
+      problem: `Bad dependency index (${bad.join(', ')}): the sub-goals ran one after another.`,
+    };
   }
 
   const level = new Array<number>(count).fill(-1);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Usage } from '../agent-loop';
-import { MAX_SUB_GOALS } from './defaults';
 import { parseWorkflowInput } from '../issues';
+import { MAX_SUB_GOALS } from './defaults';
 
 /**
  * The contract of the `pursueGoal` workflow: a goal pursued recursively as a tree of
@@ -13,7 +13,11 @@ export { DEFAULT_GOAL_CONSTRAINTS, MAX_SUB_GOALS, PURSUE_GOAL_WORKFLOW } from '.
 export const GoalConstraintsSchema = z.strictObject({
   maxDepth: z.number().int().min(1).max(50).optional(),
   maxGoals: z.number().int().min(1).max(10_000).optional(),
-  maxTimeSeconds: z.number().positive().max(30 * 86_400).optional(),
+  maxTimeSeconds: z
+    .number()
+    .positive()
+    .max(30 * 86_400)
+    .optional(),
   maxCostUsd: z.number().positive().optional(),
   maxTokens: z.number().int().min(1).optional(),
 });
@@ -125,7 +129,9 @@ export const AssessmentSchema = z.object({
   reasoning: z.string(),
   action: z
     .object({
-      kind: z.enum(['use_tools', 'answer']).describe('use_tools: needs the available tools; answer: can be answered from knowledge and evidence'),
+      kind: z
+        .enum(['use_tools', 'answer'])
+        .describe('use_tools: needs the available tools; answer: can be answered from knowledge and evidence'),
       description: z.string().describe('what to do'),
     })
     .nullable()
@@ -214,7 +220,8 @@ export interface ResultsInput extends GoalContextInput {
  * A component's outcome. A reply that does not match the schema is not an activity failure (a
  * retry would just ask again): the workflow shows it to the model once, then gives up.
  */
-export type ComponentOutput<T> = { ok: true; value: T; usage: Usage } | { ok: false; reply: string; error: string; usage: Usage };
+export type ComponentOutput<T> =
+  { ok: true; value: T; usage: Usage } | { ok: false; reply: string; error: string; usage: Usage };
 
 /** `resolveGoal`: what the root settles once for the whole tree. */
 export interface ResolvedGoalRun {

@@ -18,7 +18,9 @@ const MAX_OTHER_GOAL_CHARS = 200;
 
 /** The goals elsewhere in the tree for a sub-goal: its siblings, then what its parent was told. */
 export function otherGoals(siblings: readonly string[], goal: string, inherited: readonly string[]): string[] {
-  const others = [...siblings.filter((sibling) => sibling !== goal), ...inherited].map((other) => clip(other, MAX_OTHER_GOAL_CHARS));
+  const others = [...siblings.filter((sibling) => sibling !== goal), ...inherited].map((other) =>
+    clip(other, MAX_OTHER_GOAL_CHARS),
+  );
   return [...new Set(others)].slice(0, MAX_OTHER_GOALS);
 }
 
@@ -49,7 +51,12 @@ export function formatEvidence(evidence: readonly Evidence[]): string {
 }
 
 /** The goal an `agentLoop` child is given: the goal on the first line, then its context. */
-export function executionGoal(goal: string, objective: string, action: string | undefined, evidence: readonly Evidence[]): string {
+export function executionGoal(
+  goal: string,
+  objective: string,
+  action: string | undefined,
+  evidence: readonly Evidence[],
+): string {
   return [
     goal,
     '',

@@ -1,4 +1,5 @@
 import { ToolError } from '../../tools/define';
+
 /**
  * A small recursive-descent evaluator for arithmetic, so the calculator never needs `eval`.
  *

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { evaluateExpression } from './arithmetic';
 import { defineTool } from '../../tools/define';
+import { evaluateExpression } from './arithmetic';
 
 /** `calculator`: evaluates arithmetic with {@link evaluateExpression} (a parser, never `eval`). */
 export function calculatorTool() {

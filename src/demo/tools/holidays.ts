@@ -83,7 +83,8 @@ export const HOLIDAYS: HolidayRule[] = [
   {
     name: 'Good Friday',
     aliases: [],
-    dates: (year) => oneDay('Good Friday', addDays(easterSunday(year), -2), 'The Friday before Western (Gregorian) Easter.'),
+    dates: (year) =>
+      oneDay('Good Friday', addDays(easterSunday(year), -2), 'The Friday before Western (Gregorian) Easter.'),
   },
   {
     name: 'Easter',

@@ -13,7 +13,18 @@ export interface DateRange {
 
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const SMALL_NUMBERS: Record<string, number> = {
-  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
 };
 const EXAMPLES =
   'today, tomorrow, day after tomorrow, in 3 days, in 2 weeks, this week, next week, this weekend, ' +
@@ -36,7 +47,11 @@ function weekdayIndex(word: string): number | undefined {
  * "friday", "on friday" and "this friday" are the first Friday on or after today.
  */
 export function resolveDateHint(hint: string, today: Date): Omit<DateRange, 'hint'> | undefined {
-  const text = hint.toLowerCase().replace(/[.,!?]+$/, '').replace(/\s+/g, ' ').trim();
+  const text = hint
+    .toLowerCase()
+    .replace(/[.,!?]+$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   const range = (start: Date, end: Date = start) => ({ start: formatIsoDate(start), end: formatIsoDate(end) });
   const monday = addDays(today, -isoWeekday(today));
 
@@ -84,7 +99,11 @@ export function resolveDateHintTool(deps: Pick<DemoDeps, 'now'>) {
       'Saturday–Sunday of next week, and "next friday" the Friday of next week. ' +
       'For a hotel stay over a range, check_out is the day after end. For holidays use resolve_holiday.',
     parameters: z.object({
-      hint: z.string().trim().min(1).describe('The phrase, e.g. "next weekend", "tomorrow", "in 3 days", "next friday".'),
+      hint: z
+        .string()
+        .trim()
+        .min(1)
+        .describe('The phrase, e.g. "next weekend", "tomorrow", "in 3 days", "next friday".'),
       today: z.iso.date().optional().describe("Today's date (YYYY-MM-DD); leave out to use the current date."),
     }),
     execute: ({ hint, today }): DateRange => {

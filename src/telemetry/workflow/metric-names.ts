@@ -9,7 +9,10 @@ export const Metric = {
   /** Counter · runs and goals ended, by `status` (their result's, or `failed`). */
   runsEnded: { name: 'waveloop_runs_ended', description: 'Agent runs and goals ended, by status' },
   /** Counter · runs stopped by their circuit breaker (`circuit_open`). */
-  circuitBreakersOpened: { name: 'waveloop_circuit_breakers_opened', description: 'Runs stopped by their circuit breaker' },
+  circuitBreakersOpened: {
+    name: 'waveloop_circuit_breakers_opened',
+    description: 'Runs stopped by their circuit breaker',
+  },
   /** Counter · approval decisions, by `outcome` (`approved`, `denied`). */
   approvalsDecided: { name: 'waveloop_approvals_decided', description: 'Tool calls approved or denied by a person' },
   /** Gauge · runs of this task queue that wait for an approval now (counted by the server's visibility). */
@@ -21,7 +24,11 @@ export const Metric = {
   /** Counter · tokens, by `model` and `type` (`input`, `output`). */
   modelTokens: { name: 'waveloop_model_tokens', description: 'Tokens used, by model and type' },
   /** Histogram (USD) · what each model call cost, by `model`; its `_sum` is the spend. */
-  modelCallCost: { name: 'waveloop_model_call_cost_usd', unit: 'USD', description: 'Cost of model calls in USD, by model' },
+  modelCallCost: {
+    name: 'waveloop_model_call_cost_usd',
+    unit: 'USD',
+    description: 'Cost of model calls in USD, by model',
+  },
   /** Counter · tool call attempts, by `tool` and `outcome` (`ok` or the failure type). */
   toolCalls: { name: 'waveloop_tool_calls', description: 'Tool call attempts, by tool and outcome' },
   /** Histogram (ms) · how long tool call attempts took, by `tool` and `outcome`. */

@@ -1,5 +1,11 @@
 import { ContinueAsNew, isCancellation, metricMeter, workflowInfo } from '@temporalio/workflow';
-import type { Next, UpdateInput, WorkflowExecuteInput, WorkflowInboundCallsInterceptor, WorkflowInterceptors } from '@temporalio/workflow';
+import type {
+  Next,
+  UpdateInput,
+  WorkflowExecuteInput,
+  WorkflowInboundCallsInterceptor,
+  WorkflowInterceptors,
+} from '@temporalio/workflow';
 import { approveUpdate, denyUpdate } from '../../contract/messages';
 import { Metric } from './metric-names';
 
@@ -15,10 +21,22 @@ import { Metric } from './metric-names';
 export const interceptors = (): WorkflowInterceptors => ({ inbound: [new RunMetrics()] });
 
 class RunMetrics implements WorkflowInboundCallsInterceptor {
-  private readonly started = metricMeter.createCounter(Metric.runsStarted.name, undefined, Metric.runsStarted.description);
+  private readonly started = metricMeter.createCounter(
+    Metric.runsStarted.name,
+    undefined,
+    Metric.runsStarted.description,
+  );
   private readonly ended = metricMeter.createCounter(Metric.runsEnded.name, undefined, Metric.runsEnded.description);
-  private readonly breakers = metricMeter.createCounter(Metric.circuitBreakersOpened.name, undefined, Metric.circuitBreakersOpened.description);
-  private readonly decided = metricMeter.createCounter(Metric.approvalsDecided.name, undefined, Metric.approvalsDecided.description);
+  private readonly breakers = metricMeter.createCounter(
+    Metric.circuitBreakersOpened.name,
+    undefined,
+    Metric.circuitBreakersOpened.description,
+  );
+  private readonly decided = metricMeter.createCounter(
+    Metric.approvalsDecided.name,
+    undefined,
+    Metric.approvalsDecided.description,
+  );
 
   execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     // A run continued as new goes on with the same run.
@@ -31,7 +49,8 @@ class RunMetrics implements WorkflowInboundCallsInterceptor {
         if (status === 'circuit_open') this.breakers.add(1);
       },
       (err: unknown) => {
-        if (!(err instanceof ContinueAsNew)) this.ended.add(1, { status: isCancellation(err) ? 'cancelled' : 'failed' });
+        if (!(err instanceof ContinueAsNew))
+          this.ended.add(1, { status: isCancellation(err) ? 'cancelled' : 'failed' });
       },
     );
     return running;
@@ -39,7 +58,8 @@ class RunMetrics implements WorkflowInboundCallsInterceptor {
 
   handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>): Promise<unknown> {
     const handled = next(input);
-    const outcome = input.name === approveUpdate.name ? 'approved' : input.name === denyUpdate.name ? 'denied' : undefined;
+    const outcome =
+      input.name === approveUpdate.name ? 'approved' : input.name === denyUpdate.name ? 'denied' : undefined;
     if (outcome) {
       void handled.then(
         () => this.decided.add(1, { outcome }),

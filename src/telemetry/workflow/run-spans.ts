@@ -1,8 +1,31 @@
-import { context, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import {
+  context,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  ContinueAsNew,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { AgentLoopResult } from '../../contract/agent-loop';
 import type { GoalResult } from '../../contract/goal-tree/pursue-goal';
-import { MODEL_CALL_ACTIVITIES, TOOL_CALL_ACTIVITY, modelCallInput, modelCallOutput, toolCallCount, toolCallInput } from '../../contract/model-activities';
+import {
+  MODEL_CALL_ACTIVITIES,
+  modelCallInput,
+  modelCallOutput,
+  TOOL_CALL_ACTIVITY,
+  toolCallCount,
+  toolCallInput,
+} from '../../contract/model-activities';
 import { APPROVAL_EVENT, Attr, ContentAttr, GenAiOperation } from './trace-attributes';
 
 /**
@@ -28,7 +51,12 @@ export class RunSpans {
   constructor(private readonly tracer: Tracer) {}
 
   /** Runs the workflow inside its `invoke_agent` span (under `parent`, the trace of whoever started it), which ends with the run's status and usage. */
-  invoke(workflowType: string, args: unknown[], parent: Context | undefined, run: () => Promise<unknown>): Promise<unknown> {
+  invoke(
+    workflowType: string,
+    args: unknown[],
+    parent: Context | undefined,
+    run: () => Promise<unknown>,
+  ): Promise<unknown> {
     const goal = workflowType === 'pursueGoal';
     const start = goal ? goalStart(args[0]) : agentStart(args);
     const { workflowId } = workflowInfo();
@@ -41,9 +69,14 @@ export class RunSpans {
       ...(start.depth !== undefined ? { [Attr.goalDepth]: start.depth } : {}),
       ...(start.goal ? { [ContentAttr.inputMessages]: textMessages('user', start.goal) } : {}),
     };
-    this.root = this.tracer.startSpan(`${GenAiOperation.InvokeAgent} ${start.agent}`, { kind: SpanKind.INTERNAL, attributes }, parent ?? context.active());
+    this.root = this.tracer.startSpan(
+      `${GenAiOperation.InvokeAgent} ${start.agent}`,
+      { kind: SpanKind.INTERNAL, attributes },
+      parent ?? context.active(),
+    );
     return watched(this.root, parent ?? context.active(), run, {
-      settled: (span, result) => span.setAttributes(goal ? goalEnd(result as GoalResult) : agentEnd(result as AgentLoopResult)),
+      settled: (span, result) =>
+        span.setAttributes(goal ? goalEnd(result as GoalResult) : agentEnd(result as AgentLoopResult)),
       failed: (span, err) => {
         if (err instanceof ContinueAsNew) span.setAttribute(Attr.status, 'continued_as_new');
         else if (isCancellation(err)) span.setAttribute(Attr.status, 'cancelled');
@@ -70,7 +103,11 @@ export class RunSpans {
   /** A person approved or denied a call: an event of the run's span; an approved call's span will say so. */
   decided(callId: string, tool: string, outcome: 'approved' | 'denied'): void {
     if (outcome === 'approved') this.approved.add(callId);
-    this.root?.addEvent(APPROVAL_EVENT, { [Attr.toolCallId]: callId, [Attr.toolName]: tool, [Attr.approvalOutcome]: outcome });
+    this.root?.addEvent(APPROVAL_EVENT, {
+      [Attr.toolCallId]: callId,
+      [Attr.toolName]: tool,
+      [Attr.approvalOutcome]: outcome,
+    });
   }
 
   /** The agent and model a run resolved to (`resolveRun`), or a goal tree's model (`resolveGoal`). */
@@ -96,16 +133,24 @@ export class RunSpans {
       ...(model ? { [Attr.requestModel]: model } : {}),
       ...(activityType === 'callModel' && iteration !== undefined ? { [Attr.iteration]: iteration } : {}),
     };
-    return this.around(`${GenAiOperation.Chat}${model ? ` ${model}` : ''}`, SpanKind.CLIENT, attributes, schedule, (span, output) => {
-      const reply = modelCallOutput(output);
-      span.setAttributes({
-        ...(reply.usage ? { [Attr.inputTokens]: reply.usage.promptTokens, [Attr.outputTokens]: reply.usage.completionTokens } : {}),
-        ...(reply.model ? { [Attr.responseModel]: reply.model } : {}),
-        ...(reply.finishReason ? { [Attr.finishReasons]: [reply.finishReason] } : {}),
-        ...(planner === 'native' ? { [Attr.waveSize]: toolCallCount(reply.message) } : {}),
-        ...(reply.message !== undefined ? { [ContentAttr.outputMessages]: replyMessages(reply.message) } : {}),
-      });
-    });
+    return this.around(
+      `${GenAiOperation.Chat}${model ? ` ${model}` : ''}`,
+      SpanKind.CLIENT,
+      attributes,
+      schedule,
+      (span, output) => {
+        const reply = modelCallOutput(output);
+        span.setAttributes({
+          ...(reply.usage
+            ? { [Attr.inputTokens]: reply.usage.promptTokens, [Attr.outputTokens]: reply.usage.completionTokens }
+            : {}),
+          ...(reply.model ? { [Attr.responseModel]: reply.model } : {}),
+          ...(reply.finishReason ? { [Attr.finishReasons]: [reply.finishReason] } : {}),
+          ...(planner === 'native' ? { [Attr.waveSize]: toolCallCount(reply.message) } : {}),
+          ...(reply.message !== undefined ? { [ContentAttr.outputMessages]: replyMessages(reply.message) } : {}),
+        });
+      },
+    );
   }
 
   private tool<T>(args: unknown[], local: boolean, schedule: () => Promise<T>): Promise<T> {
@@ -121,14 +166,26 @@ export class RunSpans {
       ...(this.approved.has(call.toolCallId) ? { [Attr.approvalOutcome]: 'approved' } : {}),
       [ContentAttr.toolArguments]: JSON.stringify(call.args ?? {}),
     };
-    return this.around(`${GenAiOperation.ExecuteTool} ${call.name}`, SpanKind.INTERNAL, attributes, schedule, (span, output) => {
-      const content = (output as { content?: unknown } | undefined)?.content;
-      if (typeof content === 'string') span.setAttribute(ContentAttr.toolResult, content);
-    });
+    return this.around(
+      `${GenAiOperation.ExecuteTool} ${call.name}`,
+      SpanKind.INTERNAL,
+      attributes,
+      schedule,
+      (span, output) => {
+        const content = (output as { content?: unknown } | undefined)?.content;
+        if (typeof content === 'string') span.setAttribute(ContentAttr.toolResult, content);
+      },
+    );
   }
 
   /** `fn` inside a span of its own under the active one, ended when what `fn` returned settles. */
-  private around<T>(name: string, kind: SpanKind, attributes: Attributes, fn: () => Promise<T>, settled: (span: Span, output: T) => void): Promise<T> {
+  private around<T>(
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    fn: () => Promise<T>,
+    settled: (span: Span, output: T) => void,
+  ): Promise<T> {
     const span = this.tracer.startSpan(name, { kind, attributes }, context.active());
     return watched(span, context.active(), fn, {
       settled,
@@ -144,7 +201,12 @@ export class RunSpans {
  * `fn`'s own promise: the span is ended from a reaction of its own, with nothing awaited between
  * the promise and its awaiter, which would reorder the workflow's commands.
  */
-function watched<T>(span: Span, parent: Context, fn: () => Promise<T>, on: { settled(span: Span, value: T): void; failed(span: Span, err: unknown): void }): Promise<T> {
+function watched<T>(
+  span: Span,
+  parent: Context,
+  fn: () => Promise<T>,
+  on: { settled(span: Span, value: T): void; failed(span: Span, err: unknown): void },
+): Promise<T> {
   let promise: Promise<T>;
   try {
     promise = context.with(trace.setSpan(parent, span), fn);
@@ -168,8 +230,14 @@ function watched<T>(span: Span, parent: Context, fn: () => Promise<T>, on: { set
 
 /** Marks `span` failed: `error.type` is the failure's type (an activity's or child's cause), the status says why. */
 function failed(span: Span, err: unknown, attributes: Attributes = {}): void {
-  const failure = (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) && err.cause ? err.cause : err;
-  const type = failure instanceof ApplicationFailure && failure.type ? failure.type : failure instanceof Error ? failure.name : 'Error';
+  const failure =
+    (err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) && err.cause ? err.cause : err;
+  const type =
+    failure instanceof ApplicationFailure && failure.type
+      ? failure.type
+      : failure instanceof Error
+        ? failure.name
+        : 'Error';
   span.setAttributes({ ...attributes, [Attr.errorType]: type });
   span.setStatus({ code: SpanStatusCode.ERROR, message: failure instanceof Error ? failure.message : String(failure) });
 }
@@ -196,7 +264,11 @@ function agentStart(args: unknown[]): Start {
 
 /** A goal: the root's objective, or a sub-goal's node. */
 function goalStart(raw: unknown): Start {
-  const input = (raw ?? {}) as { objective?: unknown; model?: unknown; node?: { goal?: unknown; model?: unknown; path?: unknown } };
+  const input = (raw ?? {}) as {
+    objective?: unknown;
+    model?: unknown;
+    node?: { goal?: unknown; model?: unknown; path?: unknown };
+  };
   const node = input.node;
   const goal = node?.goal ?? input.objective;
   const model = node?.model ?? input.model;
@@ -229,10 +301,18 @@ function goalEnd(result: GoalResult): Attributes {
 
 /** A model's reply (Chat Completions form) as the GenAI conventions write `gen_ai.output.messages`. */
 function replyMessages(message: unknown): string {
-  const { content, tool_calls: calls } = message as { content?: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
+  const { content, tool_calls: calls } = message as {
+    content?: unknown;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+  };
   const parts = [
     ...(typeof content === 'string' && content !== '' ? [{ type: 'text', content }] : []),
-    ...(calls ?? []).map((call) => ({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments })),
+    ...(calls ?? []).map((call) => ({
+      type: 'tool_call',
+      id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    })),
   ];
   return JSON.stringify([{ role: 'assistant', parts }]);
 }

@@ -1,6 +1,12 @@
 import { trace } from '@opentelemetry/api';
-import { extractContextFromHeaders, headersWithContext } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
-import { OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import {
+  extractContextFromHeaders,
+  headersWithContext,
+} from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
+import {
+  OpenTelemetryInternalsInterceptor,
+  OpenTelemetryOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import { workflowInfo } from '@temporalio/workflow';
 import type {
   ActivityInput,
@@ -56,7 +62,9 @@ class SpansInbound implements WorkflowInboundCallsInterceptor {
   constructor(private readonly spans: RunSpans) {}
 
   execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
-    return this.spans.invoke(workflowInfo().workflowType, input.args, extractContextFromHeaders(input.headers), () => next(input));
+    return this.spans.invoke(workflowInfo().workflowType, input.args, extractContextFromHeaders(input.headers), () =>
+      next(input),
+    );
   }
 
   handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>): Promise<unknown> {
@@ -64,7 +72,8 @@ class SpansInbound implements WorkflowInboundCallsInterceptor {
     if (input.name === approveUpdate.name || input.name === denyUpdate.name) {
       const outcome = input.name === approveUpdate.name ? 'approved' : 'denied';
       void handled.then(
-        (output) => this.spans.decided((output as { callId: string }).callId, (output as { tool: string }).tool, outcome),
+        (output) =>
+          this.spans.decided((output as { callId: string }).callId, (output as { tool: string }).tool, outcome),
         () => undefined,
       );
     }
@@ -78,12 +87,22 @@ class SpansOutbound implements WorkflowOutboundCallsInterceptor {
     private readonly temporal: OpenTelemetryOutboundInterceptor,
   ) {}
 
-  scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
-    return this.spans.activity(input.activityType, input.args, false, () => next({ ...input, headers: headersWithContext(input.headers) }));
+  scheduleActivity(
+    input: ActivityInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>,
+  ): Promise<unknown> {
+    return this.spans.activity(input.activityType, input.args, false, () =>
+      next({ ...input, headers: headersWithContext(input.headers) }),
+    );
   }
 
-  scheduleLocalActivity(input: LocalActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>): Promise<unknown> {
-    return this.spans.activity(input.activityType, input.args, true, () => next({ ...input, headers: headersWithContext(input.headers) }));
+  scheduleLocalActivity(
+    input: LocalActivityInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>,
+  ): Promise<unknown> {
+    return this.spans.activity(input.activityType, input.args, true, () =>
+      next({ ...input, headers: headersWithContext(input.headers) }),
+    );
   }
 
   startChildWorkflowExecution(
@@ -93,11 +112,17 @@ class SpansOutbound implements WorkflowOutboundCallsInterceptor {
     return next({ ...input, headers: headersWithContext(input.headers) });
   }
 
-  continueAsNew(input: ContinueAsNewInput, next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>): Promise<never> {
+  continueAsNew(
+    input: ContinueAsNewInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'continueAsNew'>,
+  ): Promise<never> {
     return next({ ...input, headers: headersWithContext(input.headers) });
   }
 
-  getLogAttributes(input: GetLogAttributesInput, next: Next<WorkflowOutboundCallsInterceptor, 'getLogAttributes'>): Record<string, unknown> {
+  getLogAttributes(
+    input: GetLogAttributesInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'getLogAttributes'>,
+  ): Record<string, unknown> {
     return this.temporal.getLogAttributes(input, next);
   }
 }

@@ -46,7 +46,8 @@ export function shareLevel(count: number, later: number, left: Left): Share[] {
     if (spare >= count) return Math.floor(spare / count) + (i < spare % count ? 1 : 0);
     return i < left.goals ? 1 : 0;
   };
-  const slice = (amount: number | undefined) => (amount === undefined ? undefined : (amount * (1 - RESERVE_FRACTION)) / (count + later));
+  const slice = (amount: number | undefined) =>
+    amount === undefined ? undefined : (amount * (1 - RESERVE_FRACTION)) / (count + later);
   const tokens = slice(left.tokens);
   const costUsd = slice(left.costUsd);
   return Array.from({ length: count }, (_, i): Share => {

@@ -7,7 +7,9 @@
 export const CYCLE_SIMILARITY = 0.8;
 
 const STOP_WORDS = new Set(
-  'a an the of on in at to for from by with about and or as is are be this that these those it its into onto our your their my'.split(' '),
+  'a an the of on in at to for from by with about and or as is are be this that these those it its into onto our your their my'.split(
+    ' ',
+  ),
 );
 
 /** The words of a goal that carry meaning: lower case, no punctuation or stop words, a plural `s` dropped. */

@@ -125,7 +125,8 @@ export class Ledger {
       depth: () => `Max depth (${this.limit('maxDepth')}) reached: the goal cannot be decomposed further`,
       goals: () => `Goal limit (${this.limit('maxGoals')}) reached`,
       time: () => `Time limit (${this.limit('maxTimeSeconds')}s) reached`,
-      tokens: () => `Token limit (${this.options.constraints?.maxTokens} for the tree) reached: this goal's share is used up`,
+      tokens: () =>
+        `Token limit (${this.options.constraints?.maxTokens} for the tree) reached: this goal's share is used up`,
       cost: () => `Cost limit ($${this.limit('maxCostUsd')} for the tree) reached: this goal's share is used up`,
     };
     return { kind, reason: reasons[kind]() };

@@ -1,9 +1,24 @@
-import { executeChild, isCancellation, proxyActivities, setCurrentDetails, type ActivityFunctionWithOptions } from '@temporalio/workflow';
+import {
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  type ActivityFunctionWithOptions,
+} from '@temporalio/workflow';
 import type { createActivities } from '../../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../contract/activity-options';
-import type { Achievement, Assessment, ComponentOutput, GoalContextInput, GoalInput, GoalNode, GoalResult, SubGoal } from '../../contract/goal-tree/pursue-goal';
 import { executionWorkflowId, goalWorkflowId } from '../../contract/goal-tree/ids';
 import { groupIntoLevels } from '../../contract/goal-tree/levels';
+import type {
+  Achievement,
+  Assessment,
+  ComponentOutput,
+  GoalContextInput,
+  GoalInput,
+  GoalNode,
+  GoalResult,
+  SubGoal,
+} from '../../contract/goal-tree/pursue-goal';
 import { evidenceFor, executionGoal, otherGoals, toEvidence, workflowSummary } from '../../contract/goal-tree/text';
 import { agentLoop } from '../agent-loop';
 import { shareLevel, type Grant } from './budget';
@@ -14,9 +29,8 @@ import { Ledger, type Violation } from './ledger';
 import * as results from './results';
 import { goalInput, rootNode } from './start';
 
-const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } = proxyActivities<ReturnType<typeof createActivities>>(
-  DEFAULT_MODEL_ACTIVITY_OPTIONS,
-);
+const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
+  proxyActivities<ReturnType<typeof createActivities>>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
 
 /**
  * Pursues one goal: assess → execute (a tool loop, or a direct answer), or decompose →
@@ -109,13 +123,19 @@ async function pursueSubGoals(g: Goal, subGoals: SubGoal[]): Promise<GoalResult>
     const stop = g.ledger.check('work');
     if (stop) return results.constrained(soFar(g), stop);
     const later = levels.slice(index + 1).reduce((n, l) => n + l.length, 0);
-    show(g, `Pursuing level ${index + 1} of ${levels.length} of its sub-goals:\n${level.map((i) => `- ${g.planned[i]}`).join('\n')}`);
+    show(
+      g,
+      `Pursuing level ${index + 1} of ${levels.length} of its sub-goals:\n${level.map((i) => `- ${g.planned[i]}`).join('\n')}`,
+    );
     g.children.push(...(await pursueLevel(g, level, later)));
     // Children get all the time this goal has for them: one that ran out means this goal has too.
-    if (g.children.some((r) => r.constraint === 'time')) return results.constrained(soFar(g), g.ledger.violation('time'));
+    if (g.children.some((r) => r.constraint === 'time'))
+      return results.constrained(soFar(g), g.ledger.violation('time'));
     if (!g.children.some((r) => r.workflowId)) continue;
 
-    const checked = await ask(g, `achieved? · level ${index + 1}`, checkAchieved, { results: g.children.map(toEvidence) });
+    const checked = await ask(g, `achieved? · level ${index + 1}`, checkAchieved, {
+      results: g.children.map(toEvidence),
+    });
     if (checked.ok) achievement = checked.value;
     else if ('stop' in checked) return results.constrained(soFar(g), checked.stop);
     else g.notes.push(checked.error);
@@ -152,7 +172,11 @@ async function pursueLevel(g: Goal, level: number[], later: number): Promise<Goa
 }
 
 /** Pursues a sub-goal as a child `pursueGoal` workflow (the recursion), with `grant` as its budgets. */
-async function pursueChild(g: Goal, child: Pick<GoalNode, 'goal' | 'stack' | 'evidence'> & { position: number }, grant: Grant): Promise<GoalResult> {
+async function pursueChild(
+  g: Goal,
+  child: Pick<GoalNode, 'goal' | 'stack' | 'evidence'> & { position: number },
+  grant: Grant,
+): Promise<GoalResult> {
   const path = [...g.node.path, child.position];
   const workflowId = goalWorkflowId(g.node.rootId, path);
   const node: GoalNode = {
@@ -177,7 +201,13 @@ async function pursueChild(g: Goal, child: Pick<GoalNode, 'goal' | 'stack' | 'ev
   } catch (err) {
     if (isCancellation(err)) throw err;
     g.ledger.childLost(grant);
-    return results.lost(child.goal, g.depth + 1, workflowId, grant.goals, timedOut(err) ? 'timed out' : { failure: describeFailure(err) });
+    return results.lost(
+      child.goal,
+      g.depth + 1,
+      workflowId,
+      grant.goals,
+      timedOut(err) ? 'timed out' : { failure: describeFailure(err) },
+    );
   }
 }
 
@@ -204,7 +234,18 @@ function openGoal(input: GoalInput, node: GoalNode): Goal {
   const depth = node.stack.length;
   const clock = goalClock(node.budget.deadlineMs, node.path.length === 0);
   const ledger = new Ledger({ budget: node.budget, price: node.price, depth, constraints: input.constraints }, clock);
-  return { input, node, id: goalWorkflowId(node.rootId, node.path), depth, ledger, clock, planned: [], children: [], refusals: [], notes: [] };
+  return {
+    input,
+    node,
+    id: goalWorkflowId(node.rootId, node.path),
+    depth,
+    ledger,
+    clock,
+    planned: [],
+    children: [],
+    refusals: [],
+    notes: [],
+  };
 }
 
 /** Sets the goal's current details (the Web UI shows them): the goal, then `state`. */
@@ -214,7 +255,15 @@ function show(g: Goal, state: string): void {
 
 /** What the goal has so far, for the result builders. */
 function soFar(g: Goal): results.GoalSoFar {
-  return { goal: g.node.goal, workflowId: g.id, depth: g.depth, children: g.children, planned: g.planned.length, notes: g.notes, spent: g.ledger.spent };
+  return {
+    goal: g.node.goal,
+    workflowId: g.id,
+    depth: g.depth,
+    children: g.children,
+    planned: g.planned.length,
+    notes: g.notes,
+    spent: g.ledger.spent,
+  };
 }
 
 /** A sub-goal `violation` keeps from starting: remembered for the goal's own result. */
@@ -231,18 +280,27 @@ type Asked<T> = { ok: true; value: T } | { ok: false; stop: Violation } | { ok: 
  * component's answer to the goal's context plus `extra`. A reply that does not match the schema is
  * shown to the model once, with the error; a second such reply, or a failed activity, is an `error`.
  */
-async function ask<I extends GoalContextInput, T>(g: Goal, name: string, component: Component<I, T>, extra: Omit<I, keyof GoalContextInput>): Promise<Asked<T>> {
+async function ask<I extends GoalContextInput, T>(
+  g: Goal,
+  name: string,
+  component: Component<I, T>,
+  extra: Omit<I, keyof GoalContextInput>,
+): Promise<Asked<T>> {
   const stop = g.ledger.check('work');
   if (stop) return { ok: false, stop };
   const { model, goal, stack, tools, evidence } = g.node;
   const input = { model, objective: g.input.objective, goal, stack, tools, evidence, ...extra } as I;
-  const call = (request: I, summary: string) => component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
+  const call = (request: I, summary: string) =>
+    component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
   show(g, `Asking the model: ${name}`);
   try {
     let output = await call(input, name);
     g.ledger.spend(output.usage);
     if (!output.ok) {
-      output = await call({ ...input, repair: { reply: output.reply, error: output.error } }, `${name} · retry (invalid reply)`);
+      output = await call(
+        { ...input, repair: { reply: output.reply, error: output.error } },
+        `${name} · retry (invalid reply)`,
+      );
       g.ledger.spend(output.usage);
     }
     if (output.ok) return { ok: true, value: output.value };

@@ -1,5 +1,11 @@
 import type { AgentLoopResult } from '../../contract/agent-loop';
-import type { Achievement, ConstraintKind, GoalResult, GoalStatus, Synthesis } from '../../contract/goal-tree/pursue-goal';
+import type {
+  Achievement,
+  ConstraintKind,
+  GoalResult,
+  GoalStatus,
+  Synthesis,
+} from '../../contract/goal-tree/pursue-goal';
 import { clip, MAX_EVIDENCE_ITEMS, MAX_EVIDENCE_SUMMARY_CHARS } from '../../contract/goal-tree/text';
 import { ZERO_USAGE } from '../../contract/usage';
 import type { Spent, Violation } from './ledger';
@@ -24,7 +30,9 @@ export interface GoalSoFar {
   spent: Spent;
 }
 
-type Fields = Partial<Pick<GoalResult, 'summary' | 'key_findings' | 'confidence' | 'limitations' | 'raw_evidence' | 'reason' | 'constraint'>>;
+type Fields = Partial<
+  Pick<GoalResult, 'summary' | 'key_findings' | 'confidence' | 'limitations' | 'raw_evidence' | 'reason' | 'constraint'>
+>;
 
 /**
  * The goal's result with `status` and `fields`. The summary falls back to the reason; findings and
@@ -33,7 +41,10 @@ type Fields = Partial<Pick<GoalResult, 'summary' | 'key_findings' | 'confidence'
  * `fields.limitations`.
  */
 export function finish(soFar: GoalSoFar, status: GoalStatus, fields: Fields): GoalResult {
-  const raw = once((fields.raw_evidence ?? []).map((item) => clip(item, MAX_EVIDENCE_SUMMARY_CHARS))).slice(0, MAX_EVIDENCE_ITEMS);
+  const raw = once((fields.raw_evidence ?? []).map((item) => clip(item, MAX_EVIDENCE_SUMMARY_CHARS))).slice(
+    0,
+    MAX_EVIDENCE_ITEMS,
+  );
   return {
     goal: soFar.goal,
     status,
@@ -58,7 +69,9 @@ export function finish(soFar: GoalSoFar, status: GoalStatus, fields: Fields): Go
  */
 export function partial(soFar: GoalSoFar, reason?: string): Fields {
   const done = soFar.children.filter((r) => r.status === 'achieved' || r.status === 'synthesized');
-  const pursued = soFar.planned ? `${done.length} of ${soFar.planned} sub-goals completed${done.length ? ':' : '.'}` : '';
+  const pursued = soFar.planned
+    ? `${done.length} of ${soFar.planned} sub-goals completed${done.length ? ':' : '.'}`
+    : '';
   return {
     summary: [reason ? `${reason}.` : '', pursued, ...done.map((r) => clip(r.summary, 300))].filter(Boolean).join(' '),
     key_findings: once(done.flatMap((r) => r.key_findings)).slice(0, 10),
@@ -74,7 +87,11 @@ export function failed(soFar: GoalSoFar, reason: string): GoalResult {
 
 /** `constrained` by `violation`, with what the completed sub-goals found (no synthesis: the limit forbids a model call). */
 export function constrained(soFar: GoalSoFar, violation: Violation): GoalResult {
-  return finish(soFar, 'constrained', { ...partial(soFar, violation.reason), reason: violation.reason, constraint: violation.kind });
+  return finish(soFar, 'constrained', {
+    ...partial(soFar, violation.reason),
+    reason: violation.reason,
+    constraint: violation.kind,
+  });
 }
 
 /**
@@ -82,11 +99,22 @@ export function constrained(soFar: GoalSoFar, violation: Violation): GoalResult 
  * so; otherwise `constrained` by the first limit that refused a sub-goal, if one did, else
  * `synthesized`. The gaps an unachieved check named are added to the limitations.
  */
-export function synthesized(soFar: GoalSoFar, synthesis: Synthesis, achievement: Achievement | undefined, refusal: Violation | undefined): GoalResult {
+export function synthesized(
+  soFar: GoalSoFar,
+  synthesis: Synthesis,
+  achievement: Achievement | undefined,
+  refusal: Violation | undefined,
+): GoalResult {
   if (achievement?.achieved) return finish(soFar, 'achieved', synthesis);
   const gaps = achievement ? achievement.remaining_gaps.map((gap) => `Remaining gap: ${gap}`) : [];
   const limitations = [...synthesis.limitations, ...gaps];
-  if (refusal) return finish(soFar, 'constrained', { ...synthesis, limitations, reason: refusal.reason, constraint: refusal.kind });
+  if (refusal)
+    return finish(soFar, 'constrained', {
+      ...synthesis,
+      limitations,
+      reason: refusal.reason,
+      constraint: refusal.kind,
+    });
   return finish(soFar, 'synthesized', { ...synthesis, limitations });
 }
 
@@ -106,7 +134,9 @@ export function toolLoopEnded(soFar: GoalSoFar, run: AgentLoopResult, limit: Vio
   const calls = run.waves.flatMap((wave) => wave.calls);
   const evidence = {
     summary: run.answer,
-    key_findings: calls.filter((c) => c.ok).map((c) => clip(`${c.tool}(${JSON.stringify(c.args)}) → ${c.result ?? ''}`, 200)),
+    key_findings: calls
+      .filter((c) => c.ok)
+      .map((c) => clip(`${c.tool}(${JSON.stringify(c.args)}) → ${c.result ?? ''}`, 200)),
     raw_evidence: calls.filter((c) => c.ok && c.result).map((c) => c.result!),
   };
   switch (run.status) {
@@ -116,9 +146,16 @@ export function toolLoopEnded(soFar: GoalSoFar, run: AgentLoopResult, limit: Vio
     }
     case 'deadline':
     case 'budget_exhausted':
-      return finish(soFar, 'constrained', { ...evidence, reason: `${limit.reason}: the tool loop stopped after ${run.iterations} iterations`, constraint: limit.kind });
+      return finish(soFar, 'constrained', {
+        ...evidence,
+        reason: `${limit.reason}: the tool loop stopped after ${run.iterations} iterations`,
+        constraint: limit.kind,
+      });
     case 'max_iterations':
-      return finish(soFar, 'failed', { ...evidence, reason: `The tool loop stopped at its iteration limit (${run.iterations}) without an answer.` });
+      return finish(soFar, 'failed', {
+        ...evidence,
+        reason: `The tool loop stopped at its iteration limit (${run.iterations}) without an answer.`,
+      });
     case 'circuit_open':
       return finish(soFar, 'failed', { ...evidence, reason: `The tool loop stopped: ${run.answer}` });
     case 'cancelled':
@@ -134,7 +171,12 @@ function once(items: readonly string[]): string[] {
 // Sub-goals that report no result of their own: their parent writes it.
 
 /** A sub-goal that was never started (at `depth`): no workflow, nothing spent; `reason` is its summary. */
-export function notStarted(goal: string, depth: number, status: GoalStatus, fields: { reason: string; constraint?: ConstraintKind }): GoalResult {
+export function notStarted(
+  goal: string,
+  depth: number,
+  status: GoalStatus,
+  fields: { reason: string; constraint?: ConstraintKind },
+): GoalResult {
   return {
     goal,
     status,
@@ -152,24 +194,40 @@ export function notStarted(goal: string, depth: number, status: GoalStatus, fiel
 }
 
 /** A sub-goal that repeats `ancestor`, a goal on its stack: `cycle_detected`, never started. */
-export function cycleDetected(goal: string, depth: number, cycle: { ancestor: string; similarity: number }): GoalResult {
+export function cycleDetected(
+  goal: string,
+  depth: number,
+  cycle: { ancestor: string; similarity: number },
+): GoalResult {
   const reason = `Repeats "${clip(cycle.ancestor, 120)}" on its goal stack (similarity ${cycle.similarity.toFixed(2)}).`;
   return notStarted(goal, depth, 'cycle_detected', { reason });
 }
 
 /** A sub-goal a limit did not let start: `constrained`, never started. */
 export function refused(goal: string, depth: number, violation: Violation): GoalResult {
-  return notStarted(goal, depth, 'constrained', { reason: `${violation.reason}: not started.`, constraint: violation.kind });
+  return notStarted(goal, depth, 'constrained', {
+    reason: `${violation.reason}: not started.`,
+    constraint: violation.kind,
+  });
 }
 
 /**
  * A sub-goal whose workflow ended without a result: `constrained` by time when it timed out, else
  * `failed` with its failure. It counts the `goals` it was granted (what it used is unknown).
  */
-export function lost(goal: string, depth: number, workflowId: string, goals: number, end: 'timed out' | { failure: string }): GoalResult {
+export function lost(
+  goal: string,
+  depth: number,
+  workflowId: string,
+  goals: number,
+  end: 'timed out' | { failure: string },
+): GoalResult {
   const result =
     end === 'timed out'
-      ? notStarted(goal, depth, 'constrained', { reason: 'Time limit reached: the goal workflow timed out.', constraint: 'time' })
+      ? notStarted(goal, depth, 'constrained', {
+          reason: 'Time limit reached: the goal workflow timed out.',
+          constraint: 'time',
+        })
       : notStarted(goal, depth, 'failed', { reason: `The goal workflow failed: ${end.failure}` });
   return { ...result, goals, workflowId };
 }

@@ -2,8 +2,8 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } fr
 import type { createActivities } from '../../activities';
 import { RESOLVE_RUN_ACTIVITY_OPTIONS } from '../../contract/activity-options';
 import { DEFAULT_GOAL_CONSTRAINTS } from '../../contract/goal-tree/defaults';
-import type { GoalInput, GoalNode } from '../../contract/goal-tree/pursue-goal';
 import { goalWorkflowId } from '../../contract/goal-tree/ids';
+import type { GoalInput, GoalNode } from '../../contract/goal-tree/pursue-goal';
 import { lazy } from '../lazy';
 
 /**
@@ -42,13 +42,19 @@ export function goalInput(rawInput: unknown): GoalInput {
 export async function rootNode(input: GoalInput): Promise<GoalNode> {
   let resolved;
   try {
-    resolved = await resolveGoal.executeWithOptions({ ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve model and tools' }, [
-      { model: input.model, tools: input.tools, ...(input.agent ? { agent: input.agent } : {}) },
-    ]);
+    resolved = await resolveGoal.executeWithOptions(
+      { ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve model and tools' },
+      [{ model: input.model, tools: input.tools, ...(input.agent ? { agent: input.agent } : {}) }],
+    );
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : err;
     if (cause instanceof ApplicationFailure && cause.nonRetryable) {
-      throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, nonRetryable: true, cause });
+      throw ApplicationFailure.create({
+        type: cause.type ?? undefined,
+        message: cause.message,
+        nonRetryable: true,
+        cause,
+      });
     }
     throw err;
   }

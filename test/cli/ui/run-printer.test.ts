@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { followRun, type RunReader } from '../../../src/client/follow';
 import { RunPrinter } from '../../../src/cli/ui/run-printer';
+import { followRun, type RunReader } from '../../../src/client/follow';
 import type { AgentLoopResult, RunProgress } from '../../../src/contract/agent-loop';
 import { streamedText, type StreamedText } from '../../../src/contract/streaming';
 import { eventually } from '../../support/wait';
@@ -43,7 +43,13 @@ describe('RunPrinter: a followed run as waveloop follow prints it', () => {
     await eventually(run.text, (out) => out.endsWith('seven.'));
     stream = streamedText(1, 1, 'Forty', 'Six times seven.');
     await eventually(run.text, (out) => out.endsWith('Forty'));
-    await run.stop({ status: 'completed', answer: 'Forty-two.', iterations: 1, waves: [], usage: PROGRESS.usage } satisfies AgentLoopResult);
+    await run.stop({
+      status: 'completed',
+      answer: 'Forty-two.',
+      iterations: 1,
+      waves: [],
+      usage: PROGRESS.usage,
+    } satisfies AgentLoopResult);
 
     expect(run.text()).toBe('(iteration 1) thinking: Six times seven.\n(iteration 1) Forty-two.\n');
   });
