@@ -37,7 +37,7 @@ import { RunSpans } from './run-spans';
  * update and workflow, and those extra steps reorder a workflow's commands, so a run started
  * without tracing would fail to replay with it (or the other way round). These interceptors add no
  * step: each hands on the very promise it got and watches it from the side, so tracing can be
- * turned on or off with runs in flight (test/telemetry/traces.test.ts replays every recorded
+ * turned on or off with runs in flight (test/e2e/traces.test.ts replays every recorded
  * history with them).
  *
  * Replay-safe: the sink is not called while replaying, so a worker that takes a run over after a

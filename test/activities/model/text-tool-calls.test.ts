@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import { textToolCalls } from '../../../src/activities/model/text-tool-calls';
+
+const OFFERED = new Set(['calculator', 'get_weather', 'search_notes']);
+
+/** Ids call_1, call_2, ... so a test sees how many were taken. */
+function ids(): () => string {
+  let n = 0;
+  return () => `call_${++n}`;
+}
+
+const calc = (expression: string) => ['calculator', { expression }] as const;
+const weather = (city: string) => ['get_weather', { city }] as const;
+
+describe('textToolCalls', () => {
+  it.each<[string, string, (readonly [string, object])[], string | null]>([
+    [
+      'a ```json fence (Qwen2.5-Coder 1.5B)',
+      '```json\n{\n  "name": "calculator",\n  "arguments": {\n    "expression": "(17*23)+4"\n  }\n}\n```',
+      [calc('(17*23)+4')],
+      null,
+    ],
+    [
+      'a fence with no language',
+      '```\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```',
+      [calc('2+2')],
+      null,
+    ],
+    [
+      'a ```tool_call fence',
+      '```tool_call\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```',
+      [calc('2+2')],
+      null,
+    ],
+    [
+      'a ```tool fence with "parameters"',
+      '```tool\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n```',
+      [weather('Paris')],
+      null,
+    ],
+    [
+      'an array of calls in one fence',
+      '```json\n[\n  {"name": "get_weather", "arguments": {"city": "Paris"}},\n  {"name": "get_weather", "arguments": {"city": "Oslo"}}\n]\n```',
+      [weather('Paris'), weather('Oslo')],
+      null,
+    ],
+    [
+      'several objects in one fence (Qwen2.5-Coder 1.5B)',
+      '```json\n{"name": "calculator", "arguments": {"expression": "1+1"}}\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```',
+      [calc('1+1'), weather('Oslo')],
+      null,
+    ],
+    [
+      'two fences',
+      '```json\n{"name": "calculator", "arguments": {"expression": "1+1"}}\n```\n\n```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```',
+      [calc('1+1'), weather('Oslo')],
+      null,
+    ],
+    [
+      '<tools> with one call a line',
+      '<tools>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"name": "calculator", "arguments": {"expression": "3*3"}}\n</tools>',
+      [weather('Paris'), calc('3*3')],
+      null,
+    ],
+    [
+      '<tool_call> (Qwen/Hermes)',
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+      [weather('Paris')],
+      null,
+    ],
+    [
+      'two <tool_call> blocks',
+      '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Lima"}}\n</tool_call>',
+      [weather('Paris'), weather('Lima')],
+      null,
+    ],
+    [
+      '<tool_call> without its closing tag at the end',
+      '<tool_call>\n{"name": "calculator", "arguments": {"expression": "2**10"}}',
+      [calc('2**10')],
+      null,
+    ],
+    [
+      'prose before <tool_call>',
+      'I need the weather first.\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+      [weather('Paris')],
+      'I need the weather first.',
+    ],
+    ['<function=name> (Llama 3.x)', '<function=get_weather>{"city": "Paris"}</function>', [weather('Paris')], null],
+    [
+      'prose before <function=name>',
+      'Let me check.\n<function=calculator>{"expression": "6*7"}</function>',
+      [calc('6*7')],
+      'Let me check.',
+    ],
+    [
+      '<function=name> with <parameter=key> lines inside <tool_call> (Qwen3-Coder)',
+      '<tool_call>\n<function=get_weather>\n<parameter=city>\nSão Paulo\n</parameter>\n</function>\n</tool_call>',
+      [weather('São Paulo')],
+      null,
+    ],
+    ['a bare call object', '{"name": "calculator", "arguments": {"expression": "2+2"}}', [calc('2+2')], null],
+    [
+      'a bare array of calls',
+      '[{"name": "calculator", "arguments": {"expression": "1"}}, {"name": "calculator", "arguments": {"expression": "2"}}]',
+      [calc('1'), calc('2')],
+      null,
+    ],
+    [
+      'arguments as a JSON string',
+      '{"name": "calculator", "arguments": "{\\"expression\\": \\"2+2\\"}"}',
+      [calc('2+2')],
+      null,
+    ],
+    ['only a name: no arguments', '<tool_call>{"name": "search_notes"}</tool_call>', [['search_notes', {}]], null],
+    [
+      'an id besides name and arguments',
+      '{"id": "0", "name": "calculator", "arguments": {"expression": "2+2"}}',
+      [calc('2+2')],
+      null,
+    ],
+    [
+      'the OpenAI shape',
+      '```json\n{"id": "call_0", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}\n```',
+      [weather('Paris')],
+      null,
+    ],
+    [
+      '"type": "function" beside name and parameters (Llama 3.2)',
+      '{"type": "function", "name": "get_weather", "parameters": {"city": "Paris"}}',
+      [weather('Paris')],
+      null,
+    ],
+    [
+      'nested objects and braces inside strings',
+      '<tool_call>\n{"name": "search_notes", "arguments": {"query": "a } b { c ] \\" </tool_call>", "filter": {"tags": ["x", {"y": [1, 2]}]}}}\n</tool_call>',
+      [['search_notes', { query: 'a } b { c ] " </tool_call>', filter: { tags: ['x', { y: [1, 2] }] } }]],
+      null,
+    ],
+    [
+      '"function" naming the tool (Qwen2.5-Coder 1.5B)',
+      '```json\n{\n  "function": "get_weather",\n  "arguments": {\n    "city": "Paris"\n  }\n}\n```',
+      [weather('Paris')],
+      null,
+    ],
+    [
+      'a call followed by the result the model invented (Qwen2.5-Coder 1.5B)',
+      '{"name": "calculator", "arguments": {"expression": "2+2"}}\n<tool_response>\n4\n</tool_response>\nThe answer is 4.',
+      [calc('2+2')],
+      null,
+    ],
+    [
+      'whitespace around the blocks',
+      '\n\n  ```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```  \n',
+      [calc('2+2')],
+      null,
+    ],
+  ])('textToolCalls: reads %s', (_form, content, expected, text) => {
+    const result = textToolCalls(content, OFFERED, ids());
+    expect(result).toEqual({
+      calls: expected.map(([name, args], i) => ({
+        id: `call_${i + 1}`,
+        type: 'function',
+        function: { name, arguments: JSON.stringify(args) },
+      })),
+      text,
+    });
+  });
+
+  it.each([
+    ['an empty reply', ''],
+    ['whitespace only', ' \n '],
+    ['prose that mentions a tool', 'I used the calculator tool: (17*23)+4 = 395.'],
+    ['prose before a <tool_response>, without calls', 'The calculator said:\n<tool_response>\n395\n</tool_response>'],
+    [
+      '"function" and "name" both',
+      '{"function": "calculator", "name": "calculator", "arguments": {"expression": "1"}}',
+    ],
+    ['a fenced block that is data, not a call', '```json\n{"city": "Paris", "temperature": 21}\n```'],
+    ['a fenced block naming a tool not offered', '```json\n{"name": "delete_everything", "arguments": {}}\n```'],
+    [
+      'a <tool_call> to a tool not offered',
+      '<tool_call>\n{"name": "send_email", "arguments": {"to": "bob"}}\n</tool_call>',
+    ],
+    ['a <function=name> not offered', '<function=send_email>{"to": "bob"}</function>'],
+    ['arguments that are an array', '{"name": "calculator", "arguments": ["2+2"]}'],
+    ['arguments that are a number', '{"name": "calculator", "arguments": 4}'],
+    ['arguments that are a string that is not JSON', '{"name": "calculator", "arguments": "2+2"}'],
+    ['arguments as a JSON string of an array', '{"name": "calculator", "arguments": "[1]"}'],
+    ['<function=name> whose body is an array', '<function=calculator>["2+2"]</function>'],
+    [
+      'prose followed by a fenced call',
+      'Here is the call:\n```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```',
+    ],
+    ['prose followed by bare JSON', 'Call: {"name": "calculator", "arguments": {"expression": "2+2"}}'],
+    [
+      'trailing prose after a fence',
+      '```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```\nThis computes the sum.',
+    ],
+    [
+      'trailing prose after a <tool_call>',
+      '<tool_call>\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n</tool_call>\nThe answer will follow.',
+    ],
+    ['an extra top-level key', '{"name": "calculator", "arguments": {"expression": "2+2"}, "reason": "math"}'],
+    ['no arguments but another key', '{"name": "search_notes", "id": "1"}'],
+    [
+      'both arguments and parameters',
+      '{"name": "calculator", "arguments": {"expression": "1"}, "parameters": {"expression": "2"}}',
+    ],
+    ['a type other than function', '{"type": "tool", "name": "calculator", "arguments": {"expression": "2+2"}}'],
+    [
+      'an OpenAI shape with an extra key',
+      '{"type": "function", "function": {"name": "calculator", "arguments": "{}"}, "index": 0}',
+    ],
+    ['a trailing comma (not repaired)', '```json\n{"name": "calculator", "arguments": {"expression": "2+2"},}\n```'],
+    [
+      'single quotes (not repaired)',
+      "<tool_call>\n{'name': 'calculator', 'arguments': {'expression': '2+2'}}\n</tool_call>",
+    ],
+    ['an unclosed fence', '```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}'],
+    ['a fence in another language', '```python\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```'],
+    [
+      'an unclosed <tool_call> followed by prose',
+      '<tool_call>\n{"name": "calculator", "arguments": {"expression": "2+2"}} and then I will answer',
+    ],
+    [
+      'one good call and one to a tool not offered',
+      '<tool_call>{"name": "calculator", "arguments": {"expression": "1"}}</tool_call>\n<tool_call>{"name": "rm", "arguments": {}}</tool_call>',
+    ],
+    ['an empty array', '[]'],
+    ['a bare JSON string', '"calculator"'],
+  ])('textToolCalls: leaves %s an answer', (_case, content) => {
+    expect(textToolCalls(content, OFFERED, ids())).toBeUndefined();
+  });
+
+  it('textToolCalls: takes an id only for each call it returns', () => {
+    const newId = ids();
+    expect(textToolCalls('<tool_call>{"name": "rm"}</tool_call>', OFFERED, newId)).toBeUndefined();
+    expect(textToolCalls('{"name": "search_notes"}', OFFERED, newId)?.calls[0].id).toBe('call_1');
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { renderProgress, renderResult, renderResultSummary } from '../../../src/cli/ui/render';
+import type { AgentLoopResult, RunProgress } from '../../../src/contract/agent-loop';
+
+describe('renderProgress (waveloop status)', () => {
+  it('shows the calls of the running wave that have settled, and what waits for a person', () => {
+    const progress: RunProgress = {
+      status: 'waiting_for_approval',
+      iteration: 3,
+      maxIterations: 20,
+      phase: 'tools',
+      agent: 'back-office',
+      model: 'gpt-4o-mini',
+      waves: [
+        { iteration: 1, calls: [{ id: 'c1', tool: 'search_users', args: { name: 'Bob' }, ok: true, result: '[]' }] },
+      ],
+      settling: {
+        iteration: 3,
+        calls: [{ id: 'c2', tool: 'calculator', args: { expression: '6*7' }, ok: true, result: '42' }],
+      },
+      usage: { promptTokens: 300, completionTokens: 30, totalTokens: 330 },
+      pendingQuestions: [],
+      pendingApprovals: [{ callId: 'c3', tool: 'update_user', args: { id: 2, company: 'EPAM' }, iteration: 3 }],
+    };
+
+    expect(renderProgress(progress)).toEqual([
+      'Status:     waiting_for_approval',
+      'Agent:      back-office (model gpt-4o-mini)',
+      'Iteration:  3 of 20 (phase: tools)',
+      'Waves:      1, 1 tool calls',
+      'Settled:    wave 3 · calculator(expression=6*7) → 42 (its wave still runs)',
+      'Tokens:     330 (prompt 300, completion 30)',
+      'Approval:   wave 3 · update_user(id=2, company=EPAM) (call c3)',
+    ]);
+  });
+});
+
+describe('renderResult and renderResultSummary: estimated usage', () => {
+  it('renderResult: tokens an endpoint did not report are printed as estimated', () => {
+    const result: AgentLoopResult = {
+      status: 'completed',
+      answer: 'Hi.',
+      iterations: 1,
+      waves: [],
+      usage: { promptTokens: 50, completionTokens: 2, totalTokens: 52, estimated: true },
+    };
+    expect(renderResult(result).split('\n')[0]).toBe('Answer (1 iteration, 52 tokens, estimated):');
+    expect(renderResultSummary(result).at(-1)).toBe('Tokens:     52 (prompt 50, completion 2) (estimated)');
+    expect(
+      renderResult({ ...result, usage: { promptTokens: 50, completionTokens: 2, totalTokens: 52 } }).split('\n')[0],
+    ).toBe('Answer (1 iteration, 52 tokens):');
+  });
+});
