@@ -15,7 +15,6 @@ export type { McpHttpServerConfig, McpServerConfig, McpServers, McpStdioServerCo
 // Running workers.
 export {
   createModelClient,
-  createProjectWorker,
   createWorker,
   DEFAULT_WORKER_TUNING,
   ENCODED_FAILURES_PATH,
