@@ -23,7 +23,7 @@ export interface AgentDefinition {
     timeoutSeconds?: number;
     /**
      * The model's context window in tokens, for memory pruning (default: known for OpenAI's models,
-     * `src/common/context-windows.ts`; for others the transcript is compacted when the endpoint says
+     * `src/contract/context-windows.ts`; for others the transcript is compacted when the endpoint says
      * it no longer fits).
      */
     maxContextTokens?: number;

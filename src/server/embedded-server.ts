@@ -27,7 +27,7 @@ export interface EnsureServerOptions {
   log?: (line: string) => void;
   /** How long to wait for a started server to serve; default 30 s. */
   readyTimeoutMs?: number;
-  /** Dynamic configuration beside waveloop's own (src/common/server-tuning.ts), as `--dynamic-config-value key=value`. */
+  /** Dynamic configuration beside waveloop's own (src/server/tuning.ts), as `--dynamic-config-value key=value`. */
   dynamicConfig?: Readonly<Record<string, string | number>>;
 }
 

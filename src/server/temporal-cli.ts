@@ -8,7 +8,7 @@ const BINARY_NAME = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
 
 /**
  * The waveloop package root: the nearest directory above this file whose package.json is named
- * "waveloop". Works from `src/client/*.ts` (vitest, tsx) and from `dist/src/client/*.js`.
+ * "waveloop". Works from the sources (vitest, tsx) and from the built `dist/`.
  */
 export function packageRoot(from: string = __dirname): string | undefined {
   for (let dir = from; ; dir = path.dirname(dir)) {
