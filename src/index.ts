@@ -69,10 +69,9 @@ export {
 } from './contract/agent-loop';
 export type { Usage } from './contract/usage';
 export { FailureType } from './contract/errors';
+export { DEFAULT_GOAL_CONSTRAINTS, PURSUE_GOAL_WORKFLOW } from './contract/goal-tree/defaults';
 export {
-  DEFAULT_GOAL_CONSTRAINTS,
   GoalTreeInputSchema,
-  PURSUE_GOAL_WORKFLOW,
   type GoalConstraints,
   type GoalResult,
   type GoalStatus,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../src/contract/goal-tree/pursue-goal';
+import { PURSUE_GOAL_WORKFLOW } from '../../src/contract/goal-tree/defaults';
+import type { GoalResult } from '../../src/contract/goal-tree/pursue-goal';
 import type { BenchEnv } from '../support/env';
 import { chainHistories, sizedEvents } from '../support/env';
 import { ms, type ScenarioResult } from '../support/report';

@@ -3,9 +3,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type WaveRecord } from '../contract/agent-loop';
+import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { groupIntoLevels } from '../contract/goal-tree/levels';
 import type { GoalInput, GoalResult } from '../contract/goal-tree/pursue-goal';
-import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/pursue-goal';
 import { decodeHistoryPayloads } from '../payloads/decode-history';
 
 /**

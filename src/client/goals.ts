@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import {
-  GoalTreeInputSchema,
-  PURSUE_GOAL_WORKFLOW,
-  type GoalResult,
-  type GoalTreeInput,
-} from '../contract/goal-tree/pursue-goal';
+import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
+import { GoalTreeInputSchema, type GoalResult, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
 import { workflowSummary } from '../contract/goal-tree/text';
 import { goalEvents, readGoalTree, type GoalEvent, type GoalTreeNode, type HistoryCache } from './goal-tree';
 import { GOAL_MEMO } from './run-list';

@@ -4,7 +4,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { goalEventRecord, goalEvents } from '../../client/goal-tree';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { AGENT_LOOP_WORKFLOW } from '../../contract/agent-loop';
-import { GoalTreeInputSchema, PURSUE_GOAL_WORKFLOW, type GoalResult } from '../../contract/goal-tree/pursue-goal';
+import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
+import { GoalTreeInputSchema, type GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { loadSettings, modelConfigProblem } from '../../settings';
 import { describeError, UsageError } from '../errors';
 import {

@@ -8,8 +8,6 @@ import { MAX_SUB_GOALS } from './defaults';
  * child workflows. JSON-safe, shared by workflow, activities, client and tests.
  */
 
-export { DEFAULT_GOAL_CONSTRAINTS, MAX_SUB_GOALS, PURSUE_GOAL_WORKFLOW } from './defaults';
-
 export const GoalConstraintsSchema = z.strictObject({
   maxDepth: z.number().int().min(1).max(50).optional(),
   maxGoals: z.number().int().min(1).max(10_000).optional(),
