@@ -226,9 +226,15 @@ describe('agentLoop', () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'Hello, patiently.' });
     const model = activities(await handle.fetchHistory()).filter((a) => a.type === 'callModel');
     expect(model.map((a) => a.attempts)).toEqual([2]);
-    // The default first retry would come after 1 s; the endpoint asked for 2 s.
-    const [first, second] = h.fake.requests.map((r) => r.receivedAt!);
-    expect(second - first).toBeGreaterThanOrEqual(1_900);
+    // The default first retry would come after 1 s; the endpoint asked for 2 s, and the failure the
+    // history records for the first attempt tells Temporal to wait that long.
+    const started = (await handle.fetchHistory()).events!.filter(
+      (e) => e.activityTaskStartedEventAttributes?.attempt === 2,
+    );
+    const retried = started.map((e) => e.activityTaskStartedEventAttributes!.lastFailure?.applicationFailureInfo);
+    expect(retried).toHaveLength(1);
+    expect(retried[0]).toMatchObject({ type: 'ModelRateLimit' });
+    expect(Number(retried[0]?.nextRetryDelay?.seconds)).toBe(2);
   });
 
   it('model 401: the run fails at once with ModelAuthentication and says what to check', async () => {
