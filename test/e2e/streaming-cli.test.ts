@@ -55,19 +55,28 @@ describe('waveloop run and follow: the model text streams in', () => {
   });
 
   it('with streaming off, the same run prints whole messages', async () => {
+    // The answer waits until the follower has printed the first message whole (it polls the
+    // run's status), so what is asserted below is what a person sees while the run goes on.
+    let run: ReturnType<typeof waveloopLive> | undefined;
     fake.script(
       {
         content: 'Looking up Bob in the directory first.',
         toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }],
-        delayMs: 800,
       },
-      // The answer comes late enough for the follower to see the first message (it polls 4 times a second).
-      { content: 'Bob Martin works at Acme Corp.', delayMs: 1_000 },
+      async () => {
+        await eventually(
+          async () => run?.stdout() ?? '',
+          (out) => out.includes('(iteration 1) Looking up Bob'),
+          { attempts: 400 },
+        );
+        return { content: 'Bob Martin works at Acme Corp.' };
+      },
     );
     // A worker with streaming off (WAVELOOP_STREAM=false; test/settings.test.ts reads it) serves a queue of its own.
     const whole = `${cli.taskQueue}-whole`;
     await cli.serve(whole, { stream: false });
-    const ran = await waveloopLive(['run', 'Where does Bob work?'], { ...env, WAVELOOP_TASK_QUEUE: whole }).done;
+    run = waveloopLive(['run', 'Where does Bob work?'], { ...env, WAVELOOP_TASK_QUEUE: whole });
+    const ran = await run.done;
     expect(ran.code).toBe(0);
     expect(fake.requests.every((request) => request.stream === undefined)).toBe(true);
     expect(ran.stdout).toMatch(
