@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/chaos/**/*.chaos.ts'],
+    // After every test, every fake model started checks itself (unused replies, extra calls, errors).
+    setupFiles: ['test/support/fake-model-checks.ts'],
     testTimeout: 300_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -44,6 +44,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // After every test, every fake model started checks itself (unused replies, extra calls, errors).
+    setupFiles: ['test/support/fake-model-checks.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Processes, not threads: Temporal's native runtime is one per process.

@@ -73,12 +73,16 @@ beforeAll(async () => {
   server = new ChaosServer(dataDir, `127.0.0.1:${port}`, uiPort);
   await server.start();
   await fake.start();
-  fake.route((request) => {
-    const reply = chaosReply(request);
-    const pid = Number(/chaos-key-(\d+)/.exec(request.authorization ?? '')?.[1]);
-    modelBusyUntil.set(pid, Date.now() + (reply.delayMs ?? 0));
-    return reply;
-  });
+  fake.route(
+    (request) => {
+      const reply = chaosReply(request);
+      const pid = Number(/chaos-key-(\d+)/.exec(request.authorization ?? '')?.[1]);
+      modelBusyUntil.set(pid, Date.now() + (reply.delayMs ?? 0));
+      return reply;
+      // Four turns of every run, each at most as many times as a model call is attempted (8).
+    },
+    { atMost: RUNS * 4 * 8 },
+  );
   db = openDemoDatabase(path.join(dataDir, 'demo.db'));
   countUserUpdates(db);
   const bundle = await workflowBundle();

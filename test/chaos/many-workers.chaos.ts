@@ -43,7 +43,8 @@ beforeAll(async () => {
   server = new ChaosServer(dataDir, `127.0.0.1:${port}`, uiPort);
   await server.start();
   await fake.start();
-  fake.route(manyWorkersReply);
+  // Four turns of every run (three waves, the answer), each at most as many times as a model call is attempted (8).
+  fake.route(manyWorkersReply, { atMost: RUNS * 4 * 8 });
   openDemoDatabase(path.join(dataDir, 'demo.db')).close(); // created once here, not by three workers at once
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, (await workflowBundle()).code);

@@ -219,7 +219,8 @@ describe('cluster: the crash matrix', () => {
 
   beforeAll(async () => {
     await fake.start();
-    fake.route(chaosReply);
+    // Four turns of every run, each at most as many times as a model call is attempted (8).
+    fake.route(chaosReply, { atMost: RUNS * 4 * 8 });
     db = openDemoDatabase(path.join(dataDir, 'demo.db'));
     // Counts every UPDATE of a user row, independently of the tool's own bookkeeping.
     countUserUpdates(db);

@@ -31,8 +31,8 @@ describe('agentLoop: long runs stay bounded', () => {
       if (!next) throw new Error('unexpected agent call');
       return typeof next === 'function' ? next(req) : next;
     };
-    // More router steps than needed: how many summaries happen depends on the hand-over points.
-    h.fake.script(...Array.from({ length: 30 }, () => route));
+    // How many summaries happen depends on the hand-over points: 12 turns, and a summary at each hand-over.
+    h.fake.route(route, { atMost: 30 });
 
     let handOversWhenAsked = 0;
     const { handle, result } = await h.run(
@@ -86,14 +86,18 @@ describe('agentLoop: long runs stay bounded', () => {
     { timeout: 600_000 },
     async () => {
       let turns = 0;
-      h.fake.route((req) => {
-        if (String(req.messages[0].content).startsWith('You compress'))
-          return { content: `Earlier: ${turns} sums so far.` };
-        turns += 1;
-        return turns < 250
-          ? { toolCalls: [{ name: 'calculator', args: { expression: `${turns} + 1` } }] }
-          : { content: 'Done: 249 sums.' };
-      });
+      h.fake.route(
+        (req) => {
+          if (String(req.messages[0].content).startsWith('You compress'))
+            return { content: `Earlier: ${turns} sums so far.` };
+          turns += 1;
+          return turns < 250
+            ? { toolCalls: [{ name: 'calculator', args: { expression: `${turns} + 1` } }] }
+            : { content: 'Done: 249 sums.' };
+          // 250 turns, and a summary at each hand-over (one every 2,000 events, about 200 iterations).
+        },
+        { atMost: 255 },
+      );
       const { handle, result } = await h.run(
         { goal: 'Add one to every number from 1 to 249', maxIterations: 250 },
         { timeout: '10 minutes' },

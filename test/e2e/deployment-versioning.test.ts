@@ -155,7 +155,8 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
     try {
       await deployment.start('A');
       await deployment.setCurrent('A');
-      h.fake.route(stampThenAnswer);
+      // Three runs (waiting, fresh, after), each a stamp and an answer.
+      h.fake.route(stampThenAnswer, { atMost: 6 });
 
       const waiting = await deployment.startRun({
         goal: 'Stamp, once approved',
@@ -206,15 +207,19 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
       await deployment.start('A');
       await deployment.setCurrent('A');
       // Ask first (the run waits on A), then stamp until a stamp comes from B.
-      h.fake.route((req) => {
-        if (String(req.messages[0].content).startsWith('You compress')) return { content: 'Earlier: some stamps.' };
-        const last = req.messages.at(-1)!;
-        if (last.role === 'user')
-          return { toolCalls: [{ name: 'ask_question', args: { question: 'Shall I start?' } }] };
-        return String(last.content).includes('build B')
-          ? { content: 'Moved to B.' }
-          : { toolCalls: [{ name: 'build_stamp', args: {} }] };
-      });
+      h.fake.route(
+        (req) => {
+          if (String(req.messages[0].content).startsWith('You compress')) return { content: 'Earlier: some stamps.' };
+          const last = req.messages.at(-1)!;
+          if (last.role === 'user')
+            return { toolCalls: [{ name: 'ask_question', args: { question: 'Shall I start?' } }] };
+          return String(last.content).includes('build B')
+            ? { content: 'Moved to B.' }
+            : { toolCalls: [{ name: 'build_stamp', args: {} }] };
+          // At most 30 iterations and a final answer, and a summary at each hand-over (at most one an iteration).
+        },
+        { atMost: 61 },
+      );
 
       // The same stamp again and again is the point here, not a model stuck repeating itself.
       const handle = await deployment.startRun({

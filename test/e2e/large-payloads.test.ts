@@ -77,12 +77,15 @@ describe('large payloads', () => {
   it('history growth: iteration 50 adds about as many history bytes as iteration 20 (2 KB tool outputs)', async () => {
     // A transcript sent again with every call would make iteration 50's bytes 2.5 times iteration 20's.
     const ITERATIONS = 50;
-    h.fake.route((request) => {
-      const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
-      return turn <= ITERATIONS
-        ? { toolCalls: [{ id: `call_${turn}`, name: 'two_kb', args: { n: turn } }] }
-        : { content: 'Done.' };
-    });
+    h.fake.route(
+      (request) => {
+        const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
+        return turn <= ITERATIONS
+          ? { toolCalls: [{ id: `call_${turn}`, name: 'two_kb', args: { n: turn } }] }
+          : { content: 'Done.' };
+      },
+      { atMost: ITERATIONS + 1 },
+    );
     const { handle, result } = await h.run(
       { goal: 'Grow the history', maxIterations: ITERATIONS + 1, maxHistoryEvents: 50_000, circuitBreaker: 0 },
       { extraTools: [twoKb], timeout: '10 minutes' },

@@ -119,11 +119,14 @@ describe('throughputTuning with localModelCalls', () => {
     // calls, and nothing ends.
     let arrived!: () => void;
     const allArrived = new Promise<void>((resolve) => (arrived = resolve));
-    h.fake.route(async () => {
-      if (h.fake.requests.length >= RUNS) arrived();
-      await allArrived;
-      return { content: 'done' };
-    });
+    h.fake.route(
+      async () => {
+        if (h.fake.requests.length >= RUNS) arrived();
+        await allArrived;
+        return { content: 'done' };
+      },
+      { atMost: RUNS },
+    );
     const { worker, taskQueue } = await h.worker({ tuning: throughputTuning(RUNS, { localModelCalls: true }) });
     const results = await worker.runUntil(async () => {
       const handles = await Promise.all(

@@ -29,10 +29,13 @@ async function modelCalls(handle: WorkflowHandle) {
 
 describe('agentLoop against endpoints that differ from OpenAI', () => {
   it('no usage reported: tokens are estimated and marked so, and a token budget still ends the run (budget_exhausted)', async () => {
-    h.fake.route((request) =>
-      request.tools
-        ? { toolCalls: [calcTurn(request)], usage: null }
-        : { content: 'Partial: the sums so far.', usage: null },
+    h.fake.route(
+      (request) =>
+        request.tools
+          ? { toolCalls: [calcTurn(request)], usage: null }
+          : { content: 'Partial: the sums so far.', usage: null },
+      // At most 100 iterations, then the final answer the budget asks for.
+      { atMost: 101 },
     );
     const { result } = await h.run({ goal: 'Add numbers forever', maxTokens: 20_000, maxIterations: 100 });
     expect(result).toMatchObject({ status: 'budget_exhausted', answer: 'Partial: the sums so far.' });

@@ -10,13 +10,20 @@ export type { RefusableParameter } from './fake-refusals';
  * The fake OpenAI-compatible model of the tests and the benchmarks: an HTTP server that answers
  * `POST /v1/chat/completions` through the real `openai` client. It is the only fake model.
  *
- * - Scripted (the tests): `script(...)` replies in order. When the script runs out it answers 400
- *   (a non-retryable error, so the run fails loudly) and records the overrun; `assertDone()` fails
- *   a test that used more or fewer replies than scripted. `route(fn)` answers every request by a
- *   function of it instead (runs that interleave).
+ * - Scripted (the tests): `script(...)` replies in order. `route(fn, { atMost })` answers by a
+ *   function of the request instead (runs that interleave), at most `atMost` times.
  * - Goal-encoded (the benchmarks): `goalEncoded()` answers every request as the run's goal says
  *   (`[bench run=… iters=…]`, see `goalFor`), for any number of runs of any engine at once, and
  *   records when each run's model calls arrive.
+ *
+ * It is strict, so a test cannot pass by accident. A request beyond the script (or past a route's
+ * `atMost`) is answered 400 (non-retryable, so the run fails loudly) and recorded; a reply function
+ * that throws is recorded, its request answered 500 with the error's message, and every later
+ * request 400 until the check (so the run fails at once). `assertDone()` throws the first such
+ * problem, or says which scripted replies were never requested, and forgets what it reported. A
+ * test may call it; test/support/fake-model-checks.ts (a vitest setup file) calls it after every
+ * test for every fake started, so the test that owns a problem fails with it. `script()` refuses to
+ * drop replies a test has not used yet: `reset()` drops them on purpose.
  *
  * A request with `stream: true` gets its reply as server-sent events, as OpenAI streams it: the text
  * in pieces, each tool call's name then its arguments in two halves, the finish reason, the usage
@@ -75,6 +82,29 @@ export interface ChatRequest {
 
 export const FAKE_USAGE = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
 
+/** The fakes started and not yet checked after being stopped (`checkStartedFakes`). */
+const startedFakes = new Set<FakeModel>();
+
+/**
+ * Runs `assertDone()` on every fake started (in this process) and not yet checked since it was
+ * stopped, and throws the first problem found. The tests' setup file calls it after every test
+ * (test/support/fake-model-checks.ts).
+ */
+export function checkStartedFakes(): void {
+  let first: unknown;
+  for (const fake of [...startedFakes]) {
+    if (!fake.running) startedFakes.delete(fake);
+    try {
+      fake.assertDone();
+    } catch (error) {
+      first ??= error;
+    }
+  }
+  if (first !== undefined) throw first;
+}
+
+type Router = (request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>;
+
 export class FakeModel {
   /** The requests since the last `script`/`route` (none are kept in the goal-encoded mode). */
   readonly requests: ChatRequest[] = [];
@@ -82,9 +112,12 @@ export class FakeModel {
   received = 0;
   private keepRequests = true;
   private steps: ScriptStep[] = [];
-  private router: ((request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>) | undefined;
+  private router: { reply: Router; atMost: number; answered: number } | undefined;
   private pending = 0;
-  private overruns = 0;
+  /** Requests beyond the script or the route's limit, described for the failure message. */
+  private unexpected: string[] = [];
+  /** What reply functions threw (each fails the test; the first is thrown as it was). */
+  private thrown: unknown[] = [];
   private callCounter = 0;
   private server: http.Server | undefined;
   private refused: RefusableParameter[] = [];
@@ -98,34 +131,55 @@ export class FakeModel {
     this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.baseURL = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    startedFakes.add(this);
     return this;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    const server = this.server;
+    this.server = undefined;
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   }
 
-  /** Replaces the script and forgets earlier requests. */
+  /** Whether the fake is listening (started and not stopped). */
+  get running(): boolean {
+    return this.server !== undefined;
+  }
+
+  /**
+   * Replies in order to the next requests, and forgets earlier requests. Throws if replies scripted
+   * before were never requested (a test that means to drop them calls `reset()` first).
+   */
   script(...steps: ScriptStep[]): this {
+    this.refuseToDropUnused('script');
     this.steps = [...steps];
     this.router = undefined;
     this.keepRequests = true;
     this.requests.length = 0;
-    this.overruns = 0;
     return this;
   }
 
   /**
-   * Answers every request with `router(request)` instead of a script, for as many requests as come
-   * (retries included): for tests where many runs interleave and a reply must be a pure function
-   * of the request, e.g. routed by the goal and the number of turns so far.
+   * Answers requests with `router(request)` instead of a script, retries included, for tests where
+   * many runs interleave and a reply must be a function of the request (routed by the goal and the
+   * number of turns so far, say). `atMost`: how many requests the test expects at most; any beyond
+   * are answered 400 and fail the test, so a run that keeps calling is caught. Throws, as `script`
+   * does, if scripted replies were never requested.
    */
-  route(router: (request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>, { keepRequests = true } = {}): this {
-    this.router = router;
+  route(router: Router, { atMost, keepRequests = true }: { atMost: number; keepRequests?: boolean }): this {
+    this.refuseToDropUnused('route');
+    this.router = { reply: router, atMost, answered: 0 };
     this.keepRequests = keepRequests;
     this.steps = [];
     this.requests.length = 0;
+    return this;
+  }
+
+  /** Drops the replies not requested yet and the route, on purpose. Problems already recorded still fail the test. */
+  reset(): this {
+    this.steps = [];
+    this.router = undefined;
     return this;
   }
 
@@ -136,7 +190,7 @@ export class FakeModel {
    */
   goalEncoded(): GoalEncodedMode {
     const mode = new GoalEncodedMode(this);
-    this.route((request) => mode.reply(request), { keepRequests: false });
+    this.route((request) => mode.reply(request), { atMost: Infinity, keepRequests: false });
     return mode;
   }
 
@@ -156,13 +210,52 @@ export class FakeModel {
     return this.pending;
   }
 
-  /** Throws unless every scripted reply was used and nothing more was asked. */
+  /**
+   * Throws if a reply function threw (that error, as it was), if the fake was asked for more than
+   * scripted (or past a route's `atMost`), or if scripted replies were never requested; forgets what
+   * it reports, so each problem fails one test. Called after every test (`checkStartedFakes`).
+   */
   assertDone(): void {
-    if (this.overruns > 0) throw new Error(`The fake model was called ${this.overruns} time(s) more than scripted.`);
-    if (this.steps.length > 0) throw new Error(`${this.steps.length} scripted model repl(ies) were never requested.`);
+    const [thrown, ...moreThrown] = this.thrown.splice(0);
+    const unexpected = this.unexpected.splice(0);
+    const unused = this.steps.splice(0).map(describeStep);
+    if (thrown !== undefined) {
+      if (moreThrown.length && thrown instanceof Error) {
+        thrown.message += ` (and ${moreThrown.length} more reply function error(s))`;
+      }
+      throw thrown;
+    }
+    const problems = [
+      ...(unexpected.length
+        ? [`The fake model was called ${unexpected.length} time(s) more than scripted: ${unexpected.join('; ')}.`]
+        : []),
+      ...(unused.length
+        ? [`${unused.length} scripted model repl(ies) were never requested: ${unused.join('; ')}.`]
+        : []),
+    ];
+    if (problems.length) throw new Error(problems.join(' '));
+  }
+
+  private refuseToDropUnused(caller: string): void {
+    const unused = this.steps.splice(0).map(describeStep);
+    if (unused.length === 0) return;
+    throw new Error(
+      `fake model: ${caller}() while ${unused.length} scripted model repl(ies) were never requested (${unused.join('; ')}); call reset() first to drop them on purpose.`,
+    );
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      await this.serve(req, res);
+    } catch (error) {
+      // A bug of the fake itself (a reply function's error is handled in `serve`): fail the test.
+      this.thrown.push(error);
+      if (!res.headersSent) send(res, 500, { error: { message: `fake model: ${messageOf(error)}` } });
+      else res.destroy();
+    }
+  }
+
+  private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
@@ -177,19 +270,41 @@ export class FakeModel {
     };
     this.received += 1;
     if (this.keepRequests) this.requests.push(request);
+    if (this.thrown.length > 0) {
+      // The test has failed already: end the run at once rather than retry into later replies.
+      return send(res, 400, {
+        error: { message: 'fake model: a reply function threw earlier in this test; the test fails with its error' },
+      });
+    }
     const refusal = refusalOf(request, this.refused);
     if (refusal) return send(res, 400, { error: refusal });
-    const step = this.router ?? this.steps.shift();
+    const step = this.nextStep();
     if (!step) {
-      this.overruns += 1;
-      return send(res, 400, { error: { message: 'fake model: the script is exhausted (unexpected model call)' } });
+      this.unexpected.push(describeRequest(request));
+      const what = this.router ? `more than the route's ${this.router.atMost} requests` : 'the script is exhausted';
+      return send(res, 400, { error: { message: `fake model: ${what} (unexpected model call)` } });
     }
     this.pending += 1;
     try {
-      await this.answer(req, res, request, typeof step === 'function' ? await step(request) : step);
+      let reply: ScriptedReply;
+      try {
+        reply = typeof step === 'function' ? await step(request) : step;
+      } catch (error) {
+        this.thrown.push(error);
+        return send(res, 500, { error: { message: `fake model: the reply function threw: ${messageOf(error)}` } });
+      }
+      await this.answer(req, res, request, reply);
     } finally {
       this.pending -= 1;
     }
+  }
+
+  /** The step that answers the next request: the route's, while under its limit, or the script's next. */
+  private nextStep(): ScriptStep | undefined {
+    if (!this.router) return this.steps.shift();
+    if (this.router.answered >= this.router.atMost) return undefined;
+    this.router.answered += 1;
+    return this.router.reply;
   }
 
   private async answer(
@@ -264,6 +379,31 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A request in a failure message: its first user message (the goal), shortened. */
+function describeRequest(request: ChatRequest): string {
+  const user = request.messages.find((m) => m.role === 'user')?.content ?? '';
+  const text = typeof user === 'string' ? user : JSON.stringify(user);
+  return `a request of ${request.messages.length} message(s) for "${shorten(text)}"`;
+}
+
+/** A scripted step in a failure message. */
+function describeStep(step: ScriptStep): string {
+  if (typeof step === 'function') return 'a reply function';
+  if ('toolCalls' in step && step.toolCalls) return `calls of ${step.toolCalls.map((call) => call.name).join(', ')}`;
+  if ('content' in step) return step.content === null ? 'no content' : `"${shorten(step.content)}"`;
+  if ('status' in step) return `a ${step.status}`;
+  if ('drop' in step) return 'a dropped connection';
+  return 'a raw body';
+}
+
+function shorten(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** The tool messages of a request, as the model saw them. */

@@ -6,7 +6,9 @@ import type { ChatRequest, ScriptedReply, ScriptStep } from './fake-model';
  * nondeterministic, so replies are routed by what was asked: the goal (the `GOAL:` line of a
  * component prompt, or the first line of a tool loop's goal) and the component (the
  * `response_format` schema name, or `agent` for a tool loop). Each goal's replies per component are
- * used in order; the steps are as many as the replies, so `FakeModel.assertDone` stays strict.
+ * used in order; the steps are as many as the replies, so the fake's own checks stay strict: a
+ * request no reply is scripted for throws (failing the test with its goal and component), and a
+ * reply never requested leaves a step unused.
  */
 
 export type Component = 'assessment' | 'decomposition' | 'achievement' | 'synthesis' | 'agent';
@@ -18,7 +20,7 @@ export interface GoalRouter {
   steps: ScriptStep[];
   /** Requests by goal and component, in the order they came. */
   requests(goal: string, component: Component): ChatRequest[];
-  /** Throws if a request found no reply (it was answered 400) or a scripted reply was never used. */
+  /** Throws if a request found no reply or a scripted reply was never used, naming the goals and components. */
   assertDone(): void;
 }
 
@@ -40,7 +42,8 @@ export function goalModel(script: GoalScript): GoalRouter {
     const reply = queues.get(k)?.shift();
     if (!reply) {
       unexpected.push(k);
-      return { status: 400, message: `goal model: no reply scripted for ${k}` };
+      // The fake records it, answers 500, and fails the test with this message.
+      throw new Error(`goal model: no reply scripted for ${k}`);
     }
     return typeof reply === 'function' ? reply(request) : reply;
   };
