@@ -37,6 +37,7 @@ export { NoWorkerError } from './client/no-worker-error';
 export type {
   DecisionOptions,
   QueryOptions,
+  ResultOptions,
   RunsClient,
   RunStatusReport,
   RunSummary,

@@ -37,12 +37,10 @@ export async function followUntilEnd(
   let ended: { result: AgentLoopResult } | { signal: NodeJS.Signals };
   try {
     ended = await Promise.race([
-      client.temporal
-        .withAbortSignal(stop.signal, () => client.runs.result(workflowId))
-        .then(
-          (result) => ({ result }),
-          (err: unknown) => (stop.signal.aborted ? stopped : Promise.reject(err)),
-        ),
+      client.runs.result(workflowId, { signal: stop.signal }).then(
+        (result) => ({ result }),
+        (err: unknown) => (stop.signal.aborted ? stopped : Promise.reject(err)),
+      ),
       stopped,
     ]);
   } catch (err) {

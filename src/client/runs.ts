@@ -32,6 +32,7 @@ import { hasLiveWorker } from './live-worker';
 import { readModelCall, type ModelCallState } from './model-call';
 import { NoWorkerError } from './no-worker-error';
 import { readPersonUpdates, type PersonUpdate } from './person-updates';
+import { waitUntilClosed } from './run-closed';
 import { GOAL_MEMO, listRuns, type ListedRun, type ListOptions } from './run-list';
 
 export interface StartOptions {
@@ -78,6 +79,12 @@ export interface DecisionOptions {
 /** How long a decision waits for a worker to take it, by default. */
 const DECISION_WAIT_MS = 15_000;
 
+/** Options of `runs.result`. */
+export interface ResultOptions {
+  /** Stops waiting when it aborts: the result rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
 /** Options of `runs.progress` and `runs.transcript`. */
 export interface QueryOptions {
   /** Ask once or twice with a short deadline (for polling loops, and runs that may have no worker). */
@@ -113,8 +120,12 @@ export class RunsClient {
     return this.temporal.workflow.getHandle(workflowId);
   }
 
-  /** Waits for the run's end; a failed run throws `WorkflowFailedError` with the typed cause. */
-  async result(workflowId: string): Promise<AgentLoopResult> {
+  /**
+   * Waits for the run's end; a failed run throws `WorkflowFailedError` with the typed cause. With
+   * `signal`, stops waiting when it aborts (and throws its reason).
+   */
+  async result(workflowId: string, { signal }: ResultOptions = {}): Promise<AgentLoopResult> {
+    if (signal) await waitUntilClosed(this.temporal, workflowId, signal);
     return (await this.handle(workflowId).result()) as AgentLoopResult;
   }
 
