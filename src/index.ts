@@ -30,8 +30,18 @@ export { loadSettings, type WaveloopSettings } from './settings';
 export { connectClient, connectionSettings, type TemporalConnectionSettings } from './temporal/connection';
 
 // The client: runs, goal trees, schedules.
-export { LIVE_POLLER_WINDOW_MS, WaveloopClient } from './client/waveloop-client';
-export type { QueryOptions, RunsClient, RunStatusReport, RunSummary, StartOptions } from './client/runs';
+export { WaveloopClient } from './client/waveloop-client';
+export { LIVE_POLLER_WINDOW_MS } from './client/live-worker';
+export { NoWorkerError } from './client/no-worker-error';
+export type {
+  DecisionOptions,
+  QueryOptions,
+  ResultOptions,
+  RunsClient,
+  RunStatusReport,
+  RunSummary,
+  StartOptions,
+} from './client/runs';
 export type { ModelCallState } from './client/model-call';
 export { RUN_STATES, type ListedRun, type ListOptions, type RunState } from './client/run-list';
 export {

@@ -37,12 +37,10 @@ export async function followUntilEnd(
   let ended: { result: AgentLoopResult } | { signal: NodeJS.Signals };
   try {
     ended = await Promise.race([
-      client.temporal
-        .withAbortSignal(stop.signal, () => client.runs.result(workflowId))
-        .then(
-          (result) => ({ result }),
-          (err: unknown) => (stop.signal.aborted ? stopped : Promise.reject(err)),
-        ),
+      client.runs.result(workflowId, { signal: stop.signal }).then(
+        (result) => ({ result }),
+        (err: unknown) => (stop.signal.aborted ? stopped : Promise.reject(err)),
+      ),
       stopped,
     ]);
   } catch (err) {
@@ -77,6 +75,11 @@ export function atTerminal(
  * and how to start one (with WAVELOOP_TASK_QUEUE when the queue is not the configured one).
  */
 export function noWorkerNote(taskQueue: string, configuredQueue: string, consequence: string): string {
+  return `No worker polls task queue "${taskQueue}", so ${consequence}: start one with ${startWorker(taskQueue, configuredQueue)}.`;
+}
+
+/** The commands that start a worker on `taskQueue`: `waveloop worker` (or `waveloop dev`). */
+export function startWorker(taskQueue: string, configuredQueue: string): string {
   const env = taskQueue === configuredQueue ? '' : `WAVELOOP_TASK_QUEUE=${taskQueue} `;
-  return `No worker polls task queue "${taskQueue}", so ${consequence}: start one with \`${env}waveloop worker\` (or \`${env}waveloop dev\`).`;
+  return `\`${env}waveloop worker\` (or \`${env}waveloop dev\`)`;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   WorkflowFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
   type WorkflowHandle,
   type WorkflowHandleWithFirstExecutionRunId,
@@ -27,8 +28,11 @@ import {
 } from '../contract/messages';
 import { queryWithRetry } from '../temporal/query';
 import { followRun, type Follower, type FollowOptions } from './follow';
+import { hasLiveWorker } from './live-worker';
 import { readModelCall, type ModelCallState } from './model-call';
+import { NoWorkerError } from './no-worker-error';
 import { readPersonUpdates, type PersonUpdate } from './person-updates';
+import { waitUntilClosed } from './run-closed';
 import { GOAL_MEMO, listRuns, type ListedRun, type ListOptions } from './run-list';
 
 export interface StartOptions {
@@ -58,6 +62,27 @@ export interface RunStatusReport extends RunSummary {
   result?: AgentLoopResult;
   /** Why the run failed, when it did. */
   failure?: string;
+}
+
+/**
+ * Options of the decisions (`runs.answer`, `approve`, `deny`, `send`, `end`). A decision is an
+ * update, which only a worker can accept: when no worker polls the run's task queue, the decision
+ * is refused with a `NoWorkerError` and nothing is sent. When a worker polled a moment ago (one that
+ * has just stopped still counts for `LIVE_POLLER_WINDOW_MS`), the decision is sent and waits at most
+ * `waitMs` for a worker to take it; then it is a `NoWorkerError` with `sent: true`.
+ */
+export interface DecisionOptions {
+  /** How long to wait for a worker to take the decision, in milliseconds (default 15 s). */
+  waitMs?: number;
+}
+
+/** How long a decision waits for a worker to take it, by default. */
+const DECISION_WAIT_MS = 15_000;
+
+/** Options of `runs.result`. */
+export interface ResultOptions {
+  /** Stops waiting when it aborts: the result rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** Options of `runs.progress` and `runs.transcript`. */
@@ -95,8 +120,12 @@ export class RunsClient {
     return this.temporal.workflow.getHandle(workflowId);
   }
 
-  /** Waits for the run's end; a failed run throws `WorkflowFailedError` with the typed cause. */
-  async result(workflowId: string): Promise<AgentLoopResult> {
+  /**
+   * Waits for the run's end; a failed run throws `WorkflowFailedError` with the typed cause. With
+   * `signal`, stops waiting when it aborts (and throws its reason).
+   */
+  async result(workflowId: string, { signal }: ResultOptions = {}): Promise<AgentLoopResult> {
+    if (signal) await waitUntilClosed(this.temporal, workflowId, signal);
     return (await this.handle(workflowId).result()) as AgentLoopResult;
   }
 
@@ -157,33 +186,69 @@ export class RunsClient {
     return followRun(this, workflowId, options);
   }
 
-  /** Answers the question the run waits on; rejected (WorkflowUpdateFailedError) unless it waits. */
-  async answer(workflowId: string, text: string): Promise<{ callId: string; question: string }> {
-    return this.handle(workflowId).executeUpdate(answerUpdate, { args: [text] });
+  /**
+   * Answers the question the run waits on; rejected (WorkflowUpdateFailedError) unless it waits.
+   * Like every decision, it needs a worker: see `DecisionOptions`.
+   */
+  async answer(
+    workflowId: string,
+    text: string,
+    options: DecisionOptions = {},
+  ): Promise<{ callId: string; question: string }> {
+    return this.decide(workflowId, options, (run) => run.executeUpdate(answerUpdate, { args: [text] }));
   }
 
   /** Approves a call waiting for approval; it starts at once. */
-  async approve(workflowId: string, callId: string): Promise<{ callId: string; tool: string }> {
-    return this.handle(workflowId).executeUpdate(approveUpdate, { args: [callId] });
+  async approve(
+    workflowId: string,
+    callId: string,
+    options: DecisionOptions = {},
+  ): Promise<{ callId: string; tool: string }> {
+    return this.decide(workflowId, options, (run) => run.executeUpdate(approveUpdate, { args: [callId] }));
   }
 
   /** Denies a call waiting for approval; the model sees `denied: <reason>`. */
   async deny(
     workflowId: string,
     callId: string,
-    { reason = '' }: { reason?: string } = {},
+    { reason = '', ...options }: { reason?: string } & DecisionOptions = {},
   ): Promise<{ callId: string; tool: string }> {
-    return this.handle(workflowId).executeUpdate(denyUpdate, { args: [callId, reason] });
+    return this.decide(workflowId, options, (run) => run.executeUpdate(denyUpdate, { args: [callId, reason] }));
   }
 
   /** Sends the next message of a conversation. */
-  async send(workflowId: string, text: string): Promise<void> {
-    await this.handle(workflowId).executeUpdate(sendUpdate, { args: [text] });
+  async send(workflowId: string, text: string, options: DecisionOptions = {}): Promise<void> {
+    await this.decide(workflowId, options, (run) => run.executeUpdate(sendUpdate, { args: [text] }));
   }
 
   /** Ends a conversation; the run completes with the model's last message. */
-  async end(workflowId: string): Promise<void> {
-    await this.handle(workflowId).executeUpdate(endUpdate, { args: [] });
+  async end(workflowId: string, options: DecisionOptions = {}): Promise<void> {
+    await this.decide(workflowId, options, (run) => run.executeUpdate(endUpdate, { args: [] }));
+  }
+
+  /**
+   * Sends a decision (`update`) to a running run, unless no worker polls its task queue
+   * (`NoWorkerError`, nothing sent), and waits at most `waitMs` for a worker to take it
+   * (`NoWorkerError` with `sent`). On a run that has ended, the update fails as Temporal says.
+   */
+  private async decide<T>(
+    workflowId: string,
+    { waitMs = DECISION_WAIT_MS }: DecisionOptions,
+    update: (run: WorkflowHandle) => Promise<T>,
+  ): Promise<T> {
+    const handle = this.handle(workflowId);
+    const description = await handle.describe();
+    const running = description.status.name === 'RUNNING';
+    if (running && !(await hasLiveWorker(this.temporal, description.taskQueue)))
+      throw new NoWorkerError(workflowId, description.taskQueue);
+    const deadline = Date.now() + waitMs;
+    try {
+      return await this.temporal.withDeadline(deadline, () => update(handle));
+    } catch (err) {
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError && Date.now() >= deadline)
+        throw new NoWorkerError(workflowId, description.taskQueue, waitMs);
+      throw err;
+    }
   }
 
   /** What people told the run (answers, approvals, denials, messages), with who sent each, oldest first. */

@@ -4,16 +4,9 @@ import { WAVELOOP_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import { loadSettings, type WaveloopSettings } from '../settings';
 import { connectClient } from '../temporal/connection';
 import { GoalsClient } from './goals';
+import { hasLiveWorker } from './live-worker';
 import { RunsClient } from './runs';
 import { WaveloopSchedules } from './schedules';
-
-/**
- * How recently a worker must have polled to count as live: the window the Temporal server itself
- * uses to tell whether a poller is still there (70 s in its matching service, "a little over the
- * max time a poller should be kept waiting": a long poll lasts up to a minute). The server lists a
- * poller for 5 minutes after its last poll, so a listed poller alone does not make a live worker.
- */
-export const LIVE_POLLER_WINDOW_MS = 70_000;
 
 /**
  * waveloop's client, shaped like Temporal's: `runs` (agent runs), `goals` (goal trees) and
@@ -85,17 +78,6 @@ export class WaveloopClient {
    * then starts its own once its run has waited a few seconds for a worker).
    */
   async hasLiveWorker(taskQueue = this.taskQueue): Promise<boolean> {
-    const { TaskQueueKind, TaskQueueType } = temporal.api.enums.v1;
-    const response = await this.temporal.workflowService.describeTaskQueue({
-      namespace: this.temporal.options.namespace,
-      taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    });
-    const now = Date.now();
-    return (response.pollers ?? []).some((poller) => {
-      const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
-      const seen = seconds * 1000 + Math.floor((poller.lastAccessTime?.nanos ?? 0) / 1e6);
-      return now - seen < LIVE_POLLER_WINDOW_MS;
-    });
+    return hasLiveWorker(this.temporal, taskQueue);
   }
 }

@@ -1,18 +1,21 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
+import { NoWorkerError } from '../../client/no-worker-error';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { identifyWorkflow, requireKind } from '../../client/workflow-kind';
 import { loadSettings } from '../../settings';
 import { endedNote } from '../ended-note';
-import { action, print, withClient } from '../support';
+import { noWorkerNote, startWorker } from '../follow-run';
+import { action, note, print, withClient } from '../support';
 import { renderResult } from '../ui/render';
 
 /**
  * The commands by which a person decides what a run waits for: `waveloop answer` (a question),
  * `approve` and `deny` (a tool call that waits for approval), `send` and `end` (a conversation).
  * Each prints what it did and resolves to exit status 0. On a run that has ended each says so, with
- * how it ended, and resolves to 1; a run that refuses (nothing waits for that answer) throws, as
- * does an id of no run or of a goal tree.
+ * how it ended, and resolves to 1; so it does when no worker polls the run's task queue (nothing is
+ * sent), with how to start one. A run that refuses (nothing waits for that answer) throws, as does
+ * an id of no run or of a goal tree.
  */
 
 /** Adds `waveloop answer`, `approve`, `deny`, `send` and `end`. */
@@ -110,22 +113,45 @@ async function end(workflowId: string): Promise<number> {
 
 /**
  * Runs `work` on `workflowId` when it is an agent run that is still running. When it has ended
- * (before, or while `work` ran), says so and resolves to 1.
+ * (before, or while `work` ran), says so and resolves to 1. Only a worker takes a decision: when no
+ * worker polls the run's task queue (or none took the decision in time), says so, with how to start
+ * one, and resolves to 1.
  */
 async function onRunningRun(
   workflowId: string,
   verb: string,
   work: (client: WaveloopClient) => Promise<number>,
 ): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  const config = loadSettings();
+  return withClient(config, async (client) => {
     const run = await requireKind(client, workflowId, 'agent run');
     if (run.execution !== 'RUNNING') return endedNote(client, run, verb);
     try {
+      // Said at once, before `send` asks the run anything (a query would wait for a worker too).
+      if (!(await client.hasLiveWorker(run.taskQueue))) throw new NoWorkerError(workflowId, run.taskQueue);
       return await work(client);
     } catch (err) {
+      if (err instanceof NoWorkerError) {
+        note(noWorkerTook(err, config.taskQueue, verb));
+        return 1;
+      }
       const now = await identifyWorkflow(client, workflowId);
       if (now.execution !== 'RUNNING') return endedNote(client, now, verb);
       throw err instanceof WorkflowNotFoundError ? new Error(`Run ${workflowId} did not answer: ${err.message}`) : err;
     }
   });
+}
+
+/** What to say when no worker took a decision: what became of it, and how to start a worker. */
+function noWorkerTook(err: NoWorkerError, configuredQueue: string, verb: string): string {
+  const { workflowId, taskQueue } = err;
+  if (!err.sent) {
+    const consequence = `run ${workflowId} cannot take the decision, and nothing was sent (the run waits on)`;
+    return `${noWorkerNote(taskQueue, configuredQueue, consequence)} Then run \`waveloop ${verb}\` again.`;
+  }
+  return (
+    `No worker took the decision within ${Math.round((err.waitedMs ?? 0) / 1000)} s: the worker that last polled task queue "${taskQueue}" seems to have stopped. ` +
+    `Run ${workflowId}'s history does not have the decision: a worker that takes the run up soon may still apply it, or it may be lost. ` +
+    `Start one with ${startWorker(taskQueue, configuredQueue)}, then see with \`waveloop status ${workflowId}\` whether the run still waits for it.`
+  );
 }
