@@ -57,7 +57,7 @@ describe('waveloop run and follow: the model text streams in', () => {
   it('with streaming off, the same run prints whole messages', async () => {
     // The answer waits until the follower has printed the first message whole (it polls the
     // run's status), so what is asserted below is what a person sees while the run goes on.
-    let run: ReturnType<typeof waveloopLive> | undefined;
+    const live: { run?: ReturnType<typeof waveloopLive> } = {};
     fake.script(
       {
         content: 'Looking up Bob in the directory first.',
@@ -65,7 +65,7 @@ describe('waveloop run and follow: the model text streams in', () => {
       },
       async () => {
         await eventually(
-          async () => run?.stdout() ?? '',
+          async () => live.run?.stdout() ?? '',
           (out) => out.includes('(iteration 1) Looking up Bob'),
           { attempts: 400 },
         );
@@ -75,8 +75,8 @@ describe('waveloop run and follow: the model text streams in', () => {
     // A worker with streaming off (WAVELOOP_STREAM=false; test/settings.test.ts reads it) serves a queue of its own.
     const whole = `${cli.taskQueue}-whole`;
     await cli.serve(whole, { stream: false });
-    run = waveloopLive(['run', 'Where does Bob work?'], { ...env, WAVELOOP_TASK_QUEUE: whole });
-    const ran = await run.done;
+    live.run = waveloopLive(['run', 'Where does Bob work?'], { ...env, WAVELOOP_TASK_QUEUE: whole });
+    const ran = await live.run.done;
     expect(ran.code).toBe(0);
     expect(fake.requests.every((request) => request.stream === undefined)).toBe(true);
     expect(ran.stdout).toMatch(
