@@ -24,7 +24,7 @@ export interface WaveloopSettings {
   namespace: string;
   /** `TEMPORAL_API_KEY` (Temporal Cloud); implies TLS. */
   apiKey: string | undefined;
-  /** `TEMPORAL_TLS_CERT` / `TEMPORAL_TLS_KEY`: paths of a client certificate for mTLS. */
+  /** `TEMPORAL_TLS_CERT` / `TEMPORAL_TLS_KEY`: paths of a client certificate for mTLS (both or neither). */
   tlsCertPath: string | undefined;
   tlsKeyPath: string | undefined;
   /** `TEMPORAL_TLS=true` forces TLS without a client certificate. */
@@ -81,8 +81,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
     embeddedServer: embeddedServerOf(blank(env.WAVELOOP_SERVER_PORT)),
     namespace: blank(env.TEMPORAL_NAMESPACE) ?? 'default',
     apiKey: blank(env.TEMPORAL_API_KEY),
-    tlsCertPath: blank(env.TEMPORAL_TLS_CERT),
-    tlsKeyPath: blank(env.TEMPORAL_TLS_KEY),
+    ...clientCertificateOf(blank(env.TEMPORAL_TLS_CERT), blank(env.TEMPORAL_TLS_KEY)),
     tls: blank(env.TEMPORAL_TLS) === 'true',
     model: {
       baseURL: blank(env.OPENAI_BASE_URL),
@@ -111,6 +110,24 @@ function deploymentOf(name: string | undefined, buildId: string | undefined): Wo
     })
     .parse({ WAVELOOP_DEPLOYMENT: name, WAVELOOP_BUILD_ID: buildId });
   return { name: parsed.WAVELOOP_DEPLOYMENT, buildId: parsed.WAVELOOP_BUILD_ID };
+}
+
+/**
+ * The client certificate of `TEMPORAL_TLS_CERT` and `TEMPORAL_TLS_KEY`; a `ZodError` naming the one
+ * missing when only one is set (a certificate without its key would otherwise be ignored in silence).
+ */
+function clientCertificateOf(
+  cert: string | undefined,
+  key: string | undefined,
+): Pick<WaveloopSettings, 'tlsCertPath' | 'tlsKeyPath'> {
+  if (cert === undefined && key === undefined) return { tlsCertPath: undefined, tlsKeyPath: undefined };
+  const parsed = z
+    .object({
+      TEMPORAL_TLS_CERT: z.string({ error: 'must be set with TEMPORAL_TLS_KEY (set both or neither)' }),
+      TEMPORAL_TLS_KEY: z.string({ error: 'must be set with TEMPORAL_TLS_CERT (set both or neither)' }),
+    })
+    .parse({ TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: key });
+  return { tlsCertPath: parsed.TEMPORAL_TLS_CERT, tlsKeyPath: parsed.TEMPORAL_TLS_KEY };
 }
 
 /** Milliseconds in a duration such as `90s`, `2m` or `500ms` (a bare number is seconds); a `ZodError` naming `variable` when malformed. */

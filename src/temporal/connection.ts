@@ -36,9 +36,22 @@ export function connectionSettings(config: WaveloopSettings): TemporalConnection
  * when done.
  */
 export async function connectClient(config: WaveloopSettings): Promise<Client> {
-  const connection = await Connection.connect(connectionSettings(config));
+  const settings = connectionSettings(config);
+  const connection = await Connection.connect(settings).catch((err: unknown) => {
+    throw connectionFailure(settings, err);
+  });
   const dataConverter = waveloopDataConverter(blobStoreIn(config.dataDir), config.encryption);
   return new Client({ connection, namespace: config.namespace, dataConverter, identity: personIdentity() });
+}
+
+/**
+ * A failed connection as an error that names the address and whether TLS was on: the SDK's own
+ * says neither (`Failed to connect before the deadline`, or a transport error of the worker's core).
+ */
+export function connectionFailure(settings: TemporalConnectionSettings, err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  const tls = settings.tls ? ' over TLS' : '';
+  return new Error(`Could not connect to Temporal at ${settings.address}${tls}: ${message}`, { cause: err });
 }
 
 /** `<user>@<host>`, or Temporal's default `<pid>@<host>` where the user has no name (a container's uid). */

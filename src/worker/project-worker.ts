@@ -4,7 +4,7 @@ import { blobStoreIn } from '../payloads/blob-store';
 import type { LoadedProject } from '../project/load-project';
 import { openToolset } from '../project/toolset';
 import { modelConfigProblem, type WaveloopSettings } from '../settings';
-import { connectionSettings } from '../temporal/connection';
+import { connectionFailure, connectionSettings } from '../temporal/connection';
 import { createModelClient, createWorker } from './create-worker';
 import type { WorkerTuning } from './tuning';
 
@@ -26,7 +26,10 @@ export async function createProjectWorker(
   const toolset = await openToolset(project, { dataDir: config.dataDir });
   let connection: NativeConnection | undefined;
   try {
-    connection = await NativeConnection.connect(connectionSettings(config));
+    const settings = connectionSettings(config);
+    connection = await NativeConnection.connect(settings).catch((err: unknown) => {
+      throw connectionFailure(settings, err);
+    });
     const worker = await createWorker({
       connection,
       namespace: config.namespace,
