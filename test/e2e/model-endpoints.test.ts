@@ -28,6 +28,20 @@ async function modelCalls(handle: WorkflowHandle) {
 }
 
 describe('agentLoop against endpoints that differ from OpenAI', () => {
+  it("a first token slower than the model call's heartbeat timeout (10 s): the call heartbeats while it waits, so Temporal lets its one attempt finish", async () => {
+    h.fake.script({ content: 'Finally here.', stream: { firstTokenDelayMs: 12_000 } });
+    const { handle, result } = await h.run({ goal: 'Answer slowly' });
+    expect(result).toMatchObject({ status: 'completed', answer: 'Finally here.' });
+    const history = await handle.fetchHistory();
+    const scheduled = history.events!.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+    )!.activityTaskScheduledEventAttributes!;
+    // The server would have timed the attempt out after 10 s without a heartbeat: it did not.
+    expect(Number(scheduled.heartbeatTimeout?.seconds)).toBe(10);
+    expect((await modelCalls(handle)).map((call) => call.attempts)).toEqual([1]);
+    expect(history.events!.some((e) => e.activityTaskTimedOutEventAttributes)).toBe(false);
+  }, 60_000);
+
   it('no usage reported: tokens are estimated and marked so, and a token budget still ends the run (budget_exhausted)', async () => {
     h.fake.route(
       (request) =>

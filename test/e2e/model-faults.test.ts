@@ -13,6 +13,7 @@ import { FakeModel, toolMessages, type ScriptedReply } from '../support/fake-mod
 import { Harness } from '../support/harness';
 import { activities } from '../support/history';
 import { freePort } from '../support/ports';
+import { gate } from '../support/wait';
 
 /**
  * Model faults, through the fake model server: each one is retried, fed back to the model, or ends
@@ -63,12 +64,29 @@ describe('model faults', () => {
   });
 
   it("modelTimeoutSeconds: an attempt past the run's model-call timeout is cut and tried again, and a follower is told why", async () => {
-    // The worker's model client would wait minutes; the run's own timeout (2 s an attempt) cuts the first.
-    h.fake.script({ content: 'too late', delayMs: 5_000 }, { content: 'On time.', delayMs: 1_000 });
+    // The worker's model client would wait minutes; the run's own timeout (2 s an attempt) cuts the
+    // first, which answers only once the second has asked. The second answers as soon as the
+    // follower has reported the retry, so the follower sees it however slow the machine is.
+    const secondAsked = gate();
+    const retryReported = gate();
+    h.fake.script(
+      async () => {
+        await secondAsked.until;
+        return { content: 'too late' };
+      },
+      async () => {
+        secondAsked.open();
+        await retryReported.until;
+        return { content: 'On time.' };
+      },
+    );
     const workflowId = `model-timeout-${randomUUID()}`;
     const events: RunEvent[] = [];
     const following = new WaveloopClient(h.client, 'unused').runs.follow(workflowId, {
-      onEvent: (event) => void events.push(event),
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type === 'retry') retryReported.open();
+      },
     });
     const { handle, result } = await h.run(
       { goal: 'Survive a slow model', modelTimeoutSeconds: 2, modelAttempts: 3 },
