@@ -7,6 +7,7 @@ import { goalTrees } from './scenarios/goal-tree';
 import { historyGrowth } from './scenarios/history';
 import { localActivities } from './scenarios/local-activities';
 import { engineOverhead, realisticModel, type OverheadSizes } from './scenarios/overhead';
+import { pendingDecisions, type PendingSizes } from './scenarios/pending';
 import { recovery } from './scenarios/recovery';
 import { throughput } from './scenarios/throughput';
 import { waves } from './scenarios/waves';
@@ -51,6 +52,8 @@ interface Sizes {
   /** Scenario 5's long run hands over past this many events (the default 2,000 unless given). */
   longRunMaxHistoryEvents?: number;
   trees: number[];
+  /** Scenario 9's runs: completed ones, and ones waiting for an approval. */
+  pending: PendingSizes;
 }
 
 const SIZES: Sizes = SMOKE
@@ -66,6 +69,7 @@ const SIZES: Sizes = SMOKE
       longRun: 30,
       longRunMaxHistoryEvents: 100,
       trees: [10],
+      pending: { done: 3, waiting: 2 },
     }
   : FULL
     ? {
@@ -76,6 +80,7 @@ const SIZES: Sizes = SMOKE
         history: 200,
         longRun: 10_000,
         trees: [10, 100],
+        pending: { done: 950, waiting: 50 },
       }
     : {
         overhead: { runs: 2, iterations: 100 },
@@ -85,6 +90,7 @@ const SIZES: Sizes = SMOKE
         history: 200,
         longRun: 1_000,
         trees: [10, 100],
+        pending: { done: 950, waiting: 50 },
       };
 
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -143,6 +149,7 @@ async function run(): Promise<void> {
     [6, 'recovery', () => recovery(env)],
     [7, 'goal trees', () => goalTrees(env, SIZES.trees)],
     [8, 'local activities', () => localActivities(env, SIZES.overhead.iterations)],
+    [9, 'pending decisions', () => pendingDecisions(env, SIZES.pending)],
   ];
   try {
     for (const [id, name, scenario] of scenarios) {

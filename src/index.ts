@@ -53,6 +53,7 @@ export {
   type RunEvent,
 } from './client/follow';
 export type { PersonUpdate } from './client/person-updates';
+export { WAITING_STATES, type PendingDecision, type PendingList } from './client/pending';
 export type { GoalsClient, GoalStartOptions } from './client/goals';
 export { goalEventRecord, type GoalEvent, type GoalEventType, type GoalTreeNode } from './client/goal-tree';
 export {

@@ -11,6 +11,7 @@ import * as decide from './commands/decide';
 import * as follow from './commands/follow';
 import * as goal from './commands/goal';
 import * as inspect from './commands/inspect';
+import * as pending from './commands/pending';
 import * as project from './commands/project';
 import * as run from './commands/run';
 import * as schedule from './commands/schedule';
@@ -30,7 +31,7 @@ import { exitStatus, note } from './support';
 const USAGE_ERROR = 2;
 
 /** The groups of commands, in the order `--help` lists them. */
-const COMMANDS = [run, worker, project, inspect, follow, decide, cancel, goal, codecServer, schedule, server];
+const COMMANDS = [run, worker, project, inspect, follow, pending, decide, cancel, goal, codecServer, schedule, server];
 
 function packageVersion(): string {
   const root = packageRoot();

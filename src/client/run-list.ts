@@ -54,8 +54,8 @@ const DESCRIBE_CONCURRENCY = 8;
 export interface ListOptions {
   /** How many, newest first (default 20). */
   limit?: number;
-  /** Only agent runs in this status. */
-  status?: RunState;
+  /** Only agent runs in this status (or in one of these). */
+  status?: RunState | readonly RunState[];
   /** Only the runs this schedule started (Temporal's `TemporalScheduledById`). */
   schedule?: string;
 }
@@ -65,8 +65,9 @@ export async function listRuns(
   client: Client,
   { limit = 20, status, schedule }: ListOptions = {},
 ): Promise<ListedRun[]> {
-  const kinds = status
-    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} = '${status}'`
+  const states = typeof status === 'string' ? [status] : status;
+  const kinds = states
+    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} IN (${states.map((state) => `'${state}'`).join(', ')})`
     : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
   const query =
     schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;

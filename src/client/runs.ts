@@ -31,6 +31,7 @@ import { followRun, type Follower, type FollowOptions } from './follow';
 import { hasLiveWorker } from './live-worker';
 import { readModelCall, type ModelCallState } from './model-call';
 import { NoWorkerError } from './no-worker-error';
+import { pendingOf, WAITING_STATES, type PendingDecision, type PendingList } from './pending';
 import { readPersonUpdates, type PersonUpdate } from './person-updates';
 import { waitUntilClosed } from './run-closed';
 import { GOAL_MEMO, listRuns, type ListedRun, type ListOptions } from './run-list';
@@ -84,6 +85,9 @@ export interface ResultOptions {
   /** Stops waiting when it aborts: the result rejects with the signal's reason. */
   signal?: AbortSignal;
 }
+
+/** How many runs `runs.pending` asks what they wait for at once. */
+const PENDING_QUERY_CONCURRENCY = 8;
 
 /** Options of `runs.progress` and `runs.transcript`. */
 export interface QueryOptions {
@@ -267,6 +271,29 @@ export class RunsClient {
    */
   async list(options: ListOptions = {}): Promise<ListedRun[]> {
     return listRuns(this.temporal, options);
+  }
+
+  /**
+   * Every decision waiting for a person, across all agent runs (a goal tree's tool loops too):
+   * approvals, questions and conversations, oldest first, each with the command that decides it.
+   * The runs come from Temporal's visibility store (their `WaveloopStatus`); what each waits for,
+   * from its `status` query, a few runs at a time.
+   */
+  async pending(): Promise<PendingList> {
+    const waiting = await listRuns(this.temporal, { status: WAITING_STATES, limit: Number.POSITIVE_INFINITY });
+    const decisions: PendingDecision[] = [];
+    const unanswered: string[] = [];
+    for (let i = 0; i < waiting.length; i += PENDING_QUERY_CONCURRENCY) {
+      await Promise.all(
+        waiting.slice(i, i + PENDING_QUERY_CONCURRENCY).map(async (run) => {
+          const progress = await this.progress(run.workflowId, { quick: true }).catch(() => undefined);
+          if (progress) decisions.push(...pendingOf(run, progress));
+          else unanswered.push(run.workflowId);
+        }),
+      );
+    }
+    decisions.sort((a, b) => a.waitingSince.localeCompare(b.waitingSince));
+    return { decisions, unanswered };
   }
 
   /**

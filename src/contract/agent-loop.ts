@@ -133,12 +133,18 @@ export interface RunProgress {
    */
   settling?: WaveRecord;
   usage: Usage;
-  /** Questions (`ask_question`) waiting for the `answer` update, oldest first. */
-  pendingQuestions: Array<{ callId: string; question: string }>;
-  /** Tool calls waiting for `approve` or `deny`, with their arguments. */
-  pendingApprovals: Array<{ callId: string; tool: string; args: Record<string, unknown>; iteration: number }>;
-  /** Set while a conversation waits for the next message (`send`) or its end (`end`). */
-  conversation?: { message: string };
+  /** Questions (`ask_question`) waiting for the `answer` update, oldest first, each with when it began to wait (ISO 8601). */
+  pendingQuestions: Array<{ callId: string; question: string; since: string }>;
+  /** Tool calls waiting for `approve` or `deny`, with their arguments and when they began to wait. */
+  pendingApprovals: Array<{
+    callId: string;
+    tool: string;
+    args: Record<string, unknown>;
+    iteration: number;
+    since: string;
+  }>;
+  /** Set while a conversation waits for the next message (`send`) or its end (`end`), since when. */
+  conversation?: { message: string; since: string };
   /** What the model said with its latest tool calls (its "thinking"), for live followers. */
   said?: { iteration: number; text: string };
   /** How many times the run continued as new (each hand-over starts a fresh, compact history). */

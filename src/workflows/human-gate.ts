@@ -90,7 +90,7 @@ export class HumanGate {
 
   /** `ask_question`: waits for the `answer` update (or `timeoutMs`); undefined when nobody answered. */
   async ask(callId: string, question: string, timeoutMs: number | undefined): Promise<string | undefined> {
-    this.progress.pendingQuestions.push({ callId, question });
+    this.progress.pendingQuestions.push({ callId, question, since: workflowTime() });
     this.refresh();
     try {
       const answered = await waitFor(() => this.answers.has(callId), timeoutMs);
@@ -103,7 +103,7 @@ export class HumanGate {
 
   /** A call that needs approval waits here for `approve` or `deny`; other calls are not held back. */
   async approval(callId: string, tool: string, args: Record<string, unknown>, iteration: number): Promise<Decision> {
-    this.progress.pendingApprovals.push({ callId, tool, args, iteration });
+    this.progress.pendingApprovals.push({ callId, tool, args, iteration, since: workflowTime() });
     this.refresh();
     try {
       await condition(() => this.decisions.has(callId));
@@ -116,7 +116,7 @@ export class HumanGate {
 
   /** `converse`: the turn's message is out; waits for `send`, `end` or `idleTimeoutMs` of silence. */
   async converse(message: string, idleTimeoutMs: number | undefined): Promise<ConversationTurn> {
-    this.progress.conversation = { message };
+    this.progress.conversation = { message, since: workflowTime() };
     this.incoming = undefined;
     this.refresh();
     try {
@@ -180,4 +180,9 @@ async function waitFor(predicate: () => boolean, timeoutMs: number | undefined):
     return true;
   }
   return condition(predicate, timeoutMs);
+}
+
+/** The workflow's time now (its task's start time, the same on replay), as ISO 8601: when a wait began. */
+function workflowTime(): string {
+  return new Date().toISOString();
 }

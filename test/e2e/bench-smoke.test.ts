@@ -21,6 +21,7 @@ interface SmokeReport {
       realistic: { iterations: number };
       throughput: number[];
       longRun: number;
+      pending: { done: number; waiting: number };
     };
     agentsLeftOut?: string;
   };
@@ -92,12 +93,12 @@ beforeAll(async () => {
 }, SMOKE_TIMEOUT);
 
 describe('bench (BENCH_SMOKE=1)', () => {
-  it('runs scenarios 1–8, none fails, and exits 0', () => {
+  it('runs scenarios 1–9, none fails, and exits 0', () => {
     const failed = report.results
       .filter((r) => r.sizes === 'failed')
       .map((r) => `scenario ${r.id} (${r.title}): ${JSON.stringify(r.data)}`);
     expect(failed).toEqual([]);
-    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(exitCode, stderr.slice(-4000)).toBe(0);
   });
 
@@ -190,5 +191,11 @@ describe('bench (BENCH_SMOKE=1)', () => {
     expect(figures['regular activity'].iterations).toBe(iterations);
     expect(figures['local activity'].iterations).toBe(iterations);
     expect(figures['local activity'].timeline.localActivities).toBeGreaterThan(0);
+  });
+
+  it('scenario 9: the list of decisions waiting holds every waiting run, each read of it', () => {
+    const { times, listed } = scenario(9).data as { times: number[]; listed: number };
+    expect(listed).toBe(report.machine.sizes.pending.waiting);
+    expect(times).toHaveLength(5);
   });
 });
