@@ -75,7 +75,13 @@ describe('agentLoop: approvals and conversations', () => {
         during: async (handle) => {
           const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_approval');
           expect(waiting.pendingApprovals).toEqual([
-            { callId: expect.any(String), tool: 'calculator', args: { expression: '6*7' }, iteration: 1 },
+            {
+              callId: expect.any(String),
+              tool: 'calculator',
+              args: { expression: '6*7' },
+              iteration: 1,
+              since: expect.any(String),
+            },
           ]);
           // Wrong types are refused with a clear message, and the run goes on unharmed.
           const untyped = handle as unknown as {
@@ -205,7 +211,7 @@ describe('agentLoop: approvals and conversations', () => {
       {
         during: async (handle) => {
           const first = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_message');
-          expect(first.conversation).toEqual({ message: 'Bob Martin works at Acme.' });
+          expect(first.conversation).toEqual({ message: 'Bob Martin works at Acme.', since: expect.any(String) });
           await handle.executeUpdate(sendUpdate, { args: ['And since when?'] });
           const second = await waitForProgress(
             h.client,

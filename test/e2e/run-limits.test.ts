@@ -35,7 +35,7 @@ describe('agentLoop: people and limits', () => {
           refusedEarly = await handle.executeUpdate(answerUpdate, { args: ['too soon'] }).catch((err) => err);
           const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_input');
           expect(waiting.pendingQuestions).toEqual([
-            { callId: expect.any(String), question: 'Which Bob do you mean?' },
+            { callId: expect.any(String), question: 'Which Bob do you mean?', since: expect.any(String) },
           ]);
           refusedEmpty = await handle.executeUpdate(answerUpdate, { args: ['   '] }).catch((err) => err);
           const answered = await handle.executeUpdate(answerUpdate, { args: ['Bob Martin, the one at Initech'] });
