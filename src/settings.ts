@@ -29,6 +29,10 @@ export interface WaveloopSettings {
   tlsKeyPath: string | undefined;
   /** `TEMPORAL_TLS=true` forces TLS without a client certificate. */
   tls: boolean;
+  /** `TEMPORAL_TLS_CA`: the path of the CA certificate that signed the server's (a private CA); implies TLS. */
+  tlsCaPath: string | undefined;
+  /** `TEMPORAL_TLS_SERVER_NAME`: the name the server's certificate is checked against, when not the address's host; implies TLS. */
+  tlsServerName: string | undefined;
   /** The model endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `WAVELOOP_MODEL`. */
   model: ModelConfig;
   /**
@@ -83,6 +87,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
     apiKey: blank(env.TEMPORAL_API_KEY),
     ...clientCertificateOf(blank(env.TEMPORAL_TLS_CERT), blank(env.TEMPORAL_TLS_KEY)),
     tls: blank(env.TEMPORAL_TLS) === 'true',
+    tlsCaPath: blank(env.TEMPORAL_TLS_CA),
+    tlsServerName: blank(env.TEMPORAL_TLS_SERVER_NAME),
     model: {
       baseURL: blank(env.OPENAI_BASE_URL),
       apiKey: blank(env.OPENAI_API_KEY),

@@ -15,17 +15,23 @@ export interface TemporalConnectionSettings {
   apiKey?: string;
 }
 
+/**
+ * How to reach the configured server: its address; TLS with the client certificate
+ * (`TEMPORAL_TLS_CERT`/`_KEY`), the private CA (`TEMPORAL_TLS_CA`) and the server name
+ * (`TEMPORAL_TLS_SERVER_NAME`) that are set, any of which turns TLS on, as do an API key and
+ * `TEMPORAL_TLS=true`; and the API key. A certificate file that cannot be read throws, naming it.
+ */
 export function connectionSettings(config: WaveloopSettings): TemporalConnectionSettings {
   const address = config.temporalAddress ?? config.embeddedServer.address;
-  if (config.tlsCertPath && config.tlsKeyPath) {
-    return {
-      address,
-      apiKey: config.apiKey,
-      tls: { clientCertPair: { crt: fs.readFileSync(config.tlsCertPath), key: fs.readFileSync(config.tlsKeyPath) } },
-    };
-  }
-  if (config.apiKey) return { address, apiKey: config.apiKey, tls: true };
-  return { address, tls: config.tls || undefined };
+  const options: TLSConfig = {
+    ...(config.tlsCertPath && config.tlsKeyPath
+      ? { clientCertPair: { crt: fs.readFileSync(config.tlsCertPath), key: fs.readFileSync(config.tlsKeyPath) } }
+      : {}),
+    ...(config.tlsCaPath ? { serverRootCACertificate: fs.readFileSync(config.tlsCaPath) } : {}),
+    ...(config.tlsServerName ? { serverNameOverride: config.tlsServerName } : {}),
+  };
+  const tls = Object.keys(options).length > 0 ? options : config.apiKey || config.tls ? true : undefined;
+  return { address, ...(config.apiKey ? { apiKey: config.apiKey } : {}), tls };
 }
 
 /**

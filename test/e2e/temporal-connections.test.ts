@@ -167,8 +167,7 @@ describe('connecting to Temporal', () => {
     const env = {
       ...cliEnv(`mtls-${randomUUID()}`),
       TEMPORAL_ADDRESS: door.address,
-      NODE_EXTRA_CA_CERTS: door.caFile,
-      SSL_CERT_FILE: door.caFile,
+      TEMPORAL_TLS_CA: door.caFile,
     };
     const worker = await startWorker({
       ...env,
@@ -200,8 +199,7 @@ describe('connecting to Temporal', () => {
     const env = {
       ...cliEnv(`api-key-${randomUUID()}`),
       TEMPORAL_ADDRESS: door.address,
-      NODE_EXTRA_CA_CERTS: door.caFile,
-      SSL_CERT_FILE: door.caFile,
+      TEMPORAL_TLS_CA: door.caFile,
     };
     const worker = await startWorker({ ...env, TEMPORAL_API_KEY: 'worker-key' });
     try {

@@ -27,9 +27,8 @@ export interface ClientCertificate {
  * server on 127.0.0.1 with a certificate for `localhost` from a CA of its own, which asks callers for
  * a client certificate of that CA (not required: it records who presented which), and relays each
  * gRPC call to the server. It records every call: its method, API key and client certificate.
- * Processes trust its CA through `NODE_EXTRA_CA_CERTS` (the Temporal client, grpc-js) and
- * `SSL_CERT_FILE` (the worker's core, rustls with the platform's roots). The certificates are made
- * with the `openssl` command.
+ * Processes trust its CA through `TEMPORAL_TLS_CA`, as they would a cluster's private CA. The
+ * certificates are made with the `openssl` command.
  */
 export class TlsFrontDoor {
   readonly calls: FrontDoorCall[] = [];
@@ -45,7 +44,7 @@ export class TlsFrontDoor {
     return `localhost:${this.port}`;
   }
 
-  /** The CA's certificate, for `NODE_EXTRA_CA_CERTS` and `SSL_CERT_FILE`. */
+  /** The CA's certificate, for `TEMPORAL_TLS_CA`. */
   get caFile(): string {
     return path.join(this.dir, 'ca.pem');
   }

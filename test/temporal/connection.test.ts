@@ -47,7 +47,6 @@ describe('connectionSettings', () => {
     });
     expect(mtls).toEqual({
       address: 'temporal:7233',
-      apiKey: undefined,
       tls: { clientCertPair: { crt: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) } },
     });
     const both = settingsOf({
@@ -58,6 +57,38 @@ describe('connectionSettings', () => {
     });
     expect(both.apiKey).toBe('key-1');
     expect(both.tls).toEqual(mtls.tls);
+  });
+
+  it('connectionSettings: TEMPORAL_TLS_CA (a private CA) and TEMPORAL_TLS_SERVER_NAME each turn TLS on, beside a client certificate or an API key', () => {
+    const caFile = path.join(dir, 'ca.pem');
+    fs.writeFileSync(caFile, '-----BEGIN CERTIFICATE-----\nprivate CA\n');
+    expect(settingsOf({ TEMPORAL_ADDRESS: '10.0.0.5:7233', TEMPORAL_TLS_CA: caFile })).toEqual({
+      address: '10.0.0.5:7233',
+      tls: { serverRootCACertificate: fs.readFileSync(caFile) },
+    });
+    expect(settingsOf({ TEMPORAL_ADDRESS: '10.0.0.5:7233', TEMPORAL_TLS_SERVER_NAME: 'temporal.internal' })).toEqual({
+      address: '10.0.0.5:7233',
+      tls: { serverNameOverride: 'temporal.internal' },
+    });
+    const all = settingsOf({
+      TEMPORAL_ADDRESS: '10.0.0.5:7233',
+      TEMPORAL_TLS_CA: caFile,
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+      TEMPORAL_TLS_CERT: certFile,
+      TEMPORAL_TLS_KEY: keyFile,
+      TEMPORAL_API_KEY: 'key-1',
+    });
+    expect(all).toEqual({
+      address: '10.0.0.5:7233',
+      apiKey: 'key-1',
+      tls: {
+        clientCertPair: { crt: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) },
+        serverRootCACertificate: fs.readFileSync(caFile),
+        serverNameOverride: 'temporal.internal',
+      },
+    });
+    const missing = path.join(dir, 'no-ca.pem');
+    expect(() => settingsOf({ TEMPORAL_TLS_CA: missing })).toThrow(missing);
   });
 
   it('connectionSettings: a certificate without its key, or a key without its certificate, is refused naming the missing variable', () => {
