@@ -7,6 +7,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ZodError } from 'zod';
+import { NoWorkerError } from '../client/no-worker-error';
 import { describeIssues } from '../contract/issues';
 
 /**
@@ -23,7 +24,8 @@ const NOT_FOUND = 5;
 /**
  * The line to print for `err`: a usage error's own message, zod issues as `Invalid input: …`, a failed
  * run with its failure type, `No run or goal tree with id <id>.` (for the client's error and for the
- * server's NOT_FOUND about a workflow), a refused update as `Refused: …`, else the message.
+ * server's NOT_FOUND about a workflow), a refused update as `Refused: …`, a decision no worker took
+ * with how to start one, else the message.
  */
 export function describeError(err: unknown): string {
   if (err instanceof UsageError) return err.message;
@@ -43,5 +45,8 @@ export function describeError(err: unknown): string {
     return id ? `No run or goal tree with id ${id}.` : `Not found: ${grpc.details}`;
   }
   if (err instanceof WorkflowUpdateFailedError) return `Refused: ${err.cause?.message ?? err.message}`;
+  if (err instanceof NoWorkerError) {
+    return `${err.message} Start a worker with \`WAVELOOP_TASK_QUEUE=${err.taskQueue} waveloop worker\`.`;
+  }
   return err instanceof Error ? err.message : String(err);
 }
