@@ -21,7 +21,13 @@ describe('renderProgress (waveloop status)', () => {
       usage: { promptTokens: 300, completionTokens: 30, totalTokens: 330 },
       pendingQuestions: [],
       pendingApprovals: [
-        { callId: 'c3', tool: 'update_user', args: { id: 2, company: 'EPAM' }, iteration: 3, since: '2026-11-26T09:00:00.000Z' },
+        {
+          callId: 'c3',
+          tool: 'update_user',
+          args: { id: 2, company: 'EPAM' },
+          iteration: 3,
+          since: '2026-11-26T09:00:00.000Z',
+        },
       ],
     };
 

@@ -55,7 +55,13 @@ describe('RunPrinter: a followed run as waveloop follow prints it', () => {
   });
 
   it('a model call tried again is said once, with why and the attempt; a call that waits for approval, with the command that decides it', async () => {
-    const approval = { callId: 'call-7', tool: 'update_user', args: { id: 1 }, iteration: 2, since: '2026-11-26T09:00:00.000Z' };
+    const approval = {
+      callId: 'call-7',
+      tool: 'update_user',
+      args: { id: 1 },
+      iteration: 2,
+      since: '2026-11-26T09:00:00.000Z',
+    };
     const progress: RunProgress = { ...PROGRESS, iteration: 2, pendingApprovals: [approval] };
     const run = printed({
       progress: async () => progress,
