@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textToolCalls } from '../../../src/activities/model/text-tool-calls';
 
@@ -408,5 +410,65 @@ describe('textToolCalls', () => {
     const newId = ids();
     expect(textToolCalls('<tool_call>{"name": "rm"}</tool_call>', OFFERED, newId)).toBeUndefined();
     expect(textToolCalls('{"name": "search_notes"}', OFFERED, newId)).toMatchObject({ calls: [{ id: 'call_1' }] });
+  });
+});
+
+/** One reply of the corpus: documented formats of each dialect (hand-written), and replies real models wrote. */
+interface CorpusReply {
+  source: 'documented' | 'reported' | 'real';
+  model: string;
+  scenario: string;
+  expect: 'call' | 'answer';
+  tool?: string;
+  content: string;
+}
+
+const CORPUS: CorpusReply[] = fs
+  .readFileSync(path.join(__dirname, 'fixtures', 'text-replies.jsonl'), 'utf8')
+  .split('\n')
+  .filter((line) => line.trim() !== '')
+  .map((line) => JSON.parse(line) as CorpusReply);
+
+/** The tools the demo's agent offers, as in the corpus's scenarios. */
+const DEMO_TOOLS = new Set([
+  'search_users',
+  'get_user',
+  'update_user',
+  'resolve_holiday',
+  'resolve_date_hint',
+  'get_availability',
+  'calculator',
+  'task_complete',
+  'ask_question',
+]);
+
+describe('textToolCalls over the corpus of replies (test/activities/model/fixtures/text-replies.jsonl)', () => {
+  it.each(CORPUS.map((reply, i) => [`${i + 1} (${reply.source}, ${reply.model}, ${reply.scenario})`, reply] as const))(
+    'textToolCalls: corpus reply %s is read as calls or repaired when it calls a tool, and stays the answer otherwise',
+    (_name, reply) => {
+      const result = textToolCalls(reply.content, DEMO_TOOLS, ids());
+      if (reply.expect === 'answer') {
+        expect(result).toBeUndefined();
+        return;
+      }
+      expect(result).toBeDefined();
+      const tools =
+        result && 'calls' in result ? result.calls.map((call) => call.function.name) : (result?.unreadable.tools ?? []);
+      if (reply.tool) expect(tools).toContain(reply.tool);
+    },
+  );
+
+  it('textToolCalls: the corpus holds every dialect documented', () => {
+    const documented = CORPUS.filter((reply) => reply.source === 'documented').map((reply) => reply.content);
+    for (const marker of [
+      '<tool_call>',
+      '<function=',
+      '[TOOL_CALLS] [',
+      '[ARGS]',
+      '<|python_tag|>',
+      '"type": "function"',
+      '{{',
+    ])
+      expect(documented.some((content) => content.includes(marker))).toBe(true);
   });
 });
