@@ -1,5 +1,6 @@
 import type { ToolCallMessagePart } from '../../contract/agent-loop';
 import { parseJson, readJsonAt } from './lenient-json';
+import { PYTHONIC_OPEN, readPythonicCalls } from './pythonic-calls';
 import { CALL_MARKER, namedCallTools, unreadableCallProblem } from './tool-call-intent';
 
 type JsonObject = Record<string, unknown>;
@@ -38,6 +39,7 @@ const END_TOKENS = /(?:\s*(?:<\|eom_id\|>|<\|eot_id\|>|<\|im_end\|>|<\/s>))+\s*$
  * - Llama 3.x `<function=name>{…arguments…}</function>`, or with `<parameter=key>value</parameter>`
  *   lines (values kept as strings); `<|python_tag|>` before call objects (`;` may separate them);
  * - Mistral `[TOOL_CALLS] [{…}, …]`, or `[TOOL_CALLS]name[ARGS]{…}`;
+ * - Llama 3.2's pythonic `[name(key=value, …), …]` (`pythonic-calls.ts`), bare or after `<|python_tag|>`;
  * - a bare call object or an array of them.
  * A call object is `{"name", "arguments" | "parameters", "id"?, "type"?: "function"}` (`"function"`
  * may stand for `"name"`) or the OpenAI shape `{"type": "function", "function": {...}, "id"?}`; its
@@ -117,7 +119,10 @@ function readBlock(s: string, p: number, taggedOnly: boolean, problems: string[]
   }
   if (s.startsWith('<function=', p)) return readFunction(s, p, problems);
   if (s.startsWith('[TOOL_CALLS]', p)) return readMistral(s, skipSpace(s, p + '[TOOL_CALLS]'.length), problems);
-  if (s.startsWith('<|python_tag|>', p)) return readJsonSeries(s, skipSpace(s, p + '<|python_tag|>'.length), problems);
+  if (s.startsWith('<|python_tag|>', p)) {
+    const body = skipSpace(s, p + '<|python_tag|>'.length);
+    return readPythonic(s, body, problems) ?? readJsonSeries(s, body, problems);
+  }
   if (taggedOnly && !s.startsWith('```', p)) return undefined;
   FENCE_OPEN.lastIndex = p;
   if (FENCE_OPEN.test(s)) {
@@ -125,7 +130,17 @@ function readBlock(s: string, p: number, taggedOnly: boolean, problems: string[]
     if (json === undefined) return undefined;
     return skipSpace(s, json.end) === s.length ? json : closeTag(s, json, '```', false);
   }
-  return taggedOnly ? undefined : readJson(s, p, problems);
+  return taggedOnly ? undefined : (readPythonic(s, p, problems) ?? readJson(s, p, problems));
+}
+
+/** Llama 3.2's `[name(key=value, …), …]` at `p`, if a list of calls opens there. */
+function readPythonic(s: string, p: number, problems: string[]): Block | undefined {
+  PYTHONIC_OPEN.lastIndex = p;
+  if (!PYTHONIC_OPEN.test(s)) return undefined;
+  const calls = readPythonicCalls(s, p);
+  if (calls === undefined)
+    problems.push('the list of calls is not valid (write name(key=value, …) with Python literals)');
+  return calls;
 }
 
 /** `<function=name>` with a JSON arguments object or `<parameter=key>` lines, then `</function>`. */

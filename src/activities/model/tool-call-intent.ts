@@ -17,6 +17,8 @@ const NAME_KEY = /["']?\b(?:name|function)["']?\s*:\s*["']([\w.-]+)["']/g;
 const ARGS_KEY = /["']?\b(?:arguments|parameters)["']?\s*:/;
 /** `<function=tool>` followed by its arguments (JSON or `<parameter=` lines). */
 const FUNCTION_TAG = /<function=([\w.-]+)>\s*[{[<]/g;
+/** Llama 3.2's pythonic `[tool(key=…`. */
+const PYTHONIC = /\[\s*([\w.-]+)\s*\(\s*\w+\s*=/g;
 /** Mistral's `[TOOL_CALLS]tool[ARGS]`. */
 const MISTRAL_NAMED = /([\w.-]+)(?:\[CALL_ID\][\w-]*)?\[ARGS\]/g;
 
@@ -26,7 +28,9 @@ export function namedCallTools(reply: string, offered: ReadonlySet<string>): str
   const marker = s.search(CALL_MARKER);
   const region = marker >= 0 ? s.slice(marker) : OPENS_WITH_JSON.test(s) ? s : '';
   if (region === '') return [];
-  const named = [...region.matchAll(FUNCTION_TAG), ...region.matchAll(MISTRAL_NAMED)].map((m) => m[1]);
+  const named = [...region.matchAll(FUNCTION_TAG), ...region.matchAll(MISTRAL_NAMED), ...region.matchAll(PYTHONIC)].map(
+    (m) => m[1],
+  );
   if (ARGS_KEY.test(region)) named.push(...[...region.matchAll(NAME_KEY)].map((m) => m[1]));
   return [...new Set(named.filter((name) => offered.has(name)))];
 }

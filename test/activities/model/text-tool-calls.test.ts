@@ -254,6 +254,18 @@ describe('textToolCalls', () => {
       'I will look it up.',
     ],
     [
+      "Llama 3.2's pythonic list of calls",
+      `[get_weather(city="Paris"), calculator(expression='(17*23)+4')]`,
+      [weather('Paris'), calc('(17*23)+4')],
+      null,
+    ],
+    [
+      'a pythonic call after <|python_tag|>, with a number, a boolean and a JSON list',
+      '<|python_tag|>[search_notes(limit=3, exact=True, tags=["a", "b"])]<|eom_id|>',
+      [['search_notes', { limit: 3, exact: true, tags: ['a', 'b'] }]],
+      null,
+    ],
+    [
       'whitespace around the blocks',
       '\n\n  ```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```  \n',
       [calc('2+2')],
@@ -291,6 +303,8 @@ describe('textToolCalls', () => {
     ['no arguments but another key', '{"name": "search_notes", "id": "1"}'],
     ['an empty array', '[]'],
     ['a bare JSON string', '"calculator"'],
+    ['prose that quotes a pythonic call', 'You could write [calculator(expression="1+1")] yourself.'],
+    ['a bare list of words', '[yes, no]'],
     ['a list of tools that describes them', '[{"name": "calculator", "description": "Evaluates arithmetic"}]'],
     [
       'a <tool_call> to a tool not offered, with prose before it',
@@ -388,6 +402,12 @@ describe('textToolCalls', () => {
       '{{"name": "calculator", "arguments": {"expression": "(17*23)+4}}}',
       ['calculator'],
       'the JSON is not',
+    ],
+    [
+      'a pythonic call that does not parse',
+      '[calculator(expression=(17*23)+4)]',
+      ['calculator'],
+      'the list of calls is not valid',
     ],
     [
       'a Mistral call whose arguments do not parse',
