@@ -61,7 +61,7 @@ export function textToolCalls(content: string, offered: ReadonlySet<string>, new
   const invented = content.indexOf('<tool_response>');
   const s = (invented > 0 ? content.slice(0, invented) : content).replace(END_TOKENS, '').trim();
   const problems: string[] = [];
-  const read = readReply(s, problems);
+  const read = readReply(s, offered, problems);
   if (read) {
     const found: ToolCallMessagePart['function'][] = [];
     for (const value of read.values) {
@@ -80,30 +80,55 @@ export function textToolCalls(content: string, offered: ReadonlySet<string>, new
 }
 
 /** The blocks of the reply (from its start, or from its first dialect marker) and the prose around them. */
-function readReply(s: string, problems: string[]): { values: unknown[]; text: string[] } | undefined {
+function readReply(
+  s: string,
+  offered: ReadonlySet<string>,
+  problems: string[],
+): { values: unknown[]; text: string[] } | undefined {
   const marker = s.search(CALL_MARKER);
-  const start = readBlocks(s, 0, false, problems) ?? (marker > 0 ? readBlocks(s, marker, true, problems) : undefined);
+  const start =
+    readBlocks(s, 0, false, offered, problems) ??
+    (marker > 0 ? readBlocks(s, marker, true, offered, problems) : undefined);
   if (start === undefined || start.values.length === 0) return undefined;
   const before = start.from > 0 ? s.slice(0, start.from).trim() : '';
   return { values: start.values, text: [before, s.slice(start.end).trim()] };
 }
 
-/** The blocks from `from` on, up to the first thing that is not one; undefined if none opens at `from`. */
+/**
+ * The blocks from `from` on (separated by whitespace or a comma), up to the first thing that is not
+ * one; undefined if none opens at `from`. After the first block, a fence or bare JSON is a block only
+ * when it names offered tools: JSON after a call is otherwise the model's invention of its result,
+ * kept as text.
+ */
 function readBlocks(
   s: string,
   from: number,
   taggedOnly: boolean,
+  offered: ReadonlySet<string>,
   problems: string[],
 ): { values: unknown[]; from: number; end: number } | undefined {
   const values: unknown[] = [];
   let end = from;
   for (let p = skipSpace(s, from); p < s.length; p = skipSpace(s, p)) {
-    const block = readBlock(s, p, taggedOnly || values.length > 0, problems);
+    const later = values.length > 0;
+    if (later && s[p] === ',') p = skipSpace(s, p + 1);
+    const tagged = s[p] === '<' || s.startsWith('[TOOL_CALLS]', p);
+    const blockProblems: string[] = [];
+    const block = readBlock(s, p, taggedOnly && !later, blockProblems);
+    if (!later || tagged) problems.push(...blockProblems);
     if (block === undefined) break;
+    if (later && !tagged && !block.values.every((value) => namesOffered(value, offered))) break;
     values.push(...block.values);
     p = end = block.end;
   }
   return values.length > 0 ? { values, from, end } : undefined;
+}
+
+/** Whether `value` is an object naming an offered tool as a call does (`name`, `function`, or the OpenAI shape). */
+function namesOffered(value: unknown, offered: ReadonlySet<string>): boolean {
+  if (!isObject(value)) return false;
+  const named = isObject(value.function) ? value.function.name : (value.function ?? value.name);
+  return typeof named === 'string' && offered.has(named);
 }
 
 /** The block that opens at `p`: tagged, or (unless `taggedOnly`) a fence or bare JSON. */

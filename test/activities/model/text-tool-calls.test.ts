@@ -266,6 +266,18 @@ describe('textToolCalls', () => {
       null,
     ],
     [
+      'two bare calls separated by a comma (Qwen2.5-Coder 0.5B)',
+      '{"name": "calculator", "arguments": {"expression": "1+1"}},\n{"name": "get_weather", "arguments": {"city": "Oslo"}}',
+      [calc('1+1'), weather('Oslo')],
+      null,
+    ],
+    [
+      'a bare call followed by the result the model invented as JSON (Qwen2.5-Coder 0.5B)',
+      '{"name": "calculator", "arguments": {"expression": "(17*23)+4"}}\n{"result": "395"}',
+      [calc('(17*23)+4')],
+      '{"result": "395"}',
+    ],
+    [
       'whitespace around the blocks',
       '\n\n  ```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```  \n',
       [calc('2+2')],
