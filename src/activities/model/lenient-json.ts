@@ -1,8 +1,8 @@
 /**
  * Reading the JSON of a tool call a model wrote as text, leniently where its intent is clear:
- * doubled braces (`{{"name": …}}`, as a template's escaping leaves them), trailing commas, and an
- * object left unclosed where the call ends. Nothing else is repaired: single quotes, comments and
- * unquoted keys stay errors.
+ * doubled braces (`{{"name": …}}`, as a template's escaping leaves them), `// …` comments, trailing
+ * commas, and an object left unclosed where the call ends. Nothing else is repaired: single quotes
+ * and unquoted keys stay errors.
  */
 
 /** What a JSON value at a position of a text read as: the value and where it ends, or why it could not be read. */
@@ -30,20 +30,20 @@ export function readJsonAt(s: string, p: number): JsonRead {
   return { error: 'the JSON is not closed' };
 }
 
-/** Parses `text` as JSON; failing that, with doubled braces made single and trailing commas dropped. */
+/** Parses `text` as JSON; failing that, with doubled braces made single, comments and trailing commas dropped. */
 export function parseLenient(text: string): { value: unknown } | { error: string } {
   const strict = parseJson(text);
   if ('value' in strict) return strict;
-  const variants = [withoutTrailingCommas(text)];
+  const bases = [text];
   if (text.startsWith('{{')) {
-    const unwrapped = unwrapDoubled(text);
-    const undoubled = outsideStrings(text, (rest) => (rest.startsWith('{{') || rest.startsWith('}}') ? 2 : 0));
-    variants.push(unwrapped, undoubled, withoutTrailingCommas(unwrapped), withoutTrailingCommas(undoubled));
+    bases.push(unwrapDoubled(text), undoubled(text));
   }
-  for (const variant of variants) {
-    if (variant === text) continue;
-    const parsed = parseJson(variant);
-    if ('value' in parsed) return parsed;
+  for (const base of bases) {
+    for (const variant of [base, withoutTrailingCommas(withoutComments(base))]) {
+      if (variant === text) continue;
+      const parsed = parseJson(variant);
+      if ('value' in parsed) return parsed;
+    }
   }
   return strict;
 }
@@ -64,18 +64,36 @@ function unwrapDoubled(text: string): string {
   return t;
 }
 
+/** `text` with every doubled brace outside its strings made single. */
+function undoubled(text: string): string {
+  return outsideStrings(text, (t, i) =>
+    t.startsWith('{{', i) || t.startsWith('}}', i) ? { take: 2, put: t[i] } : undefined,
+  );
+}
+
+const TRAILING_COMMA = /,\s*[}\]]/y;
+
 function withoutTrailingCommas(text: string): string {
-  return outsideStrings(text, (rest) => {
-    const m = /^,\s*[}\]]/.exec(rest);
-    return m ? 1 : 0;
+  return outsideStrings(text, (t, i) => {
+    TRAILING_COMMA.lastIndex = i;
+    return TRAILING_COMMA.test(t) ? { take: 1, put: '' } : undefined;
   });
 }
 
-/**
- * `text` with, outside its strings, each stretch where `drop(rest)` says how many characters to
- * collapse: a doubled brace keeps one, a trailing comma none.
- */
-function outsideStrings(text: string, drop: (rest: string) => number): string {
+/** `text` without `// …` line comments. */
+function withoutComments(text: string): string {
+  return outsideStrings(text, (t, i) => {
+    if (!t.startsWith('//', i)) return undefined;
+    const eol = t.indexOf('\n', i);
+    return { take: (eol < 0 ? t.length : eol) - i, put: '' };
+  });
+}
+
+/** `text` with, outside its strings, what `edit` replaces: `take` characters at `i` become `put`. */
+function outsideStrings(
+  text: string,
+  edit: (text: string, i: number) => { take: number; put: string } | undefined,
+): string {
   let out = '';
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -86,17 +104,12 @@ function outsideStrings(text: string, drop: (rest: string) => number): string {
       else if (c === '"') inString = false;
       continue;
     }
-    if (c === '"') {
-      inString = true;
-      out += c;
-      continue;
-    }
-    const n = drop(text.slice(i, i + 64));
-    if (n === 2) {
-      out += c;
-      i++;
-    } else if (n === 1 && c === ',') continue;
-    else out += c;
+    if (c === '"') inString = true;
+    const change = inString ? undefined : edit(text, i);
+    if (change) {
+      out += change.put;
+      i += change.take - 1;
+    } else out += c;
   }
   return out;
 }

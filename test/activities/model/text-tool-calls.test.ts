@@ -278,6 +278,12 @@ describe('textToolCalls', () => {
       '{"result": "395"}',
     ],
     [
+      '// comments in the JSON (Qwen2.5-Coder 0.5B and 1.5B)',
+      '```json\n{\n  "name": "get_weather",\n  "arguments": {\n    "city": "Paris" // the capital, "quoted"\n  }\n}\n```',
+      [weather('Paris')],
+      null,
+    ],
+    [
       'whitespace around the blocks',
       '\n\n  ```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```  \n',
       [calc('2+2')],
