@@ -129,6 +129,12 @@ export interface ModelCallOutput {
    * neither the answer nor sent back to the model.
    */
   reasoning?: string;
+  /**
+   * Set when the reply names a tool the run offers with arguments, as a call written in its text,
+   * but the call could not be read: what the model is told in its repair turn. Such a reply is never
+   * the run's answer.
+   */
+  unreadableToolCall?: string;
   /** Names this reply, for the run's next call (`TranscriptSlice.after`). */
   replyId: string;
   /**

@@ -122,7 +122,7 @@ class AgentRun {
       const iteration = ++progress.iteration;
       const reply = await this.ask(iteration);
 
-      const step = planner.read(reply.message, iteration);
+      const step = planner.read(reply.message, iteration, reply.unreadableToolCall);
       if (step.kind === 'answer') {
         // In a chat the answer is this turn's; the run waits for the person's next message.
         if (!this.run.conversation || !(await this.nextTurn(step.answer))) return this.finish('completed', step.answer);

@@ -14,7 +14,8 @@ export type Step =
  * planners drive the same loop, so waves, limits and the result are the same whichever a run uses.
  */
 export interface PlannerRules {
-  read(reply: AssistantMessage, iteration: number): Step;
+  /** `unreadableToolCall`: the reply holds a tool call written as text that could not be read (`ModelCallOutput`). */
+  read(reply: AssistantMessage, iteration: number, unreadableToolCall?: string): Step;
   report(wave: WaveRecord): ChatMessage[];
 }
 
@@ -27,9 +28,14 @@ export function plannerFor(planner: Planner, options: PlannerOptions = {}): Plan
   return planner === 'json' ? jsonPlanner(options) : nativePlanner;
 }
 
-/** Native tool calling: the reply's `tool_calls` are the wave; results go back as tool messages. */
+/**
+ * Native tool calling: the reply's `tool_calls` are the wave; results go back as tool messages. A
+ * reply whose tool call written as text could not be read is never the answer: the model gets a
+ * repair turn, counted by the circuit breaker as an unusable reply.
+ */
 const nativePlanner: PlannerRules = {
-  read(reply) {
+  read(reply, _iteration, unreadableToolCall) {
+    if (unreadableToolCall) return { kind: 'retry', feedback: unreadableToolCall, text: '' };
     const calls = reply.tool_calls ?? [];
     return calls.length === 0
       ? { kind: 'answer', answer: reply.content ?? '' }

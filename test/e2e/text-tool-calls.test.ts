@@ -60,6 +60,59 @@ describe('agentLoop: tool calls written as text', () => {
     await recordHistory('text-tool-calls', handle);
   });
 
+  it('the doubled-brace call Qwen2.5-Coder 1.5B wrote on llama-server runs as a wave, and the run answers', async () => {
+    const doubled = '{{"name": "calculator", "arguments": {"expression": "(17*23)+4"}}}';
+    h.fake.script({ content: doubled }, { content: 'The answer is 395.' });
+    const { result } = await h.run({ goal: 'What is (17*23)+4? Use the calculator tool.', tools: ['calculator'] });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: 'The answer is 395.', iterations: 2 });
+    expect(result!.waves.map((wave) => wave.calls.map((call) => [call.args.expression, call.result]))).toEqual([
+      [['(17*23)+4', '395']],
+    ]);
+    // The calculator's result reached the model as the call's tool message.
+    expect(h.fake.requests[1].messages.at(-1)).toMatchObject({ role: 'tool', content: '395' });
+  });
+
+  it('a tool call that cannot be read gets one repair turn, never taken as the answer', async () => {
+    const broken = '<tool_call>\n{"name": "calculator", "arguments": {"expression": (17*23)+4}}\n</tool_call>';
+    h.fake.script({ content: broken }, { content: fenced('(17*23)+4') }, { content: 'The answer is 395.' });
+    const { handle, result, transcript } = await h.run({
+      goal: 'What is (17*23)+4? Use the calculator tool.',
+      tools: ['calculator'],
+    });
+
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed', answer: 'The answer is 395.', iterations: 3 });
+    expect(result!.waves.map((wave) => wave.calls.map((call) => call.result))).toEqual([['395']]);
+    // The next request has the model's unreadable reply, then the repair: what could not be read, and how to write a call.
+    const repair = h.fake.requests[1].messages;
+    expect(repair.at(-2)).toMatchObject({ role: 'assistant', content: broken });
+    expect(repair.at(-1)).toMatchObject({ role: 'user' });
+    const told = String(repair.at(-1)!.content);
+    expect(told).toMatch(
+      /^Your reply could not be used: your call of calculator could not be read as a tool call \(the JSON is not valid/,
+    );
+    expect(told).toContain('nothing was run');
+    expect(told).toContain('<tool_call>\n{"name": "calculator", "arguments": {');
+    expect(transcript.filter((m) => m.role === 'user')).toHaveLength(2);
+    await recordHistory('text-tool-call-repair', handle);
+  });
+
+  it('a tool call still unreadable after its repair turns opens the circuit breaker, not the answer', async () => {
+    const broken = "{'name': 'calculator', 'arguments': {'expression': '2+2'}}";
+    h.fake.script({ content: broken }, { content: broken }, { content: broken });
+    const { result } = await h.run({ goal: 'What is 2+2? Use the calculator tool.', tools: ['calculator'] });
+
+    h.fake.assertDone();
+    expect(result!.status).toBe('circuit_open');
+    expect(result!.answer).toMatch(
+      /^Circuit open: \(planner\) failed 3 times in a row: your call of calculator could not be read/,
+    );
+    expect(result!.answer).not.toBe(broken);
+    expect(result!.waves).toEqual([]);
+  });
+
   it('a reply that only quotes JSON or names a tool stays the answer', async () => {
     const quoted = `To call it yourself, send:\n${fenced('1+1')}`;
     h.fake.script({ content: quoted });

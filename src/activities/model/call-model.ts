@@ -16,6 +16,7 @@ import { toModelFailure } from './errors';
 import { checkReply } from './reply';
 import { modelCallRequest } from './request';
 import { textToolCalls } from './text-tool-calls';
+import { repairFeedback } from './tool-call-intent';
 import { toolParametersSchema } from './tool-schema';
 import { TranscriptCache } from './transcript-cache';
 
@@ -113,7 +114,8 @@ export function createCallModel({
     );
 
     const { usage, model, reasoning } = reply;
-    const { message, finishReason } = input.toolCallText === 'off' ? reply : recoverTextToolCalls(reply, input);
+    const { message, finishReason, unreadableToolCall }: ReturnType<typeof recoverTextToolCalls> =
+      input.toolCallText === 'off' ? reply : recoverTextToolCalls(reply, input);
     checkReply(message, finishReason, input.planner);
     const replyId = randomUUID();
     // A local call is always given the whole transcript: it never needs what the cache keeps.
@@ -124,6 +126,7 @@ export function createCallModel({
       usage,
       ...(model ? { model } : {}),
       ...(reasoning ? { reasoning } : {}),
+      ...(unreadableToolCall ? { unreadableToolCall } : {}),
       replyId,
       at: Date.now(),
     };
@@ -161,14 +164,27 @@ export async function receiveTranscript(
 /**
  * The reply with the tool calls its text holds (`textToolCalls`) as its tool calls, as if the
  * endpoint had parsed them: for a native reply without tool calls whose text consists of calls of
- * tools the run offers. Any other reply is returned as it came.
+ * tools the run offers. A reply that names an offered tool with arguments but cannot be read comes
+ * back as it came with `unreadableToolCall`, what the model is told in its repair turn. Any other
+ * reply is returned as it came.
  */
-function recoverTextToolCalls(reply: ChatReply, input: ModelCallInput): Pick<ChatReply, 'message' | 'finishReason'> {
+function recoverTextToolCalls(
+  reply: ChatReply,
+  input: ModelCallInput,
+): Pick<ChatReply, 'message' | 'finishReason'> & { unreadableToolCall?: string } {
   const { message } = reply;
   if (input.planner !== 'native' || message.tool_calls?.length || !message.content || input.tools.length === 0)
     return reply;
   const recovered = textToolCalls(message.content, new Set(input.tools), () => `call_${randomUUID()}`);
   if (!recovered) return reply;
+  if ('unreadable' in recovered) {
+    log.info('The model wrote a tool call as text that could not be read: it gets a repair turn', {
+      iteration: input.iteration,
+      tools: recovered.unreadable.tools,
+      problem: recovered.unreadable.problem,
+    });
+    return { ...reply, unreadableToolCall: repairFeedback(recovered.unreadable) };
+  }
   log.info('Read tool calls the model wrote as text', {
     iteration: input.iteration,
     tools: recovered.calls.map((call) => call.function.name),
