@@ -113,16 +113,25 @@ describe('agentLoop: tool calls written as text', () => {
     expect(result!.waves).toEqual([]);
   });
 
-  it('a reply that only quotes JSON or names a tool stays the answer', async () => {
-    const quoted = `To call it yourself, send:\n${fenced('1+1')}`;
-    h.fake.script({ content: quoted });
-    const first = await h.run({ goal: 'How do I call the calculator?', tools: ['calculator'] });
-    expect(first.result).toMatchObject({ status: 'completed', answer: quoted, waves: [] });
-
+  it('JSON data and a tool named in prose stay the answer; a call quoted after prose gets a repair turn, never the answer', async () => {
     const data = '```json\n{"name": "Bob", "email": "bob@example.com"}\n```';
     h.fake.script({ content: data });
-    const second = await h.run({ goal: 'Show Bob as JSON', tools: ['calculator', 'get_user'] });
-    expect(second.result).toMatchObject({ status: 'completed', answer: data, waves: [] });
+    const first = await h.run({ goal: 'Show Bob as JSON', tools: ['calculator', 'get_user'] });
+    expect(first.result).toMatchObject({ status: 'completed', answer: data, waves: [] });
+
+    const named = 'I would use the calculator tool for that.';
+    h.fake.script({ content: named });
+    const second = await h.run({ goal: 'Which tool adds numbers?', tools: ['calculator'] });
+    expect(second.result).toMatchObject({ status: 'completed', answer: named, waves: [] });
+
+    const quoted = `To call it yourself, send:\n${fenced('1+1')}`;
+    h.fake.script({ content: quoted }, { content: 'Ask me to add them and I will.' });
+    const third = await h.run({ goal: 'How do I call the calculator?', tools: ['calculator'] });
+    expect(third.result).toMatchObject({ status: 'completed', answer: 'Ask me to add them and I will.', waves: [] });
+    const told = String(h.fake.requests.at(-1)!.messages.at(-1)!.content);
+    expect(told).toMatch(
+      /^Your reply could not be used: your call of calculator could not be read as a tool call \(it is written inside prose\)/,
+    );
     h.fake.assertDone();
   });
 

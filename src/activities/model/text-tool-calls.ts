@@ -49,12 +49,12 @@ const END_TOKENS = /(?:\s*(?:<\|eom_id\|>|<\|eot_id\|>|<\|im_end\|>|<\/s>))+\s*$
  *
  * A `<tool_response>` the model wrote after its calls, and all that follows it, is its invention
  * of their results and is dropped. Prose before the first dialect marker, and prose after the calls,
- * is what the model said (`text`, trimmed, null when empty). Prose before a fence or bare JSON means
- * the model is answering and quoting JSON: an answer.
+ * is what the model said (`text`, trimmed, null when empty). A fence or bare JSON after prose is not
+ * read as calls.
  *
- * When the calls cannot all be read but the reply names a tool in `offered` with arguments where a
- * call goes (`tool-call-intent.ts`), returns `unreadable` with what went wrong, for a repair turn;
- * otherwise (prose, data, tools not offered) `undefined`: the reply is an answer.
+ * When the calls cannot all be read but the reply names a tool in `offered` with arguments anywhere
+ * (`tool-call-intent.ts`), a call inside prose too, returns `unreadable` with what went wrong, for a
+ * repair turn; otherwise (prose, data, tools not offered) `undefined`: the reply is an answer.
  */
 export function textToolCalls(content: string, offered: ReadonlySet<string>, newId: () => string): TextToolCalls {
   // What a model writes after its calls as their result is invented (the tools have not run): cut.

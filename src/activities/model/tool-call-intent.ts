@@ -1,11 +1,10 @@
 /**
  * The rule behind reading tool calls written as text: a reply that names an offered tool with
- * arguments, where a call goes, is a call, never the final answer. What `textToolCalls` cannot read
- * of such a reply goes back to the model as a repair turn (`repairFeedback`).
- *
- * "Where a call goes" is the reply's start (bare JSON, or a fence, as the reply's first thing) or
- * from the first dialect marker on (`<tool_call>`, `<tools>`, `<function=`, `[TOOL_CALLS]`,
- * `<|python_tag|>`). JSON after prose, in a fence or not, is the model quoting it: an answer.
+ * arguments is never the final answer. `textToolCalls` reads it as calls where a call goes (the
+ * reply's start, or from the first dialect marker on: `<tool_call>`, `<tools>`, `<function=`,
+ * `[TOOL_CALLS]`, `<|python_tag|>`); what it cannot read, a call written inside prose among it, goes
+ * back to the model as a repair turn (`repairFeedback`). JSON data, tools named without arguments
+ * and tools not offered stay an answer.
  */
 
 /** The markers of the tool-call dialects: prose may come before them, never before a fence or bare JSON. */
@@ -22,11 +21,11 @@ const PYTHONIC = /\[\s*([\w.-]+)\s*\(\s*\w+\s*=/g;
 /** Mistral's `[TOOL_CALLS]tool[ARGS]`. */
 const MISTRAL_NAMED = /([\w.-]+)(?:\[CALL_ID\][\w-]*)?\[ARGS\]/g;
 
-/** The offered tools a reply names with arguments where a call goes; empty when it is prose or data. */
+/** The offered tools a reply names with arguments, anywhere in it; empty when it is prose or data. */
 export function namedCallTools(reply: string, offered: ReadonlySet<string>): string[] {
   const s = reply.trim();
   const marker = s.search(CALL_MARKER);
-  const region = marker >= 0 ? s.slice(marker) : OPENS_WITH_JSON.test(s) ? s : '';
+  const region = marker >= 0 ? s.slice(marker) : s;
   if (region === '') return [];
   const named = [...region.matchAll(FUNCTION_TAG), ...region.matchAll(MISTRAL_NAMED), ...region.matchAll(PYTHONIC)].map(
     (m) => m[1],
@@ -38,6 +37,8 @@ export function namedCallTools(reply: string, offered: ReadonlySet<string>): str
 /** Why a reply that names a tool could not be read, when the reader found no particular reason. */
 export function unreadableCallProblem(reply: string): string {
   if (/'(?:name|arguments|parameters)'\s*:/.test(reply)) return 'the JSON uses single quotes';
+  const s = reply.trim();
+  if (s.search(CALL_MARKER) < 0 && !OPENS_WITH_JSON.test(s)) return 'it is written inside prose';
   return 'it is not in a form a tool call can take';
 }
 

@@ -313,24 +313,14 @@ describe('textToolCalls', () => {
       '<tool_call>\n{"name": "send_email", "arguments": {"to": "bob"}}\n</tool_call>',
     ],
     ['a <function=name> not offered', '<function=send_email>{"to": "bob"}</function>'],
-    [
-      'prose followed by a fenced call',
-      'Here is the call:\n```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```',
-    ],
-    ['prose followed by bare JSON', 'Call: {"name": "calculator", "arguments": {"expression": "2+2"}}'],
     ['no arguments but another key', '{"name": "search_notes", "id": "1"}'],
     ['an empty array', '[]'],
     ['a bare JSON string', '"calculator"'],
-    ['prose that quotes a pythonic call', 'You could write [calculator(expression="1+1")] yourself.'],
     ['a bare list of words', '[yes, no]'],
     ['a list of tools that describes them', '[{"name": "calculator", "description": "Evaluates arithmetic"}]'],
     [
       'a <tool_call> to a tool not offered, with prose before it',
       'Sure.\n<tool_call>{"name": "rm", "arguments": {}}</tool_call>',
-    ],
-    [
-      'prose that quotes a doubled-brace call',
-      'You would write {{"name": "calculator", "arguments": {"expression": "1"}}}.',
     ],
   ])('textToolCalls: leaves %s an answer', (_case, content) => {
     expect(textToolCalls(content, OFFERED, ids())).toBeUndefined();
@@ -439,6 +429,31 @@ describe('textToolCalls', () => {
       ['get_weather'],
       'the JSON is not valid',
     ],
+    // A call written inside prose is never the answer, however it is meant.
+    [
+      'prose followed by a fenced call',
+      'Here is the call:\n```json\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n```',
+      ['calculator'],
+      'it is written inside prose',
+    ],
+    [
+      'prose followed by bare JSON',
+      'Call: {"name": "calculator", "arguments": {"expression": "2+2"}}',
+      ['calculator'],
+      'it is written inside prose',
+    ],
+    [
+      'prose that quotes a pythonic call',
+      'You could write [calculator(expression="1+1")] yourself.',
+      ['calculator'],
+      'it is written inside prose',
+    ],
+    [
+      'prose that quotes a doubled-brace call',
+      'You would write {{"name": "calculator", "arguments": {"expression": "1"}}}.',
+      ['calculator'],
+      'it is written inside prose',
+    ],
   ])('textToolCalls: asks for a repair of %s', (_case, content, tools, problem) => {
     const result = textToolCalls(content, OFFERED, ids());
     expect(result).toEqual({ unreadable: { tools, problem: expect.stringContaining(problem) as string } });
@@ -458,8 +473,6 @@ interface CorpusReply {
   scenario: string;
   expect: 'call' | 'answer';
   tool?: string;
-  /** A call the reader is known to take as the answer, and why: the test holds it to that, so a change shows. */
-  known?: string;
   content: string;
 }
 
@@ -484,10 +497,10 @@ const DEMO_TOOLS = new Set([
 
 describe('textToolCalls over the corpus of replies (test/activities/model/fixtures/text-replies.jsonl)', () => {
   it.each(CORPUS.map((reply, i) => [`${i + 1} (${reply.source}, ${reply.model}, ${reply.scenario})`, reply] as const))(
-    'textToolCalls: corpus reply %s is read as calls or repaired when it calls a tool, and stays the answer otherwise (or as known)',
+    'textToolCalls: corpus reply %s is read as calls or repaired when it calls a tool, and stays the answer otherwise',
     (_name, reply) => {
       const result = textToolCalls(reply.content, DEMO_TOOLS, ids());
-      if (reply.expect === 'answer' || reply.known) {
+      if (reply.expect === 'answer') {
         expect(result).toBeUndefined();
         return;
       }

@@ -12,7 +12,7 @@ describe('namedCallTools', () => {
     ['<function=name> with its arguments', '<function=calculator>{broken}</function>', ['calculator']],
     ['Mistral [ARGS]', '[TOOL_CALLS]get_weather[ARGS]{city: Paris}', ['get_weather']],
     ['prose that names a tool', 'I used the calculator: 395.', []],
-    ['JSON after prose (quoting)', 'Send this:\n{"name": "calculator", "arguments": {}}', []],
+    ['a call after prose (never the answer)', 'Send this:\n{"name": "calculator", "arguments": {}}', ['calculator']],
     ['a tool not offered', '<tool_call>{"name": "rm", "arguments": {}}</tool_call>', []],
     ['a name without arguments', '[{"name": "calculator", "description": "arithmetic"}]', []],
   ])('namedCallTools: %s', (_case, reply, tools) => {
