@@ -261,7 +261,7 @@ function renderMarkdown(report: Report, full: Report | undefined): string {
     '[`bench/results.json`](bench/results.json). Every engine runs on the same machine, against the same',
     'Temporal dev server (the Temporal CLI waveloop embeds, started by the runner on free ports with an',
     'in-memory database and the dynamic config waveloop gives every server it starts:',
-    '`src/common/server-tuning.ts`; the embedded default keeps a SQLite file in WAL mode, which measured the',
+    '`src/server/tuning.ts`; the embedded default keeps a SQLite file in WAL mode, which measured the',
     'same or a few points slower in scenario 4) and the same fake',
     "OpenAI-compatible model (`test/support/fake-model.ts`, the tests' own, in its goal-encoded mode),",
     'with the same tool. Times are measured by the fake model: the gap between two model calls of one',
