@@ -1,4 +1,5 @@
 import { defineAgent } from '../agents/define';
+import { DEMO_TOOL_NAMES } from './tool-names';
 
 /** The demo back-office agent: users and hotel rooms in the demo database. */
 export const backOfficeAgent = defineAgent({
@@ -10,17 +11,7 @@ export const backOfficeAgent = defineAgent({
     'availability. Independent lookups go in the same turn, so they run in parallel. Finish with a',
     'short answer that says what you changed or found.',
   ].join(' '),
-  tools: [
-    'search_users',
-    'get_user',
-    'update_user',
-    'resolve_holiday',
-    'resolve_date_hint',
-    'get_availability',
-    'calculator',
-    'task_complete',
-    'ask_question',
-  ],
+  tools: [...DEMO_TOOL_NAMES, 'task_complete', 'ask_question'],
   limits: { maxIterations: 20 },
 });
 

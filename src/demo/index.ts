@@ -10,18 +10,8 @@ import { updateUserTool } from './tools/update-user';
 
 export { demoAgents } from './agents';
 export { openDemoDatabase } from './demo-db';
+export { DEMO_TOOL_NAMES } from './tool-names';
 export type { DemoDatabase, DemoDeps, User } from './demo-db';
-
-/** The names of the demo toolkit's tools, known without opening its database. */
-export const DEMO_TOOL_NAMES = [
-  'search_users',
-  'get_user',
-  'update_user',
-  'resolve_holiday',
-  'resolve_date_hint',
-  'get_availability',
-  'calculator',
-];
 
 /** The demo back-office toolkit over the demo database: users, calendar, hotel availability and a calculator. */
 export function createDemoTools(deps: DemoDeps): AnyTool[] {

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createJiti } from 'jiti';
-import { DEMO_TOOL_NAMES } from '../demo';
 import { demoAgents } from '../demo/agents';
+import { DEMO_TOOL_NAMES } from '../demo/tool-names';
 import { builtinTools } from '../tools';
 import { ConfigFileError } from './config-file-error';
 import { validateProjectConfig, type ReservedNames, type ValidProjectConfig } from './validate-config';

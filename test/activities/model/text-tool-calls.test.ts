@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textToolCalls } from '../../../src/activities/model/text-tool-calls';
+import { backOfficeAgent } from '../../../src/demo/agents';
 
 const OFFERED = new Set(['calculator', 'get_weather', 'search_notes']);
 
@@ -483,17 +484,7 @@ const CORPUS: CorpusReply[] = fs
   .map((line) => JSON.parse(line) as CorpusReply);
 
 /** The tools the demo's agent offers, as in the corpus's scenarios. */
-const DEMO_TOOLS = new Set([
-  'search_users',
-  'get_user',
-  'update_user',
-  'resolve_holiday',
-  'resolve_date_hint',
-  'get_availability',
-  'calculator',
-  'task_complete',
-  'ask_question',
-]);
+const DEMO_TOOLS = new Set(backOfficeAgent.tools ?? []);
 
 describe('textToolCalls over the corpus of replies (test/activities/model/fixtures/text-replies.jsonl)', () => {
   it.each(CORPUS.map((reply, i) => [`${i + 1} (${reply.source}, ${reply.model}, ${reply.scenario})`, reply] as const))(
