@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalResult, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
-import { workflowSummary } from '../contract/goal-tree/text';
 import { goalEvents, readGoalTree, type GoalEvent, type GoalTreeNode, type HistoryCache } from './goal-tree';
-import { GOAL_MEMO } from './run-list';
+import { startGoalWorkflow } from './start-workflow';
 
 export interface GoalStartOptions {
   /** Workflow id of the root; default `goal-<random>`. Its sub-goals are `<id>/1`, `<id>/1.2`, … */
@@ -29,14 +27,8 @@ export class GoalsClient {
    */
   async start(input: GoalTreeInput, options: GoalStartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const valid = GoalTreeInputSchema.parse(input);
-    return this.temporal.workflow.start(PURSUE_GOAL_WORKFLOW, {
-      taskQueue: this.taskQueue,
-      workflowId: options.workflowId ?? `goal-${randomUUID().slice(0, 8)}`,
-      args: [valid],
-      workflowExecutionTimeout: options.timeout as never,
-      staticSummary: workflowSummary(valid.objective),
-      memo: { [GOAL_MEMO]: workflowSummary(valid.objective) },
-    });
+    const start = { taskQueue: this.taskQueue, idPrefix: 'goal', goal: valid.objective, ...options };
+    return startGoalWorkflow(this.temporal, PURSUE_GOAL_WORKFLOW, valid, start);
   }
 
   /** Waits for the tree's end and returns the root's result. */

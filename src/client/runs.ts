@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   WorkflowFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
@@ -16,7 +15,6 @@ import {
   type ChatMessage,
   type RunProgress,
 } from '../contract/agent-loop';
-import { workflowSummary } from '../contract/goal-tree/text';
 import {
   answerUpdate,
   approveUpdate,
@@ -34,7 +32,8 @@ import { NoWorkerError } from './no-worker-error';
 import { pendingOf, WAITING_STATES, type PendingDecision, type PendingList } from './pending';
 import { readPersonUpdates, type PersonUpdate } from './person-updates';
 import { waitUntilClosed } from './run-closed';
-import { GOAL_MEMO, listRuns, type ListedRun, type ListOptions } from './run-list';
+import { listRuns, type ListedRun, type ListOptions } from './run-list';
+import { startGoalWorkflow } from './start-workflow';
 
 export interface StartOptions {
   /** Workflow id; default `waveloop-<random>`. Starting a second run with a running id fails. */
@@ -109,14 +108,8 @@ export class RunsClient {
   /** Validates the input (throws a `ZodError` that says what is wrong) and starts an `agentLoop` run. */
   async start(input: AgentLoopInput, options: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const valid = AgentLoopInputSchema.parse(input);
-    return this.temporal.workflow.start(AGENT_LOOP_WORKFLOW, {
-      taskQueue: this.taskQueue,
-      workflowId: options.workflowId ?? `waveloop-${randomUUID().slice(0, 8)}`,
-      args: [valid],
-      workflowExecutionTimeout: options.timeout as never,
-      staticSummary: workflowSummary(valid.goal),
-      memo: { [GOAL_MEMO]: workflowSummary(valid.goal) },
-    });
+    const start = { taskQueue: this.taskQueue, idPrefix: 'waveloop', goal: valid.goal, ...options };
+    return startGoalWorkflow(this.temporal, AGENT_LOOP_WORKFLOW, valid, start);
   }
 
   /** Temporal's handle of the run (or of any workflow). */

@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { workflowSummary } from '../contract/goal-tree/text';
+import { GOAL_MEMO } from './run-list';
+
+/** What starting an agent run or a goal tree takes besides its validated input. */
+export interface GoalWorkflowStart {
+  taskQueue: string;
+  /** Its workflow id; default `<idPrefix>-<random>`. */
+  workflowId?: string;
+  idPrefix: string;
+  /** A hard wall-clock limit (the workflow execution timeout), e.g. '10m' or milliseconds. */
+  timeout?: string | number;
+  /** The run's goal (a tree's objective): its summary in the Web UI and its goal in `waveloop list`. */
+  goal: string;
+}
+
+/** Starts `workflowType` with `input`, its goal as its Web UI summary and in its memo (`GOAL_MEMO`). */
+export async function startGoalWorkflow(
+  temporal: Client,
+  workflowType: string,
+  input: unknown,
+  { taskQueue, workflowId, idPrefix, timeout, goal }: GoalWorkflowStart,
+): Promise<WorkflowHandleWithFirstExecutionRunId> {
+  const summary = workflowSummary(goal);
+  return temporal.workflow.start(workflowType, {
+    taskQueue,
+    workflowId: workflowId ?? `${idPrefix}-${randomUUID().slice(0, 8)}`,
+    args: [input],
+    workflowExecutionTimeout: timeout as never,
+    staticSummary: summary,
+    memo: { [GOAL_MEMO]: summary },
+  });
+}
