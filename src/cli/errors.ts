@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ZodError } from 'zod';
 import { NoWorkerError } from '../client/no-worker-error';
 import { describeIssues } from '../contract/issues';
+import { startWorker } from './worker-hint';
 
 /**
  * How the CLI words a failure: `UsageError` marks a mistake in the command line or the configuration,
@@ -46,7 +47,7 @@ export function describeError(err: unknown): string {
   }
   if (err instanceof WorkflowUpdateFailedError) return `Refused: ${err.cause?.message ?? err.message}`;
   if (err instanceof NoWorkerError) {
-    return `${err.message} Start a worker with \`WAVELOOP_TASK_QUEUE=${err.taskQueue} waveloop worker\`.`;
+    return `${err.message} Start one with ${startWorker(err.taskQueue)}.`;
   }
   return err instanceof Error ? err.message : String(err);
 }

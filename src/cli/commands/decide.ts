@@ -2,12 +2,12 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { NoWorkerError } from '../../client/no-worker-error';
 import type { WaveloopClient } from '../../client/waveloop-client';
-import { identifyWorkflow, requireKind } from '../../client/workflow-kind';
+import { identifyWorkflow, requireKind, type IdentifiedWorkflow } from '../../client/workflow-kind';
 import { loadSettings } from '../../settings';
 import { endedNote } from '../ended-note';
-import { noWorkerNote, startWorker } from '../follow-run';
 import { action, note, print, withClient } from '../support';
 import { renderResult } from '../ui/render';
+import { noWorkerNote, startWorker } from '../worker-hint';
 
 /**
  * The commands by which a person decides what a run waits for: `waveloop answer` (a question),
@@ -84,7 +84,10 @@ async function deny(workflowId: string, callId: string, options: { reason?: stri
  * message, or the run's end), polling the run's progress every 250 ms until one comes.
  */
 async function send(workflowId: string, words: string[]): Promise<number> {
-  return onRunningRun(workflowId, 'send', async (client) => {
+  return onRunningRun(workflowId, 'send', async (client, run) => {
+    // `send` asks the run its progress first, and a query waits for a worker: when none polls the
+    // run's task queue, say so at once (the decisions themselves check in `client.runs`).
+    if (!(await client.hasLiveWorker(run.taskQueue))) throw new NoWorkerError(workflowId, run.taskQueue);
     const before = (await client.runs.progress(workflowId)).iteration;
     await client.runs.send(workflowId, words.join(' '));
     for (;;) {
@@ -120,16 +123,14 @@ async function end(workflowId: string): Promise<number> {
 async function onRunningRun(
   workflowId: string,
   verb: string,
-  work: (client: WaveloopClient) => Promise<number>,
+  work: (client: WaveloopClient, run: IdentifiedWorkflow) => Promise<number>,
 ): Promise<number> {
   const config = loadSettings();
   return withClient(config, async (client) => {
     const run = await requireKind(client, workflowId, 'agent run');
     if (run.execution !== 'RUNNING') return endedNote(client, run, verb);
     try {
-      // Said at once, before `send` asks the run anything (a query would wait for a worker too).
-      if (!(await client.hasLiveWorker(run.taskQueue))) throw new NoWorkerError(workflowId, run.taskQueue);
-      return await work(client);
+      return await work(client, run);
     } catch (err) {
       if (err instanceof NoWorkerError) {
         note(noWorkerTook(err, config.taskQueue, verb));

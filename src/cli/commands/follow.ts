@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { requireKind } from '../../client/workflow-kind';
 import { loadSettings } from '../../settings';
-import { atTerminal, followUntilEnd, noWorkerNote } from '../follow-run';
+import { atTerminal, followUntilEnd } from '../follow-run';
 import { exitStatusOf, listenForStop } from '../stop-signals';
 import { action, note, print, withClient, write } from '../support';
 import { renderResult } from '../ui/render';
+import { noWorkerNote } from '../worker-hint';
 
 /**
  * Following a run to its end, as `waveloop follow` does and `waveloop run` after starting one: its

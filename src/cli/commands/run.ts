@@ -4,7 +4,7 @@ import { AgentLoopInputSchema, type AgentLoopInput } from '../../contract/agent-
 import type { LoadedProject } from '../../project/load-project';
 import { loadSettings, modelConfigProblem, type WaveloopSettings } from '../../settings';
 import { UsageError } from '../errors';
-import { atTerminal, followUntilEnd, noWorkerNote } from '../follow-run';
+import { atTerminal, followUntilEnd } from '../follow-run';
 import { InProcessWorker } from '../in-process-worker';
 import { exitStatusOf, listenForStop, type StopRequest } from '../stop-signals';
 import {
@@ -20,6 +20,7 @@ import {
   write,
 } from '../support';
 import { renderResult } from '../ui/render';
+import { noWorkerNote } from '../worker-hint';
 
 /**
  * `waveloop run`: starts a run and follows it to its answer. Resolves to exit status 0 when the run
