@@ -27,14 +27,8 @@ export async function followUntilEnd(
     onIdle: out.onIdle,
     stream: out.text !== undefined,
   });
-  const follow = {
-    async stop(result?: AgentLoopResult) {
-      await following.stop(result);
-      printer.end();
-    },
-  };
   const stopped = stop.stopped.then((signal) => ({ signal }));
-  let ended: { result: AgentLoopResult } | { signal: NodeJS.Signals };
+  let ended: { result: AgentLoopResult } | { signal: NodeJS.Signals } | undefined;
   try {
     ended = await Promise.race([
       client.runs.result(workflowId, { signal: stop.signal }).then(
@@ -43,16 +37,15 @@ export async function followUntilEnd(
       ),
       stopped,
     ]);
-  } catch (err) {
-    await follow.stop();
-    throw err;
+  } finally {
+    await following.stop(ended && 'result' in ended ? ended.result : undefined);
+    printer.end();
   }
   if ('signal' in ended) {
-    await follow.stop();
     note(
       `Stopped following ${workflowId}; the run goes on in Temporal. A worker (\`waveloop worker\`) carries it on; \`waveloop status ${workflowId}\` shows it.`,
     );
-  } else await follow.stop(ended.result);
+  }
   return ended;
 }
 

@@ -78,8 +78,12 @@ export function followRun(client: RunReader, workflowId: string, options: Follow
     events++;
     await options.onEvent(event, stopping.signal);
   };
-  /** Whether `key` is new (and so to be reported). */
-  const isNew = (key: string) => !seen.has(key) && seen.add(key) !== undefined;
+  /** Whether `key` is new (and so to be reported); it is seen from now on. */
+  const isNew = (key: string) => {
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
 
   const reportCalls = async (wave: WaveRecord) => {
     for (const call of wave.calls) {
