@@ -143,3 +143,9 @@ function stopsAfter(s: string, p: number): number[] {
   const stops = CLOSERS.map((tag) => s.indexOf(tag, p)).filter((i) => i > p);
   return [...new Set([...stops.sort((a, b) => a - b), s.length])];
 }
+
+/** The first position at or after `p` in `s` that is not whitespace (`s.length` when none is). */
+export function skipSpace(s: string, p: number): number {
+  while (p < s.length && /\s/.test(s[p])) p++;
+  return p;
+}

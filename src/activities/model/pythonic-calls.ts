@@ -1,3 +1,5 @@
+import { skipSpace } from './lenient-json';
+
 /**
  * Llama 3.2's pythonic tool calls (the lightweight models' documented form):
  * `[get_weather(city="Paris"), calculator(expression='2+2')]`, each argument a keyword with a
@@ -97,9 +99,4 @@ function closing(s: string, p: number): number {
     else if ((c === '}' || c === ']') && --depth === 0) return i + 1;
   }
   return -1;
-}
-
-function skipSpace(s: string, p: number): number {
-  while (p < s.length && /\s/.test(s[p])) p++;
-  return p;
 }

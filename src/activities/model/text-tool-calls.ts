@@ -1,5 +1,5 @@
 import type { ToolCallMessagePart } from '../../contract/agent-loop';
-import { parseJson, readJsonAt } from './lenient-json';
+import { parseJson, readJsonAt, skipSpace } from './lenient-json';
 import { PYTHONIC_OPEN, readPythonicCalls } from './pythonic-calls';
 import { CALL_MARKER, namedCallTools, unreadableCallProblem } from './tool-call-intent';
 
@@ -285,9 +285,4 @@ function keys(value: JsonObject, allowed: ReadonlySet<string>): string {
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function skipSpace(s: string, p: number): number {
-  while (p < s.length && /\s/.test(s[p])) p++;
-  return p;
 }
