@@ -227,8 +227,11 @@ describe('callModel: faults of the endpoint', () => {
     { role: 'user', content: 'Say something' },
   ];
 
-  /** The failure of one `callModel` attempt against the fake model (whose client gives up after `timeoutMs`). */
-  async function failure(timeoutMs = 60_000): Promise<ApplicationFailure> {
+  /**
+   * The failure of one `callModel` attempt against the fake model, whose client gives up after
+   * `timeoutMs`, in an activity given `startToCloseTimeoutMs` (default: none).
+   */
+  async function failure(timeoutMs = 60_000, startToCloseTimeoutMs?: number): Promise<ApplicationFailure> {
     const { callModel } = createActivities({
       registry: new Registry([], []),
       openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0, timeout: timeoutMs }),
@@ -245,7 +248,10 @@ describe('callModel: faults of the endpoint', () => {
       iteration: 1,
       transcript,
     };
-    const error = await new MockActivityEnvironment({}, { logger: quiet }).run(callModel, input).then(
+    const environment = new MockActivityEnvironment(startToCloseTimeoutMs ? { startToCloseTimeoutMs } : {}, {
+      logger: quiet,
+    });
+    const error = await environment.run(callModel, input).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -267,26 +273,7 @@ describe('callModel: faults of the endpoint', () => {
 
   it("the model client gives up at the attempt's own timeout, however long the client itself would wait", async () => {
     fake.script({ content: 'too late', delayMs: 5_000 });
-    const { callModel } = createActivities({
-      registry: new Registry([], []),
-      openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0, timeout: 24 * 3_600_000 }),
-      defaultModel: 'fake-model',
-      readTranscript: async () => messages,
-    });
-    const transcript = { count: messages.length, from: 0, messages };
-    const input = {
-      workflowId: 'faults',
-      runId: randomUUID(),
-      model: 'fake-model',
-      tools: [],
-      planner: 'native' as const,
-      iteration: 1,
-      transcript,
-    };
-    const error = await new MockActivityEnvironment({ startToCloseTimeoutMs: 300 }, { logger: quiet })
-      .run(callModel, input)
-      .catch((err: unknown) => err);
-    expect(error).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });
+    expect(await failure(24 * 3_600_000, 300)).toMatchObject({ type: 'ModelTimeout', nonRetryable: false });
     fake.assertDone();
   });
 
