@@ -109,6 +109,8 @@ export async function runFloor(env: BenchEnv, goal: string, maxIterations: numbe
           }) as Promise<ToolCallOutput>,
       ),
     );
-    calls.forEach((call, i) => messages.push({ role: 'tool', tool_call_id: call.id, content: outputs[i].content }));
+    calls.forEach((call, i) =>
+      messages.push({ role: 'tool', tool_call_id: call.id, content: (outputs[i] as { content: string }).content }),
+    );
   }
 }

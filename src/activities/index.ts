@@ -9,6 +9,7 @@ import { EndpointQuirks } from './model/endpoint-quirks';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';
+import { createCheckToolArguments } from './tool-arguments';
 import { ToolResultCache } from './tool-result-cache';
 import { createRunTool } from './tools';
 
@@ -55,6 +56,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     callModel: createCallModel({ ...deps, toolResults, quirks }),
     runTool: createRunTool({ ...deps, toolResults }),
+    checkToolArguments: createCheckToolArguments(deps),
     summarizeTranscript: createSummarize({ ...deps, quirks }),
     ...createGoalActivities({ ...deps, quirks }),
   };

@@ -17,6 +17,12 @@ export class Registry {
       if (unknown.length > 0) {
         throw new TypeError(`Agent "${agent.name}" lists tools that are not registered: ${unknown.join(', ')}.`);
       }
+      const ruled = Object.keys(agent.requiresApproval ?? {}).filter((name) => !this.tools.has(name));
+      if (ruled.length > 0) {
+        throw new TypeError(
+          `Agent "${agent.name}" has approval rules for tools that are not registered: ${ruled.join(', ')}.`,
+        );
+      }
     }
   }
 }

@@ -1,6 +1,6 @@
 import { ApplicationFailure, type RetryPolicy } from '@temporalio/common';
 import type { AgentDefinition } from '../agents/define';
-import type { ModelCallPolicy, ResolvedRun, ResolveRunInput, ToolInfo } from '../contract/activity-io';
+import type { ModelCallPolicy, ResolvedRun, ResolveRunInput, ToolApproval, ToolInfo } from '../contract/activity-io';
 import {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_IDLE_TIMEOUT_MS,
@@ -17,6 +17,7 @@ import { FailureType } from '../contract/errors';
 import { jsonPlannerInstructions } from '../contract/plan';
 import { priceOf, type ModelPrice } from '../contract/pricing';
 import type { AnyTool } from '../tools/define';
+import { approvalRuleOf } from './approval-rule';
 import { toolParametersSchema } from './model/tool-schema';
 import type { Registry } from './registry';
 
@@ -87,7 +88,9 @@ export function createResolveRun({
       model,
       maxIterations: input.maxIterations ?? agent.limits?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       planner,
-      tools: uniqueNames.map((name) => toolInfo(registry.tools.get(name)!, needApproval.has(name))),
+      tools: uniqueNames.map((name) =>
+        toolInfo(registry.tools.get(name)!, approvalOf(name, { input, agent, registry })),
+      ),
       budget: {
         maxTokens: input.maxTokens ?? agent.limits?.maxTokens,
         maxCostUsd: input.maxCostUsd ?? agent.limits?.maxCostUsd,
@@ -134,7 +137,27 @@ function contextTokens(tokens: number | undefined): Pick<ResolvedRun, 'contextTo
   return tokens === undefined ? {} : { contextTokens: tokens };
 }
 
-function toolInfo(tool: AnyTool, needsApproval: boolean): ToolInfo {
+/**
+ * When calls of `name` wait for approval in this run: always when the run's `requireApproval` names
+ * it; else as the agent's rule for it says, else as the tool's own. A deadline and what it decides
+ * come from the run, else the agent, else the tool.
+ */
+function approvalOf(
+  name: string,
+  { input, agent, registry }: { input: AgentLoopInput; agent: AgentDefinition; registry: Registry },
+): ToolApproval | undefined {
+  const tool = registry.tools.get(name)!;
+  const rule = input.requireApproval?.includes(name) ? true : approvalRuleOf(registry, agent.name, name);
+  if (!rule) return undefined;
+  const seconds = input.approvalTimeoutSeconds ?? agent.approvalTimeoutSeconds ?? tool.approvalTimeoutSeconds;
+  return {
+    when: typeof rule === 'function' ? 'rule' : 'always',
+    ...(seconds === undefined ? {} : { timeoutMs: seconds * 1000 }),
+    onTimeout: input.onApprovalTimeout ?? agent.onApprovalTimeout ?? tool.onApprovalTimeout ?? 'deny',
+  };
+}
+
+function toolInfo(tool: AnyTool, approval: ToolApproval | undefined): ToolInfo {
   return {
     name: tool.name,
     timeoutMs: tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
@@ -144,7 +167,7 @@ function toolInfo(tool: AnyTool, needsApproval: boolean): ToolInfo {
     maximumIntervalMs: tool.retry?.maximumIntervalMs ?? DEFAULT_TOOL_RETRY.maximumIntervalMs,
     loopBreaking: tool.loopBreaking ?? false,
     ...(tool.interaction ? { interaction: tool.interaction } : {}),
-    ...(tool.requiresApproval || needsApproval ? { requiresApproval: true } : {}),
+    ...(approval ? { approval } : {}),
     ...(tool.localActivity ? { localActivity: true } : {}),
   };
 }

@@ -2,11 +2,12 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ToolCallInput, ToolCallOutput } from '../contract/activity-io';
 import { FailureType } from '../contract/errors';
-import { describeIssues } from '../contract/issues';
 import type { BlobStore } from '../payloads/blob-store';
 import { ToolError } from '../tools/define';
+import { approvalRuleOf, askApprovalRule } from './approval-rule';
 import { withHeartbeats } from './heartbeat';
 import type { Registry } from './registry';
+import { parseToolArguments, registeredTool } from './tool-arguments';
 import { resultForTranscript } from './tool-result';
 import type { ToolResultCache } from './tool-result-cache';
 
@@ -15,6 +16,8 @@ import type { ToolResultCache } from './tool-result-cache';
  * mismatch is a non-retryable `InvalidToolArguments` the model gets to read); a `ToolError` is
  * non-retryable too; any other error is retried per the tool's retry policy. A result longer than
  * `TOOL_RESULT_MAX_CHARS` reaches the model truncated, with a note (see `resultForTranscript`).
+ * With `approvalRule`, the tool's approval rule is asked first, in the same activity, so a call
+ * that needs no approval costs nothing more; one that does returns `needsApproval` without running.
  */
 export function createRunTool({
   registry,
@@ -26,27 +29,19 @@ export function createRunTool({
   toolResults?: ToolResultCache;
 }) {
   return async function runTool(input: ToolCallInput): Promise<ToolCallOutput> {
-    const tool = registry.tools.get(input.name);
-    if (!tool) {
-      throw ApplicationFailure.create({
-        type: FailureType.ToolError,
-        message: `Tool "${input.name}" is not registered on this worker.`,
-        nonRetryable: true,
-      });
-    }
-    const parsed = tool.parameters.safeParse(input.args);
-    if (!parsed.success) {
-      throw ApplicationFailure.create({
-        type: FailureType.InvalidToolArguments,
-        message: `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues, 'arguments')}`,
-        nonRetryable: true,
-      });
+    const tool = registeredTool(registry, input.name);
+    const args = parseToolArguments(tool, input.args);
+    if (input.approvalRule) {
+      const { agent } = input.approvalRule;
+      const rule = approvalRuleOf(registry, agent, tool.name);
+      const verdict = await askApprovalRule(rule, args, { workflowId: input.workflowId, agent, tool: tool.name });
+      if (verdict) return { needsApproval: verdict };
     }
 
     const context = Context.current();
     const value = await withHeartbeats(async () => {
       try {
-        return await tool.execute(parsed.data, {
+        return await tool.execute(args, {
           signal: context.cancellationSignal,
           heartbeat: (details) => context.heartbeat(details),
           idempotencyKey: `${input.workflowId}/${input.toolCallId}`,
@@ -64,13 +59,18 @@ export function createRunTool({
         });
       }
     });
-    const content = resultForTranscript(
-      typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'),
-      blobStore,
-    );
+    const content =
+      editNote(input) +
+      resultForTranscript(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'), blobStore);
     // Kept for the run's next model call on this worker, which then gets only a reference to it.
     const runId = context.info.workflowExecution?.runId;
     if (runId) toolResults?.remember(input.workflowId, runId, input.toolCallId, content);
     return { content };
   };
+}
+
+/** Tells the model that a person changed the call's arguments before approving it, and to what. */
+function editNote({ args, originalArgs }: ToolCallInput): string {
+  if (!originalArgs) return '';
+  return `(A person approved this call with changed arguments: ${JSON.stringify(args)} instead of ${JSON.stringify(originalArgs)}.)\n`;
 }

@@ -1,3 +1,5 @@
+import type { ApprovalRule, OnApprovalTimeout } from '../tools/define';
+
 /**
  * A named agent profile, the policies of one agent: its instructions, model, tools and limits.
  * A run picks one with `agent`; fields given in the run's input override the profile's.
@@ -12,6 +14,15 @@ export interface AgentDefinition {
   tools?: string[];
   /** Whether tool calls the model writes as text run as the wave (`recover`, default) or are taken as its answer (`off`). */
   toolCallText?: 'recover' | 'off';
+  /**
+   * Approval rules by tool name, the agent's own tools and MCP tools (`server__tool`) alike: each
+   * replaces the tool's own `requiresApproval` in this agent's runs.
+   */
+  requiresApproval?: Record<string, ApprovalRule>;
+  /** How long a call waits for a decision, in seconds, before `onApprovalTimeout` decides it (default: the tool's). */
+  approvalTimeoutSeconds?: number;
+  /** What a passed approval deadline decides (default: the tool's, else `deny`). */
+  onApprovalTimeout?: OnApprovalTimeout;
   limits?: {
     /** Iterations of the model loop before the run ends with `max_iterations` (default 20). */
     maxIterations?: number;

@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import { WaveloopClient } from '../client/waveloop-client';
 import { durationMs } from '../contract/duration';
@@ -45,6 +46,15 @@ export function exitStatus(program: Command): number {
 export async function projectOf(program: Command): Promise<LoadedProject> {
   const { loadProject } = await import('../project/load-project');
   return loadProject({ file: program.opts<{ config?: string }>().config ?? process.env.WAVELOOP_CONFIG });
+}
+
+/** The OS user's name: who decides, unless `--by` says otherwise. */
+export function osUser(): string {
+  try {
+    return os.userInfo().username || 'unknown';
+  } catch {
+    return process.env.USER ?? 'unknown';
+  }
 }
 
 /** Writes one line to stdout. */

@@ -20,6 +20,9 @@ export interface PendingDecision {
   tool?: string;
   iteration?: number;
   args?: Record<string, unknown>;
+  /** Why the approval is asked (the tool's rule said), and until when it may wait before its deadline decides. */
+  reason?: string;
+  deadline?: string;
   /** A question's text. */
   question?: string;
   /** A conversation's last message from the agent. */
@@ -42,17 +45,21 @@ export interface PendingList {
 /** The decisions `progress` shows waiting on `run`. */
 export function pendingOf(run: ListedRun, progress: RunProgress): PendingDecision[] {
   const { workflowId, goal } = run;
-  const approvals = progress.pendingApprovals.map(({ callId, tool, iteration, args, since }): PendingDecision => ({
-    workflowId,
-    kind: 'approval',
-    callId,
-    tool,
-    iteration,
-    args,
-    goal,
-    waitingSince: since,
-    command: approveCommandLine(workflowId, callId),
-  }));
+  const approvals = progress.pendingApprovals.map(
+    ({ callId, tool, iteration, args, since, reason, deadline }): PendingDecision => ({
+      workflowId,
+      kind: 'approval',
+      callId,
+      tool,
+      iteration,
+      args,
+      ...(reason ? { reason } : {}),
+      ...(deadline ? { deadline } : {}),
+      goal,
+      waitingSince: since,
+      command: approveCommandLine(workflowId, callId),
+    }),
+  );
   const questions = progress.pendingQuestions.map(({ callId, question, since }): PendingDecision => ({
     workflowId,
     kind: 'question',

@@ -195,22 +195,37 @@ export class RunsClient {
     return this.decide(workflowId, options, (run) => run.executeUpdate(answerUpdate, { args: [text] }));
   }
 
-  /** Approves a call waiting for approval; it starts at once. */
+  /**
+   * Approves a call waiting for approval; it starts at once, with `args` instead of the model's
+   * arguments when given. Edited arguments that do not suit the tool are refused
+   * (WorkflowUpdateFailedError saying what is wrong) and the call keeps waiting. The decision is
+   * recorded as made `by` the given name, else the client's identity.
+   */
   async approve(
     workflowId: string,
     callId: string,
-    options: DecisionOptions = {},
+    { by, args, ...options }: { by?: string; args?: Record<string, unknown> } & DecisionOptions = {},
   ): Promise<{ callId: string; tool: string }> {
-    return this.decide(workflowId, options, (run) => run.executeUpdate(approveUpdate, { args: [callId] }));
+    const decision = { by: this.decider(by), ...(args ? { args } : {}) };
+    return this.decide(workflowId, options, (run) => run.executeUpdate(approveUpdate, { args: [callId, decision] }));
   }
 
-  /** Denies a call waiting for approval; the model sees `denied: <reason>`. */
+  /** Denies a call waiting for approval; the model sees `denied: <reason>`. Recorded as made `by` the given name, else the client's identity. */
   async deny(
     workflowId: string,
     callId: string,
-    { reason = '', ...options }: { reason?: string } & DecisionOptions = {},
+    { reason = '', by, ...options }: { reason?: string; by?: string } & DecisionOptions = {},
   ): Promise<{ callId: string; tool: string }> {
-    return this.decide(workflowId, options, (run) => run.executeUpdate(denyUpdate, { args: [callId, reason] }));
+    const decision = { by: this.decider(by) };
+    return this.decide(workflowId, options, (run) =>
+      run.executeUpdate(denyUpdate, { args: [callId, reason, decision] }),
+    );
+  }
+
+  /** Who decides: `by`, else the identity the client connected with; an empty name is refused. */
+  private decider(by: string | undefined): string {
+    if (by !== undefined && by.trim() === '') throw new TypeError('by: the name of who decides must not be empty.');
+    return by?.trim() ?? this.temporal.options.identity;
   }
 
   /** Sends the next message of a conversation. */

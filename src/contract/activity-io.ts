@@ -14,10 +14,21 @@ export interface ToolInfo {
   loopBreaking: boolean;
   /** Handled by the workflow itself: `question` waits for an answer, `conversation` for the next message. */
   interaction?: 'question' | 'conversation';
-  /** Each call waits for `approve` or `deny` before it runs. */
-  requiresApproval?: boolean;
+  /** Set when a call may wait for a person's approval before it runs. */
+  approval?: ToolApproval;
   /** Calls run as local activities (`defineTool({ localActivity })`): cheap, read-only tools. */
   localActivity?: boolean;
+}
+
+/**
+ * When a tool's calls wait for approval: `always`, or when the approval `rule` of the tool (or of the
+ * run's agent) says so, asked by `runTool` on the worker before the tool runs.
+ */
+export interface ToolApproval {
+  when: 'always' | 'rule';
+  /** How long a call waits for a decision before `onTimeout` decides it; none: as long as it takes. */
+  timeoutMs?: number;
+  onTimeout: 'deny' | 'approve';
 }
 
 /** `resolveRun`: the agent profile merged with the run's input. */
@@ -150,11 +161,22 @@ export interface ToolCallInput {
   toolCallId: string;
   name: string;
   args: Record<string, unknown>;
+  /** Ask the approval rule of the tool (or of this agent) first: the tool runs only if it needs no approval. */
+  approvalRule?: { agent: string };
+  /** The model's arguments, when a person approved the call with edited ones (`args`): the model is told of the change. */
+  originalArgs?: Record<string, unknown>;
 }
 
-/** The tool's return value, as the model will see it (JSON, or the string itself). */
-export interface ToolCallOutput {
-  content: string;
+/**
+ * The tool's return value, as the model will see it (JSON, or the string itself); or, when the
+ * approval rule was asked and says the call needs approval, why (the tool did not run).
+ */
+export type ToolCallOutput = { content: string } | { needsApproval: { reason?: string } };
+
+/** `checkToolArguments`: arguments a person edited, checked against the tool's parameters. */
+export interface ToolArgumentsCheck {
+  name: string;
+  args: Record<string, unknown>;
 }
 
 /** `summarizeTranscript`: messages [from, to) of a run's transcript, read through its query. */

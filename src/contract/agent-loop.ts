@@ -51,6 +51,13 @@ export const AgentLoopInputSchema = z.strictObject({
   /** Tools whose calls wait for a person's approval in this run, besides those marked `requiresApproval`. */
   requireApproval: z.array(z.string().trim().min(1)).optional(),
   /**
+   * How long a call waits for a decision, in seconds, before `onApprovalTimeout` decides it
+   * (default: the agent's, else the tool's, else as long as it takes).
+   */
+  approvalTimeoutSeconds: z.number().positive().optional(),
+  /** What a passed approval deadline decides: `deny` (default) or `approve`. */
+  onApprovalTimeout: z.enum(['deny', 'approve']).optional(),
+  /**
    * A chat: after each answer the run waits for the person's next message
    * (`send`), which continues it with the whole conversation, or for its end (`end`, or
    * `idleTimeoutSeconds` of silence). Default false: an answer ends the run.
@@ -100,6 +107,25 @@ export interface ToolCallRecord {
   result?: string;
   /** What went wrong, when it did not (the model saw `Error: <error>`). */
   error?: string;
+  /** How the call was decided, when it waited for approval. */
+  approval?: ApprovalRecord;
+}
+
+/**
+ * Who decided a call that waited for approval, when, and how. `by` is the person's name (the CLI's
+ * `--by`, the client's identity) or `timeout` when the call's deadline decided it.
+ */
+export interface ApprovalRecord {
+  decision: 'approved' | 'denied';
+  by: string;
+  /** When (ISO 8601, the workflow's time). */
+  at: string;
+  /** Why it was denied (the model read it). */
+  reason?: string;
+  /** Why the call needed approval, when its rule said. */
+  required?: string;
+  /** The model's arguments, when the person approved it with edited ones (`args` holds those). */
+  originalArgs?: Record<string, unknown>;
 }
 
 export interface WaveRecord {
@@ -135,13 +161,19 @@ export interface RunProgress {
   usage: Usage;
   /** Questions (`ask_question`) waiting for the `answer` update, oldest first, each with when it began to wait (ISO 8601). */
   pendingQuestions: Array<{ callId: string; question: string; since: string }>;
-  /** Tool calls waiting for `approve` or `deny`, with their arguments and when they began to wait. */
+  /**
+   * Tool calls waiting for `approve` or `deny`, with their arguments, when they began to wait, why
+   * (their rule's reason) and until when (their deadline, after which `onTimeout` decides).
+   */
   pendingApprovals: Array<{
     callId: string;
     tool: string;
     args: Record<string, unknown>;
     iteration: number;
     since: string;
+    reason?: string;
+    deadline?: string;
+    onTimeout?: 'deny' | 'approve';
   }>;
   /** Set while a conversation waits for the next message (`send`) or its end (`end`), since when. */
   conversation?: { message: string; since: string };

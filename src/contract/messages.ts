@@ -19,11 +19,27 @@ export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
  */
 export const answerUpdate = defineUpdate<{ callId: string; question: string }, [text: string]>('answer');
 
-/** Approves a tool call waiting for approval (by its call id); it starts at once. */
-export const approveUpdate = defineUpdate<{ callId: string; tool: string }, [callId: string]>('approve');
+/** Who decides (recorded as `by`; `unknown` when not given). */
+export interface DecisionBy {
+  by?: string;
+}
+
+/**
+ * Approves a tool call waiting for approval (by its call id); it starts at once. With `args`, it
+ * runs with those instead of the model's: they are checked against the tool's parameters first,
+ * and arguments that do not match fail the update, saying what is wrong, while the call keeps
+ * waiting. The model is told the arguments changed.
+ */
+export const approveUpdate = defineUpdate<
+  { callId: string; tool: string },
+  [callId: string, decision?: DecisionBy & { args?: Record<string, unknown> }]
+>('approve');
 
 /** Denies a tool call waiting for approval; the model sees `denied: <reason>` (an empty reason: "denied by a person"). */
-export const denyUpdate = defineUpdate<{ callId: string; tool: string }, [callId: string, reason: string]>('deny');
+export const denyUpdate = defineUpdate<
+  { callId: string; tool: string },
+  [callId: string, reason?: string, decision?: DecisionBy]
+>('deny');
 
 /** Sends the next message of a conversation (after the model called `converse`). */
 export const sendUpdate = defineUpdate<void, [text: string]>('send');

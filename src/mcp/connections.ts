@@ -92,7 +92,7 @@ export class McpConnections {
       server: connection.server,
       tool: tool.name,
       description: waveloopTool.description,
-      requiresApproval: waveloopTool.requiresApproval ?? false,
+      requiresApproval: waveloopTool.requiresApproval === true,
     }));
   }
 

@@ -16,7 +16,8 @@ export interface ToolListing {
   name: string;
   source: ToolSource;
   description: string;
-  requiresApproval: boolean;
+  /** `rule`: a function of the call's arguments decides. */
+  requiresApproval: boolean | 'rule';
 }
 
 /** The tools and agents of a project, ready for a worker, and what to close when the worker is done. */
@@ -48,7 +49,7 @@ export async function openToolset(
         name: tool.name,
         source: from,
         description: tool.description,
-        requiresApproval: tool.requiresApproval ?? false,
+        requiresApproval: typeof tool.requiresApproval === 'function' ? 'rule' : (tool.requiresApproval ?? false),
       });
     }
     return tools;

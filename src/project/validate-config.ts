@@ -3,7 +3,7 @@ import type { AgentDefinition } from '../agents/define';
 import { AgentLoopInputSchema } from '../contract/agent-loop';
 import { describeIssues } from '../contract/issues';
 import { mcpServersSchema, type McpServers } from '../mcp/server-config';
-import { TOOL_NAME, type AnyTool } from '../tools/define';
+import { TOOL_NAME, type AnyTool, type ApprovalRule } from '../tools/define';
 
 /** A project's configuration once it is valid, with its defaults filled in. */
 export interface ValidProjectConfig {
@@ -27,6 +27,17 @@ const isZodObject = (value: unknown) =>
   value !== null &&
   (value as { _zod?: { def?: { type?: unknown } } })._zod?.def?.type === 'object';
 
+/** An agent's settings that a run's input may also give, checked the same way. */
+const run = AgentLoopInputSchema.shape;
+
+const approvalRule = z.union([
+  z.boolean(),
+  z.custom<ApprovalRule>(
+    (value) => typeof value === 'function',
+    'requiresApproval must be true, false or a function (args, context) => boolean | string',
+  ),
+]);
+
 const toolSchema = z.strictObject({
   name: z
     .string()
@@ -46,14 +57,13 @@ const toolSchema = z.strictObject({
       maximumIntervalMs: z.number().int().positive().optional(),
     })
     .optional(),
-  requiresApproval: z.boolean().optional(),
+  requiresApproval: approvalRule.optional(),
+  approvalTimeoutSeconds: run.approvalTimeoutSeconds,
+  onApprovalTimeout: run.onApprovalTimeout,
   loopBreaking: z.boolean().optional(),
   interaction: z.enum(['question', 'conversation']).optional(),
   localActivity: z.boolean().optional(),
 });
-
-/** An agent's settings that a run's input may also give, checked the same way. */
-const run = AgentLoopInputSchema.shape;
 
 const agentSchema = z.strictObject({
   name: z.string().trim().min(1, 'an agent needs a name'),
@@ -61,6 +71,9 @@ const agentSchema = z.strictObject({
   model: z.string().min(1).optional(),
   tools: z.array(z.string().min(1)).optional(),
   toolCallText: run.toolCallText,
+  requiresApproval: z.record(z.string(), approvalRule).optional(),
+  approvalTimeoutSeconds: run.approvalTimeoutSeconds,
+  onApprovalTimeout: run.onApprovalTimeout,
   limits: z
     .strictObject({
       maxIterations: z.number().int().positive().optional(),
@@ -121,9 +134,12 @@ function nameProblem(config: ValidProjectConfig, reserved: ReservedNames): strin
   for (const agent of config.agents) {
     if (agents.has(agent.name)) return `two agents are named "${agent.name}"`;
     agents.add(agent.name);
-    const unknown = (agent.tools ?? []).find((name) => !offered.has(name) && !isMcpToolOf(name, config.mcpServers));
-    if (unknown) {
-      return `agent "${agent.name}" names the tool "${unknown}", which is not offered (tools: ${[...offered.keys()].join(', ')}${
+    const isOffered = (name: string) => offered.has(name) || isMcpToolOf(name, config.mcpServers);
+    const unknown = (agent.tools ?? []).find((name) => !isOffered(name));
+    const ruled = Object.keys(agent.requiresApproval ?? {}).find((name) => !isOffered(name));
+    if (unknown || ruled) {
+      const what = unknown ? `names the tool "${unknown}"` : `has an approval rule for the tool "${ruled}"`;
+      return `agent "${agent.name}" ${what}, which is not offered (tools: ${[...offered.keys()].join(', ')}${
         Object.keys(config.mcpServers).length
           ? `, and <server>__<tool> of the MCP servers ${Object.keys(config.mcpServers).join(', ')}`
           : ''

@@ -17,6 +17,33 @@ export interface ToolContext {
   toolCallId: string;
 }
 
+/** What an approval rule knows of the call besides its arguments. */
+export interface ApprovalContext {
+  /** The workflow id of the run that made the call. */
+  workflowId: string;
+  /** The agent the run follows. */
+  agent: string;
+  /** The tool called. */
+  tool: string;
+}
+
+/**
+ * Whether a call waits for a person before it runs: `true` or `false` for every call, or a function
+ * of the call's validated arguments returning `false` (it runs at once), `true` (it waits) or a
+ * string (it waits, and the person reads the string as the reason). A function runs on the worker,
+ * once per call, and its verdict is recorded in the run's history; when it throws, the call waits,
+ * with the error as its reason.
+ */
+export type ApprovalRule<A = Record<string, unknown>> =
+  | boolean
+  | {
+      // Method syntax keeps a rule of a tool's own arguments assignable to a rule of any arguments.
+      rule(args: A, context: ApprovalContext): boolean | string | Promise<boolean | string>;
+    }['rule'];
+
+/** What happens to a call whose approval deadline passed: it is denied (default) or runs. */
+export type OnApprovalTimeout = 'deny' | 'approve';
+
 /** Retry settings for a tool's activity (Temporal's retry policy; durations like '1s' or milliseconds). */
 export interface ToolRetry {
   maximumAttempts?: number;
@@ -47,8 +74,12 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
   timeoutMs?: number;
   /** Retries of failed attempts (default: 3 attempts); validation errors are never retried. */
   retry?: ToolRetry;
-  /** A call to this tool waits for a person's approval before it runs. */
-  requiresApproval?: boolean;
+  /** Whether a call to this tool waits for a person's approval before it runs (default false; see `ApprovalRule`). */
+  requiresApproval?: ApprovalRule<z.infer<P>>;
+  /** How long a call waits for a decision, in seconds, before `onApprovalTimeout` decides it (default: as long as it takes). */
+  approvalTimeoutSeconds?: number;
+  /** What a passed approval deadline decides (default `deny`). */
+  onApprovalTimeout?: OnApprovalTimeout;
   /** A successful call ends the model loop, and its result becomes the run's answer. */
   loopBreaking?: boolean;
   /**

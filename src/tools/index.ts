@@ -4,7 +4,15 @@ import type { AnyTool } from './define';
 import { taskCompleteTool } from './task-complete';
 
 export { defineTool, ToolError } from './define';
-export type { AnyTool, ToolContext, ToolDefinition, ToolRetry } from './define';
+export type {
+  AnyTool,
+  ApprovalContext,
+  ApprovalRule,
+  OnApprovalTimeout,
+  ToolContext,
+  ToolDefinition,
+  ToolRetry,
+} from './define';
 
 /**
  * The loop's own tools, on every worker: `task_complete` (ends the run with its answer),

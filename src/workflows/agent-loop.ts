@@ -196,7 +196,8 @@ class AgentRun {
     let wave: WaveRecord;
     try {
       const { workflowId } = workflowInfo();
-      const context = { iteration, tools, workflowId, gate: this.gate, answerTimeoutMs: this.run.answerTimeoutMs };
+      const { agent, answerTimeoutMs } = this.run;
+      const context = { iteration, tools, workflowId, agent, gate: this.gate, answerTimeoutMs };
       const settled = (record: ToolCallRecord) => {
         settling.calls.push(record);
         publisher.describe();

@@ -1,9 +1,32 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
 import type { RunProgress } from '../contract/agent-loop';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../contract/messages';
+import { FailureType } from '../contract/errors';
+import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, type DecisionBy } from '../contract/messages';
 
-/** How a person decided a call that needed approval. */
-export type Decision = { approved: true } | { approved: false; reason: string };
+const { checkToolArguments } = proxyLocalActivities<ReturnType<typeof createActivities>>({
+  startToCloseTimeout: '30 seconds',
+});
+
+type ApproveDecision = DecisionBy & { args?: Record<string, unknown> };
+
+/** How a call that needed approval was decided, by whom (`timeout`: its deadline) and when. */
+export type Decision = { by: string; at: string } & (
+  { approved: true; args?: Record<string, unknown> } | { approved: false; reason: string }
+);
+
+/** A call that waits for approval: what the person sees, and how long it may wait. */
+export interface ApprovalRequest {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  iteration: number;
+  /** Why it waits (its rule's reason). */
+  reason?: string;
+  /** After this long `onTimeout` decides; none: as long as it takes. */
+  timeoutMs?: number;
+  onTimeout: 'deny' | 'approve';
+}
 
 /** What ended a conversation turn's wait. */
 export type ConversationTurn = { kind: 'message'; text: string } | { kind: 'end' } | { kind: 'idle' };
@@ -42,24 +65,47 @@ export class HumanGate {
     );
     setHandler(
       approveUpdate,
-      (callId) => {
-        this.decisions.set(callId, { approved: true });
-        this.refresh();
-        return this.describeCall(callId);
-      },
-      { validator: (callId) => this.requirePendingCall(callId) },
-    );
-    setHandler(
-      denyUpdate,
-      (callId, reason) => {
-        this.decisions.set(callId, { approved: false, reason: reason?.trim() || 'denied by a person' });
+      async (callId: string, decision?: ApproveDecision) => {
+        const args = decision?.args;
+        if (args) {
+          // Edited arguments must suit the tool before the approval counts; the check runs on the worker.
+          const problem = await checkToolArguments({ name: this.waitingCall(callId).tool, args });
+          if (problem) throw refusal(`${problem}. The call still waits for a decision.`);
+          this.requirePendingCall(callId);
+        }
+        this.decisions.set(callId, {
+          approved: true,
+          by: byOf(decision),
+          at: workflowTime(),
+          ...(args ? { args } : {}),
+        });
         this.refresh();
         return this.describeCall(callId);
       },
       {
-        validator: (callId, reason) => {
+        validator: (callId: string, decision?: ApproveDecision) => {
           this.requirePendingCall(callId);
-          if (reason !== undefined && typeof reason !== 'string') throw new Error('The reason must be a string.');
+          requireDecider(decision);
+          const args = decision?.args;
+          if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+            throw refusal('The edited arguments must be a JSON object.');
+        },
+      },
+    );
+    setHandler(
+      denyUpdate,
+      (callId: string, reason?: string, decision?: DecisionBy) => {
+        const why = reason?.trim() || 'denied by a person';
+        this.decisions.set(callId, { approved: false, reason: why, by: byOf(decision), at: workflowTime() });
+        this.refresh();
+        return this.describeCall(callId);
+      },
+      {
+        validator: (callId: string, reason?: string, decision?: DecisionBy) => {
+          this.requirePendingCall(callId);
+          if (reason !== undefined && reason !== null && typeof reason !== 'string')
+            throw refusal('The reason must be a string.');
+          requireDecider(decision);
         },
       },
     );
@@ -101,13 +147,35 @@ export class HumanGate {
     }
   }
 
-  /** A call that needs approval waits here for `approve` or `deny`; other calls are not held back. */
-  async approval(callId: string, tool: string, args: Record<string, unknown>, iteration: number): Promise<Decision> {
-    this.progress.pendingApprovals.push({ callId, tool, args, iteration, since: workflowTime() });
+  /**
+   * A call that needs approval waits here for `approve` or `deny`, or for its deadline (a durable
+   * timer), after which `onTimeout` decides, `by: 'timeout'`. Other calls are not held back.
+   */
+  async approval(request: ApprovalRequest): Promise<Decision> {
+    const { callId, tool, args, iteration, reason, timeoutMs, onTimeout } = request;
+    const since = workflowTime();
+    const deadline = timeoutMs === undefined ? undefined : new Date(Date.parse(since) + timeoutMs).toISOString();
+    this.progress.pendingApprovals.push({
+      callId,
+      tool,
+      args,
+      iteration,
+      since,
+      ...(reason ? { reason } : {}),
+      ...(deadline ? { deadline, onTimeout } : {}),
+    });
     this.refresh();
     try {
-      await condition(() => this.decisions.has(callId));
-      return this.decisions.get(callId)!;
+      if (await waitFor(() => this.decisions.has(callId), timeoutMs)) return this.decisions.get(callId)!;
+      const at = workflowTime();
+      return onTimeout === 'approve'
+        ? { approved: true, by: 'timeout', at }
+        : {
+            approved: false,
+            by: 'timeout',
+            at,
+            reason: `nobody decided within ${Math.round(timeoutMs! / 1000)} seconds`,
+          };
     } finally {
       this.progress.pendingApprovals = this.progress.pendingApprovals.filter((a) => a.callId !== callId);
       this.refresh();
@@ -135,19 +203,18 @@ export class HumanGate {
 
   private requirePendingCall(callId: unknown): void {
     if (typeof callId !== 'string' || callId.trim() === '')
-      throw new Error('Name the tool call to decide (its call id).');
-    const pending = this.progress.pendingApprovals.find((a) => a.callId === callId && !this.decisions.has(a.callId));
-    if (!pending) {
-      const open = this.progress.pendingApprovals.filter((a) => !this.decisions.has(a.callId)).map((a) => a.callId);
-      throw new Error(
-        `No call ${callId} is waiting for approval${open.length ? ` (waiting: ${open.join(', ')})` : ''}.`,
-      );
-    }
+      throw refusal('Name the tool call to decide (its call id).');
+    if (!this.decisions.has(callId) && this.progress.pendingApprovals.some((a) => a.callId === callId)) return;
+    const open = this.progress.pendingApprovals.filter((a) => !this.decisions.has(a.callId)).map((a) => a.callId);
+    throw refusal(`No call ${callId} is waiting for approval${open.length ? ` (waiting: ${open.join(', ')})` : ''}.`);
+  }
+
+  private waitingCall(callId: string) {
+    return this.progress.pendingApprovals.find((a) => a.callId === callId)!;
   }
 
   private describeCall(callId: string) {
-    const call = this.progress.pendingApprovals.find((a) => a.callId === callId)!;
-    return { callId, tool: call.tool };
+    return { callId, tool: this.waitingCall(callId).tool };
   }
 
   /** The run's status while it runs: a question first, then approvals, then a conversation. */
@@ -167,6 +234,25 @@ export class HumanGate {
           ? 'waiting_for_message'
           : 'running';
   }
+}
+
+/** An update refused: from a validator or a handler alike, it fails the update, not the run. */
+function refusal(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: FailureType.InvalidInput, message, nonRetryable: true });
+}
+
+/** A decider, when named, is a non-empty string. */
+function requireDecider(decision: DecisionBy | undefined): void {
+  if (decision !== undefined && decision !== null && (typeof decision !== 'object' || Array.isArray(decision)))
+    throw refusal('The decision must be an object: { by?, args? }.');
+  const by = decision?.by;
+  if (by !== undefined && (typeof by !== 'string' || by.trim() === ''))
+    throw refusal('The decider (by) must be a non-empty name.');
+}
+
+/** Who decided; `unknown` when the update did not say. */
+function byOf(decision: DecisionBy | undefined): string {
+  return decision?.by?.trim() || 'unknown';
 }
 
 function requireText(text: unknown, what: string): void {

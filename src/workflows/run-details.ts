@@ -61,7 +61,12 @@ function questions(progress: RunProgress, workflowId: string): string[] {
 function approvals(progress: RunProgress, workflowId: string): string[] {
   return progress.pendingApprovals.map(
     (a) =>
-      `Approval needed: ${toolSummary(a.iteration, a.tool, {})} with arguments \`${clip(JSON.stringify(a.args))}\`\n\n` +
+      `Approval needed: ${toolSummary(a.iteration, a.tool, {})} with arguments \`${clip(JSON.stringify(a.args))}\`` +
+      (a.reason ? `\n\nWhy: ${clip(a.reason)}` : '') +
+      (a.deadline
+        ? `\n\nUndecided by ${a.deadline}, it is ${a.onTimeout === 'approve' ? 'approved' : 'denied'}.`
+        : '') +
+      '\n\n' +
       `Approve with \`${approveCommandLine(workflowId, a.callId)}\` or deny with \`${denyCommandLine(workflowId, a.callId)}\``,
   );
 }

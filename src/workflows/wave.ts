@@ -6,12 +6,12 @@ import {
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { ToolInfo } from '../contract/activity-io';
+import type { ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activity-io';
 import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
-import type { ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
+import type { ApprovalRecord, ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
 import { FailureType } from '../contract/errors';
 import { toolSummary } from '../contract/summaries';
-import type { HumanGate } from './human-gate';
+import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -24,6 +24,8 @@ export interface WaveContext {
   iteration: number;
   tools: Map<string, ToolInfo>;
   workflowId: string;
+  /** The run's agent, whose approval rules a rule-checked call asks. */
+  agent: string;
   gate: HumanGate;
   answerTimeoutMs: number | undefined;
   /** Told of each call as it settles, before the rest of its wave (for live followers). */
@@ -49,7 +51,7 @@ export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Pro
 
 async function runCall(
   call: ToolCallMessagePart,
-  { iteration, tools, workflowId, gate, answerTimeoutMs }: WaveContext,
+  { iteration, tools, workflowId, agent, gate, answerTimeoutMs }: WaveContext,
 ): Promise<ToolCallRecord> {
   const name = call.function.name;
   const args = parseArguments(call.function.arguments);
@@ -61,36 +63,69 @@ async function runCall(
   }
   if (!args.ok) return { ...record, ok: false, error: args.error };
   if (tool.interaction) return { ...record, ...(await interact(tool, call.id, args.value, gate, answerTimeoutMs)) };
-  if (tool.requiresApproval) {
-    const decision = await gate.approval(call.id, name, args.value, iteration);
-    if (!decision.approved) return { ...record, ok: false, error: `${DENIED} ${decision.reason}` };
-  }
+  const target = { workflowId, toolCallId: call.id, name };
+  let approval: { approval: ApprovalRecord } | undefined;
+  let runArgs = args.value;
   try {
-    const retry = {
-      maximumAttempts: tool.maximumAttempts,
-      initialInterval: tool.initialIntervalMs,
-      backoffCoefficient: tool.backoffCoefficient,
-      maximumInterval: tool.maximumIntervalMs,
-      nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
-    };
+    // A call with an approval rule runs at once, in one activity, unless its rule says it must wait.
     const summary = toolSummary(iteration, name, args.value);
-    const input = { workflowId, toolCallId: call.id, name, args: args.value };
-    const output = tool.localActivity
-      ? await runToolLocally.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, retry }, [input])
-      : await runTool.executeWithOptions(
-          {
-            summary,
-            startToCloseTimeout: tool.timeoutMs,
-            heartbeatTimeout: Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS),
-            retry,
-          },
-          [input],
-        );
-    return { ...record, ok: true, result: output.content };
+    let output =
+      tool.approval?.when === 'rule'
+        ? await execute(tool, { ...target, args: args.value, approvalRule: { agent } }, summary)
+        : undefined;
+    if (tool.approval && (tool.approval.when === 'always' || (output && 'needsApproval' in output))) {
+      const required = output && 'needsApproval' in output ? output.needsApproval.reason : undefined;
+      const request = { ...tool.approval, callId: call.id, tool: name, args: args.value, iteration, reason: required };
+      const decision = await gate.approval(request);
+      approval = { approval: approvalRecord(decision, args.value, required) };
+      if (!decision.approved) return { ...record, ok: false, error: `${DENIED} ${decision.reason}`, ...approval };
+      runArgs = decision.args ?? args.value;
+      const edited = decision.args ? { originalArgs: args.value } : {};
+      const approved = `${toolSummary(iteration, name, runArgs)} · approved by ${decision.by}`;
+      output = await execute(tool, { ...target, args: runArgs, ...edited }, approved);
+    }
+    output ??= await execute(tool, { ...target, args: args.value }, summary);
+    return { ...record, args: runArgs, ok: true, result: contentOf(output), ...approval };
   } catch (err) {
     if (isCancellation(err)) throw err;
-    return { ...record, ok: false, error: describeToolFailure(err) };
+    return { ...record, args: runArgs, ok: false, error: describeToolFailure(err), ...approval };
   }
+}
+
+/** The result of a call that ran (a call asked about approval after its decision never waits again). */
+function contentOf(output: ToolCallOutput): string {
+  return 'content' in output ? output.content : '';
+}
+
+/** One `runTool` activity (local for `localActivity` tools), retried per the tool's policy. */
+function execute(tool: ToolInfo, input: ToolCallInput, summary: string): Promise<ToolCallOutput> {
+  const retry = {
+    maximumAttempts: tool.maximumAttempts,
+    initialInterval: tool.initialIntervalMs,
+    backoffCoefficient: tool.backoffCoefficient,
+    maximumInterval: tool.maximumIntervalMs,
+    nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
+  };
+  if (tool.localActivity)
+    return runToolLocally.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, retry }, [input]);
+  const heartbeatTimeout = Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS);
+  return runTool.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, heartbeatTimeout, retry }, [input]);
+}
+
+/** What the call's record keeps of how it was decided. */
+function approvalRecord(
+  decision: Decision,
+  args: Record<string, unknown>,
+  required: string | undefined,
+): ApprovalRecord {
+  return {
+    decision: decision.approved ? 'approved' : 'denied',
+    by: decision.by,
+    at: decision.at,
+    ...(decision.approved ? {} : { reason: decision.reason }),
+    ...(required ? { required } : {}),
+    ...(decision.approved && decision.args ? { originalArgs: args } : {}),
+  };
 }
 
 /**

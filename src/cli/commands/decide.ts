@@ -1,11 +1,11 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { NoWorkerError } from '../../client/no-worker-error';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { identifyWorkflow, requireKind, type IdentifiedWorkflow } from '../../client/workflow-kind';
 import { loadSettings } from '../../settings';
 import { endedNote } from '../ended-note';
-import { action, note, print, withClient } from '../support';
+import { action, note, osUser, print, withClient } from '../support';
 import { renderResult } from '../ui/render';
 import { noWorkerNote, startWorker } from '../worker-hint';
 
@@ -29,16 +29,19 @@ export function register(program: Command): void {
   program
     .command('approve')
     .argument('<id>', 'workflow id of an agent run')
-    .argument('<callId>', 'the tool call to approve (waveloop status lists them)')
+    .argument('<callId>', 'the tool call to approve (waveloop pending lists them)')
+    .option('--args <json>', "run it with these arguments instead of the model's (a JSON object)", parseArgs)
+    .addOption(byOption())
     .description('approve a tool call that waits for approval; it runs at once')
-    .action(action((id: string, callId: string) => approve(id, callId)));
+    .action(action((id: string, callId: string, options: Decider & { args?: Args }) => approve(id, callId, options)));
   program
     .command('deny')
     .argument('<id>', 'workflow id of an agent run')
     .argument('<callId>', 'the tool call to deny')
     .option('--reason <text>', 'why; the model reads it')
+    .addOption(byOption())
     .description('deny a tool call that waits for approval')
-    .action(action((id: string, callId: string, options: { reason?: string }) => deny(id, callId, options)));
+    .action(action((id: string, callId: string, options: Decider & { reason?: string }) => deny(id, callId, options)));
   program
     .command('send')
     .argument('<id>', 'workflow id of an agent run')
@@ -61,22 +64,56 @@ async function answer(workflowId: string, words: string[]): Promise<number> {
   });
 }
 
-/** `waveloop approve <id> <callId>`: approves a tool call; it runs at once. */
-async function approve(workflowId: string, callId: string): Promise<number> {
+/** `waveloop approve <id> <callId> [--args] [--by]`: approves a tool call; it runs at once, with the edited arguments if given. */
+async function approve(workflowId: string, callId: string, { args, by }: Decider & { args?: Args }): Promise<number> {
   return onRunningRun(workflowId, 'approve', async (client) => {
-    const decided = await client.runs.approve(workflowId, callId);
-    print(`Approved ${decided.tool} (call ${decided.callId}).`);
+    const decided = await client.runs.approve(workflowId, callId, { by, ...(args ? { args } : {}) });
+    print(`Approved ${decided.tool} (call ${decided.callId})${args ? ' with the edited arguments' : ''}, as ${by}.`);
     return 0;
   });
 }
 
-/** `waveloop deny <id> <callId> [--reason]`: denies a tool call; the model reads the reason. */
-async function deny(workflowId: string, callId: string, options: { reason?: string }): Promise<number> {
+/** `waveloop deny <id> <callId> [--reason] [--by]`: denies a tool call; the model reads the reason. */
+async function deny(
+  workflowId: string,
+  callId: string,
+  { reason, by }: Decider & { reason?: string },
+): Promise<number> {
   return onRunningRun(workflowId, 'deny', async (client) => {
-    const decided = await client.runs.deny(workflowId, callId, { reason: options.reason });
-    print(`Denied ${decided.tool} (call ${decided.callId}).`);
+    const decided = await client.runs.deny(workflowId, callId, { reason, by });
+    print(`Denied ${decided.tool} (call ${decided.callId}), as ${by}.`);
     return 0;
   });
+}
+
+type Args = Record<string, unknown>;
+interface Decider {
+  by: string;
+}
+
+/** `--by <name>`: who decides, recorded with the decision; default: the OS user. */
+function byOption(): Option {
+  return new Option('--by <name>', 'who decides, recorded with the decision')
+    .argParser(parseBy)
+    .default(osUser(), 'your OS user name');
+}
+
+function parseBy(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must be a name, not empty');
+  return value.trim();
+}
+
+/** `--args <json>`: a JSON object. */
+function parseArgs(value: string): Args {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`must be JSON (${(err as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidArgumentError('must be a JSON object, like \'{"amount": 900}\'');
+  return parsed as Args;
 }
 
 /**

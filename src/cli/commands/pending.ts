@@ -42,7 +42,10 @@ async function pending(options: { json?: boolean }): Promise<number> {
 
 /** What waits: the call (`tool(args)`), the question or the agent's message, on one short line. */
 function what(decision: PendingDecision): string {
-  if (decision.kind === 'approval') return toolSummary(decision.iteration ?? 0, decision.tool!, decision.args ?? {});
+  if (decision.kind === 'approval') {
+    const call = toolSummary(decision.iteration ?? 0, decision.tool!, decision.args ?? {});
+    return decision.reason ? `${call}: ${clip(decision.reason, 60)}` : call;
+  }
   return clip(decision.question ?? decision.message ?? '', 60);
 }
 

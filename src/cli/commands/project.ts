@@ -61,7 +61,7 @@ export function toolTable(listing: readonly ToolListing[]): string[] {
     ...listing.map((tool) => [
       tool.name,
       tool.source,
-      tool.requiresApproval ? 'required' : '-',
+      tool.requiresApproval === 'rule' ? 'by rule' : tool.requiresApproval ? 'required' : '-',
       shorten(tool.description),
     ]),
   ]);

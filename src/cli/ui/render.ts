@@ -21,7 +21,14 @@ export function renderCall(iteration: number, call: ToolCallRecord): string {
   const outcome = call.ok
     ? `${colors.green('→')} ${oneLine(call.result ?? '', RESULT_CHARS)}`
     : colors.red(`✗ ${oneLine(call.error ?? '', RESULT_CHARS)}`);
-  return `${colors.cyan(toolSummary(iteration, call.tool, call.args))} ${outcome}`;
+  return `${colors.cyan(toolSummary(iteration, call.tool, call.args))} ${outcome}${decided(call)}`;
+}
+
+/** Who decided a call that waited for approval: ` (approved by alice)`, ` (denied by timeout)`. */
+function decided({ approval }: ToolCallRecord): string {
+  if (!approval) return '';
+  const edited = approval.originalArgs ? ', arguments edited' : '';
+  return colors.dim(` (${approval.decision} by ${approval.by}${edited})`);
 }
 
 /** How a person answers the question a run waits on (`ask_question`), from a terminal. */

@@ -68,7 +68,7 @@ export class RunPrinter {
         const { approval } = event;
         if (out.onApproval) return out.onApproval(approval, signal);
         return waiting(
-          `Approval needed: ${toolSummary(approval.iteration, approval.tool, approval.args)}\n  ${approvalHint(workflowId, approval.callId)}`,
+          `Approval needed: ${toolSummary(approval.iteration, approval.tool, approval.args)}${approval.reason ? ` (${approval.reason})` : ''}\n  ${approvalHint(workflowId, approval.callId)}`,
         );
       }
       case 'message':

@@ -4,6 +4,7 @@ import type { WaveloopClient } from '../../client/waveloop-client';
 import type { RunProgress } from '../../contract/agent-loop';
 import { toolSummary } from '../../contract/summaries';
 import { isStillAwaited, whatBecameOf, type Awaited } from '../awaited';
+import { osUser } from '../support';
 import { answerHint } from './render';
 
 type Approval = RunProgress['pendingApprovals'][number];
@@ -104,11 +105,17 @@ export function terminalPrompts(
     approval: (workflowId, call, signal) =>
       ask(workflowId, { kind: 'approval', call }, `decide ${call.callId}`, signal, async (question) => {
         const reply = (
-          await question(`Approve ${toolSummary(call.iteration, call.tool, call.args)}? [y/N] `)
+          await question(
+            `${call.reason ? `${call.reason}\n` : ''}Approve ${toolSummary(call.iteration, call.tool, call.args)}? [y/N] `,
+          )
         ).toLowerCase();
-        if (reply === 'y' || reply === 'yes') await client.runs.approve(workflowId, call.callId);
+        const by = osUser();
+        if (reply === 'y' || reply === 'yes') await client.runs.approve(workflowId, call.callId, { by });
         else
-          await client.runs.deny(workflowId, call.callId, { reason: await question('Reason (the model reads it): ') });
+          await client.runs.deny(workflowId, call.callId, {
+            reason: await question('Reason (the model reads it): '),
+            by,
+          });
       }),
     question: (workflowId, q, signal) =>
       ask(workflowId, { kind: 'question', question: q }, 'answer', signal, async (question) => {
