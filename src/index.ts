@@ -8,7 +8,15 @@
 
 // Declaring a project (waveloop.config.ts).
 export { defineConfig, type ProjectConfig } from './project/define-config';
-export { defineTool, ToolError, type ToolContext, type ToolDefinition, type ToolRetry } from './tools/define';
+export {
+  defineTool,
+  ToolError,
+  type ApprovalContext,
+  type ApprovalRule,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolRetry,
+} from './tools/define';
 export { defineAgent, type AgentDefinition } from './agents/define';
 export type { McpHttpServerConfig, McpServerConfig, McpServers, McpStdioServerConfig } from './mcp/server-config';
 
@@ -72,6 +80,7 @@ export {
   AgentLoopInputSchema,
   type AgentLoopInput,
   type AgentLoopResult,
+  type ApprovalRecord,
   type ChatMessage,
   type RunProgress,
   type RunStatus,

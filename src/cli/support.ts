@@ -53,7 +53,7 @@ export function osUser(): string {
   try {
     return os.userInfo().username || 'unknown';
   } catch {
-    return process.env.USER ?? 'unknown';
+    return 'unknown'; // no user entry for this uid (some containers)
   }
 }
 

@@ -30,13 +30,9 @@ const isZodObject = (value: unknown) =>
 /** An agent's settings that a run's input may also give, checked the same way. */
 const run = AgentLoopInputSchema.shape;
 
-const approvalRule = z.union([
-  z.boolean(),
-  z.custom<ApprovalRule>(
-    (value) => typeof value === 'function',
-    'requiresApproval must be true, false or a function (args, context) => boolean | string',
-  ),
-]);
+const approvalRule = z.union([z.boolean(), z.custom<ApprovalRule>((value) => typeof value === 'function')], {
+  error: 'requiresApproval must be true, false or a function (args, context) => boolean | string',
+});
 
 const toolSchema = z.strictObject({
   name: z

@@ -89,3 +89,21 @@ describe('validateProjectConfig', () => {
     expect(problemOf({ tool: [] })).toMatch(/Unrecognized key: "tool"/);
   });
 });
+
+describe('validateProjectConfig: approval rules', () => {
+  it('a rule is true, false or a function; an agent rules only tools that are offered', () => {
+    const pay = { ...tool('pay'), requiresApproval: ({ id }: { id: string }) => id === 'big' && 'a big one' };
+    expect(problemOf({ tools: [pay], agents: [{ ...agent('clerk'), requiresApproval: { pay: false } }] })).toBe(
+      undefined,
+    );
+    expect(problemOf({ tools: [{ ...tool('pay'), requiresApproval: 'yes' }] })).toMatch(
+      /^tools\.0\.requiresApproval: requiresApproval must be true, false or a function/,
+    );
+    expect(problemOf({ tools: [pay], agents: [{ ...agent('clerk'), requiresApproval: { wire: true } }] })).toMatch(
+      /^agent "clerk" has an approval rule for the tool "wire", which is not offered/,
+    );
+    expect(problemOf({ tools: [{ ...tool('pay'), onApprovalTimeout: 'maybe' }] })).toMatch(
+      /^tools\.0\.onApprovalTimeout: /,
+    );
+  });
+});

@@ -67,7 +67,10 @@ export function renderProgress(progress: RunProgress): string[] {
     tokenLine(progress.usage),
     ...(progress.pendingQuestions ?? []).map((q) => `${colors.yellow('Question:')}   ${q.question} (call ${q.callId})`),
     ...(progress.pendingApprovals ?? []).map(
-      (a) => `${colors.yellow('Approval:')}   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})`,
+      (a) =>
+        `${colors.yellow('Approval:')}   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})` +
+        (a.reason ? `: ${a.reason}` : '') +
+        (a.deadline ? `; ${a.onTimeout === 'approve' ? 'approved' : 'denied'} if undecided by ${a.deadline}` : ''),
     ),
     ...(progress.conversation ? [`Message:    ${progress.conversation.message}`] : []),
   ];
