@@ -135,7 +135,9 @@ describe('approval rules', () => {
     expect(nobody.stderr).toMatch(/--by.*must be a name/);
     const wrongType = await cmd(['approve', id, 'call_large', '--args', '{"supplier":"Initrode","amount":"900"}']);
     expect(wrongType.code).toBe(1);
-    expect(wrongType.stderr).toMatch(/Refused: Invalid arguments for pay: amount: .*expected number.*The call still waits for a decision\./);
+    expect(wrongType.stderr).toMatch(
+      /Refused: Invalid arguments for pay: amount: .*expected number.*The call still waits for a decision\./,
+    );
     expect((await cli.client.runs.progress(id)).pendingApprovals.map((a) => a.callId)).toEqual(['call_large']);
 
     const approved = await cmd([
