@@ -6,6 +6,7 @@ import type { BlobStore } from '../payloads/blob-store';
 import { createGoalActivities } from './goal-tree/components';
 import { createCallModel } from './model/call-model';
 import { EndpointQuirks } from './model/endpoint-quirks';
+import { checkOutput } from './output/check-output';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';
@@ -55,6 +56,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     callModel: createCallModel({ ...deps, toolResults, quirks }),
     runTool: createRunTool({ ...deps, toolResults }),
+    checkOutput,
     summarizeTranscript: createSummarize({ ...deps, quirks }),
     ...createGoalActivities({ ...deps, quirks }),
   };

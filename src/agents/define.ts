@@ -1,8 +1,10 @@
+import type { z } from 'zod';
+
 /**
  * A named agent profile, the policies of one agent: its instructions, model, tools and limits.
  * A run picks one with `agent`; fields given in the run's input override the profile's.
  */
-export interface AgentDefinition {
+export interface AgentDefinition<O = unknown> {
   name: string;
   /** The system prompt. */
   system: string;
@@ -12,6 +14,13 @@ export interface AgentDefinition {
   tools?: string[];
   /** Whether tool calls the model writes as text run as the wave (`recover`, default) or are taken as its answer (`off`). */
   toolCallText?: 'recover' | 'off';
+  /**
+   * The shape of a run's final answer: the answer must be JSON that matches it (the result's
+   * `output`, typed `O`), checked against its JSON Schema (`z.toJSONSchema`). Default: free text.
+   */
+  output?: z.ZodType<O>;
+  /** Times an answer that does not match `output` goes back to the model before the run ends `invalid_output` (default 2). */
+  outputRepairs?: number;
   limits?: {
     /** Iterations of the model loop before the run ends with `max_iterations` (default 20). */
     maxIterations?: number;
@@ -36,7 +45,10 @@ export interface AgentDefinition {
   };
 }
 
-export function defineAgent(definition: AgentDefinition): AgentDefinition {
+/** The type of a run's `output` when it runs as agent `A`: `client.runs.result<AgentOutput<typeof invoices>>(id)`. */
+export type AgentOutput<A> = A extends AgentDefinition<infer O> ? O : unknown;
+
+export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentDefinition<O> {
   if (definition.name.trim() === '') throw new TypeError('An agent needs a name.');
   return definition;
 }
