@@ -9,7 +9,7 @@
 // Declaring a project (waveloop.config.ts).
 export { defineConfig, type ProjectConfig } from './project/define-config';
 export { defineTool, ToolError, type ToolContext, type ToolDefinition, type ToolRetry } from './tools/define';
-export { defineAgent, type AgentDefinition } from './agents/define';
+export { defineAgent, type AgentDefinition, type AgentOutput } from './agents/define';
 export type { McpHttpServerConfig, McpServerConfig, McpServers, McpStdioServerConfig } from './mcp/server-config';
 
 // Running workers.

@@ -27,6 +27,9 @@ const isZodObject = (value: unknown) =>
   value !== null &&
   (value as { _zod?: { def?: { type?: unknown } } })._zod?.def?.type === 'object';
 
+const isZodSchema = (value: unknown) =>
+  typeof value === 'object' && value !== null && typeof (value as { _zod?: unknown })._zod === 'object';
+
 const toolSchema = z.strictObject({
   name: z
     .string()
@@ -61,6 +64,8 @@ const agentSchema = z.strictObject({
   model: z.string().min(1).optional(),
   tools: z.array(z.string().min(1)).optional(),
   toolCallText: run.toolCallText,
+  output: z.custom<z.ZodType>(isZodSchema, 'output must be a zod schema, such as z.object({ … })').optional(),
+  outputRepairs: run.outputRepairs,
   limits: z
     .strictObject({
       maxIterations: z.number().int().positive().optional(),
