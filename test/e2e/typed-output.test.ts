@@ -6,6 +6,7 @@ import { defineAgent, type AgentOutput } from '../../src/agents/define';
 import type { AgentLoopResult } from '../../src/contract/agent-loop';
 import { demoAgents } from '../../src/demo/agents';
 import type { ScriptedReply } from '../support/fake-model';
+import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 import { Harness } from '../support/harness';
 import { recordHistory } from '../support/history';
 
@@ -153,6 +154,39 @@ describe('typed output: the final answer matches the run’s JSON Schema', () =>
     expect(String(h.fake.requests[0].messages[0].content)).toContain(
       '"currency":{"type":"string","enum":["EUR","USD"]}',
     );
+  });
+
+  it('a goal tree with an output schema: the root synthesizes, then its result is written in that shape (repaired once)', async () => {
+    const [OBJECTIVE, LINES, TAX] = ['Total invoice 7 with tax', 'Sum the invoice lines', 'Find the tax rate'];
+    const router = goalModel({
+      [OBJECTIVE]: {
+        assessment: [assess.decompose()],
+        decomposition: [decomposition(LINES, TAX)],
+        achievement: [achievement(true)],
+        synthesis: [synthesis('Invoice 7 totals 121 EUR with tax.', ['lines 100 EUR', 'tax 21 %'])],
+        output: [{ content: '{"amount": "121 EUR"}' }, { content: '{"amount": 121, "currency": "EUR"}' }],
+      },
+      [LINES]: { assessment: [assess.answer()], synthesis: [synthesis('The lines sum to 100 EUR.')] },
+      [TAX]: { assessment: [assess.answer()], synthesis: [synthesis('The tax rate is 21 %.')] },
+    });
+    h.fake.script(...router.steps);
+    const { result, error } = await h.pursue({ objective: OBJECTIVE, tools: [], output: INVOICE });
+
+    expect(error).toBeUndefined();
+    router.assertDone();
+    expect(result).toMatchObject({
+      status: 'achieved',
+      summary: 'Invoice 7 totals 121 EUR with tax.',
+      output: { amount: 121, currency: 'EUR' },
+    });
+    expect(result!.outputErrors).toBeUndefined();
+    const [first, second] = router.requests(OBJECTIVE, 'output');
+    expect(first.response_format?.json_schema?.schema).toEqual(INVOICE);
+    expect(String(first.messages.at(-1)!.content)).toContain('Invoice 7 totals 121 EUR with tax.');
+    expect(second.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('output.amount: expected number, got string'),
+    });
   });
 
   it('an output schema ajv cannot compile fails the run at once (InvalidInput), before any model call', async () => {
