@@ -17,7 +17,7 @@ export {
   type ToolDefinition,
   type ToolRetry,
 } from './tools/define';
-export { defineAgent, type AgentDefinition } from './agents/define';
+export { defineAgent, type AgentDefinition, type AgentOutput } from './agents/define';
 export type { McpHttpServerConfig, McpServerConfig, McpServers, McpStdioServerConfig } from './mcp/server-config';
 
 // Running workers.

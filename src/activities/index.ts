@@ -6,6 +6,7 @@ import type { BlobStore } from '../payloads/blob-store';
 import { createGoalActivities } from './goal-tree/components';
 import { createCallModel } from './model/call-model';
 import { EndpointQuirks } from './model/endpoint-quirks';
+import { checkOutput } from './output/check-output';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';
@@ -57,6 +58,7 @@ export function createActivities(deps: ActivityDeps) {
     callModel: createCallModel({ ...deps, toolResults, quirks }),
     runTool: createRunTool({ ...deps, toolResults }),
     checkToolArguments: createCheckToolArguments(deps),
+    checkOutput,
     summarizeTranscript: createSummarize({ ...deps, quirks }),
     ...createGoalActivities({ ...deps, quirks }),
   };

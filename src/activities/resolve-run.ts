@@ -14,11 +14,13 @@ import {
 import { parseAgentLoopInput, type AgentLoopInput } from '../contract/agent-loop';
 import { contextWindowOf } from '../contract/context-windows';
 import { FailureType } from '../contract/errors';
+import { outputInstructions } from '../contract/output';
 import { jsonPlannerInstructions } from '../contract/plan';
 import { priceOf, type ModelPrice } from '../contract/pricing';
 import type { AnyTool } from '../tools/define';
 import { approvalRuleOf } from './approval-rule';
 import { toolParametersSchema } from './model/tool-schema';
+import { outputSpecOf } from './output/output-spec';
 import type { Registry } from './registry';
 
 export interface ResolveRunDeps {
@@ -79,12 +81,16 @@ export function createResolveRun({
       planner === 'json'
         ? `\n\n${jsonPlannerInstructions(uniqueNames.map((name) => ({ ...registry.tools.get(name)!, parameters: toolParametersSchema(registry.tools.get(name)!) })))}`
         : '';
+    const output = typedOutput(input, agent);
     const model = input.model ?? agent.model ?? defaultModel;
     const today = now().toISOString().slice(0, 10);
     const weekday = now().toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
     return {
       agent: agent.name,
-      system: `${input.system ?? agent.system}${instructions}\n\nToday is ${today} (${weekday}).`,
+      system:
+        `${input.system ?? agent.system}${instructions}` +
+        (output ? `\n\n${outputInstructions(output.schema, planner)}` : '') +
+        `\n\nToday is ${today} (${weekday}).`,
       model,
       maxIterations: input.maxIterations ?? agent.limits?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       planner,
@@ -108,6 +114,7 @@ export function createResolveRun({
       modelCall: modelCallPolicy(input, agent, { retry: modelRetry, timeoutMs: modelTimeoutMs }),
       maxOutputTokens: input.maxOutputTokens ?? agent.limits?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       toolCallText: input.toolCallText ?? agent.toolCallText ?? 'recover',
+      ...(output ? { output } : {}),
     };
   };
 }
@@ -170,6 +177,15 @@ function toolInfo(tool: AnyTool, approval: ToolApproval | undefined): ToolInfo {
     ...(approval ? { approval } : {}),
     ...(tool.localActivity ? { localActivity: true } : {}),
   };
+}
+
+/** The run's output schema (`outputSpecOf`); what is wrong with it fails the run as `InvalidInput`. */
+function typedOutput(input: AgentLoopInput, agent: AgentDefinition): ResolvedRun['output'] {
+  try {
+    return outputSpecOf(input, agent);
+  } catch (err) {
+    throw invalidInput(`Invalid output schema: ${(err as Error).message}`);
+  }
 }
 
 function invalidInput(message: string): ApplicationFailure {

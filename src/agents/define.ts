@@ -1,10 +1,11 @@
+import type { z } from 'zod';
 import type { ApprovalRule, OnApprovalTimeout } from '../tools/define';
 
 /**
  * A named agent profile, the policies of one agent: its instructions, model, tools and limits.
  * A run picks one with `agent`; fields given in the run's input override the profile's.
  */
-export interface AgentDefinition {
+export interface AgentDefinition<O = unknown> {
   name: string;
   /** The system prompt. */
   system: string;
@@ -23,6 +24,13 @@ export interface AgentDefinition {
   approvalTimeoutSeconds?: number;
   /** What a passed approval deadline decides (default: the tool's, else `deny`). */
   onApprovalTimeout?: OnApprovalTimeout;
+  /**
+   * The shape of a run's final answer: the answer must be JSON that matches it (the result's
+   * `output`, typed `O`), checked against its JSON Schema (`z.toJSONSchema`). Default: free text.
+   */
+  output?: z.ZodType<O>;
+  /** Times an answer that does not match `output` goes back to the model before the run ends `invalid_output` (default 2). */
+  outputRepairs?: number;
   limits?: {
     /** Iterations of the model loop before the run ends with `max_iterations` (default 20). */
     maxIterations?: number;
@@ -47,7 +55,10 @@ export interface AgentDefinition {
   };
 }
 
-export function defineAgent(definition: AgentDefinition): AgentDefinition {
+/** The type of a run's `output` when it runs as agent `A`: `client.runs.result<AgentOutput<typeof invoices>>(id)`. */
+export type AgentOutput<A> = A extends AgentDefinition<infer O> ? O : unknown;
+
+export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentDefinition<O> {
   if (definition.name.trim() === '') throw new TypeError('An agent needs a name.');
   return definition;
 }

@@ -1,6 +1,8 @@
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { ZodError } from 'zod';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalResult, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
+import { outputSchemaProblem } from '../contract/output-schema';
 import { goalEvents, readGoalTree, type GoalEvent, type GoalTreeNode, type HistoryCache } from './goal-tree';
 import { startGoalWorkflow } from './start-workflow';
 
@@ -27,6 +29,8 @@ export class GoalsClient {
    */
   async start(input: GoalTreeInput, options: GoalStartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const valid = GoalTreeInputSchema.parse(input);
+    const problem = valid.output && outputSchemaProblem(valid.output);
+    if (problem) throw new ZodError([{ code: 'custom', path: ['output'], message: problem, input: valid.output }]);
     const start = { taskQueue: this.taskQueue, idPrefix: 'goal', goal: valid.objective, ...options };
     return startGoalWorkflow(this.temporal, PURSUE_GOAL_WORKFLOW, valid, start);
   }

@@ -20,6 +20,7 @@ export const RUN_STATES = [
   'deadline',
   'circuit_open',
   'cancelled',
+  'invalid_output',
   'failed',
 ] as const satisfies readonly RunProgress['status'][];
 

@@ -119,11 +119,13 @@ export class RunsClient {
 
   /**
    * Waits for the run's end; a failed run throws `WorkflowFailedError` with the typed cause. With
-   * `signal`, stops waiting when it aborts (and throws its reason).
+   * `signal`, stops waiting when it aborts (and throws its reason). `O` types the result's `output`
+   * (`AgentOutput<typeof agent>` for a run of an agent with a zod `output`): the worker checked the
+   * answer against the run's schema; this method only names the type, it checks nothing.
    */
-  async result(workflowId: string, { signal }: ResultOptions = {}): Promise<AgentLoopResult> {
+  async result<O = unknown>(workflowId: string, { signal }: ResultOptions = {}): Promise<AgentLoopResult<O>> {
     if (signal) await waitUntilClosed(this.temporal, workflowId, signal);
-    return (await this.handle(workflowId).result()) as AgentLoopResult;
+    return (await this.handle(workflowId).result()) as AgentLoopResult<O>;
   }
 
   /** The `status` query; `quick` asks once with a 2 s deadline (for polling loops). */

@@ -1,5 +1,6 @@
 import type { RetryPolicy } from '@temporalio/common';
 import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
+import type { OutputSpec } from './output';
 import type { Planner } from './plan';
 import type { ModelPrice } from './pricing';
 
@@ -62,6 +63,8 @@ export interface ResolvedRun {
   maxOutputTokens: number;
   /** Whether tool calls the model writes as text run as the wave (`AgentLoopInput.toolCallText`). */
   toolCallText: ToolCallText;
+  /** The shape the final answer must have, when the run or its agent gives one (`AgentLoopInput.output`). */
+  output?: OutputSpec;
 }
 
 /** How a run's model calls run: each attempt's timeout and the retry policy. */

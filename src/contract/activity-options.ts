@@ -19,6 +19,9 @@ export const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
 /** How long a conversation waits for the person's next message before it ends. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 3_600_000;
 
+/** Times a final answer that does not match the run's output schema goes back to the model (`outputRepairs`). */
+export const DEFAULT_OUTPUT_REPAIRS = 2;
+
 /** The most tokens one model reply may have when neither the run nor its agent says (`max_tokens`). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
@@ -67,6 +70,12 @@ export const LOCAL_MODEL_ACTIVITY_OPTIONS: LocalActivityOptions = {
 export const RESOLVE_RUN_ACTIVITY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
+};
+
+/** Checking a candidate final answer against the run's output schema (`checkOutput`): local, fast, and pure. */
+export const CHECK_OUTPUT_ACTIVITY_OPTIONS: LocalActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3 },
 };
 
 /** Tool defaults; each tool may override them (`timeoutMs`, `retry`). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseWorkflowInput } from './issues';
+import { OutputSchemaSchema } from './output-schema';
 import { PlannerSchema } from './plan';
 import type { Usage } from './usage';
 
@@ -86,6 +87,14 @@ export const AgentLoopInputSchema = z.strictObject({
   modelTimeoutSeconds: z.number().positive().max(86_400).optional(),
   /** Attempts of a model call before the run fails `ModelUnavailable` (default: the agent's, else the worker's, 8). */
   modelAttempts: z.number().int().min(1).max(100).optional(),
+  /**
+   * The shape of the final answer, a JSON Schema object: the answer must be JSON that matches it
+   * (the result's `output`), else it goes back to the model, at most `outputRepairs` times, and the
+   * run ends `invalid_output`. Default: the agent's `output`, else free text.
+   */
+  output: OutputSchemaSchema.optional(),
+  /** Times an answer that does not match `output` goes back to the model (default: the agent's, else 2). */
+  outputRepairs: z.number().int().min(0).max(20).optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 
@@ -94,8 +103,12 @@ export function parseAgentLoopInput(rawInput: unknown): AgentLoopInput {
   return parseWorkflowInput(AgentLoopInputSchema, rawInput, 'agentLoop');
 }
 
-/** How a run ended. Every status but `failed` comes with an answer (possibly partial). */
-export type RunStatus = 'completed' | 'max_iterations' | 'budget_exhausted' | 'deadline' | 'circuit_open' | 'cancelled';
+/**
+ * How a run ended. Every status but `failed` comes with an answer (possibly partial);
+ * `invalid_output`: the answers never matched the run's output schema (`outputErrors` says why).
+ */
+export type RunStatus =
+  'completed' | 'max_iterations' | 'budget_exhausted' | 'deadline' | 'circuit_open' | 'cancelled' | 'invalid_output';
 
 export interface ToolCallRecord {
   /** The model's tool call id. */
@@ -135,12 +148,17 @@ export interface WaveRecord {
 
 export { addUsage, ZERO_USAGE, type Usage } from './usage';
 
-export interface AgentLoopResult {
+/** A run's result; `O` is the type of its `output`, when its schema is known (`AgentOutput`). */
+export interface AgentLoopResult<O = unknown> {
   status: RunStatus;
   answer: string;
   iterations: number;
   waves: WaveRecord[];
   usage: Usage;
+  /** With an output schema: the answer's JSON value, when it matches. */
+  output?: O;
+  /** With an output schema: why the answer does not match (a run ended `invalid_output`, or by a limit). */
+  outputErrors?: string[];
 }
 
 /** What the `status` query returns while a run is going and after it ended. */

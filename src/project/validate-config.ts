@@ -33,6 +33,8 @@ const run = AgentLoopInputSchema.shape;
 const approvalRule = z.union([z.boolean(), z.custom<ApprovalRule>((value) => typeof value === 'function')], {
   error: 'requiresApproval must be true, false or a function (args, context) => boolean | string',
 });
+const isZodSchema = (value: unknown) =>
+  typeof value === 'object' && value !== null && typeof (value as { _zod?: unknown })._zod === 'object';
 
 const toolSchema = z.strictObject({
   name: z
@@ -70,6 +72,8 @@ const agentSchema = z.strictObject({
   requiresApproval: z.record(z.string(), approvalRule).optional(),
   approvalTimeoutSeconds: run.approvalTimeoutSeconds,
   onApprovalTimeout: run.onApprovalTimeout,
+  output: z.custom<z.ZodType>(isZodSchema, 'output must be a zod schema, such as z.object({ … })').optional(),
+  outputRepairs: run.outputRepairs,
   limits: z
     .strictObject({
       maxIterations: z.number().int().positive().optional(),

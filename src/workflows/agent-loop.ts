@@ -20,6 +20,7 @@ import { askModel, isContextExceeded, resolveRun } from './model-calls';
 import { plannerFor, type PlannerRules } from './planners';
 import { Publisher } from './publishing';
 import { Transcript } from './transcript';
+import { TypedOutput, type OutputFields } from './typed-output';
 import { loopBreak, ranOnWorker, runWave } from './wave';
 
 /**
@@ -64,6 +65,7 @@ class AgentRun {
   private readonly planner: PlannerRules;
   private readonly limits: RunLimits;
   private readonly memory: Memory;
+  private readonly output: TypedOutput;
   private readonly handOvers: number;
   /** When the chain started (its first run's start event), for the time limit. */
   private readonly startedAtMs: number;
@@ -106,6 +108,7 @@ class AgentRun {
       carried?.turnStart,
     );
     this.memory = new Memory(this.transcript, run, (usage) => this.spend(usage), carried);
+    this.output = new TypedOutput(run.output, carried?.outputRepairs);
   }
 
   /** Check limits → keep the transcript within bounds → ask the model → read the plan → run the wave → stop or repeat. */
@@ -114,7 +117,7 @@ class AgentRun {
     this.publisher.publish();
     for (;;) {
       const stop = limits.check(progress.iteration, progress.usage, memory.lastCall);
-      if (stop?.status === 'max_iterations') return this.finish(stop.status, this.lastText);
+      if (stop?.status === 'max_iterations') return this.finishLimited(stop.status, this.lastText);
       if (stop) return this.wrapUp(stop.status, stop.reason);
       if (memory.handOverDue()) await memory.handOver(this.input, this.continuation());
       if (memory.nearlyFull()) await memory.prune();
@@ -125,7 +128,10 @@ class AgentRun {
       const step = planner.read(reply.message, iteration, reply.unreadableToolCall);
       if (step.kind === 'answer') {
         // In a chat the answer is this turn's; the run waits for the person's next message.
-        if (!this.run.conversation || !(await this.nextTurn(step.answer))) return this.finish('completed', step.answer);
+        if (!this.run.conversation || !(await this.nextTurn(step.answer))) {
+          const ended = await this.answered(step.answer);
+          if (ended) return ended;
+        }
         this.lastText = step.answer;
         continue;
       }
@@ -142,7 +148,12 @@ class AgentRun {
 
       const wave = await this.runWave(iteration, step.calls);
       const completion = loopBreak(wave.calls, tools, 'complete');
-      if (completion) return this.finish('completed', completion.result ?? '');
+      if (completion) {
+        const ended = await this.answered(completion.result ?? '');
+        if (ended) return ended;
+        this.lastText = completion.result ?? '';
+        continue;
+      }
       const verdict = limits.afterWave(wave.calls);
       if (verdict && 'opened' in verdict) return this.finish('circuit_open', verdict.opened);
       if (verdict) transcript.add({ role: 'user', content: verdict.note });
@@ -182,7 +193,26 @@ class AgentRun {
       this.callOptions(),
     );
     this.heard(reply);
-    return this.finish(status, reply.message.content || this.lastText);
+    return this.finishLimited(status, reply.message.content || this.lastText);
+  }
+
+  /**
+   * A final answer: the run ends `completed` (with its `output` when the run has an output
+   * schema), or, when the answer does not match the schema, the model gets a repair turn (the loop
+   * goes on: undefined) or, with no repairs left, the run ends `invalid_output`.
+   */
+  private async answered(answer: string): Promise<AgentLoopResult | undefined> {
+    const verdict = await this.output.judge(answer);
+    if (verdict.kind === 'repair') {
+      this.transcript.add({ role: 'user', content: verdict.note });
+      return undefined;
+    }
+    return this.finish(verdict.kind === 'accept' ? 'completed' : 'invalid_output', answer, verdict.fields);
+  }
+
+  /** A run a limit ended keeps its status; with an output schema, its answer's output is checked all the same. */
+  private async finishLimited(status: RunStatus, answer: string): Promise<AgentLoopResult> {
+    return this.finish(status, answer, await this.output.ofLimited(answer));
   }
 
   /** Runs the calls of one reply as a wave; its results join the transcript. Followers see each call as it settles. */
@@ -255,8 +285,8 @@ class AgentRun {
     this.progress.usage = addUsage(this.progress.usage, usage);
   }
 
-  private finish(status: RunStatus, answer: string): AgentLoopResult {
-    return this.publisher.finish(status, answer);
+  private finish(status: RunStatus, answer: string, output?: OutputFields): AgentLoopResult {
+    return this.publisher.finish(status, answer, output);
   }
 
   /** What the next run of the chain starts from (its transcript is pruned at the hand-over). */
@@ -272,6 +302,7 @@ class AgentRun {
       lastCall: this.memory.lastCall,
       handOvers: this.handOvers + 1,
       startedAtMs: this.startedAtMs,
+      outputRepairs: this.output.repairsUsed,
     };
   }
 }

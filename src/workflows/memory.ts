@@ -23,6 +23,8 @@ export interface Continuation {
   handOvers: number;
   /** When the first run of the chain started (epoch ms), for `timeoutSeconds`. */
   startedAtMs: number;
+  /** Repair turns the chain has had for answers that did not match its output schema. */
+  outputRepairs?: number;
 }
 
 /**

@@ -40,7 +40,7 @@ export function parsePlan(text: string): Parsed<WavePlan> {
   } catch (err) {
     return { ok: false, error: `the reply is not valid JSON (${(err as Error).message}).` };
   }
-  const plan = WavePlanSchema.safeParse(value);
+  const plan = WavePlanSchema.safeParse(withTextAnswer(value));
   if (!plan.success) {
     return {
       ok: false,
@@ -48,6 +48,14 @@ export function parsePlan(text: string): Parsed<WavePlan> {
     };
   }
   return { ok: true, value: plan.data };
+}
+
+/** A plan whose `answer` is a JSON object or array (a run with an output schema), with that answer as JSON text. */
+function withTextAnswer(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const answer = (value as { answer?: unknown }).answer;
+  if (typeof answer !== 'object' || answer === null) return value;
+  return { ...value, answer: JSON.stringify(answer) };
 }
 
 /** `<tool>` blocks; the text around them is what the model was thinking, kept as the plan's action. */

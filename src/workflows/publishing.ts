@@ -71,8 +71,12 @@ export class Publisher {
     ]);
   }
 
-  /** The run's result: the status query and search attributes show how it ended. */
-  finish(status: RunStatus, answer: string): AgentLoopResult {
+  /** The run's result (with its `output` or `outputErrors`, when it has an output schema): the status query and search attributes show how it ended. */
+  finish(
+    status: RunStatus,
+    answer: string,
+    output: Pick<AgentLoopResult, 'output' | 'outputErrors'> = {},
+  ): AgentLoopResult {
     Object.assign(this.progress, {
       status,
       phase: 'done',
@@ -82,7 +86,7 @@ export class Publisher {
     });
     this.publish();
     const { iteration, waves, usage } = this.progress;
-    return { status, answer, iterations: iteration, waves, usage };
+    return { status, answer, iterations: iteration, waves, usage, ...output };
   }
 
   /** The run failed: the status query says so (the failure itself is the workflow's). */

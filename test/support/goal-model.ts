@@ -11,7 +11,7 @@ import type { ChatRequest, ScriptedReply, ScriptStep } from './fake-model';
  * reply never requested leaves a step unused.
  */
 
-export type Component = 'assessment' | 'decomposition' | 'achievement' | 'synthesis' | 'agent';
+export type Component = 'assessment' | 'decomposition' | 'achievement' | 'synthesis' | 'output' | 'agent';
 export type Reply = ScriptedReply | ((request: ChatRequest) => ScriptedReply);
 
 export type GoalScript = Record<string, Partial<Record<Component, Reply[]>>>;

@@ -32,6 +32,7 @@ import {
   synthesizePrompt,
   type PromptMessage,
 } from './prompts';
+import { createShapeGoalOutput } from './shape-output';
 
 export interface GoalActivityDeps {
   registry: Registry;
@@ -127,6 +128,8 @@ export function createGoalActivities({
     async synthesizeGoal(input: ResultsInput): Promise<ComponentOutput<Synthesis>> {
       return structured('synthesis', input.model, synthesizePrompt(input, capabilities(input.tools)));
     },
+    /** The root's result as JSON of the tree's output schema (`shape-output.ts`). */
+    shapeGoalOutput: createShapeGoalOutput({ openai, quirks }),
     /** Executes an atomic goal that needs no tools: the answer comes back in the synthesis shape. */
     async answerGoal(input: AnswerInput): Promise<ComponentOutput<Synthesis>> {
       return structured('synthesis', input.model, answerPrompt(input, capabilities(input.tools)));

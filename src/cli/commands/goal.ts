@@ -8,6 +8,7 @@ import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { loadSettings, modelConfigProblem } from '../../settings';
 import { describeError, UsageError } from '../errors';
+import { readOutputSchemaFile } from '../output-schema-file';
 import {
   action,
   ensureServer,
@@ -21,6 +22,7 @@ import {
 } from '../support';
 import { followTree } from '../ui/goal-follow';
 import { renderGoalTotals, renderGoalTree } from '../ui/goal-render';
+import { renderOutput } from '../ui/render';
 import { terminalPrompts } from '../ui/terminal';
 import { createCliWorker } from '../worker-runtime';
 
@@ -33,6 +35,7 @@ interface GoalOptions {
   tools?: string;
   model?: string;
   agent?: string;
+  outputSchema?: string;
   id?: string;
   detach?: boolean;
   json?: boolean;
@@ -55,6 +58,7 @@ export function register(program: Command): void {
       '--agent <name>',
       'agent profile the tool loops run as (its instructions, and its tools and model unless given)',
     )
+    .option('--output-schema <file>', "JSON Schema file the tree's result is also written as (printed as JSON)")
     .option('--id <workflowId>', 'workflow id of the root goal')
     .option('--detach', 'start the tree and exit')
     .option('--json', 'print the result object as JSON')
@@ -90,6 +94,7 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
       .filter(Boolean),
     model: options.model,
     agent: options.agent,
+    output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });
   // Trees on the embedded server are served by a worker of this machine, so it needs a model now.
   const problem = config.temporalAddress ? undefined : modelConfigProblem(config.model);
@@ -156,6 +161,7 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
         if (result.key_findings.length) print(`Key findings:\n${result.key_findings.map((f) => `- ${f}`).join('\n')}`);
         if (result.raw_evidence?.length) print(`Evidence:\n${result.raw_evidence.map((e) => `- ${e}`).join('\n')}`);
         if (result.limitations.length) print(`Limitations:\n${result.limitations.map((l) => `- ${l}`).join('\n')}`);
+        renderOutput(result).forEach((line) => print(line));
       }
       return result.status === 'achieved' || result.status === 'synthesized' ? 0 : 1;
     } finally {

@@ -6,6 +6,7 @@ import { loadSettings, modelConfigProblem, type WaveloopSettings } from '../../s
 import { UsageError } from '../errors';
 import { atTerminal, followUntilEnd } from '../follow-run';
 import { InProcessWorker } from '../in-process-worker';
+import { readOutputSchemaFile } from '../output-schema-file';
 import { exitStatusOf, listenForStop, type StopRequest } from '../stop-signals';
 import {
   action,
@@ -43,6 +44,10 @@ export function register(program: Command): void {
       new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']),
     )
     .option('--timeout <duration>', 'hard wall-clock limit of the run, e.g. 10m', parseDuration)
+    .option(
+      '--output-schema <file>',
+      'JSON Schema file the final answer must match (printed as JSON; else invalid_output)',
+    )
     .option('--id <workflowId>', 'workflow id of the run')
     .option(
       '--chat',
@@ -62,6 +67,7 @@ interface RunOptions {
   maxIterations?: number;
   planner?: 'native' | 'json';
   timeout?: number;
+  outputSchema?: string;
   id?: string;
   detach?: boolean;
   json?: boolean;
@@ -88,6 +94,7 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
     maxIterations: options.maxIterations,
     planner: options.planner,
     conversation: options.chat || undefined,
+    output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });
   // Runs on the embedded server are served by a worker of this machine, so it needs a model now.
   // A remote cluster's workers carry their own model configuration.

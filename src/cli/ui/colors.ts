@@ -25,6 +25,7 @@ export function statusColor(status: string): (text: string) => string {
     case 'failed':
     case 'cycle_detected':
     case 'circuit_open':
+    case 'invalid_output':
     case 'cancelled':
     case 'canceled':
     case 'terminated':

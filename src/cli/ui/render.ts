@@ -52,7 +52,14 @@ export function renderResult(result: AgentLoopResult): string {
           `Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${tokenCount(result.usage)}):`,
         )
       : `Stopped: ${statusColor(result.status)(result.status)} after ${result.iterations} iterations (${tokenCount(result.usage)}). Last answer:`;
-  return `${heading}\n${result.answer || '(no answer)'}`;
+  return [`${heading}\n${result.answer || '(no answer)'}`, ...renderOutput(result)].join('\n');
+}
+
+/** A run's typed output, as formatted JSON after its answer, or why its answer did not match (nothing without an output schema). */
+export function renderOutput(result: Pick<AgentLoopResult, 'output' | 'outputErrors'>): string[] {
+  if (result.output !== undefined) return ['', colors.green('Output:'), JSON.stringify(result.output, null, 2)];
+  if (!result.outputErrors?.length) return [];
+  return ['', colors.red('The answer does not match the output schema:'), ...result.outputErrors.map((e) => `- ${e}`)];
 }
 
 export function renderProgress(progress: RunProgress): string[] {
@@ -82,6 +89,7 @@ export function renderResultSummary(result: AgentLoopResult): string[] {
     `Iterations: ${result.iterations}`,
     `Waves:      ${result.waves.length}, ${result.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
     tokenLine(result.usage),
+    ...(result.outputErrors?.length ? [`Output:     does not match (${result.outputErrors.join('; ')})`] : []),
   ];
 }
 

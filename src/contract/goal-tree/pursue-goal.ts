@@ -81,6 +81,12 @@ export const GoalInputSchema = z.strictObject({
    */
   agent: z.string().trim().min(1).optional(),
   model: z.string().trim().min(1).optional(),
+  /**
+   * The shape of the root's result, a JSON Schema object: the tree's result then carries `output`,
+   * the model's JSON of that shape made from the root's result (or `outputErrors`). Checked as a
+   * schema by the client and by the `shapeGoalOutput` activity (ajv stays out of workflow code).
+   */
+  output: z.record(z.string(), z.unknown()).optional(),
   /** Set by a parent goal for its children; absent at the root. */
   node: GoalNodeSchema.optional(),
 });
@@ -118,6 +124,25 @@ export interface GoalResult {
   goals: number;
   usage: Usage;
   costUsd: number;
+  /** With an output schema, at the root: the result's JSON of that shape, when the model made one that matches. */
+  output?: unknown;
+  /** With an output schema, at the root: why there is no `output` (what was wrong with the model's last try). */
+  outputErrors?: string[];
+}
+
+/** `shapeGoalOutput`: the root's result, to be written as JSON of the tree's output schema. */
+export interface ShapeOutputInput {
+  model: string;
+  objective: string;
+  schema: Record<string, unknown>;
+  result: Pick<GoalResult, 'status' | 'summary' | 'key_findings' | 'limitations' | 'raw_evidence'>;
+}
+
+/** The output (or why there is none) and what the model calls used. */
+export interface ShapeOutputResult {
+  output?: unknown;
+  outputErrors?: string[];
+  usage: Usage;
 }
 
 // Structured outputs of the model components, sent as `response_format`.

@@ -26,6 +26,7 @@ import { goalClock, type GoalClock } from './clock';
 import { findCycle } from './cycles';
 import { describeFailure, timedOut, usageOfFailedChild } from './failures';
 import { Ledger, type Violation } from './ledger';
+import { withOutput } from './output';
 import * as results from './results';
 import { goalInput, rootNode } from './start';
 
@@ -47,7 +48,12 @@ const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
 export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
   const input = goalInput(rawInput);
   const g = openGoal(input, input.node ?? (await rootNode(input)));
-  const result = await pursue(g);
+  const pursued = await pursue(g);
+  // The root of a tree with an output schema: its result also as JSON of that shape.
+  const result =
+    input.output && !input.node
+      ? await withOutput(pursued, { schema: input.output, objective: input.objective, ...g.node })
+      : pursued;
   show(g, `**${result.status}** · ${result.summary}`);
   return result;
 }

@@ -160,6 +160,11 @@ export function toolLoopEnded(soFar: GoalSoFar, run: AgentLoopResult, limit: Vio
       return finish(soFar, 'failed', { ...evidence, reason: `The tool loop stopped: ${run.answer}` });
     case 'cancelled':
       return finish(soFar, 'failed', { ...evidence, reason: 'The tool loop was cancelled.' });
+    case 'invalid_output':
+      return finish(soFar, 'failed', {
+        ...evidence,
+        reason: `The tool loop's answer did not match its output schema: ${(run.outputErrors ?? []).join('; ')}`,
+      });
   }
 }
 

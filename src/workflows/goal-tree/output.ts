@@ -1,0 +1,36 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { createActivities } from '../../activities';
+import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../contract/activity-options';
+import type { GoalResult } from '../../contract/goal-tree/pursue-goal';
+import { costOf, type ModelPrice } from '../../contract/pricing';
+import { addUsage } from '../../contract/usage';
+
+const { shapeGoalOutput } = proxyActivities<ReturnType<typeof createActivities>>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
+
+/**
+ * The root's result with its typed output: the `shapeGoalOutput` activity writes the result as JSON
+ * of the tree's output schema, validated and repaired on the worker (no ajv in workflow code);
+ * the result keeps its status and gains `output`, or `outputErrors` when no reply matched. What the
+ * model calls used counts in the tree's usage and cost.
+ */
+export async function withOutput(
+  result: GoalResult,
+  {
+    schema,
+    objective,
+    model,
+    price,
+  }: { schema: Record<string, unknown>; objective: string; model: string; price: ModelPrice | null },
+): Promise<GoalResult> {
+  const { status, summary, key_findings, limitations, raw_evidence } = result;
+  const shaped = await shapeGoalOutput.executeWithOptions(
+    { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: 'shape the output' },
+    [{ model, objective, schema, result: { status, summary, key_findings, limitations, raw_evidence } }],
+  );
+  return {
+    ...result,
+    usage: addUsage(result.usage, shaped.usage),
+    costUsd: result.costUsd + costOf(shaped.usage, price),
+    ...(shaped.output !== undefined ? { output: shaped.output } : { outputErrors: shaped.outputErrors ?? [] }),
+  };
+}
