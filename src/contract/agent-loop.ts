@@ -90,9 +90,10 @@ export const AgentLoopInputSchema = z.strictObject({
   /**
    * The shape of the final answer, a JSON Schema object: the answer must be JSON that matches it
    * (the result's `output`), else it goes back to the model, at most `outputRepairs` times, and the
-   * run ends `invalid_output`. Default: the agent's `output`, else free text.
+   * run ends `invalid_output`. Default: the agent's `output`, else free text; `null`: free text
+   * whatever the agent says (a goal tree's tool loops, whose answers its synthesis reads).
    */
-  output: OutputSchemaSchema.optional(),
+  output: OutputSchemaSchema.nullable().optional(),
   /** Times an answer that does not match `output` goes back to the model (default: the agent's, else 2). */
   outputRepairs: z.number().int().min(0).max(20).optional(),
 });

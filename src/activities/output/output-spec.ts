@@ -13,6 +13,7 @@ import { jsonSchemaOf } from '../model/tool-schema';
  * schema in a conversation, which has no single final answer.
  */
 export function outputSpecOf(input: AgentLoopInput, agent: AgentDefinition): OutputSpec | undefined {
+  if (input.output === null) return undefined;
   const schema = input.output ?? (agent.output ? agentSchema(agent) : undefined);
   if (!schema) return undefined;
   const problem = outputSchemaProblem(schema);

@@ -100,6 +100,8 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
           model: g.node.model,
           tools: g.node.tools,
           ...(agent ? { agent } : {}),
+          // A sub-goal's answer is evidence for the tree, in words, whatever shape the agent's answers take.
+          output: null,
           ...(budgets.tokens !== undefined ? { maxTokens: Math.floor(budgets.tokens) } : {}),
           ...(budgets.costUsd !== undefined ? { maxCostUsd: budgets.costUsd } : {}),
         },
