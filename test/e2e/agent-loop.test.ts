@@ -43,7 +43,7 @@ describe('agentLoop', () => {
             args: { company: 'EPAM' },
             iteration: 3,
           });
-          await handle.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId] });
+          await handle.executeUpdate(approveUpdate, { args: [waiting.pendingApprovals[0].callId, { by: 'ann' }] });
         },
       },
     );
@@ -81,7 +81,7 @@ describe('agentLoop', () => {
       'iteration 2 · model',
       `wave 2 · get_user(id=${bobBefore[0].id})`,
       'iteration 3 · model',
-      `wave 3 · update_user(id=${bobBefore[0].id}, company=EPAM)`,
+      `wave 3 · update_user(id=${bobBefore[0].id}, company=EPAM) · approved by ann`,
       'iteration 4 · model',
     ]);
   });

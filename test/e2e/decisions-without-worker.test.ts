@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
@@ -106,12 +107,17 @@ describe('decisions without a worker', () => {
     try {
       expect(await pendingCall(workflowId)).toBe(callId);
       const approved = await waveloop(['approve', workflowId, callId], cli.env);
-      expect([approved.code, approved.stdout]).toEqual([0, `Approved calculator (call ${callId}).\n`]);
+      expect([approved.code, approved.stdout]).toEqual([
+        0,
+        `Approved calculator (call ${callId}), as ${os.userInfo().username}.\n`,
+      ]);
       expect(await client.runs.result(workflowId)).toMatchObject({ status: 'completed', answer: 'It is 42.' });
     } finally {
       await second.stop();
     }
-    expect((await client.runs.decisions(workflowId)).map((d) => [d.name, d.args])).toEqual([['approve', [callId]]]);
+    expect((await client.runs.decisions(workflowId)).map((d) => [d.name, d.args])).toEqual([
+      ['approve', [callId, { by: os.userInfo().username }]],
+    ]);
     cli.fake.assertDone();
   });
 
@@ -176,7 +182,10 @@ describe('decisions without a worker', () => {
     } finally {
       await second.stop();
     }
-    expect((await client.runs.decisions(workflowId)).map((d) => [d.name, d.args])).toEqual([['approve', [callId]]]);
+    // Decided through the client without a name: its Temporal identity says who.
+    expect((await client.runs.decisions(workflowId)).map((d) => [d.name, d.args])).toEqual([
+      ['approve', [callId, { by: client.temporal.options.identity }]],
+    ]);
     cli.fake.assertDone();
   });
 });
