@@ -37,8 +37,18 @@ interface Scenario {
   name: string;
   run?: AgentLoopInput;
   tree?: GoalTreeInput;
-  right(outcome: { answer: string; db: DemoDatabase }): boolean;
+  right(outcome: { answer: string; output?: unknown; db: DemoDatabase }): boolean;
 }
+
+/** A JSON Schema object whose properties are all required and nothing else is allowed. */
+const shape = (properties: Record<string, unknown>) => ({
+  type: 'object',
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
+const bobsCompany = (db: DemoDatabase) =>
+  (db.prepare("SELECT company FROM users WHERE name LIKE 'Bob %'").get() as { company: string }).company;
 
 const SCENARIOS: Scenario[] = [
   {
@@ -78,6 +88,41 @@ const SCENARIOS: Scenario[] = [
     },
     right: ({ answer }) => /\$?\d/.test(answer),
   },
+  {
+    name: 'typed-calculator',
+    run: {
+      goal: 'What is (17*23)+4? Use the calculator.',
+      tools: ['calculator'],
+      output: shape({ result: { type: 'number' } }),
+    },
+    right: ({ output }) => (output as { result?: number } | undefined)?.result === 395,
+  },
+  {
+    name: 'typed-lookup',
+    run: {
+      goal: "Look up Bob: report his name, email and company. Don't change anything.",
+      tools: ['search_users', 'get_user'],
+      output: shape({
+        name: { type: 'string' },
+        email: { type: 'string', format: 'email' },
+        company: { type: 'string' },
+      }),
+    },
+    right: ({ output, db }) => (output as { company?: string } | undefined)?.company === bobsCompany(db),
+  },
+  {
+    name: 'typed-json-planner',
+    run: {
+      goal: 'What is (17*23)+4, and what is 2^10? Use the calculator for both.',
+      planner: 'json',
+      tools: ['calculator'],
+      output: shape({ sum: { type: 'number' }, power: { type: 'number' } }),
+    },
+    right: ({ output }) => {
+      const { sum, power } = (output ?? {}) as { sum?: number; power?: number };
+      return sum === 395 && power === 1024;
+    },
+  },
 ];
 
 const MAX_ITERATIONS = 8;
@@ -88,6 +133,8 @@ interface Row {
   outcome: string;
   right: boolean;
   iterations: number;
+  /** Repair turns of a run with an output schema (its answer did not match). */
+  repairs: number;
   waves: string;
   modelCalls: number;
   promptTokensFirst: number;
@@ -171,12 +218,13 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
   const approving = scenario.run ? approveAll(client, workflowId) : { stop: () => undefined };
   let outcome: string;
   let answer = '';
+  let output: unknown;
   let iterations = 0;
   let waves: number[] = [];
   try {
     if (scenario.run) {
       const result = (await handle.result()) as AgentLoopResult;
-      ({ status: outcome, answer, iterations } = result);
+      ({ status: outcome, answer, iterations, output } = result);
       waves = result.waves.map((wave) => wave.calls.length);
     } else {
       const result = (await handle.result()) as GoalResult;
@@ -192,10 +240,13 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
   } finally {
     approving.stop();
   }
+  const messages = scenario.run ? await client.runs.transcript(workflowId).catch(() => []) : [];
+  const repairs = messages.filter(
+    (m) => m.role === 'user' && m.content.startsWith('Your final answer does not match the required output schema'),
+  ).length;
   const transcripts = process.env.REAL_MODEL_OUT && `${process.env.REAL_MODEL_OUT.replace(/\.json$/, '')}.transcripts`;
   if (transcripts && scenario.run) {
     fs.mkdirSync(transcripts, { recursive: true });
-    const messages = await client.runs.transcript(workflowId).catch(() => []);
     fs.writeFileSync(path.join(transcripts, `${scenario.name}.json`), JSON.stringify(messages, null, 2));
   }
   const calls = await modelCalls(client, handle);
@@ -203,8 +254,9 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
   return {
     scenario: scenario.name,
     outcome,
-    right: !outcome.startsWith('failed') && scenario.right({ answer, db }),
+    right: !outcome.startsWith('failed') && scenario.right({ answer, output, db }),
     iterations,
+    repairs,
     waves: waves.length ? waves.join(',') : '-',
     modelCalls: calls.length,
     promptTokensFirst: prompts[0] ?? 0,
@@ -262,6 +314,7 @@ function table(rows: Row[]): string {
     'outcome',
     'right',
     'iterations',
+    'repairs',
     'waves (widths)',
     'model calls',
     'prompt tokens (first / mean)',
@@ -273,6 +326,7 @@ function table(rows: Row[]): string {
     r.outcome,
     r.right ? 'yes' : 'no',
     String(r.iterations || '-'),
+    String(r.repairs),
     r.waves,
     String(r.modelCalls),
     `${r.promptTokensFirst} / ${r.promptTokensMean}${r.estimated ? ' (estimated)' : ''}`,
