@@ -12,6 +12,7 @@ const SLOW_FILES: Record<string, number> = {
   'test/e2e/bench-smoke.test.ts': 78,
   'test/e2e/cli.test.ts': 57,
   'test/e2e/cli-workers.test.ts': 39,
+  'test/e2e/approval-rules.test.ts': 28,
   'test/e2e/projects.test.ts': 32,
   'test/e2e/continue-as-new.test.ts': 31,
   'test/e2e/schedules.test.ts': 28,

@@ -1,3 +1,4 @@
+import { outputSketch } from './output-sketch';
 import type { Planner } from './plan';
 
 /**
@@ -33,14 +34,15 @@ export function outputInstructions(schema: Record<string, unknown>, planner: Pla
     '## Your final answer',
     `Your final answer must be a JSON value that matches this JSON Schema; give it ${where}:`,
     JSON.stringify(schema),
+    `That is, a value of this shape, with your values in place of the <…> (not the schema itself): ${outputSketch(schema)}`,
   ].join('\n');
 }
 
 /** The repair turn: why the final answer was refused, and what to send instead. */
-export function outputRepairNote(errors: readonly string[]): string {
+export function outputRepairNote(errors: readonly string[], schema: Record<string, unknown>): string {
   return [
     'Your final answer does not match the required output schema:',
     ...errors.map((error) => `- ${error}`),
-    'Reply again with the whole final answer as one JSON value that matches the schema (no other text).',
+    `Reply again with the whole final answer as one JSON value of this shape, your values in place of the <…> (no other text): ${outputSketch(schema)}`,
   ].join('\n');
 }

@@ -42,7 +42,7 @@ export class TypedOutput {
     if (checked.ok) return { kind: 'accept', fields: { output: checked.value } };
     if (this.repairsUsed < this.spec.repairs) {
       this.repairsUsed++;
-      return { kind: 'repair', note: outputRepairNote(checked.errors) };
+      return { kind: 'repair', note: outputRepairNote(checked.errors, this.spec.schema) };
     }
     return { kind: 'invalid', fields: { outputErrors: checked.errors } };
   }

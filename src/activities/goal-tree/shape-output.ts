@@ -60,7 +60,10 @@ export function createShapeGoalOutput({ openai, quirks }: { openai: OpenAI; quir
       const checked = await checkOutput({ schema: input.schema, text });
       if (checked.ok) return { output: checked.value, usage };
       errors = checked.errors;
-      messages.push({ role: 'assistant', content: text }, { role: 'user', content: outputRepairNote(errors) });
+      messages.push(
+        { role: 'assistant', content: text },
+        { role: 'user', content: outputRepairNote(errors, input.schema) },
+      );
     }
     return { outputErrors: errors, usage };
   };
