@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import type { RunProgress } from '../../src/contract/agent-loop';
+import { runDetails } from '../../src/workflows/run-details';
+
+const progress: RunProgress = {
+  status: 'waiting_for_approval',
+  iteration: 1,
+  maxIterations: 20,
+  phase: 'tools',
+  agent: 'default',
+  model: 'm',
+  waves: [],
+  usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+  pendingQuestions: [],
+  pendingApprovals: [
+    {
+      callId: 'call_large',
+      tool: 'pay',
+      args: { supplier: 'Initrode', amount: 9000 },
+      iteration: 1,
+      since: '2026-11-26T10:00:00.000Z',
+      reason: 'a payment of 9000 USD is over 1,000 USD',
+      deadline: '2026-11-26T14:00:00.000Z',
+      onTimeout: 'deny',
+    },
+  ],
+};
+
+describe('runDetails', () => {
+  it("a call waiting for approval shows why (its rule's reason), its deadline and what the deadline decides", () => {
+    expect(runDetails({ progress, workflowId: 'pay-17' })).toBe(
+      [
+        '**Waiting for a person** · iteration 1 of 20',
+        'Approval needed: wave 1 · pay() with arguments `{"supplier":"Initrode","amount":9000}`',
+        'Why: a payment of 9000 USD is over 1,000 USD',
+        'Undecided by 2026-11-26T14:00:00.000Z, it is denied.',
+        'Approve with `waveloop approve pay-17 call_large` or deny with `waveloop deny pay-17 call_large --reason "…"`',
+      ].join('\n\n'),
+    );
+  });
+});
