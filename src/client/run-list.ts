@@ -1,4 +1,5 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { WAVELOOP_STATUS } from '../contract/search-attributes';
@@ -62,30 +63,11 @@ export interface ListOptions {
 }
 
 /** The newest agent runs and goal trees (their roots; a tree's sub-goals are in `waveloop tree`). */
-export async function listRuns(
-  client: Client,
-  { limit = 20, status, schedule }: ListOptions = {},
-): Promise<ListedRun[]> {
-  const states = typeof status === 'string' ? [status] : status;
-  const kinds = states
-    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} IN (${states.map((state) => `'${state}'`).join(', ')})`
-    : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
-  const query =
-    schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;
+export async function listRuns(client: Client, options: ListOptions = {}): Promise<ListedRun[]> {
+  const { limit = 20 } = options;
   const runs: ListedRun[] = [];
-  for await (const run of client.workflow.list({ query })) {
-    const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);
-    const goal = run.memo?.[GOAL_MEMO];
-    runs.push({
-      workflowId: run.workflowId,
-      runId: run.runId,
-      workflowType: run.type,
-      execution: run.status.name,
-      status: own ?? run.status.name.toLowerCase(),
-      goal: typeof goal === 'string' ? goal : undefined,
-      startTime: run.startTime,
-      closeTime: run.closeTime,
-    });
+  for await (const run of client.workflow.list({ query: listQuery(options) })) {
+    runs.push(listedRun(run));
     if (runs.length >= limit) break;
   }
   await describeGoals(
@@ -93,6 +75,69 @@ export async function listRuns(
     runs.filter((run) => run.goal === undefined),
   );
   return runs;
+}
+
+/** One page of `runs.listPage`: the runs, and the cursor of the next page (absent on the last). */
+export interface RunPage {
+  runs: ListedRun[];
+  /** Temporal's next page token, base64url: pass it as `cursor` for the next page. */
+  cursor?: string;
+}
+
+/**
+ * One page of what `listRuns` lists, newest first: at most `limit` runs (default 20) from where
+ * `cursor` (a page's `cursor`) left off. A cursor that is not one throws a `TypeError`.
+ */
+export async function listRunsPage(
+  client: Client,
+  { cursor, ...options }: Omit<ListOptions, 'limit'> & { limit?: number; cursor?: string } = {},
+): Promise<RunPage> {
+  const nextPageToken = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url');
+  if (nextPageToken && (nextPageToken.length === 0 || nextPageToken.toString('base64url') !== cursor))
+    throw new TypeError('cursor: not a cursor of this list (use the `cursor` of the page before).');
+  const response = await client.workflowService.listWorkflowExecutions({
+    namespace: client.options.namespace,
+    query: listQuery(options),
+    pageSize: options.limit ?? 20,
+    nextPageToken,
+  });
+  const infos = await Promise.all(
+    (response.executions ?? []).map((raw) =>
+      executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace),
+    ),
+  );
+  const runs = infos.map((info) => listedRun(info as WorkflowExecutionInfo));
+  await describeGoals(
+    client,
+    runs.filter((run) => run.goal === undefined),
+  );
+  const next = response.nextPageToken?.length ? Buffer.from(response.nextPageToken).toString('base64url') : undefined;
+  return { runs, ...(next ? { cursor: next } : {}) };
+}
+
+/** The visibility query of `options`: agent runs in a status, else agent runs and goal trees' roots. */
+function listQuery({ status, schedule }: ListOptions): string {
+  const states = typeof status === 'string' ? [status] : status;
+  const kinds = states
+    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} IN (${states.map((state) => `'${state}'`).join(', ')})`
+    : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
+  return schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;
+}
+
+/** A run as the list shows it (its goal from its memo, when it has one). */
+function listedRun(run: WorkflowExecutionInfo): ListedRun {
+  const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);
+  const goal = run.memo?.[GOAL_MEMO];
+  return {
+    workflowId: run.workflowId,
+    runId: run.runId,
+    workflowType: run.type,
+    execution: run.status.name,
+    status: own ?? run.status.name.toLowerCase(),
+    goal: typeof goal === 'string' ? goal : undefined,
+    startTime: run.startTime,
+    closeTime: run.closeTime,
+  };
 }
 
 /** Fills in the goal of runs started without one in their memo, from their summary. */
