@@ -2,7 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { followRun, type RunReader } from '../client/follow';
+import { followRun, type RunEvent, type RunReader } from '../client/follow';
 import type { RunsClient } from '../client/runs';
 import type { AgentLoopResult } from '../contract/agent-loop';
 import { eventId, isAfter, parseEventId } from './event-ids';
@@ -11,9 +11,9 @@ import { eventId, isAfter, parseEventId } from './event-ids';
  * `GET /api/runs/{id}/events`: what `waveloop run` shows live, as Server-Sent Events. Each event is
  * a `RunEvent` of `runs.follow` (its `type` is the SSE event name, the whole event the data) with
  * an id from `event-ids.ts`. A client that reconnects with `Last-Event-ID` gets only the events after
- * that id. The stream ends after the `ended` event (its data carries the result), or a `failed`
- * event (`{ failure }`) when the run failed; a client that reconnects after `end` gets 204, which
- * tells an `EventSource` to stop.
+ * that id. The stream ends with the `ended` event, always the last (its data carries the result),
+ * or with a `failed` event (`{ failure }`) when the run failed; a client that reconnects after `end`
+ * gets 204, which tells an `EventSource` to stop.
  */
 export function runEventStream(
   c: Context,
@@ -36,12 +36,18 @@ export function runEventStream(
       },
       modelCall: (id) => runs.modelCall(id),
     };
+    const send = async (event: RunEvent) => {
+      const id = eventId(event, iteration);
+      if (!closed.signal.aborted && isAfter(id, last))
+        await sse.writeSSE({ id, event: event.type, data: JSON.stringify(event) });
+    };
+    // The follower reports `ended` before the calls it had not reported yet: it is sent last here.
+    let ended: RunEvent | undefined;
     const following = followRun(reader, workflowId, {
       stream,
       onEvent: async (event) => {
-        const id = eventId(event, iteration);
-        if (!closed.signal.aborted && isAfter(id, last))
-          await sse.writeSSE({ id, event: event.type, data: JSON.stringify(event) });
+        if (event.type === 'ended') ended = event;
+        else await send(event);
       },
     });
     let result: AgentLoopResult | undefined;
@@ -53,6 +59,7 @@ export function runEventStream(
     } finally {
       await following.stop(result);
     }
+    if (ended) await send(ended);
     if (failure !== undefined && !closed.signal.aborted)
       await sse.writeSSE({ id: 'end', event: 'failed', data: JSON.stringify({ failure }) });
   });
