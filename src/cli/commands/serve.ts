@@ -1,13 +1,7 @@
 import type { Command } from 'commander';
-import {
-  DEFAULT_HTTP_ADDRESS,
-  generateToken,
-  isLoopback,
-  parseListenAddress,
-  parseTokens,
-  startHttpServer,
-  type HttpToken,
-} from '../../http';
+import type { HttpToken } from '../../http';
+import { DEFAULT_HTTP_ADDRESS, isLoopback, parseListenAddress } from '../../http/listen-address';
+import { generateToken, parseTokens } from '../../http/tokens';
 import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { InProcessWorker } from '../in-process-worker';
@@ -67,6 +61,8 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
           )
         : undefined;
       await worker?.start();
+      // Loaded here: a command other than serve never loads the HTTP server (Hono).
+      const { startHttpServer } = await import('../../http/server');
       const server = await startHttpServer({ client, tokens, cors: options.cors, host, port, log: note });
       try {
         print(`waveloop serve: the HTTP API on ${server.url}/api (OpenAPI document: ${server.url}/api/openapi.json).`);
