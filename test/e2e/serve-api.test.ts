@@ -226,19 +226,6 @@ describe('waveloop serve: the HTTP API', () => {
     expect((await api('POST', `/api/runs/${chat}/end`)).status).toBe(202);
     expect(await cli.client.runs.result(chat)).toMatchObject({ status: 'completed', answer: 'Bob works at Initech.' });
 
-    // The list, a page at a time: the newest first, then the next page from the cursor.
-    const page = await api('GET', '/api/runs?limit=1');
-    expect(page.status).toBe(200);
-    expect(page.body.runs).toHaveLength(1);
-    expect(page.body.cursor).toEqual(expect.any(String));
-    const next = await api('GET', `/api/runs?limit=1&cursor=${page.body.cursor}`);
-    expect(next.body.runs).toHaveLength(1);
-    expect(next.body.runs[0].workflowId).not.toBe(page.body.runs[0].workflowId);
-    const completed = await api('GET', '/api/runs?status=completed&limit=50');
-    expect(completed.body.runs.map((r: { workflowId: string }) => r.workflowId)).toContain(chat);
-    expect(errorOf(await api('GET', '/api/runs?status=sleeping'))).toEqual([400, 'bad_request']);
-    expect(errorOf(await api('GET', '/api/runs?cursor=%21%21'))).toEqual([400, 'bad_request']);
-
     // A goal tree on a task queue no worker polls: it starts, its tree shows, and it is cancelled.
     const idle = new WaveloopClient(cli.h.client, `serve-idle-${Date.now()}`);
     const idleServer = await startHttpServer({ client: idle, tokens: TOKENS, host: '127.0.0.1', port: 0 });
@@ -252,9 +239,26 @@ describe('waveloop serve: the HTTP API', () => {
       expect((await call('POST', '/api/goals', { objective: '' })).status).toBe(400);
       const goal = await call('POST', '/api/goals', { objective: 'Plan the offsite', workflowId: 'serve-goal' });
       expect(goal).toEqual({ status: 201, body: { workflowId: 'serve-goal', runId: expect.any(String) } });
+      // The list (the goal tree and the chat at least), a page at a time: the next page from the cursor.
+      const page = await api('GET', '/api/runs?limit=1');
+      expect(page.status).toBe(200);
+      expect(page.body.runs).toHaveLength(1);
+      expect(page.body.cursor).toEqual(expect.any(String));
+      const next = await api('GET', `/api/runs?limit=1&cursor=${page.body.cursor}`);
+      expect(next.body.runs).toHaveLength(1);
+      expect(next.body.runs[0].workflowId).not.toBe(page.body.runs[0].workflowId);
+      const completed = await api('GET', '/api/runs?status=completed&limit=50');
+      expect(completed.body.runs.map((r: { workflowId: string }) => r.workflowId)).toContain(chat);
+      expect(errorOf(await api('GET', '/api/runs?status=sleeping'))).toEqual([400, 'bad_request']);
+      expect(errorOf(await api('GET', '/api/runs?cursor=%21%21'))).toEqual([400, 'bad_request']);
       const tree = await call('GET', '/api/goals/serve-goal/tree');
       expect(tree.status).toBe(200);
       expect(tree.body).toMatchObject({ goal: 'Plan the offsite', execution: 'RUNNING', children: [] });
+      // No worker serves it: a decision is refused, and nothing is sent.
+      expect(await call('POST', '/api/runs/serve-goal/messages', { text: 'hello' })).toEqual({
+        status: 503,
+        body: { error: { code: 'no_worker', message: expect.stringContaining('No worker') } },
+      });
       expect((await call('POST', '/api/runs/serve-goal/cancel')).status).toBe(202);
       const history = await cli.client.runs.handle('serve-goal').fetchHistory();
       expect(history.events!.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
