@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../contract/agent-loop';
@@ -80,7 +81,7 @@ export async function listRuns(client: Client, options: ListOptions = {}): Promi
 /** One page of `runs.listPage`: the runs, and the cursor of the next page (absent on the last). */
 export interface RunPage {
   runs: ListedRun[];
-  /** Temporal's next page token, base64url: pass it as `cursor` for the next page. */
+  /** Where the next page starts (Temporal's page token and a checksum): pass it as `cursor` for the next page. */
   cursor?: string;
 }
 
@@ -92,14 +93,12 @@ export async function listRunsPage(
   client: Client,
   { cursor, ...options }: Omit<ListOptions, 'limit'> & { limit?: number; cursor?: string } = {},
 ): Promise<RunPage> {
-  const nextPageToken = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url');
-  if (nextPageToken && (nextPageToken.length === 0 || nextPageToken.toString('base64url') !== cursor))
-    throw new TypeError('cursor: not a cursor of this list (use the `cursor` of the page before).');
+  const query = listQuery(options);
   const response = await client.workflowService.listWorkflowExecutions({
     namespace: client.options.namespace,
-    query: listQuery(options),
+    query,
     pageSize: options.limit ?? 20,
-    nextPageToken,
+    nextPageToken: cursor === undefined ? undefined : pageToken(cursor, query),
   });
   const infos = await Promise.all(
     (response.executions ?? []).map((raw) =>
@@ -111,8 +110,32 @@ export async function listRunsPage(
     client,
     runs.filter((run) => run.goal === undefined),
   );
-  const next = response.nextPageToken?.length ? Buffer.from(response.nextPageToken).toString('base64url') : undefined;
+  const next = response.nextPageToken?.length ? cursorOf(response.nextPageToken, query) : undefined;
   return { runs, ...(next ? { cursor: next } : {}) };
+}
+
+/**
+ * The cursor of Temporal's page token: the token, base64url, then a checksum of the token and the
+ * list's query, so that a cursor mistyped, or of a list with other filters, is refused here (Temporal
+ * answers a page token it did not make with an internal error, after retries).
+ */
+function cursorOf(token: Uint8Array, query: string): string {
+  return `${Buffer.from(token).toString('base64url')}.${checksum(token, query)}`;
+}
+
+/** The page token `cursor` carries, for the list of `query`; a `TypeError` when it is not one of its cursors. */
+function pageToken(cursor: string, query: string): Buffer {
+  const [encoded = '', sum] = cursor.split('.');
+  const token = Buffer.from(encoded, 'base64url');
+  if (token.length === 0 || sum !== checksum(token, query))
+    throw new TypeError(
+      'cursor: not a cursor of this list (use the `cursor` of the page before, with the same filters).',
+    );
+  return token;
+}
+
+function checksum(token: Uint8Array, query: string): string {
+  return createHash('sha256').update(query).update(token).digest().subarray(0, 12).toString('base64url');
 }
 
 /** The visibility query of `options`: agent runs in a status, else agent runs and goal trees' roots. */

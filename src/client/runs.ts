@@ -285,7 +285,8 @@ export class RunsClient {
 
   /**
    * One page of the list, newest first: at most `limit` runs (default 20), from where the `cursor`
-   * of the page before left off (a `TypeError` when `cursor` is not one). The last page has no `cursor`.
+   * of the page before left off. A cursor of another list (other filters) or mistyped is a
+   * `TypeError`. The last page has no `cursor`.
    */
   async listPage(options: Omit<ListOptions, 'limit'> & { limit?: number; cursor?: string } = {}): Promise<RunPage> {
     return listRunsPage(this.temporal, options);

@@ -251,6 +251,9 @@ describe('waveloop serve: the HTTP API', () => {
       expect(completed.body.runs.map((r: { workflowId: string }) => r.workflowId)).toContain(chat);
       expect(errorOf(await api('GET', '/api/runs?status=sleeping'))).toEqual([400, 'bad_request']);
       expect(errorOf(await api('GET', '/api/runs?cursor=%21%21'))).toEqual([400, 'bad_request']);
+      expect(errorOf(await api('GET', '/api/runs?cursor=AAAA'))).toEqual([400, 'bad_request']);
+      const otherFilter = `/api/runs?status=completed&limit=1&cursor=${page.body.cursor}`;
+      expect(errorOf(await api('GET', otherFilter))).toEqual([400, 'bad_request']);
       const tree = await call('GET', '/api/goals/serve-goal/tree');
       expect(tree.status).toBe(200);
       expect(tree.body).toMatchObject({ goal: 'Plan the offsite', execution: 'RUNNING', children: [] });
