@@ -328,4 +328,33 @@ describe('waveloop serve: the HTTP API', () => {
     const { code, stderr } = await serving.done;
     expect(code, stderr).toBe(0);
   });
+
+  it('`waveloop serve --worker` serves its task queue with a worker of its own; the tokens are never printed', async () => {
+    const queue = `serve-worker-${Date.now()}`;
+    const env = { ...cli.env, WAVELOOP_TASK_QUEUE: queue, WAVELOOP_HTTP_TOKENS: 'carol:carols-secret' };
+    const serving = waveloopLive(['serve', '--worker', '--listen', '127.0.0.1:0'], env);
+    try {
+      const [, url] = await eventually(
+        async () => /on (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(serving.stdout()) ?? [],
+        (match) => match.length > 0,
+      );
+      cli.fake.script({ content: 'Done.' });
+      const started = await fetch(`${url}/api/runs`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer carols-secret', 'content-type': 'application/json' },
+        body: JSON.stringify({ goal: 'Say done', workflowId: 'serve-own-worker' }),
+      });
+      expect(started.status).toBe(201);
+      expect(await new WaveloopClient(cli.h.client, queue).runs.result('serve-own-worker')).toMatchObject({
+        answer: 'Done.',
+      });
+    } finally {
+      serving.kill('SIGINT');
+    }
+    const { code, stdout, stderr } = await serving.done;
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain(`A worker in this process serves task queue "${queue}"`);
+    expect(stderr).toContain('Tokens from WAVELOOP_HTTP_TOKENS for: carol.');
+    expect(stdout + stderr).not.toContain('carols-secret');
+  });
 });
