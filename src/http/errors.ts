@@ -43,15 +43,15 @@ const NOT_FOUND = 5;
 const ALREADY_EXISTS = 6;
 
 /**
- * The `HttpError` for `err`: zod issues are 400, an unknown workflow 404, a workflow id in use and a
- * refused update 409 (`refused`: the status a caller gives a refused update, when it knows better),
- * no worker 503. Anything else is a 500 whose message says only that it failed: `log` gets the error.
+ * The `HttpError` for `err`: zod issues and a bad cursor are 400, an unknown workflow 404, a
+ * workflow id in use and an update the workflow refused (nothing waits for it) 409, no worker 503.
+ * Anything else is a 500 whose message says only that it failed; `log` gets the error's message.
  */
 export function toHttpError(err: unknown, log: (line: string) => void): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof ZodError)
     return new HttpError(400, 'bad_request', `Invalid input: ${describeIssues(err.issues, 'input')}`);
-  if (err instanceof TypeError && /^(cursor|by):/.test(err.message))
+  if (err instanceof TypeError && err.message.startsWith('cursor:'))
     return new HttpError(400, 'bad_request', err.message);
   if (err instanceof WorkflowNotFoundError)
     return new HttpError(404, 'not_found', `No run or goal tree with id ${err.workflowId}.`);
