@@ -96,6 +96,7 @@ const LAYERS = {
     'temporal',
   ],
   client: ['contract', 'settings', 'payloads', 'temporal'],
+  http: ['contract', 'settings', 'client', 'temporal', 'payloads'],
   index: ['contract', 'settings', 'tools', 'agents', 'mcp', 'project', 'worker', 'telemetry', 'temporal', 'client'],
 };
 const FOLDERS = Object.keys(LAYERS).filter((name) => name !== 'index');

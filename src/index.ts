@@ -3,7 +3,8 @@
  * follow and decide runs and goal trees from code. `import { defineConfig, defineTool } from 'waveloop'`.
  *
  * Every name here is listed in docs/api.md. What is not exported is internal and may change in any
- * release: activity inputs, prompts, the payload codecs' parts, the CLI, the embedded server.
+ * release: activity inputs, prompts, the payload codecs' parts, the CLI, the embedded server, and the
+ * HTTP API of `waveloop serve` (src/http: not exported, so that importing waveloop loads no HTTP server).
  */
 
 // Declaring a project (waveloop.config.ts).
@@ -51,7 +52,7 @@ export type {
   StartOptions,
 } from './client/runs';
 export type { ModelCallState } from './client/model-call';
-export { RUN_STATES, type ListedRun, type ListOptions, type RunState } from './client/run-list';
+export { RUN_STATES, type ListedRun, type ListOptions, type RunPage, type RunState } from './client/run-list';
 export {
   RUN_ENDED,
   type Follower,

@@ -15,6 +15,7 @@ import * as pending from './commands/pending';
 import * as project from './commands/project';
 import * as run from './commands/run';
 import * as schedule from './commands/schedule';
+import * as serve from './commands/serve';
 import * as server from './commands/server';
 import * as worker from './commands/worker';
 import { describeError, UsageError } from './errors';
@@ -31,7 +32,21 @@ import { exitStatus, note } from './support';
 const USAGE_ERROR = 2;
 
 /** The groups of commands, in the order `--help` lists them. */
-const COMMANDS = [run, worker, project, inspect, follow, pending, decide, cancel, goal, codecServer, schedule, server];
+const COMMANDS = [
+  run,
+  worker,
+  project,
+  inspect,
+  follow,
+  pending,
+  decide,
+  cancel,
+  goal,
+  serve,
+  codecServer,
+  schedule,
+  server,
+];
 
 function packageVersion(): string {
   const root = packageRoot();

@@ -43,7 +43,7 @@ export interface PendingList {
 }
 
 /** The decisions `progress` shows waiting on `run`. */
-export function pendingOf(run: ListedRun, progress: RunProgress): PendingDecision[] {
+export function pendingOf(run: Pick<ListedRun, 'workflowId' | 'goal'>, progress: RunProgress): PendingDecision[] {
   const { workflowId, goal } = run;
   const approvals = progress.pendingApprovals.map(
     ({ callId, tool, iteration, args, since, reason, deadline }): PendingDecision => ({

@@ -1,4 +1,6 @@
-import type { Client } from '@temporalio/client';
+import { createHash } from 'node:crypto';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { WAVELOOP_STATUS } from '../contract/search-attributes';
@@ -62,30 +64,11 @@ export interface ListOptions {
 }
 
 /** The newest agent runs and goal trees (their roots; a tree's sub-goals are in `waveloop tree`). */
-export async function listRuns(
-  client: Client,
-  { limit = 20, status, schedule }: ListOptions = {},
-): Promise<ListedRun[]> {
-  const states = typeof status === 'string' ? [status] : status;
-  const kinds = states
-    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} IN (${states.map((state) => `'${state}'`).join(', ')})`
-    : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
-  const query =
-    schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;
+export async function listRuns(client: Client, options: ListOptions = {}): Promise<ListedRun[]> {
+  const { limit = 20 } = options;
   const runs: ListedRun[] = [];
-  for await (const run of client.workflow.list({ query })) {
-    const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);
-    const goal = run.memo?.[GOAL_MEMO];
-    runs.push({
-      workflowId: run.workflowId,
-      runId: run.runId,
-      workflowType: run.type,
-      execution: run.status.name,
-      status: own ?? run.status.name.toLowerCase(),
-      goal: typeof goal === 'string' ? goal : undefined,
-      startTime: run.startTime,
-      closeTime: run.closeTime,
-    });
+  for await (const run of client.workflow.list({ query: listQuery(options) })) {
+    runs.push(listedRun(run));
     if (runs.length >= limit) break;
   }
   await describeGoals(
@@ -93,6 +76,91 @@ export async function listRuns(
     runs.filter((run) => run.goal === undefined),
   );
   return runs;
+}
+
+/** One page of `runs.listPage`: the runs, and the cursor of the next page (absent on the last). */
+export interface RunPage {
+  runs: ListedRun[];
+  /** Where the next page starts (Temporal's page token and a checksum): pass it as `cursor` for the next page. */
+  cursor?: string;
+}
+
+/**
+ * One page of what `listRuns` lists, newest first: at most `limit` runs (default 20) from where
+ * `cursor` (a page's `cursor`) left off. A cursor that is not one throws a `TypeError`.
+ */
+export async function listRunsPage(
+  client: Client,
+  { cursor, ...options }: Omit<ListOptions, 'limit'> & { limit?: number; cursor?: string } = {},
+): Promise<RunPage> {
+  const query = listQuery(options);
+  const response = await client.workflowService.listWorkflowExecutions({
+    namespace: client.options.namespace,
+    query,
+    pageSize: options.limit ?? 20,
+    nextPageToken: cursor === undefined ? undefined : pageToken(cursor, query),
+  });
+  const infos = await Promise.all(
+    (response.executions ?? []).map((raw) =>
+      executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace),
+    ),
+  );
+  const runs = infos.map((info) => listedRun(info as WorkflowExecutionInfo));
+  await describeGoals(
+    client,
+    runs.filter((run) => run.goal === undefined),
+  );
+  const next = response.nextPageToken?.length ? cursorOf(response.nextPageToken, query) : undefined;
+  return { runs, ...(next ? { cursor: next } : {}) };
+}
+
+/**
+ * The cursor of Temporal's page token: the token, base64url, then a checksum of the token and the
+ * list's query, so that a cursor mistyped, or of a list with other filters, is refused here (Temporal
+ * answers a page token it did not make with an internal error, after retries).
+ */
+function cursorOf(token: Uint8Array, query: string): string {
+  return `${Buffer.from(token).toString('base64url')}.${checksum(token, query)}`;
+}
+
+/** The page token `cursor` carries, for the list of `query`; a `TypeError` when it is not one of its cursors. */
+function pageToken(cursor: string, query: string): Buffer {
+  const [encoded = '', sum] = cursor.split('.');
+  const token = Buffer.from(encoded, 'base64url');
+  if (token.length === 0 || sum !== checksum(token, query))
+    throw new TypeError(
+      'cursor: not a cursor of this list (use the `cursor` of the page before, with the same filters).',
+    );
+  return token;
+}
+
+function checksum(token: Uint8Array, query: string): string {
+  return createHash('sha256').update(query).update(token).digest().subarray(0, 12).toString('base64url');
+}
+
+/** The visibility query of `options`: agent runs in a status, else agent runs and goal trees' roots. */
+function listQuery({ status, schedule }: ListOptions): string {
+  const states = typeof status === 'string' ? [status] : status;
+  const kinds = states
+    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} IN (${states.map((state) => `'${state}'`).join(', ')})`
+    : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
+  return schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;
+}
+
+/** A run as the list shows it (its goal from its memo, when it has one). */
+function listedRun(run: WorkflowExecutionInfo): ListedRun {
+  const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);
+  const goal = run.memo?.[GOAL_MEMO];
+  return {
+    workflowId: run.workflowId,
+    runId: run.runId,
+    workflowType: run.type,
+    execution: run.status.name,
+    status: own ?? run.status.name.toLowerCase(),
+    goal: typeof goal === 'string' ? goal : undefined,
+    startTime: run.startTime,
+    closeTime: run.closeTime,
+  };
 }
 
 /** Fills in the goal of runs started without one in their memo, from their summary. */

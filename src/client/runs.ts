@@ -32,7 +32,7 @@ import { NoWorkerError } from './no-worker-error';
 import { pendingOf, WAITING_STATES, type PendingDecision, type PendingList } from './pending';
 import { readPersonUpdates, type PersonUpdate } from './person-updates';
 import { waitUntilClosed } from './run-closed';
-import { listRuns, type ListedRun, type ListOptions } from './run-list';
+import { listRuns, listRunsPage, type ListedRun, type ListOptions, type RunPage } from './run-list';
 import { startGoalWorkflow } from './start-workflow';
 
 export interface StartOptions {
@@ -281,6 +281,15 @@ export class RunsClient {
    */
   async list(options: ListOptions = {}): Promise<ListedRun[]> {
     return listRuns(this.temporal, options);
+  }
+
+  /**
+   * One page of the list, newest first: at most `limit` runs (default 20), from where the `cursor`
+   * of the page before left off. A cursor of another list (other filters) or mistyped is a
+   * `TypeError`. The last page has no `cursor`.
+   */
+  async listPage(options: Omit<ListOptions, 'limit'> & { limit?: number; cursor?: string } = {}): Promise<RunPage> {
+    return listRunsPage(this.temporal, options);
   }
 
   /**

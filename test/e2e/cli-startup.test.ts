@@ -17,7 +17,7 @@ async function packagesLoadedBy(args: string[]): Promise<string[]> {
 }
 
 describe('CLI start-up', () => {
-  it('a command that runs no worker (yet) loads neither the worker packages nor MCP, OpenTelemetry, the model client or the config loader', async () => {
+  it('a command that runs no worker (yet) loads neither the worker packages nor MCP, OpenTelemetry, the model client, the config loader or the HTTP server', async () => {
     // Refused while the options are read: the whole program is built, no server is asked, and
     // `run` loads its worker only once it knows it needs one.
     for (const args of [
@@ -33,6 +33,7 @@ describe('CLI start-up', () => {
         '@opentelemetry/sdk-trace-base',
         'openai',
         'jiti',
+        'hono',
       ]) {
         expect(packages, `${args.join(' ')} loads ${heavy}`).not.toContain(heavy);
       }

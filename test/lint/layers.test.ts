@@ -35,6 +35,18 @@ describe('lint: the layers of src', () => {
     expect(messages[0]).toMatch(/^'..\/client\/waveloop-client' import is restricted .* src\/worker may import only /);
   });
 
+  it('lets the HTTP API use the library client, and refuses it the worker and the CLI', async () => {
+    const client = "import { WaveloopClient } from '../client/waveloop-client';\nexport { WaveloopClient };\n";
+    expect(await refusals('src/http/app.ts', client)).toEqual([]);
+    const source =
+      "import { createWorker } from '../worker';\nimport { print } from '../cli/support';\nexport { createWorker, print };\n";
+    const messages = await refusals('src/http/app.ts', source);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toContain(
+      'src/http may import only src/contract, src/settings, src/client, src/temporal, src/payloads',
+    );
+  });
+
   it('refuses an import of the CLI from anywhere but the CLI, deeper folders too', async () => {
     expect(
       await refusals(

@@ -1,0 +1,96 @@
+import type { Command } from 'commander';
+import type { HttpToken } from '../../http';
+import { DEFAULT_HTTP_ADDRESS, isLoopback, parseListenAddress } from '../../http/listen-address';
+import { generateToken, parseTokens } from '../../http/tokens';
+import { loadSettings } from '../../settings';
+import { UsageError } from '../errors';
+import { InProcessWorker } from '../in-process-worker';
+import { listenForStop } from '../stop-signals';
+import { action, ensureServer, note, osUser, print, projectOf, withClient } from '../support';
+
+/**
+ * `waveloop serve`: the HTTP API (docs/http-api.md) until Ctrl-C, over the same Temporal server as
+ * every command (the embedded one unless `TEMPORAL_ADDRESS` says otherwise).
+ */
+
+interface ServeOptions {
+  listen?: string;
+  worker?: boolean;
+  cors?: string;
+}
+
+/** Adds `waveloop serve`. */
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API: start, follow (Server-Sent Events) and decide runs over HTTP, with bearer tokens')
+    .option(
+      '--listen <host:port>',
+      `address to listen on (default: WAVELOOP_HTTP_ADDRESS, else ${DEFAULT_HTTP_ADDRESS})`,
+    )
+    .option('--worker', "also run a worker with the project's tools in this process (default: none)")
+    .option('--cors <origin>', 'let pages of this browser origin call the API (default: no cross-origin calls)')
+    .action(action((options: ServeOptions) => serve(program, options)));
+}
+
+/**
+ * Serves until Ctrl-C (or SIGTERM). Tokens come from `WAVELOOP_HTTP_TOKENS`; without any, one is made
+ * for this start and printed (as Jupyter does), and the server listens on this machine only: on an
+ * address beyond it, it refuses to start (a `UsageError`, exit 2).
+ */
+async function serve(program: Command, options: ServeOptions): Promise<number> {
+  const config = loadSettings();
+  const address = options.listen ?? (process.env.WAVELOOP_HTTP_ADDRESS?.trim() || DEFAULT_HTTP_ADDRESS);
+  const { host, port } = usage(() => parseListenAddress(address));
+  const configured = process.env.WAVELOOP_HTTP_TOKENS?.trim();
+  const given = configured ? usage(() => parseTokens(configured)) : [];
+  if (given.length === 0 && !isLoopback(host)) {
+    throw new UsageError(
+      `waveloop serve refuses to listen on ${host}, beyond this machine, without tokens: set WAVELOOP_HTTP_TOKENS (name:token,…), or listen on 127.0.0.1.`,
+    );
+  }
+  const made: HttpToken | undefined = given.length === 0 ? { name: osUser(), token: generateToken() } : undefined;
+  const tokens = made ? [made] : given;
+  await ensureServer(config);
+  const stop = listenForStop();
+  try {
+    return await withClient(config, async (client) => {
+      const worker = options.worker
+        ? new InProcessWorker(config, await projectOf(program), () =>
+            note(`A worker in this process serves task queue "${config.taskQueue}".`),
+          )
+        : undefined;
+      await worker?.start();
+      // Loaded here: a command other than serve never loads the HTTP server (Hono).
+      const { startHttpServer } = await import('../../http/server');
+      const server = await startHttpServer({ client, tokens, cors: options.cors, host, port, log: note });
+      try {
+        print(`waveloop serve: the HTTP API on ${server.url}/api (OpenAPI document: ${server.url}/api/openapi.json).`);
+        if (made) {
+          print(`No WAVELOOP_HTTP_TOKENS: this start made a token; decisions with it are recorded as by ${made.name}.`);
+          print(`  ${server.url}/?token=${made.token}`);
+          print(`  curl -H "Authorization: Bearer ${made.token}" ${server.url}/api/pending`);
+        } else note(`Tokens from WAVELOOP_HTTP_TOKENS for: ${tokens.map((t) => t.name).join(', ')}.`);
+        if (!worker)
+          note(`No worker here (--worker runs one): runs need a worker on task queue "${config.taskQueue}".`);
+        note('Ctrl-C stops it.');
+        await stop.stopped;
+      } finally {
+        await server.close();
+        await worker?.stop();
+      }
+      return 0;
+    });
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** `parse()`, its `TypeError` as a `UsageError` (exit 2). */
+function usage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw err instanceof TypeError ? new UsageError(err.message) : err;
+  }
+}

@@ -1,0 +1,35 @@
+import { createRoute } from '@hono/zod-openapi';
+import type { Api, RouteDeps } from './api-env';
+import { body, errors, json, jsonOf } from './api-env';
+import { RunParamsSchema, StartedSchema, StartGoalBodySchema } from './schemas';
+
+/** The routes of goal trees: start one, read its tree (as `waveloop tree`). */
+export function addGoalRoutes(app: Api, { client }: RouteDeps): void {
+  const { goals } = client;
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/goals',
+      summary: 'Start a goal tree',
+      request: body(StartGoalBodySchema),
+      responses: { 201: jsonOf('started', StartedSchema), ...errors(400, 409) },
+    }),
+    async (c) => {
+      const { workflowId, ...input } = c.req.valid('json');
+      const handle = await goals.start(input, { workflowId });
+      return c.json({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/goals/{id}/tree',
+      summary: 'The goal tree, read from the workflow histories (as `waveloop tree`)',
+      request: { params: RunParamsSchema },
+      responses: { 200: json('the tree: its root node, with its sub-goals'), ...errors(404) },
+    }),
+    async (c) => c.json(await goals.tree(c.req.valid('param').id), 200),
+  );
+}

@@ -1,0 +1,91 @@
+import { createRoute } from '@hono/zod-openapi';
+import { pendingOf } from '../client/pending';
+import type { Api, RouteDeps } from './api-env';
+import { body, errors, json, jsonOf } from './api-env';
+import { runEventStream } from './run-events';
+import { requireRunning } from './run-state';
+import { EventsQuerySchema, ListQuerySchema, RunParamsSchema, StartedSchema, StartRunBodySchema } from './schemas';
+
+/** The routes of agent runs: start, list, read, follow (SSE), cancel. */
+export function addRunRoutes(app: Api, { client }: RouteDeps): void {
+  const { runs } = client;
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/runs',
+      summary: 'Start an agent run',
+      request: body(StartRunBodySchema),
+      responses: { 201: jsonOf('started', StartedSchema), ...errors(400, 409) },
+    }),
+    async (c) => {
+      const { workflowId, ...input } = c.req.valid('json');
+      const handle = await runs.start(input, { workflowId });
+      return c.json({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs',
+      summary: 'The newest runs and goal trees, a page at a time (as `waveloop list`)',
+      request: { query: ListQuerySchema },
+      responses: { 200: json('`{ runs, cursor? }`: pass `cursor` for the next page'), ...errors(400) },
+    }),
+    async (c) => c.json(await runs.listPage(c.req.valid('query')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs/{id}',
+      summary: "A run's status, the decisions it waits for and, once ended, its result",
+      request: { params: RunParamsSchema },
+      responses: { 200: json('the run'), ...errors(404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const report = await runs.status(id);
+      const status = report.progress?.status ?? report.result?.status ?? report.execution.toLowerCase();
+      const pending = report.progress ? pendingOf({ workflowId: id }, report.progress) : [];
+      return c.json({ ...report, status, pending }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs/{id}/events',
+      summary: 'What the run shows live, as Server-Sent Events; reconnect with Last-Event-ID',
+      request: { params: RunParamsSchema, query: EventsQuerySchema },
+      responses: {
+        200: { description: 'the events', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        204: { description: 'the run has ended and Last-Event-ID was its end: nothing more will come' },
+        ...errors(404),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      await runs.handle(id).describe();
+      const lastEventId = c.req.header('last-event-id');
+      return runEventStream(c, runs, id, { lastEventId, stream: c.req.valid('query').stream === 'true' });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/runs/{id}/cancel',
+      summary: 'Request cancellation of a run (or a goal tree)',
+      request: { params: RunParamsSchema },
+      responses: { 202: json('cancellation requested'), ...errors(404, 409) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      await requireRunning(runs, id);
+      await runs.cancel(id);
+      return c.json({ workflowId: id, cancelRequested: true }, 202);
+    },
+  );
+}
