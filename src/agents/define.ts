@@ -52,6 +52,8 @@ export interface AgentDefinition<O = unknown> {
     modelTimeoutSeconds?: number;
     /** Attempts of a model call before the run fails `ModelUnavailable` (default: the worker's, 8). */
     modelAttempts?: number;
+    /** How many tool calls of one wave run at once (default: the worker's, 16; docs/flow-control.md). */
+    maxParallelTools?: number;
   };
 }
 

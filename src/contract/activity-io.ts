@@ -55,6 +55,8 @@ export interface ResolvedRun {
   contextTokens?: number;
   /** Model calls run as local activities (`AgentLoopInput.localModelCalls`). */
   localModelCalls?: boolean;
+  /** How many tool calls of one wave run at once (`AgentLoopInput.maxParallelTools`). */
+  maxParallelTools: number;
   /** Whether the namespace has waveloop's search attributes, so the run may set them. */
   searchAttributes: boolean;
   /** How long an attempt of a model call may take, and how the call is retried. */

@@ -84,6 +84,7 @@ const agentSchema = z.strictObject({
       maxOutputTokens: run.maxOutputTokens,
       modelTimeoutSeconds: run.modelTimeoutSeconds,
       modelAttempts: run.modelAttempts,
+      maxParallelTools: run.maxParallelTools,
     })
     .optional(),
 });

@@ -226,8 +226,8 @@ class AgentRun {
     let wave: WaveRecord;
     try {
       const { workflowId } = workflowInfo();
-      const { agent, answerTimeoutMs } = this.run;
-      const context = { iteration, tools, workflowId, agent, gate: this.gate, answerTimeoutMs };
+      const { agent, answerTimeoutMs, maxParallelTools } = this.run;
+      const context = { iteration, tools, workflowId, agent, gate: this.gate, answerTimeoutMs, maxParallelTools };
       const settled = (record: ToolCallRecord) => {
         settling.calls.push(record);
         publisher.describe();

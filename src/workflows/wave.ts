@@ -13,6 +13,7 @@ import { FailureType } from '../contract/errors';
 import { toolSummary } from '../contract/summaries';
 import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';
+import { Slots } from './slots';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -28,23 +29,30 @@ export interface WaveContext {
   agent: string;
   gate: HumanGate;
   answerTimeoutMs: number | undefined;
+  /** How many of the wave's tool activities may run at once (`maxParallelTools`). */
+  maxParallelTools: number;
   /** Told of each call as it settles, before the rest of its wave (for live followers). */
   settled?: (record: ToolCallRecord) => void;
 }
 
 /**
- * Runs the tool calls of one model reply as one wave: every call is scheduled in the same workflow
- * task, so all of them start before any completes. A call the model got wrong (unknown tool,
+ * Runs the tool calls of one model reply as one wave: up to `maxParallelTools` of its tool
+ * activities are scheduled in the same workflow task, so they start before any completes; each
+ * further call starts as soon as an earlier one's activity settles, in call order. The results come
+ * back in call order whatever order they settle in. A call the model got wrong (unknown tool,
  * arguments that are not a JSON object) is answered here without an activity; a failing tool
  * becomes an error the model sees. A call that needs approval waits for it without holding back
- * the others, and `ask_question` waits for a person meanwhile. Nothing here fails the run;
- * cancellation goes through.
+ * the others and without holding a slot (only a running activity holds one), and `ask_question`
+ * waits for a person meanwhile. Nothing here fails the run; cancellation goes through.
  */
 export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Promise<ToolCallRecord[]> {
   const { settled } = context;
+  const slots = new Slots(context.maxParallelTools);
   return Promise.all(
     calls.map((call) =>
-      settled ? runCall(call, context).then((record) => (settled(record), record)) : runCall(call, context),
+      settled
+        ? runCall(call, context, slots).then((record) => (settled(record), record))
+        : runCall(call, context, slots),
     ),
   );
 }
@@ -52,7 +60,10 @@ export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Pro
 async function runCall(
   call: ToolCallMessagePart,
   { iteration, tools, workflowId, agent, gate, answerTimeoutMs }: WaveContext,
+  slots: Slots,
 ): Promise<ToolCallRecord> {
+  const execute = (tool: ToolInfo, input: ToolCallInput, summary: string) =>
+    slots.run(() => executeNow(tool, input, summary));
   const name = call.function.name;
   const args = parseArguments(call.function.arguments);
   const record = { id: call.id, tool: name, args: args.ok ? args.value : {} };
@@ -98,7 +109,7 @@ function contentOf(output: ToolCallOutput): string {
 }
 
 /** One `runTool` activity (local for `localActivity` tools), retried per the tool's policy. */
-function execute(tool: ToolInfo, input: ToolCallInput, summary: string): Promise<ToolCallOutput> {
+function executeNow(tool: ToolInfo, input: ToolCallInput, summary: string): Promise<ToolCallOutput> {
   const retry = {
     maximumAttempts: tool.maximumAttempts,
     initialInterval: tool.initialIntervalMs,

@@ -32,6 +32,7 @@ interface GoalOptions {
   maxTime?: number;
   maxCost?: number;
   maxTokens?: number;
+  maxParallelGoals?: number;
   tools?: string;
   model?: string;
   agent?: string;
@@ -52,6 +53,11 @@ export function register(program: Command): void {
     .option('--max-time <duration>', 'time limit of the whole tree, e.g. 10m (default 1h)', parseDuration)
     .option('--max-cost <usd>', 'cost limit in USD (default 10)', parsePositiveNumber)
     .option('--max-tokens <n>', 'token limit of the whole tree', parsePositiveInt)
+    .option(
+      '--max-parallel-goals <n>',
+      'sub-goals of one level that run at once, under each goal (default: all of the level)',
+      parsePositiveInt,
+    )
     .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
     .option('--model <name>', 'model name (overrides WAVELOOP_MODEL)')
     .option(
@@ -84,6 +90,7 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
     maxTimeSeconds: options.maxTime === undefined ? undefined : options.maxTime / 1000,
     maxCostUsd: options.maxCost,
     maxTokens: options.maxTokens,
+    maxParallelGoals: options.maxParallelGoals,
   };
   const input = GoalTreeInputSchema.parse({
     objective: words.join(' '),

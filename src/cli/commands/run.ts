@@ -40,6 +40,11 @@ export function register(program: Command): void {
     .option('--system <prompt>', 'system prompt (overrides the agent)')
     .option('--tools <a,b>', 'tool allowlist, comma-separated')
     .option('--max-iterations <n>', 'iteration limit (default 20)', parsePositiveInt)
+    .option(
+      '--max-parallel-tools <n>',
+      "tool calls of one wave that run at once (default: the agent's, else the worker's, 16)",
+      parsePositiveInt,
+    )
     .addOption(
       new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']),
     )
@@ -65,6 +70,7 @@ interface RunOptions {
   system?: string;
   tools?: string;
   maxIterations?: number;
+  maxParallelTools?: number;
   planner?: 'native' | 'json';
   timeout?: number;
   outputSchema?: string;
@@ -92,6 +98,7 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
       .map((t) => t.trim())
       .filter(Boolean),
     maxIterations: options.maxIterations,
+    maxParallelTools: options.maxParallelTools,
     planner: options.planner,
     conversation: options.chat || undefined,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),

@@ -18,6 +18,16 @@ export const GoalConstraintsSchema = z.strictObject({
     .optional(),
   maxCostUsd: z.number().positive().optional(),
   maxTokens: z.number().int().min(1).optional(),
+  /**
+   * How many sub-goals of one level run at once, under each goal (default: all of the level, at most
+   * 8); the others start as earlier ones end. The tool loops inside keep their own `maxParallelTools`.
+   */
+  maxParallelGoals: z
+    .number({ error: 'maxParallelGoals must be a whole number of at least 1' })
+    .int('maxParallelGoals must be a whole number of at least 1')
+    .min(1, 'maxParallelGoals must be at least 1 (the sub-goals of a level that run at once)')
+    .max(100)
+    .optional(),
 });
 export type GoalConstraints = z.infer<typeof GoalConstraintsSchema>;
 

@@ -21,6 +21,7 @@ import type {
 } from '../../contract/goal-tree/pursue-goal';
 import { evidenceFor, executionGoal, otherGoals, toEvidence, workflowSummary } from '../../contract/goal-tree/text';
 import { agentLoop } from '../agent-loop';
+import { Slots } from '../slots';
 import { shareLevel, type Grant } from './budget';
 import { goalClock, type GoalClock } from './clock';
 import { findCycle } from './cycles';
@@ -157,24 +158,28 @@ async function pursueSubGoals(g: Goal, subGoals: SubGoal[]): Promise<GoalResult>
 }
 
 /**
- * Starts the sub-goals of one level (indices into `g.planned`) at once, each with its share of the
- * budgets (`later`: sub-goals of the levels still to come). One that repeats a goal on the stack,
- * or that a limit leaves no share or time, is not started: its result says why.
+ * Starts the sub-goals of one level (indices into `g.planned`) at once, or `maxParallelGoals` of them
+ * at a time, each with its share of the budgets (`later`: sub-goals of the levels still to come). One
+ * that repeats a goal on the stack, or that a limit leaves no share or time when its turn comes, is
+ * not started: its result says why.
  */
 async function pursueLevel(g: Goal, level: number[], later: number): Promise<GoalResult[]> {
   const stack = [...g.node.stack, g.node.goal];
   const evidence = evidenceFor(g.node.evidence, g.children);
   const subGoals = level.map((i) => ({ goal: g.planned[i], position: i + 1, cycle: findCycle(g.planned[i], stack) }));
   const shares = shareLevel(subGoals.filter((s) => !s.cycle).length, later, g.ledger.left());
+  const slots = new Slots(g.input.constraints?.maxParallelGoals ?? subGoals.length);
   let next = 0;
   return Promise.all(
     subGoals.map(({ goal, position, cycle }) => {
       if (cycle) return results.cycleDetected(goal, g.depth + 1, cycle);
       const share = shares[next++];
       if ('refused' in share) return refuse(g, goal, g.ledger.violation(share.refused));
-      const stop = g.ledger.check('start');
-      if (stop) return refuse(g, goal, stop);
-      return pursueChild(g, { goal, position, stack, evidence }, share);
+      return slots.run(async () => {
+        const stop = g.ledger.check('start');
+        if (stop) return refuse(g, goal, stop);
+        return pursueChild(g, { goal, position, stack, evidence }, share);
+      });
     }),
   );
 }
