@@ -1,0 +1,120 @@
+import type { History } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { approveUpdate } from '../../src/contract/messages';
+import { defineTool } from '../../src/tools/define';
+import { toolMessages } from '../support/fake-model';
+import { Harness, waitForProgress } from '../support/harness';
+
+/**
+ * Flow control on a real server: how many tool calls of a wave run at once (`maxParallelTools`),
+ * read from the run's history.
+ */
+const h = new Harness();
+beforeAll(() => h.start());
+afterAll(() => h.stop());
+
+const EventType = temporal.api.enums.v1.EventType;
+
+/**
+ * The most `runTool` activities open at once, walking the history in order: scheduled and not yet
+ * closed (`scheduled`), and started and not yet closed (`started`, the activities a worker ran).
+ */
+function mostInFlight(history: History): { scheduled: number; started: number } {
+  const open = new Set<number>();
+  const running = new Set<number>();
+  const most = { scheduled: 0, started: 0 };
+  for (const event of history.events ?? []) {
+    const closed =
+      event.activityTaskCompletedEventAttributes ??
+      event.activityTaskFailedEventAttributes ??
+      event.activityTaskTimedOutEventAttributes ??
+      event.activityTaskCanceledEventAttributes;
+    if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+      if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool') open.add(Number(event.eventId));
+    } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
+      const id = Number(event.activityTaskStartedEventAttributes!.scheduledEventId);
+      if (open.has(id)) running.add(id);
+    } else if (closed) {
+      open.delete(Number(closed.scheduledEventId));
+      running.delete(Number(closed.scheduledEventId));
+    }
+    most.scheduled = Math.max(most.scheduled, open.size);
+    most.started = Math.max(most.started, running.size);
+  }
+  return most;
+}
+
+describe('flow control: wave width', () => {
+  it('maxParallelTools 3: a wave of 12 calls never has more than 3 tool activities open; the results reach the model in call order', async () => {
+    // Later calls finish sooner, so the calls settle out of call order.
+    const echo = defineTool({
+      name: 'slow_echo',
+      description: 'Echoes n after a while.',
+      parameters: z.object({ n: z.number() }),
+      execute: async ({ n }) => {
+        await new Promise((resolve) => setTimeout(resolve, (12 - n) * 15));
+        return `echo ${n}`;
+      },
+    });
+    const calls = Array.from({ length: 12 }, (_, i) => ({
+      id: `call_${i + 1}`,
+      name: 'slow_echo',
+      args: { n: i + 1 },
+    }));
+    h.fake.script({ toolCalls: calls }, (request) => {
+      const results = request.messages.filter((m) => m.role === 'tool');
+      expect(results.map((m) => m.tool_call_id)).toEqual(calls.map((c) => c.id));
+      expect(toolMessages(request)).toEqual(calls.map((c) => `echo ${c.args.n}`));
+      return { content: 'All twelve echoed.' };
+    });
+
+    const { handle, result } = await h.run(
+      { goal: 'Echo 1 to 12', tools: ['slow_echo'], maxParallelTools: 3 },
+      { extraTools: [echo] },
+    );
+
+    expect(result).toMatchObject({ status: 'completed', answer: 'All twelve echoed.' });
+    expect(result!.waves[0].calls.map((c) => c.id)).toEqual(calls.map((c) => c.id));
+    const most = mostInFlight(await handle.fetchHistory());
+    // Exactly 3: the wave is held to its width, and still runs that many side by side.
+    expect(most.scheduled).toBe(3);
+    expect(most.started).toBeLessThanOrEqual(3);
+  });
+
+  it('maxParallelTools 1: a call waiting for approval holds no place, so the calls after it run meanwhile', async () => {
+    const bob = h.db.prepare("SELECT id FROM users WHERE name LIKE 'Bob%'").get() as { id: number };
+    h.fake.script(
+      {
+        toolCalls: [
+          { id: 'call_update', name: 'update_user', args: { id: bob.id, company: 'EPAM' } },
+          { id: 'call_get', name: 'get_user', args: { id: bob.id } },
+          { id: 'call_search', name: 'search_users', args: { name: 'Alice' } },
+        ],
+      },
+      { content: 'Done.' },
+    );
+    const { result } = await h.run(
+      { goal: 'Update Bob', agent: 'back-office', maxParallelTools: 1 },
+      {
+        during: async (handle) => {
+          // Both other calls settle while update_user still waits for its decision.
+          const waiting = await waitForProgress(
+            h.client,
+            handle,
+            (p) => p.pendingApprovals.length === 1 && (p.settling?.calls.length ?? 0) === 2,
+          );
+          expect(waiting.settling!.calls.map((c) => c.id)).toEqual(['call_get', 'call_search']);
+          await handle.executeUpdate(approveUpdate, { args: ['call_update', { by: 'ann' }] });
+        },
+      },
+    );
+    expect(result).toMatchObject({ status: 'completed' });
+    expect(result!.waves[0].calls.map((c) => [c.id, c.ok])).toEqual([
+      ['call_update', true],
+      ['call_get', true],
+      ['call_search', true],
+    ]);
+  });
+});
