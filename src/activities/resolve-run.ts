@@ -18,6 +18,7 @@ import { FailureType } from '../contract/errors';
 import { outputInstructions } from '../contract/output';
 import { jsonPlannerInstructions } from '../contract/plan';
 import { priceOf, type ModelPrice } from '../contract/pricing';
+import { temporalPriority } from '../contract/priority';
 import type { AnyTool } from '../tools/define';
 import { approvalRuleOf } from './approval-rule';
 import { toolParametersSchema } from './model/tool-schema';
@@ -115,6 +116,7 @@ export function createResolveRun({
       ...timeoutOf(input.timeoutSeconds ?? agent.limits?.timeoutSeconds),
       ...contextTokens(input.maxContextTokens ?? agent.limits?.maxContextTokens ?? contextWindowOf(model)),
       ...(input.localModelCalls ? { localModelCalls: true } : {}),
+      ...priorityOf(input, agent),
       maxParallelTools:
         input.maxParallelTools ?? agent.limits?.maxParallelTools ?? maxParallelTools ?? DEFAULT_MAX_PARALLEL_TOOLS,
       searchAttributes: (await searchAttributes?.()) ?? false,
@@ -141,6 +143,16 @@ function modelCallPolicy(
       ...(attempts === undefined ? {} : { maximumAttempts: attempts }),
     },
   };
+}
+
+/** The run's priority fields, each the input's, else the agent's; none set: the run's tasks inherit the workflow's. */
+function priorityOf(input: AgentLoopInput, agent: AgentDefinition): Pick<ResolvedRun, 'priority'> {
+  const priority = temporalPriority({
+    priority: input.priority ?? agent.priority,
+    fairnessKey: input.fairnessKey ?? agent.fairnessKey,
+    fairnessWeight: input.fairnessWeight ?? agent.fairnessWeight,
+  });
+  return priority ? { priority } : {};
 }
 
 function timeoutOf(seconds: number | undefined): Pick<ResolvedRun, 'timeoutMs'> {

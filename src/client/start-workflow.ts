@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { workflowSummary } from '../contract/goal-tree/text';
+import { temporalPriority, withPriority, type PriorityFields } from '../contract/priority';
 import { GOAL_MEMO } from './run-list';
 
 /** What starting an agent run or a goal tree takes besides its validated input. */
@@ -15,11 +16,15 @@ export interface GoalWorkflowStart {
   goal: string;
 }
 
-/** Starts `workflowType` with `input`, its goal as its Web UI summary and in its memo (`GOAL_MEMO`). */
+/**
+ * Starts `workflowType` with `input`, its goal as its Web UI summary and in its memo (`GOAL_MEMO`),
+ * and the input's priority fields as the workflow's Priority, so its workflow tasks are placed as
+ * its activities are.
+ */
 export async function startGoalWorkflow(
   temporal: Client,
   workflowType: string,
-  input: unknown,
+  input: PriorityFields,
   { taskQueue, workflowId, idPrefix, timeout, goal }: GoalWorkflowStart,
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   const summary = workflowSummary(goal);
@@ -30,5 +35,6 @@ export async function startGoalWorkflow(
     workflowExecutionTimeout: timeout as never,
     staticSummary: summary,
     memo: { [GOAL_MEMO]: summary },
+    ...withPriority(temporalPriority(input)),
   });
 }

@@ -74,6 +74,9 @@ const agentSchema = z.strictObject({
   onApprovalTimeout: run.onApprovalTimeout,
   output: z.custom<z.ZodType>(isZodSchema, 'output must be a zod schema, such as z.object({ … })').optional(),
   outputRepairs: run.outputRepairs,
+  priority: run.priority,
+  fairnessKey: run.fairnessKey,
+  fairnessWeight: run.fairnessWeight,
   limits: z
     .strictObject({
       maxIterations: z.number().int().positive().optional(),

@@ -1,3 +1,4 @@
+import type { Priority } from '@temporalio/common';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -10,6 +11,7 @@ import type { ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activi
 import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import type { ApprovalRecord, ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
 import { FailureType } from '../contract/errors';
+import { withPriority } from '../contract/priority';
 import { toolSummary } from '../contract/summaries';
 import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';
@@ -31,6 +33,8 @@ export interface WaveContext {
   answerTimeoutMs: number | undefined;
   /** How many of the wave's tool activities may run at once (`maxParallelTools`). */
   maxParallelTools: number;
+  /** The run's place in the task queue, for its tool activities (none: they inherit the workflow's). */
+  priority?: Priority;
   /** Told of each call as it settles, before the rest of its wave (for live followers). */
   settled?: (record: ToolCallRecord) => void;
 }
@@ -59,11 +63,11 @@ export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Pro
 
 async function runCall(
   call: ToolCallMessagePart,
-  { iteration, tools, workflowId, agent, gate, answerTimeoutMs }: WaveContext,
+  { iteration, tools, workflowId, agent, gate, answerTimeoutMs, priority }: WaveContext,
   slots: Slots,
 ): Promise<ToolCallRecord> {
   const execute = (tool: ToolInfo, input: ToolCallInput, summary: string) =>
-    slots.run(() => executeNow(tool, input, summary));
+    slots.run(() => executeNow(tool, input, summary, priority));
   const name = call.function.name;
   const args = parseArguments(call.function.arguments);
   const record = { id: call.id, tool: name, args: args.ok ? args.value : {} };
@@ -109,7 +113,12 @@ function contentOf(output: ToolCallOutput): string {
 }
 
 /** One `runTool` activity (local for `localActivity` tools), retried per the tool's policy. */
-function executeNow(tool: ToolInfo, input: ToolCallInput, summary: string): Promise<ToolCallOutput> {
+function executeNow(
+  tool: ToolInfo,
+  input: ToolCallInput,
+  summary: string,
+  priority: Priority | undefined,
+): Promise<ToolCallOutput> {
   const retry = {
     maximumAttempts: tool.maximumAttempts,
     initialInterval: tool.initialIntervalMs,
@@ -120,7 +129,10 @@ function executeNow(tool: ToolInfo, input: ToolCallInput, summary: string): Prom
   if (tool.localActivity)
     return runToolLocally.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, retry }, [input]);
   const heartbeatTimeout = Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS);
-  return runTool.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, heartbeatTimeout, retry }, [input]);
+  return runTool.executeWithOptions(
+    { summary, startToCloseTimeout: tool.timeoutMs, heartbeatTimeout, retry, ...withPriority(priority) },
+    [input],
+  );
 }
 
 /** What the call's record keeps of how it was decided. */

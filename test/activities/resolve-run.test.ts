@@ -63,10 +63,11 @@ describe('resolveRun: model calls', () => {
   });
 });
 
-describe('resolveRun: wave width', () => {
+describe('resolveRun: flow control', () => {
   const withWidth = [
     ...agents,
     defineAgent({ name: 'narrow', system: 'You help one call at a time.', limits: { maxParallelTools: 2 } }),
+    defineAgent({ name: 'batch', system: 'You help later.', priority: 4, fairnessKey: 'ops' }),
   ];
   const resolveWidth = (maxParallelTools?: number) =>
     createResolveRun({
@@ -83,6 +84,15 @@ describe('resolveRun: wave width', () => {
     expect(await resolveWidth(6)({ goal: 'x', agent: 'narrow', maxParallelTools: 40 })).toMatchObject({
       maxParallelTools: 40,
     });
+  });
+
+  it("priority: the run's fields over its agent's, field by field; none at all: no Priority (tasks inherit the workflow's)", async () => {
+    expect(await resolveWidth()({ goal: 'x' })).not.toHaveProperty('priority');
+    expect(await resolveWidth()({ goal: 'x', agent: 'batch' })).toMatchObject({
+      priority: { priorityKey: 4, fairnessKey: 'ops' },
+    });
+    const run = await resolveWidth()({ goal: 'x', agent: 'batch', fairnessKey: 'acme', fairnessWeight: 2 });
+    expect(run.priority).toEqual({ priorityKey: 4, fairnessKey: 'acme', fairnessWeight: 2 });
   });
 
   it('maxParallelTools: zero, negative or fractional is refused as InvalidInput that says what it must be', async () => {

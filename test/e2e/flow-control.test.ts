@@ -5,11 +5,13 @@ import { z } from 'zod';
 import { approveUpdate } from '../../src/contract/messages';
 import { defineTool } from '../../src/tools/define';
 import { toolMessages } from '../support/fake-model';
+import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 import { Harness, waitForProgress } from '../support/harness';
 
 /**
- * Flow control on a real server: how many tool calls of a wave run at once (`maxParallelTools`),
- * read from the run's history.
+ * Flow control on a real server, read from the runs' histories: how many tool calls of a wave run
+ * at once (`maxParallelTools`), how many sub-goals of a level (`maxParallelGoals`), and the Priority
+ * every activity and child workflow of a run is scheduled with.
  */
 const h = new Harness();
 beforeAll(() => h.start());
@@ -115,6 +117,111 @@ describe('flow control: wave width', () => {
       ['call_update', true],
       ['call_get', true],
       ['call_search', true],
+    ]);
+  });
+});
+
+/** The Priority of each activity a history scheduled (by activity type) and of each child it started (by workflow type). */
+function placements(history: History): Array<{ kind: string; priority: unknown }> {
+  const plain = (
+    p: { priorityKey?: number | null; fairnessKey?: string | null; fairnessWeight?: number | null } | null | undefined,
+  ) => ({
+    priorityKey: p?.priorityKey ?? undefined,
+    fairnessKey: p?.fairnessKey || undefined,
+    fairnessWeight: p?.fairnessWeight ?? undefined,
+  });
+  return (history.events ?? []).flatMap((event) => {
+    const activity = event.activityTaskScheduledEventAttributes;
+    if (activity) return [{ kind: activity.activityType!.name!, priority: plain(activity.priority) }];
+    const child = event.startChildWorkflowExecutionInitiatedEventAttributes;
+    if (child) return [{ kind: `child ${child.workflowType!.name!}`, priority: plain(child.priority) }];
+    return [];
+  });
+}
+
+describe('flow control: priority and fairness', () => {
+  const PLACED = { priorityKey: 2, fairnessKey: 'tenant-a', fairnessWeight: 2.5 };
+
+  it('a run with priority, fairnessKey and fairnessWeight schedules every model call and tool call with them', async () => {
+    h.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] }, { content: '42' });
+    const { handle, result } = await h.run({
+      goal: 'What is 6 * 7?',
+      tools: ['calculator'],
+      priority: 2,
+      fairnessKey: 'tenant-a',
+      fairnessWeight: 2.5,
+    });
+    expect(result).toMatchObject({ status: 'completed', answer: '42' });
+    expect(placements(await handle.fetchHistory())).toEqual([
+      { kind: 'callModel', priority: PLACED },
+      { kind: 'runTool', priority: PLACED },
+      { kind: 'callModel', priority: PLACED },
+    ]);
+  });
+
+  it("a goal tree's priority reaches its model calls, its child goals and their tool loops; maxParallelGoals 1 starts the next sub-goal when one ends", async () => {
+    const GOAL = 'Compare two numbers';
+    const [A, B] = ['Compute 6 times 7', 'Recall the answer to everything'];
+    const router = goalModel({
+      [GOAL]: {
+        assessment: [assess.decompose()],
+        decomposition: [decomposition(A, B)],
+        achievement: [achievement(true)],
+        synthesis: [synthesis('Both are 42.', ['42'])],
+      },
+      [A]: {
+        assessment: [assess.tools('multiply')],
+        agent: [
+          { toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] },
+          { content: '6 times 7 is 42.' },
+        ],
+      },
+      [B]: { assessment: [assess.answer()], synthesis: [synthesis('It is 42.', ['42'])] },
+    });
+    h.fake.script(...router.steps);
+
+    const { handle, result } = await h.pursue({
+      objective: GOAL,
+      tools: ['calculator'],
+      constraints: { maxParallelGoals: 1 },
+      priority: 2,
+      fairnessKey: 'tenant-a',
+      fairnessWeight: 2.5,
+    });
+    router.assertDone();
+    expect(result).toMatchObject({ status: 'achieved', summary: 'Both are 42.' });
+
+    const root = await handle.fetchHistory();
+    expect(placements(root).map((p) => p.kind)).toEqual([
+      'resolveGoal',
+      'assessGoal',
+      'decomposeGoal',
+      'child pursueGoal',
+      'child pursueGoal',
+      'checkAchieved',
+      'synthesizeGoal',
+    ]);
+    expect(placements(root).every((p) => JSON.stringify(p.priority) === JSON.stringify(PLACED))).toBe(true);
+    // One at a time: the second sub-goal starts after the first one closed.
+    const kinds = (root.events ?? []).map((e) =>
+      e.startChildWorkflowExecutionInitiatedEventAttributes
+        ? 'start'
+        : e.childWorkflowExecutionCompletedEventAttributes
+          ? 'end'
+          : '',
+    );
+    expect(kinds.filter(Boolean)).toEqual(['start', 'end', 'start', 'end']);
+
+    const childA = await h.client.workflow.getHandle(`${handle.workflowId}/1`).fetchHistory();
+    expect(placements(childA)).toEqual([
+      { kind: 'assessGoal', priority: PLACED },
+      { kind: 'child agentLoop', priority: PLACED },
+    ]);
+    const loop = await h.client.workflow.getHandle(`${handle.workflowId}/1/exec`).fetchHistory();
+    expect(placements(loop)).toEqual([
+      { kind: 'callModel', priority: PLACED },
+      { kind: 'runTool', priority: PLACED },
+      { kind: 'callModel', priority: PLACED },
     ]);
   });
 });

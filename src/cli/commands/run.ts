@@ -45,6 +45,9 @@ export function register(program: Command): void {
       "tool calls of one wave that run at once (default: the agent's, else the worker's, 16)",
       parsePositiveInt,
     )
+    .option('--priority <n>', "the run's priority in the task queues: 1 (first) to 5 (last; default 3)", Number)
+    .option('--fairness-key <key>', 'share the task queues fairly between keys (a tenant id, ≤ 64 bytes)')
+    .option('--fairness-weight <w>', "the fairness key's weight, 0.001 to 1000 (default 1)", Number)
     .addOption(
       new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']),
     )
@@ -71,6 +74,9 @@ interface RunOptions {
   tools?: string;
   maxIterations?: number;
   maxParallelTools?: number;
+  priority?: number;
+  fairnessKey?: string;
+  fairnessWeight?: number;
   planner?: 'native' | 'json';
   timeout?: number;
   outputSchema?: string;
@@ -99,6 +105,9 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
       .filter(Boolean),
     maxIterations: options.maxIterations,
     maxParallelTools: options.maxParallelTools,
+    priority: options.priority,
+    fairnessKey: options.fairnessKey,
+    fairnessWeight: options.fairnessWeight,
     planner: options.planner,
     conversation: options.chat || undefined,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Usage } from '../agent-loop';
 import { parseWorkflowInput } from '../issues';
+import { PriorityFieldsShape } from '../priority-schema';
 import { MAX_SUB_GOALS } from './defaults';
 
 /**
@@ -97,6 +98,11 @@ export const GoalInputSchema = z.strictObject({
    * schema by the client and by the `shapeGoalOutput` activity (ajv stays out of workflow code).
    */
   output: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The tree's place in the task queues (Temporal's Priority API): every goal, model call and tool
+   * loop of the tree gets it. `priority` 1 (first) to 5 (last), `fairnessKey` (≤ 64 bytes), `fairnessWeight`.
+   */
+  ...PriorityFieldsShape,
   /** Set by a parent goal for its children; absent at the root. */
   node: GoalNodeSchema.optional(),
 });

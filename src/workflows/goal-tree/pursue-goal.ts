@@ -20,6 +20,7 @@ import type {
   SubGoal,
 } from '../../contract/goal-tree/pursue-goal';
 import { evidenceFor, executionGoal, otherGoals, toEvidence, workflowSummary } from '../../contract/goal-tree/text';
+import { priorityFields, temporalPriority, withPriority } from '../../contract/priority';
 import { agentLoop } from '../agent-loop';
 import { Slots } from '../slots';
 import { shareLevel, type Grant } from './budget';
@@ -53,7 +54,12 @@ export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
   // The root of a tree with an output schema: its result also as JSON of that shape.
   const result =
     input.output && !input.node
-      ? await withOutput(pursued, { schema: input.output, objective: input.objective, ...g.node })
+      ? await withOutput(pursued, {
+          schema: input.output,
+          objective: input.objective,
+          ...g.node,
+          ...priorityFields(input),
+        })
       : pursued;
   show(g, `**${result.status}** · ${result.summary}`);
   return result;
@@ -101,6 +107,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
           model: g.node.model,
           tools: g.node.tools,
           ...(agent ? { agent } : {}),
+          ...priorityFields(g.input),
           // A sub-goal's answer is evidence for the tree, in words, whatever shape the agent's answers take.
           output: null,
           ...(budgets.tokens !== undefined ? { maxTokens: Math.floor(budgets.tokens) } : {}),
@@ -109,6 +116,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
       ],
       workflowExecutionTimeout: g.clock.childTimeoutMs(),
       staticSummary: workflowSummary(`tools · ${g.node.goal}`),
+      ...placed(g),
     });
     g.ledger.spend(run.usage);
     return results.toolLoopEnded(soFar(g), run, g.ledger.loopLimit(run, budgets));
@@ -205,9 +213,10 @@ async function pursueChild(
   try {
     const result = await executeChild(pursueGoal, {
       workflowId,
-      args: [{ objective, constraints, tools, model, ...(agent ? { agent } : {}), node }],
+      args: [{ objective, constraints, tools, model, ...(agent ? { agent } : {}), ...priorityFields(g.input), node }],
       workflowExecutionTimeout: g.clock.childTimeoutMs(),
       staticSummary: workflowSummary(child.goal),
+      ...placed(g),
     });
     g.ledger.childReported(result);
     return result;
@@ -261,6 +270,11 @@ function openGoal(input: GoalInput, node: GoalNode): Goal {
   };
 }
 
+/** The tree's place in the task queues (its input's priority fields), for the goal's activities and children. */
+function placed(g: Goal) {
+  return withPriority(temporalPriority(g.input));
+}
+
 /** Sets the goal's current details (the Web UI shows them): the goal, then `state`. */
 function show(g: Goal, state: string): void {
   setCurrentDetails(`Goal: ${g.node.goal}\n\n${state}`);
@@ -304,7 +318,7 @@ async function ask<I extends GoalContextInput, T>(
   const { model, goal, stack, tools, evidence } = g.node;
   const input = { model, objective: g.input.objective, goal, stack, tools, evidence, ...extra } as I;
   const call = (request: I, summary: string) =>
-    component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
+    component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary, ...placed(g) }, [request]);
   show(g, `Asking the model: ${name}`);
   try {
     let output = await call(input, name);
