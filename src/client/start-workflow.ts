@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { workflowSummary } from '../contract/goal-tree/text';
 import { temporalPriority, withPriority, type PriorityFields } from '../contract/priority';
-import { GOAL_MEMO } from './run-list';
+import { GOAL_MEMO, PRIORITY_MEMO } from './run-list';
 
 /** What starting an agent run or a goal tree takes besides its validated input. */
 export interface GoalWorkflowStart {
@@ -19,7 +19,7 @@ export interface GoalWorkflowStart {
 /**
  * Starts `workflowType` with `input`, its goal as its Web UI summary and in its memo (`GOAL_MEMO`),
  * and the input's priority fields as the workflow's Priority, so its workflow tasks are placed as
- * its activities are.
+ * its activities are, and in its memo (`PRIORITY_MEMO`), which `waveloop list` reads.
  */
 export async function startGoalWorkflow(
   temporal: Client,
@@ -28,13 +28,14 @@ export async function startGoalWorkflow(
   { taskQueue, workflowId, idPrefix, timeout, goal }: GoalWorkflowStart,
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   const summary = workflowSummary(goal);
+  const priority = temporalPriority(input);
   return temporal.workflow.start(workflowType, {
     taskQueue,
     workflowId: workflowId ?? `${idPrefix}-${randomUUID().slice(0, 8)}`,
     args: [input],
     workflowExecutionTimeout: timeout as never,
     staticSummary: summary,
-    memo: { [GOAL_MEMO]: summary },
-    ...withPriority(temporalPriority(input)),
+    memo: { [GOAL_MEMO]: summary, ...(priority ? { [PRIORITY_MEMO]: priority } : {}) },
+    ...withPriority(priority),
   });
 }

@@ -38,3 +38,12 @@ export function priorityFields({ priority, fairnessKey, fairnessWeight }: Priori
     ...(fairnessWeight === undefined ? {} : { fairnessWeight }),
   };
 }
+
+/** The fields of a Priority that are set (Temporal reports unset ones as 0 or ''), or undefined when none is. */
+export function setPriority(priority: Priority | null | undefined): Priority | undefined {
+  return temporalPriority({
+    priority: priority?.priorityKey || undefined,
+    fairnessKey: priority?.fairnessKey || undefined,
+    fairnessWeight: priority?.fairnessWeight || undefined,
+  });
+}

@@ -12,7 +12,7 @@ function recordingClient() {
 }
 
 describe('startGoalWorkflow', () => {
-  it("startGoalWorkflow: the input's priority fields become the workflow's Priority, so its workflow tasks are placed too", async () => {
+  it("startGoalWorkflow: the input's priority fields become the workflow's Priority (its workflow tasks are placed too) and its memo's (for waveloop list)", async () => {
     const { temporal, started } = recordingClient();
     const start = { taskQueue: 'q', idPrefix: 'waveloop', goal: 'g' };
     await startGoalWorkflow(temporal, 'agentLoop', { priority: 1, fairnessKey: 'acme', fairnessWeight: 3 }, start);
@@ -22,6 +22,11 @@ describe('startGoalWorkflow', () => {
       { priorityKey: 1, fairnessKey: 'acme', fairnessWeight: 3 },
       { fairnessKey: 'globex' },
       undefined,
+    ]);
+    expect(started.map((options) => options.memo)).toEqual([
+      { goal: 'g', priority: { priorityKey: 1, fairnessKey: 'acme', fairnessWeight: 3 } },
+      { goal: 'g', priority: { fairnessKey: 'globex' } },
+      { goal: 'g' },
     ]);
   });
 });

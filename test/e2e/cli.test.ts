@@ -97,9 +97,9 @@ describe('waveloop CLI', () => {
 
     // Every test file shares the server: its newest 20 runs need not include this one.
     const list = await waveloop(['list', '--limit', '1000'], env);
-    expect(list.stdout).toMatch(/^ID\s+STATUS\s+STARTED\s+KIND\s+GOAL\n/);
+    expect(list.stdout).toMatch(/^ID\s+STATUS\s+STARTED\s+KIND\s+PRIORITY\s+GOAL\n/);
     expect(list.stdout).toMatch(
-      /\ncli-find-bob\s+completed\s+\S+Z\s+agent run\s+Find Bob and update his company to EPAM\n/,
+      /\ncli-find-bob\s+completed\s+\S+Z\s+agent run\s+–\s+Find Bob and update his company to EPAM\n/,
     );
   });
 
@@ -330,7 +330,7 @@ describe('waveloop CLI', () => {
         (runs) => runs.some((run) => run.workflowId === 'cli-crash-question'),
       );
       const waiting = await waveloop(['list', '--status', 'waiting_for_input'], crashEnv);
-      expect(waiting.stdout).toMatch(/cli-crash-question\s+waiting_for_input\s+\S+\s+agent run\s+Pick a region/);
+      expect(waiting.stdout).toMatch(/cli-crash-question\s+waiting_for_input\s+\S+\s+agent run\s+–\s+Pick a region/);
       expect(firstSaid).toContain(
         `Worker polling task queue "${queue}" on ${env.TEMPORAL_ADDRESS} (namespace default) with the demo tools. Ctrl-C stops it.`,
       );

@@ -2,11 +2,13 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { WaveloopClient } from '../../src/client/waveloop-client';
 import { approveUpdate } from '../../src/contract/messages';
 import { defineTool } from '../../src/tools/define';
 import { toolMessages } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 import { Harness, waitForProgress } from '../support/harness';
+import { eventually } from '../support/wait';
 
 /**
  * Flow control on a real server, read from the runs' histories: how many tool calls of a wave run
@@ -126,9 +128,9 @@ function placements(history: History): Array<{ kind: string; priority: unknown }
   const plain = (
     p: { priorityKey?: number | null; fairnessKey?: string | null; fairnessWeight?: number | null } | null | undefined,
   ) => ({
-    priorityKey: p?.priorityKey ?? undefined,
+    priorityKey: p?.priorityKey || undefined,
     fairnessKey: p?.fairnessKey || undefined,
-    fairnessWeight: p?.fairnessWeight ?? undefined,
+    fairnessWeight: p?.fairnessWeight || undefined,
   });
   return (history.events ?? []).flatMap((event) => {
     const activity = event.activityTaskScheduledEventAttributes;
@@ -157,6 +159,35 @@ describe('flow control: priority and fairness', () => {
       { kind: 'runTool', priority: PLACED },
       { kind: 'callModel', priority: PLACED },
     ]);
+  });
+
+  it('a run started by the client carries its Priority from the start: its workflow started event, runs.status and runs.list show it', async () => {
+    h.fake.script({ content: 'Done.' });
+    const { worker, taskQueue } = await h.worker();
+    const client = new WaveloopClient(h.client, taskQueue);
+    const workflowId = `placed-${Date.now()}`;
+    await worker.runUntil(async () => {
+      await client.runs.start({ goal: 'Say done', priority: 1, fairnessKey: 'acme' }, { workflowId });
+      await client.runs.result(workflowId);
+    });
+    const history = await client.runs.handle(workflowId).fetchHistory();
+    const started = history.events![0].workflowExecutionStartedEventAttributes!.priority;
+    expect({ priorityKey: started?.priorityKey, fairnessKey: started?.fairnessKey }).toEqual({
+      priorityKey: 1,
+      fairnessKey: 'acme',
+    });
+    expect(placements(history)).toEqual([
+      { kind: 'callModel', priority: { priorityKey: 1, fairnessKey: 'acme', fairnessWeight: undefined } },
+    ]);
+    expect((await client.runs.status(workflowId)).priority).toEqual({ priorityKey: 1, fairnessKey: 'acme' });
+    const listed = await eventually(
+      () => client.runs.list({ limit: 1000 }),
+      (runs) => runs.some((run) => run.workflowId === workflowId && run.status === 'completed'),
+    );
+    expect(listed.find((run) => run.workflowId === workflowId)!.priority).toEqual({
+      priorityKey: 1,
+      fairnessKey: 'acme',
+    });
   });
 
   it("a goal tree's priority reaches its model calls, its child goals and their tool loops; maxParallelGoals 1 starts the next sub-goal when one ends", async () => {
