@@ -33,6 +33,9 @@ interface GoalOptions {
   maxCost?: number;
   maxTokens?: number;
   maxParallelGoals?: number;
+  priority?: number;
+  fairnessKey?: string;
+  fairnessWeight?: number;
   tools?: string;
   model?: string;
   agent?: string;
@@ -58,6 +61,9 @@ export function register(program: Command): void {
       'sub-goals of one level that run at once, under each goal (default: all of the level)',
       parsePositiveInt,
     )
+    .option('--priority <n>', "the tree's priority in the task queues: 1 (first) to 5 (last; default 3)", Number)
+    .option('--fairness-key <key>', 'share the task queues fairly between keys (a tenant id, ≤ 64 bytes)')
+    .option('--fairness-weight <w>', "the fairness key's weight, 0.001 to 1000 (default 1)", Number)
     .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
     .option('--model <name>', 'model name (overrides WAVELOOP_MODEL)')
     .option(
@@ -101,6 +107,9 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
       .filter(Boolean),
     model: options.model,
     agent: options.agent,
+    priority: options.priority,
+    fairnessKey: options.fairnessKey,
+    fairnessWeight: options.fairnessWeight,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });
   // Trees on the embedded server are served by a worker of this machine, so it needs a model now.
