@@ -10,6 +10,7 @@ import { engineOverhead, realisticModel, type OverheadSizes } from './scenarios/
 import { pendingDecisions, type PendingSizes } from './scenarios/pending';
 import { recovery } from './scenarios/recovery';
 import { throughput } from './scenarios/throughput';
+import { waveWidth, type WaveWidthSizes } from './scenarios/wave-width';
 import { waves } from './scenarios/waves';
 import { BenchEnv } from './support/env';
 import { agentsVersions, prepareAgents } from './support/openai-agents';
@@ -54,6 +55,8 @@ interface Sizes {
   trees: number[];
   /** Scenario 9's runs: completed ones, and ones waiting for an approval. */
   pending: PendingSizes;
+  /** Scenario 10's runs, calls per wave and `maxParallelTools`. */
+  waveWidth: WaveWidthSizes;
 }
 
 const SIZES: Sizes = SMOKE
@@ -70,6 +73,7 @@ const SIZES: Sizes = SMOKE
       longRunMaxHistoryEvents: 100,
       trees: [10],
       pending: { done: 3, waiting: 2 },
+      waveWidth: { runs: 2, calls: 6, width: 2 },
     }
   : FULL
     ? {
@@ -81,6 +85,7 @@ const SIZES: Sizes = SMOKE
         longRun: 10_000,
         trees: [10, 100],
         pending: { done: 950, waiting: 50 },
+        waveWidth: { runs: 50, calls: 40, width: 8 },
       }
     : {
         overhead: { runs: 2, iterations: 100 },
@@ -91,6 +96,7 @@ const SIZES: Sizes = SMOKE
         longRun: 1_000,
         trees: [10, 100],
         pending: { done: 950, waiting: 50 },
+        waveWidth: { runs: 50, calls: 40, width: 8 },
       };
 
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -150,6 +156,7 @@ async function run(): Promise<void> {
     [7, 'goal trees', () => goalTrees(env, SIZES.trees)],
     [8, 'local activities', () => localActivities(env, SIZES.overhead.iterations)],
     [9, 'pending decisions', () => pendingDecisions(env, SIZES.pending)],
+    [10, 'wave width', () => waveWidth(env, SIZES.waveWidth)],
   ];
   try {
     for (const [id, name, scenario] of scenarios) {

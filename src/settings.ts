@@ -50,6 +50,11 @@ export interface WaveloopSettings {
    * the workers waveloop starts (`createWorker({ deployment })`); undefined: unversioned workers.
    */
   deployment: WorkerDeployment | undefined;
+  /**
+   * `WAVELOOP_MAX_PARALLEL_TOOLS`: how many tool calls of one wave run at once when neither the run
+   * nor its agent says (`maxParallelTools`; default 16).
+   */
+  maxParallelTools?: number;
 }
 
 /** A Worker Deployment version: the deployment's name and the id of this build of the workers' code. */
@@ -103,6 +108,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
     shutdownGraceMs:
       durationOf('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
     deployment: deploymentOf(blank(env.WAVELOOP_DEPLOYMENT), blank(env.WAVELOOP_BUILD_ID)),
+    ...definedOnly({
+      maxParallelTools: countOf('WAVELOOP_MAX_PARALLEL_TOOLS', blank(env.WAVELOOP_MAX_PARALLEL_TOOLS), 1_000),
+    }),
   };
 }
 
@@ -144,8 +152,8 @@ function durationOf(variable: string, value: string | undefined): number | undef
     .parse({ [variable]: durationMs(value) })[variable];
 }
 
-/** A whole number of at least 1 (`ZodError` naming `variable` when it is not). */
-function countOf(variable: string, value: string | undefined): number | undefined {
+/** A whole number from 1 to `max` (`ZodError` naming `variable` when it is not). */
+function countOf(variable: string, value: string | undefined, max = 100): number | undefined {
   if (value === undefined) return undefined;
   return z
     .object({
@@ -153,7 +161,7 @@ function countOf(variable: string, value: string | undefined): number | undefine
         .number({ error: `must be a whole number, not "${value}"` })
         .int()
         .min(1)
-        .max(100),
+        .max(max),
     })
     .parse({ [variable]: value })[variable];
 }

@@ -49,6 +49,13 @@ describe('loadSettings', () => {
       expect(() => loadSettings({ WAVELOOP_MODEL_ATTEMPTS: bad }), bad).toThrow(/WAVELOOP_MODEL_ATTEMPTS/);
   });
 
+  it("loadSettings: WAVELOOP_MAX_PARALLEL_TOOLS is the workers' default wave width; anything but a whole number from 1 to 1,000 names the variable", () => {
+    expect(loadSettings({})).not.toHaveProperty('maxParallelTools');
+    expect(loadSettings({ WAVELOOP_MAX_PARALLEL_TOOLS: ' 8 ' }).maxParallelTools).toBe(8);
+    for (const bad of ['0', '-1', 'x', '2.5', '1001'])
+      expect(() => loadSettings({ WAVELOOP_MAX_PARALLEL_TOOLS: bad }), bad).toThrow(/WAVELOOP_MAX_PARALLEL_TOOLS/);
+  });
+
   it('loadSettings: WAVELOOP_SHUTDOWN_GRACE is how long a stopping worker lets calls finish (default 30 s); a malformed one names the variable', () => {
     expect(loadSettings({}).shutdownGraceMs).toBe(30_000);
     expect(loadSettings({ WAVELOOP_SHUTDOWN_GRACE: '2m' }).shutdownGraceMs).toBe(120_000);

@@ -53,10 +53,11 @@ export async function waves(
       const t: Record<number, number> = {};
       for (const n of sizes) {
         const measured = goals('waveloop', n);
+        // The wave's own width, so every call of it runs at once (the default `maxParallelTools`, 16, would hold T(64) to 16 at a time).
         await runLoopsInTurn(
           env,
           taskQueue,
-          measured.map((g) => ({ ...g, maxIterations: 2 })),
+          measured.map((g) => ({ ...g, maxIterations: 2, maxParallelTools: n })),
         );
         t[n] = tOf(measured.map((g) => g.id));
       }

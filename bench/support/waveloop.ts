@@ -16,6 +16,8 @@ export interface LoopRun {
   maxHistoryEvents?: number;
   /** Model calls as local activities (`AgentLoopInput.localModelCalls`). */
   localModelCalls?: boolean;
+  /** How many tool calls of a wave run at once (`AgentLoopInput.maxParallelTools`; default 16). */
+  maxParallelTools?: number;
 }
 
 /** Starts waveloop runs on `taskQueue` (all at once) and waits for every result. */
@@ -35,6 +37,7 @@ export async function runLoops(
             maxIterations: run.maxIterations,
             ...(run.maxHistoryEvents ? { maxHistoryEvents: run.maxHistoryEvents } : {}),
             ...(run.localModelCalls ? { localModelCalls: true } : {}),
+            ...(run.maxParallelTools ? { maxParallelTools: run.maxParallelTools } : {}),
           },
         ],
       }),

@@ -32,6 +32,8 @@ export interface ActivityDeps {
   modelRetry?: RetryPolicy;
   /** How long one attempt of a run's model call may take (default `DEFAULT_MODEL_TIMEOUT_MS`). */
   modelTimeoutMs?: number;
+  /** How many tool calls of a wave run at once when neither the run nor its agent says (default 16). */
+  maxParallelTools?: number;
   /** Why the attempt before this one of an activity failed, for the log (`describe()` of the run). */
   previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
 }
@@ -54,6 +56,7 @@ export function createActivities(deps: ActivityDeps) {
       searchAttributes: deps.searchAttributes,
       modelRetry: deps.modelRetry,
       modelTimeoutMs: deps.modelTimeoutMs,
+      maxParallelTools: deps.maxParallelTools,
     }),
     callModel: createCallModel({ ...deps, toolResults, quirks }),
     runTool: createRunTool({ ...deps, toolResults }),

@@ -6,6 +6,7 @@ import {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_MAX_PARALLEL_TOOLS,
   DEFAULT_MODEL_RETRY,
   DEFAULT_MODEL_TIMEOUT_MS,
   DEFAULT_TOOL_RETRY,
@@ -17,6 +18,7 @@ import { FailureType } from '../contract/errors';
 import { outputInstructions } from '../contract/output';
 import { jsonPlannerInstructions } from '../contract/plan';
 import { priceOf, type ModelPrice } from '../contract/pricing';
+import { temporalPriority } from '../contract/priority';
 import type { AnyTool } from '../tools/define';
 import { approvalRuleOf } from './approval-rule';
 import { toolParametersSchema } from './model/tool-schema';
@@ -35,11 +37,14 @@ export interface ResolveRunDeps {
   modelRetry?: RetryPolicy;
   /** How long one attempt of a run's model call may take (default `DEFAULT_MODEL_TIMEOUT_MS`); a run or agent may say. */
   modelTimeoutMs?: number;
+  /** How many tool calls of a wave run at once when neither the run nor its agent says (default `DEFAULT_MAX_PARALLEL_TOOLS`). */
+  maxParallelTools?: number;
 }
 
 /**
  * Merges the run's input with its agent profile: the system prompt (with today's date, which the
- * date tools need the model to know), the model, the tool allowlist and the iteration limit.
+ * date tools need the model to know), the model, the tool allowlist and the limits, each the
+ * input's, else the agent's, else the worker's, else the default.
  * An unknown agent or tool fails with a non-retryable `InvalidInput`.
  */
 export function createResolveRun({
@@ -50,6 +55,7 @@ export function createResolveRun({
   searchAttributes,
   modelRetry,
   modelTimeoutMs,
+  maxParallelTools,
 }: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
     // The workflow hands over the input as sent: validation needs zod, which workflow code avoids
@@ -110,6 +116,9 @@ export function createResolveRun({
       ...timeoutOf(input.timeoutSeconds ?? agent.limits?.timeoutSeconds),
       ...contextTokens(input.maxContextTokens ?? agent.limits?.maxContextTokens ?? contextWindowOf(model)),
       ...(input.localModelCalls ? { localModelCalls: true } : {}),
+      ...priorityOf(input, agent),
+      maxParallelTools:
+        input.maxParallelTools ?? agent.limits?.maxParallelTools ?? maxParallelTools ?? DEFAULT_MAX_PARALLEL_TOOLS,
       searchAttributes: (await searchAttributes?.()) ?? false,
       modelCall: modelCallPolicy(input, agent, { retry: modelRetry, timeoutMs: modelTimeoutMs }),
       maxOutputTokens: input.maxOutputTokens ?? agent.limits?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
@@ -134,6 +143,16 @@ function modelCallPolicy(
       ...(attempts === undefined ? {} : { maximumAttempts: attempts }),
     },
   };
+}
+
+/** The run's priority fields, each the input's, else the agent's; none set: the run's tasks inherit the workflow's. */
+function priorityOf(input: AgentLoopInput, agent: AgentDefinition): Pick<ResolvedRun, 'priority'> {
+  const priority = temporalPriority({
+    priority: input.priority ?? agent.priority,
+    fairnessKey: input.fairnessKey ?? agent.fairnessKey,
+    fairnessWeight: input.fairnessWeight ?? agent.fairnessWeight,
+  });
+  return priority ? { priority } : {};
 }
 
 function timeoutOf(seconds: number | undefined): Pick<ResolvedRun, 'timeoutMs'> {

@@ -29,6 +29,13 @@ export interface AgentDefinition<O = unknown> {
    * `output`, typed `O`), checked against its JSON Schema (`z.toJSONSchema`). Default: free text.
    */
   output?: z.ZodType<O>;
+  /**
+   * The place of the agent's runs in the task queues (Temporal's Priority API), unless a run says:
+   * `priority` 1 (first) to 5 (last), `fairnessKey` (≤ 64 bytes), `fairnessWeight` (docs/flow-control.md).
+   */
+  priority?: number;
+  fairnessKey?: string;
+  fairnessWeight?: number;
   /** Times an answer that does not match `output` goes back to the model before the run ends `invalid_output` (default 2). */
   outputRepairs?: number;
   limits?: {
@@ -52,6 +59,8 @@ export interface AgentDefinition<O = unknown> {
     modelTimeoutSeconds?: number;
     /** Attempts of a model call before the run fails `ModelUnavailable` (default: the worker's, 8). */
     modelAttempts?: number;
+    /** How many tool calls of one wave run at once (default: the worker's, 16; docs/flow-control.md). */
+    maxParallelTools?: number;
   };
 }
 

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
+import type { Priority } from '@temporalio/common';
 import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
+import { setPriority, withPriority } from '../contract/priority';
 import { WAVELOOP_STATUS } from '../contract/search-attributes';
 
 /**
@@ -35,6 +37,12 @@ const _allStates: Exclude<RunProgress['status'], (typeof RUN_STATES)[number]> ex
 /** The memo field that holds a run's goal (a goal tree's objective), as `waveloop` starts them. */
 export const GOAL_MEMO = 'goal';
 
+/**
+ * The memo field that holds the Priority a run was started with, as `waveloop` starts them:
+ * Temporal's list of workflows does not return a workflow's Priority, its memo it does.
+ */
+export const PRIORITY_MEMO = 'priority';
+
 export interface ListedRun {
   workflowId: string;
   runId: string;
@@ -48,6 +56,8 @@ export interface ListedRun {
   goal?: string;
   startTime: Date;
   closeTime?: Date;
+  /** The Priority the run was started with (`priority`, `fairnessKey`, `fairnessWeight`), when it has one. */
+  priority?: Priority;
 }
 
 /** How many runs without a goal in their memo are described at once (for their summary). */
@@ -160,6 +170,7 @@ function listedRun(run: WorkflowExecutionInfo): ListedRun {
     goal: typeof goal === 'string' ? goal : undefined,
     startTime: run.startTime,
     closeTime: run.closeTime,
+    ...withPriority(setPriority((run.memo?.[PRIORITY_MEMO] as Priority | undefined) ?? run.priority)),
   };
 }
 

@@ -5,7 +5,7 @@ import {
   type WorkflowHandle,
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type Priority } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import {
   AGENT_LOOP_WORKFLOW,
@@ -24,6 +24,7 @@ import {
   statusQuery,
   transcriptQuery,
 } from '../contract/messages';
+import { setPriority, withPriority } from '../contract/priority';
 import { queryWithRetry } from '../temporal/query';
 import { followRun, type Follower, type FollowOptions } from './follow';
 import { hasLiveWorker } from './live-worker';
@@ -51,6 +52,8 @@ export interface RunSummary {
   execution: string;
   startTime: Date;
   closeTime?: Date;
+  /** The Priority the run was started with (`priority`, `fairnessKey`, `fairnessWeight`), when it has one. */
+  priority?: Priority;
 }
 
 /**
@@ -159,6 +162,7 @@ export class RunsClient {
       execution: description.status.name,
       startTime: description.startTime,
       closeTime: description.closeTime,
+      ...withPriority(setPriority(description.priority)),
     };
     if (description.status.name === 'RUNNING') {
       const deadline = { attempts: 2, deadlineMs: 3_000 };

@@ -13,7 +13,8 @@ import { formatDuration } from '../contract/duration';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
 import { describeIssues } from '../contract/issues';
-import { GOAL_MEMO } from './run-list';
+import { temporalPriority, withPriority, type PriorityFields } from '../contract/priority';
+import { GOAL_MEMO, PRIORITY_MEMO } from './run-list';
 
 /** What a schedule does when a run is due while the last one still runs (Temporal's overlap policies). */
 export const OVERLAP_POLICIES = [
@@ -170,6 +171,8 @@ export class WaveloopSchedules {
     if (definition.timezone) spec.timezone = definition.timezone;
     const workflowType = run.kind === 'agent' ? AGENT_LOOP_WORKFLOW : PURSUE_GOAL_WORKFLOW;
     const goal = run.kind === 'agent' ? (input as AgentLoopInput).goal : (input as GoalTreeInput).objective;
+    // Each run starts with the input's priority fields as its Priority, as `runs.start` starts one.
+    const priority = temporalPriority(input as PriorityFields);
     return {
       scheduleId: name,
       spec,
@@ -180,8 +183,9 @@ export class WaveloopSchedules {
         workflowId: name,
         args: [input],
         // Temporal keeps a cron expression only as calendar specs: the runs' memo keeps it as given.
-        memo: { schedule: name, timing, [GOAL_MEMO]: goal },
+        memo: { schedule: name, timing, [GOAL_MEMO]: goal, ...(priority ? { [PRIORITY_MEMO]: priority } : {}) },
         staticSummary: goal.length > 200 ? `${goal.slice(0, 199)}…` : goal,
+        ...withPriority(priority),
       },
       policies: { overlap: overlapPolicy(definition.overlap ?? 'skip') },
       state: { paused: definition.paused ?? false },

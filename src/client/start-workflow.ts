@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { workflowSummary } from '../contract/goal-tree/text';
-import { GOAL_MEMO } from './run-list';
+import { temporalPriority, withPriority, type PriorityFields } from '../contract/priority';
+import { GOAL_MEMO, PRIORITY_MEMO } from './run-list';
 
 /** What starting an agent run or a goal tree takes besides its validated input. */
 export interface GoalWorkflowStart {
@@ -15,20 +16,26 @@ export interface GoalWorkflowStart {
   goal: string;
 }
 
-/** Starts `workflowType` with `input`, its goal as its Web UI summary and in its memo (`GOAL_MEMO`). */
+/**
+ * Starts `workflowType` with `input`, its goal as its Web UI summary and in its memo (`GOAL_MEMO`),
+ * and the input's priority fields as the workflow's Priority, so its workflow tasks are placed as
+ * its activities are, and in its memo (`PRIORITY_MEMO`), which `waveloop list` reads.
+ */
 export async function startGoalWorkflow(
   temporal: Client,
   workflowType: string,
-  input: unknown,
+  input: PriorityFields,
   { taskQueue, workflowId, idPrefix, timeout, goal }: GoalWorkflowStart,
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   const summary = workflowSummary(goal);
+  const priority = temporalPriority(input);
   return temporal.workflow.start(workflowType, {
     taskQueue,
     workflowId: workflowId ?? `${idPrefix}-${randomUUID().slice(0, 8)}`,
     args: [input],
     workflowExecutionTimeout: timeout as never,
     staticSummary: summary,
-    memo: { [GOAL_MEMO]: summary },
+    memo: { [GOAL_MEMO]: summary, ...(priority ? { [PRIORITY_MEMO]: priority } : {}) },
+    ...withPriority(priority),
   });
 }

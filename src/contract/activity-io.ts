@@ -1,4 +1,4 @@
-import type { RetryPolicy } from '@temporalio/common';
+import type { Priority, RetryPolicy } from '@temporalio/common';
 import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
 import type { OutputSpec } from './output';
 import type { Planner } from './plan';
@@ -55,6 +55,10 @@ export interface ResolvedRun {
   contextTokens?: number;
   /** Model calls run as local activities (`AgentLoopInput.localModelCalls`). */
   localModelCalls?: boolean;
+  /** The run's place in the task queues, for its activities and children; none: they inherit the workflow's. */
+  priority?: Priority;
+  /** How many tool calls of one wave run at once (`AgentLoopInput.maxParallelTools`). */
+  maxParallelTools: number;
   /** Whether the namespace has waveloop's search attributes, so the run may set them. */
   searchAttributes: boolean;
   /** How long an attempt of a model call may take, and how the call is retried. */

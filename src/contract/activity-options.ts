@@ -19,6 +19,14 @@ export const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
 /** How long a conversation waits for the person's next message before it ends. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 3_600_000;
 
+/**
+ * How many tool calls of one wave run at once when neither the run, its agent nor the worker says
+ * (`maxParallelTools`). Models rarely ask for more than a handful of calls in one reply; 16 lets
+ * those all run together, while a model that asks for 80 (a loop gone wrong, a prompt injection)
+ * gets 16 at a time instead of 80 activities at once on the workers and the systems behind its tools.
+ */
+export const DEFAULT_MAX_PARALLEL_TOOLS = 16;
+
 /** Times a final answer that does not match the run's output schema goes back to the model (`outputRepairs`). */
 export const DEFAULT_OUTPUT_REPAIRS = 2;
 

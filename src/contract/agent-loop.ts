@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseWorkflowInput } from './issues';
 import { OutputSchemaSchema } from './output-schema';
 import { PlannerSchema } from './plan';
+import { PriorityFieldsShape } from './priority-schema';
 import type { Usage } from './usage';
 
 /**
@@ -73,6 +74,23 @@ export const AgentLoopInputSchema = z.strictObject({
    * models and many runs at once (docs/performance.md).
    */
   localModelCalls: z.boolean().optional(),
+  /**
+   * How many tool calls of one wave run at once; the others start as earlier ones finish, and the
+   * results still reach the model in call order. A call waiting for a person holds no place.
+   * Default: the agent's, else the worker's (`WAVELOOP_MAX_PARALLEL_TOOLS`), else 16.
+   */
+  maxParallelTools: z
+    .number({ error: 'maxParallelTools must be a whole number of at least 1' })
+    .int('maxParallelTools must be a whole number of at least 1')
+    .min(1, 'maxParallelTools must be at least 1 (the tool calls of a wave that run at once)')
+    .max(1_000)
+    .optional(),
+  /**
+   * The run's place in the task queues (Temporal's Priority API), given to every model call, tool
+   * call and child of the run: `priority` 1 (first) to 5 (last), `fairnessKey` (a tenant, ≤ 64
+   * bytes) and `fairnessWeight`. Default: the agent's, else what the workflow was started with.
+   */
+  ...PriorityFieldsShape,
   /** Continue as new (with a compacted transcript) past this many history events (default 2,000). */
   maxHistoryEvents: z.number().int().min(50).max(50_000).optional(),
   /** The most tokens one model reply may have (`max_tokens`; default: the agent's, else 4,096). */

@@ -74,6 +74,9 @@ const agentSchema = z.strictObject({
   onApprovalTimeout: run.onApprovalTimeout,
   output: z.custom<z.ZodType>(isZodSchema, 'output must be a zod schema, such as z.object({ … })').optional(),
   outputRepairs: run.outputRepairs,
+  priority: run.priority,
+  fairnessKey: run.fairnessKey,
+  fairnessWeight: run.fairnessWeight,
   limits: z
     .strictObject({
       maxIterations: z.number().int().positive().optional(),
@@ -84,6 +87,7 @@ const agentSchema = z.strictObject({
       maxOutputTokens: run.maxOutputTokens,
       modelTimeoutSeconds: run.modelTimeoutSeconds,
       modelAttempts: run.modelAttempts,
+      maxParallelTools: run.maxParallelTools,
     })
     .optional(),
 });

@@ -8,16 +8,21 @@
  * each workflow task waited ~25 ms to be dispatched instead of ~2 ms, about half of every
  * iteration (measured from the event times of a run's history; scenario 1 of `npm run bench`). The
  * visibility queue (search-attribute updates, runs starting and closing) has the same limit and is
- * what many runs at once wait on. The values only lift read-rate limits; a cluster you run
- * yourself takes the same keys (docs/docker-compose.md).
+ * what many runs at once wait on. Those values only lift read-rate limits.
+ *
+ * `matching.enableFairness` turns on task-queue fairness (it implies `matching.useNewMatcher`, the
+ * matcher that honours priorities): runs with different fairness keys
+ * share a task queue's backlog by their weights (docs/flow-control.md). Off, the keys are carried
+ * and ignored. A cluster you run yourself takes the same keys (docs/docker-compose.md).
  */
-export const SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
+export const SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean>> = {
   'history.transferProcessorMaxPollRPS': 1_000,
   'history.visibilityProcessorMaxPollRPS': 1_000,
+  'matching.enableFairness': true,
 };
 
 /** `--dynamic-config-value` flags of `temporal server start-dev` that set `config` (values as YAML: strings quoted). */
-export function dynamicConfigFlags(config: Readonly<Record<string, string | number>>): string[] {
+export function dynamicConfigFlags(config: Readonly<Record<string, string | number | boolean>>): string[] {
   return Object.entries(config).flatMap(([key, value]) => [
     '--dynamic-config-value',
     `${key}=${JSON.stringify(value)}`,

@@ -60,6 +60,11 @@ export interface WaveloopWorkerOptions {
    * A worker that dies mid-call is noticed within seconds anyway, by the call's heartbeats.
    */
   modelTimeoutMs?: number;
+  /**
+   * How many tool calls of one wave run at once when neither the run nor its agent says (default 16;
+   * `WAVELOOP_MAX_PARALLEL_TOOLS`; docs/flow-control.md).
+   */
+  maxParallelTools?: number;
   /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /**
@@ -116,6 +121,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     stream: options.stream,
     modelRetry: options.modelRetry,
     modelTimeoutMs: options.modelTimeoutMs,
+    maxParallelTools: options.maxParallelTools,
     searchAttributes,
     previousFailure: async (workflowId, runId, activityId) =>
       previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),

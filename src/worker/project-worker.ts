@@ -45,6 +45,7 @@ export async function createProjectWorker(
       ...(config.model.attempts === undefined
         ? {}
         : { modelRetry: { ...DEFAULT_MODEL_RETRY, maximumAttempts: config.model.attempts } }),
+      ...(config.maxParallelTools === undefined ? {} : { maxParallelTools: config.maxParallelTools }),
       tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
       deployment: config.deployment,
     });

@@ -226,8 +226,9 @@ class AgentRun {
     let wave: WaveRecord;
     try {
       const { workflowId } = workflowInfo();
-      const { agent, answerTimeoutMs } = this.run;
-      const context = { iteration, tools, workflowId, agent, gate: this.gate, answerTimeoutMs };
+      const { agent, answerTimeoutMs, maxParallelTools, priority } = this.run;
+      const { gate } = this;
+      const context = { iteration, tools, workflowId, agent, gate, answerTimeoutMs, maxParallelTools, priority };
       const settled = (record: ToolCallRecord) => {
         settling.calls.push(record);
         publisher.describe();
@@ -270,9 +271,9 @@ class AgentRun {
     };
   }
 
-  /** How the run's model calls run: locally or not, each attempt's timeout, the retries. */
+  /** How the run's model calls run: locally or not, each attempt's timeout, the retries, their priority. */
   private callOptions() {
-    return { local: this.run.localModelCalls ?? false, ...this.run.modelCall };
+    return { local: this.run.localModelCalls ?? false, ...this.run.modelCall, priority: this.run.priority };
   }
 
   private heard(reply: ModelCallOutput): void {

@@ -42,7 +42,7 @@ export class Memory {
 
   constructor(
     private readonly transcript: Transcript,
-    private readonly run: Pick<ResolvedRun, 'model' | 'contextTokens' | 'maxHistoryEvents'>,
+    private readonly run: Pick<ResolvedRun, 'model' | 'contextTokens' | 'maxHistoryEvents' | 'priority'>,
     /** Counts the tokens a summary used. */
     private readonly spend: (usage: Usage) => void,
     carried?: Pick<Continuation, 'lastCall'>,

@@ -1,3 +1,4 @@
+import type { Priority } from '@temporalio/common';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -20,6 +21,7 @@ import {
   RESOLVE_RUN_ACTIVITY_OPTIONS,
 } from '../contract/activity-options';
 import { FailureType } from '../contract/errors';
+import { withPriority } from '../contract/priority';
 import { modelSummary } from '../contract/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -46,19 +48,22 @@ export async function resolveRun(input: unknown): Promise<ResolvedRun> {
 
 /**
  * One model call, each attempt limited to `timeoutMs` and retried per `retry`; `local` runs it as
- * a local activity (`localModelCalls`). Not an async function: the SDK captures a stack trace for
+ * a local activity (`localModelCalls`); `priority` places it in the task queue (a local activity
+ * runs in the workflow task, which has the workflow's). Not an async function: the SDK captures a stack trace for
  * every promise workflow code creates, and the loop makes many. Retries that run out fail the run
  * as `ModelUnavailable`, with the last attempt's failure; a non-retryable cause keeps its type.
  */
 export function askModel(
   request: ModelCallInput,
-  { local, timeoutMs, retry }: ModelCallPolicy & { local: boolean },
+  { local, timeoutMs, retry, priority }: ModelCallPolicy & { local: boolean; priority?: Priority },
 ): Promise<ModelCallOutput> {
   const summary = modelSummary(request.iteration);
   const options = { summary, startToCloseTimeout: timeoutMs, retry };
   const call = local
     ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, ...options }, [request])
-    : callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, ...options }, [request]);
+    : callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, ...options, ...withPriority(priority) }, [
+        request,
+      ]);
   return call.catch((err: unknown) => {
     throw asRunFailure(
       err,
@@ -76,11 +81,15 @@ export function askModel(
 export function summarize(
   label: string,
   range: { from: number; to: number },
-  run: Pick<ResolvedRun, 'model' | 'contextTokens'>,
+  run: Pick<ResolvedRun, 'model' | 'contextTokens' | 'priority'>,
 ): Promise<SummarizeOutput> {
   const { workflowId, runId } = workflowInfo();
   return summarizeTranscript.executeWithOptions(
-    { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: `${label} · summarize ${range.to - range.from} messages` },
+    {
+      ...DEFAULT_MODEL_ACTIVITY_OPTIONS,
+      summary: `${label} · summarize ${range.to - range.from} messages`,
+      ...withPriority(run.priority),
+    },
     [
       {
         workflowId,

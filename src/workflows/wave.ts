@@ -1,3 +1,4 @@
+import type { Priority } from '@temporalio/common';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -10,9 +11,11 @@ import type { ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activi
 import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import type { ApprovalRecord, ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
 import { FailureType } from '../contract/errors';
+import { withPriority } from '../contract/priority';
 import { toolSummary } from '../contract/summaries';
 import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';
+import { Slots } from './slots';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -28,31 +31,43 @@ export interface WaveContext {
   agent: string;
   gate: HumanGate;
   answerTimeoutMs: number | undefined;
+  /** How many of the wave's tool activities may run at once (`maxParallelTools`). */
+  maxParallelTools: number;
+  /** The run's place in the task queue, for its tool activities (none: they inherit the workflow's). */
+  priority?: Priority;
   /** Told of each call as it settles, before the rest of its wave (for live followers). */
   settled?: (record: ToolCallRecord) => void;
 }
 
 /**
- * Runs the tool calls of one model reply as one wave: every call is scheduled in the same workflow
- * task, so all of them start before any completes. A call the model got wrong (unknown tool,
+ * Runs the tool calls of one model reply as one wave: up to `maxParallelTools` of its tool
+ * activities are scheduled in the same workflow task, so they start before any completes; each
+ * further call starts as soon as an earlier one's activity settles, in call order. The results come
+ * back in call order whatever order they settle in. A call the model got wrong (unknown tool,
  * arguments that are not a JSON object) is answered here without an activity; a failing tool
  * becomes an error the model sees. A call that needs approval waits for it without holding back
- * the others, and `ask_question` waits for a person meanwhile. Nothing here fails the run;
- * cancellation goes through.
+ * the others and without holding a slot (only a running activity holds one), and `ask_question`
+ * waits for a person meanwhile. Nothing here fails the run; cancellation goes through.
  */
 export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Promise<ToolCallRecord[]> {
   const { settled } = context;
+  const slots = new Slots(context.maxParallelTools);
   return Promise.all(
     calls.map((call) =>
-      settled ? runCall(call, context).then((record) => (settled(record), record)) : runCall(call, context),
+      settled
+        ? runCall(call, context, slots).then((record) => (settled(record), record))
+        : runCall(call, context, slots),
     ),
   );
 }
 
 async function runCall(
   call: ToolCallMessagePart,
-  { iteration, tools, workflowId, agent, gate, answerTimeoutMs }: WaveContext,
+  { iteration, tools, workflowId, agent, gate, answerTimeoutMs, priority }: WaveContext,
+  slots: Slots,
 ): Promise<ToolCallRecord> {
+  const execute = (tool: ToolInfo, input: ToolCallInput, summary: string) =>
+    slots.run(() => executeNow(tool, input, summary, priority));
   const name = call.function.name;
   const args = parseArguments(call.function.arguments);
   const record = { id: call.id, tool: name, args: args.ok ? args.value : {} };
@@ -98,7 +113,12 @@ function contentOf(output: ToolCallOutput): string {
 }
 
 /** One `runTool` activity (local for `localActivity` tools), retried per the tool's policy. */
-function execute(tool: ToolInfo, input: ToolCallInput, summary: string): Promise<ToolCallOutput> {
+function executeNow(
+  tool: ToolInfo,
+  input: ToolCallInput,
+  summary: string,
+  priority: Priority | undefined,
+): Promise<ToolCallOutput> {
   const retry = {
     maximumAttempts: tool.maximumAttempts,
     initialInterval: tool.initialIntervalMs,
@@ -109,7 +129,10 @@ function execute(tool: ToolInfo, input: ToolCallInput, summary: string): Promise
   if (tool.localActivity)
     return runToolLocally.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, retry }, [input]);
   const heartbeatTimeout = Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS);
-  return runTool.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, heartbeatTimeout, retry }, [input]);
+  return runTool.executeWithOptions(
+    { summary, startToCloseTimeout: tool.timeoutMs, heartbeatTimeout, retry, ...withPriority(priority) },
+    [input],
+  );
 }
 
 /** What the call's record keeps of how it was decided. */

@@ -62,3 +62,44 @@ describe('resolveRun: model calls', () => {
     await expect(resolve()({ goal: 'x', modelAttempts: 1.5 })).rejects.toThrow(/modelAttempts/);
   });
 });
+
+describe('resolveRun: flow control', () => {
+  const withWidth = [
+    ...agents,
+    defineAgent({ name: 'narrow', system: 'You help one call at a time.', limits: { maxParallelTools: 2 } }),
+    defineAgent({ name: 'batch', system: 'You help later.', priority: 4, fairnessKey: 'ops' }),
+  ];
+  const resolveWidth = (maxParallelTools?: number) =>
+    createResolveRun({
+      registry: new Registry(builtinTools(), withWidth),
+      defaultModel: 'm',
+      now: () => new Date('2026-11-22T10:00:00Z'),
+      maxParallelTools,
+    });
+
+  it('maxParallelTools: 16 by default; the run overrides its agent, the agent the worker', async () => {
+    expect(await resolveWidth()({ goal: 'x' })).toMatchObject({ maxParallelTools: 16 });
+    expect(await resolveWidth(6)({ goal: 'x' })).toMatchObject({ maxParallelTools: 6 });
+    expect(await resolveWidth(6)({ goal: 'x', agent: 'narrow' })).toMatchObject({ maxParallelTools: 2 });
+    expect(await resolveWidth(6)({ goal: 'x', agent: 'narrow', maxParallelTools: 40 })).toMatchObject({
+      maxParallelTools: 40,
+    });
+  });
+
+  it("priority: the run's fields over its agent's, field by field; none at all: no Priority (tasks inherit the workflow's)", async () => {
+    expect(await resolveWidth()({ goal: 'x' })).not.toHaveProperty('priority');
+    expect(await resolveWidth()({ goal: 'x', agent: 'batch' })).toMatchObject({
+      priority: { priorityKey: 4, fairnessKey: 'ops' },
+    });
+    const run = await resolveWidth()({ goal: 'x', agent: 'batch', fairnessKey: 'acme', fairnessWeight: 2 });
+    expect(run.priority).toEqual({ priorityKey: 4, fairnessKey: 'acme', fairnessWeight: 2 });
+  });
+
+  it('maxParallelTools: zero, negative or fractional is refused as InvalidInput that says what it must be', async () => {
+    for (const bad of [0, -3, 2.5, '4'])
+      await expect(resolveWidth()({ goal: 'x', maxParallelTools: bad }), String(bad)).rejects.toMatchObject({
+        type: 'InvalidInput',
+        message: expect.stringMatching(/maxParallelTools.*(at least 1|whole number)/),
+      });
+  });
+});

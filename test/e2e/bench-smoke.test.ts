@@ -93,12 +93,12 @@ beforeAll(async () => {
 }, SMOKE_TIMEOUT);
 
 describe('bench (BENCH_SMOKE=1)', () => {
-  it('runs scenarios 1–9, none fails, and exits 0', () => {
+  it('runs scenarios 1–10, none fails, and exits 0', () => {
     const failed = report.results
       .filter((r) => r.sizes === 'failed')
       .map((r) => `scenario ${r.id} (${r.title}): ${JSON.stringify(r.data)}`);
     expect(failed).toEqual([]);
-    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(exitCode, stderr.slice(-4000)).toBe(0);
   });
 
@@ -197,5 +197,19 @@ describe('bench (BENCH_SMOKE=1)', () => {
     const { times, listed } = scenario(9).data as { times: number[]; listed: number };
     expect(listed).toBe(report.machine.sizes.pending.waiting);
     expect(times).toHaveLength(5);
+  });
+
+  it('scenario 10: every run completes all its calls, never more than maxParallelTools of them in flight, and sometimes that many', () => {
+    const data = scenario(10).data as {
+      runs: number;
+      calls: number;
+      width: number;
+      completed: number;
+      toolCalls: number;
+      inFlight: number[];
+    };
+    expect(data.completed).toBe(data.runs);
+    expect(data.toolCalls).toBe(data.runs * data.calls);
+    expect(Math.max(...data.inFlight)).toBe(data.width);
   });
 });

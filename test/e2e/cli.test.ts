@@ -97,9 +97,9 @@ describe('waveloop CLI', () => {
 
     // Every test file shares the server: its newest 20 runs need not include this one.
     const list = await waveloop(['list', '--limit', '1000'], env);
-    expect(list.stdout).toMatch(/^ID\s+STATUS\s+STARTED\s+KIND\s+GOAL\n/);
+    expect(list.stdout).toMatch(/^ID\s+STATUS\s+STARTED\s+KIND\s+PRIORITY\s+GOAL\n/);
     expect(list.stdout).toMatch(
-      /\ncli-find-bob\s+completed\s+\S+Z\s+agent run\s+Find Bob and update his company to EPAM\n/,
+      /\ncli-find-bob\s+completed\s+\S+Z\s+agent run\s+–\s+Find Bob and update his company to EPAM\n/,
     );
   });
 
@@ -248,6 +248,15 @@ describe('waveloop CLI', () => {
     const unknown = await waveloop(['run', '--no-such-option', 'x'], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("error: unknown option '--no-such-option'");
+
+    // Flow control's values out of range: refused with what they must be, before a run starts.
+    const priority = await waveloop(['run', '--priority', '9', '--fairness-key', 'k'.repeat(65), 'x'], env);
+    expect(priority.code).toBe(2);
+    expect(priority.stderr).toContain('priority must be a whole number from 1 (first) to 5 (last)');
+    expect(priority.stderr).toContain('fairnessKey must be at most 64 bytes (UTF-8)');
+    const width = await waveloop(['run', '--max-parallel-tools', '0', 'x'], env);
+    expect(width.code).toBe(2);
+    expect(width.stderr).toContain('must be a positive whole number');
   });
 
   it('waveloop cancel: a detached run waiting on a slow model is cancelled and says so', async () => {
@@ -321,7 +330,7 @@ describe('waveloop CLI', () => {
         (runs) => runs.some((run) => run.workflowId === 'cli-crash-question'),
       );
       const waiting = await waveloop(['list', '--status', 'waiting_for_input'], crashEnv);
-      expect(waiting.stdout).toMatch(/cli-crash-question\s+waiting_for_input\s+\S+\s+agent run\s+Pick a region/);
+      expect(waiting.stdout).toMatch(/cli-crash-question\s+waiting_for_input\s+\S+\s+agent run\s+–\s+Pick a region/);
       expect(firstSaid).toContain(
         `Worker polling task queue "${queue}" on ${env.TEMPORAL_ADDRESS} (namespace default) with the demo tools. Ctrl-C stops it.`,
       );

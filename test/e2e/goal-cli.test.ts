@@ -116,13 +116,20 @@ describe('waveloop goal and tree', () => {
     );
   });
 
+  it('waveloop goal: a priority or fairness weight out of range is refused before a tree starts (exit 2)', async () => {
+    const out = await waveloop(['goal', '--priority', '0', '--fairness-weight', '5000', 'Anything'], env);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('priority must be a whole number from 1 (first) to 5 (last)');
+    expect(out.stderr).toContain('fairnessWeight must be from 0.001 to 1000');
+  });
+
   it('waveloop list: shows the goal tree by its root, and the agent run that executed a sub-goal, not the sub-goals', async () => {
     // Other test files start runs on the same server meanwhile: a long list keeps this file's in it.
     const list = await waveloop(['list', '--limit', '1000'], env);
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split('\n');
     expect(lines).toContainEqual(
-      expect.stringMatching(new RegExp(`^cli-goal +completed +\\S+ +goal tree +${GOAL.slice(0, 40)}`)),
+      expect.stringMatching(new RegExp(`^cli-goal +completed +\\S+ +goal tree +– +${GOAL.slice(0, 40)}`)),
     );
     expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +completed +\S+ +agent run /));
     expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);

@@ -82,7 +82,7 @@ describe('waveloop schedule', () => {
       (out) => out.stdout.includes(runId!),
     );
     expect(listed.stdout.trim().split('\n').slice(1)).toEqual([
-      expect.stringMatching(new RegExp(`^${runId}\\s+completed\\s+\\S+\\s+agent run\\s+Send the weekly report$`)),
+      expect.stringMatching(new RegExp(`^${runId}\\s+completed\\s+\\S+\\s+agent run\\s+–\\s+Send the weekly report$`)),
     ]);
 
     const updated = await waveloop(

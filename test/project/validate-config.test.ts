@@ -106,4 +106,11 @@ describe('validateProjectConfig: approval rules', () => {
       /^tools\.0\.onApprovalTimeout: /,
     );
   });
+
+  it("an agent's maxParallelTools is a whole number of at least 1, as a run's is", () => {
+    const narrow = (maxParallelTools: unknown) => ({ agents: [{ ...agent('clerk'), limits: { maxParallelTools } }] });
+    expect(problemOf(narrow(4))).toBe(undefined);
+    expect(problemOf(narrow(0))).toMatch(/^agents\.0\.limits\.maxParallelTools: maxParallelTools must be at least 1/);
+    expect(problemOf(narrow(1.5))).toMatch(/maxParallelTools must be a whole number/);
+  });
 });

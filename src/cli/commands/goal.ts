@@ -32,6 +32,10 @@ interface GoalOptions {
   maxTime?: number;
   maxCost?: number;
   maxTokens?: number;
+  maxParallelGoals?: number;
+  priority?: number;
+  fairnessKey?: string;
+  fairnessWeight?: number;
   tools?: string;
   model?: string;
   agent?: string;
@@ -52,6 +56,14 @@ export function register(program: Command): void {
     .option('--max-time <duration>', 'time limit of the whole tree, e.g. 10m (default 1h)', parseDuration)
     .option('--max-cost <usd>', 'cost limit in USD (default 10)', parsePositiveNumber)
     .option('--max-tokens <n>', 'token limit of the whole tree', parsePositiveInt)
+    .option(
+      '--max-parallel-goals <n>',
+      'sub-goals of one level that run at once, under each goal (default: all of the level)',
+      parsePositiveInt,
+    )
+    .option('--priority <n>', "the tree's priority in the task queues: 1 (first) to 5 (last; default 3)", Number)
+    .option('--fairness-key <key>', 'share the task queues fairly between keys (a tenant id, ≤ 64 bytes)')
+    .option('--fairness-weight <w>', "the fairness key's weight, 0.001 to 1000 (default 1)", Number)
     .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
     .option('--model <name>', 'model name (overrides WAVELOOP_MODEL)')
     .option(
@@ -84,6 +96,7 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
     maxTimeSeconds: options.maxTime === undefined ? undefined : options.maxTime / 1000,
     maxCostUsd: options.maxCost,
     maxTokens: options.maxTokens,
+    maxParallelGoals: options.maxParallelGoals,
   };
   const input = GoalTreeInputSchema.parse({
     objective: words.join(' '),
@@ -94,6 +107,9 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
       .filter(Boolean),
     model: options.model,
     agent: options.agent,
+    priority: options.priority,
+    fairnessKey: options.fairnessKey,
+    fairnessWeight: options.fairnessWeight,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });
   // Trees on the embedded server are served by a worker of this machine, so it needs a model now.

@@ -8,6 +8,7 @@ import { clip } from '../../contract/goal-tree/text';
 import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { action, parsePositiveInt, print, withClient } from '../support';
+import { renderPriority } from '../ui/priority';
 import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from '../ui/render';
 import { alignColumns } from '../ui/table';
 
@@ -65,6 +66,7 @@ async function statusCommand(workflowId: string, options: { json?: boolean }): P
     print(
       `Started:    ${report.startTime.toISOString()}${report.closeTime ? `, closed ${report.closeTime.toISOString()}` : ''}`,
     );
+    if (report.priority) print(`Priority:   ${renderPriority(report.priority)}`);
     if (report.progress) renderProgress(report.progress).forEach((line) => print(line));
     else if (report.result) renderResultSummary(report.result).forEach((line) => print(line));
     else if (report.execution === 'RUNNING')
@@ -166,9 +168,10 @@ async function listCommand(options: {
         run.status,
         run.startTime.toISOString(),
         kindOf(run),
+        renderPriority(run.priority),
         clipGoal(run.goal),
       ]);
-      for (const line of alignColumns([['ID', 'STATUS', 'STARTED', 'KIND', 'GOAL'], ...rows])) print(line);
+      for (const line of alignColumns([['ID', 'STATUS', 'STARTED', 'KIND', 'PRIORITY', 'GOAL'], ...rows])) print(line);
     }
     return 0;
   });

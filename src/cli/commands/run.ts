@@ -40,6 +40,14 @@ export function register(program: Command): void {
     .option('--system <prompt>', 'system prompt (overrides the agent)')
     .option('--tools <a,b>', 'tool allowlist, comma-separated')
     .option('--max-iterations <n>', 'iteration limit (default 20)', parsePositiveInt)
+    .option(
+      '--max-parallel-tools <n>',
+      "tool calls of one wave that run at once (default: the agent's, else the worker's, 16)",
+      parsePositiveInt,
+    )
+    .option('--priority <n>', "the run's priority in the task queues: 1 (first) to 5 (last; default 3)", Number)
+    .option('--fairness-key <key>', 'share the task queues fairly between keys (a tenant id, ≤ 64 bytes)')
+    .option('--fairness-weight <w>', "the fairness key's weight, 0.001 to 1000 (default 1)", Number)
     .addOption(
       new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']),
     )
@@ -65,6 +73,10 @@ interface RunOptions {
   system?: string;
   tools?: string;
   maxIterations?: number;
+  maxParallelTools?: number;
+  priority?: number;
+  fairnessKey?: string;
+  fairnessWeight?: number;
   planner?: 'native' | 'json';
   timeout?: number;
   outputSchema?: string;
@@ -92,6 +104,10 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
       .map((t) => t.trim())
       .filter(Boolean),
     maxIterations: options.maxIterations,
+    maxParallelTools: options.maxParallelTools,
+    priority: options.priority,
+    fairnessKey: options.fairnessKey,
+    fairnessWeight: options.fairnessWeight,
     planner: options.planner,
     conversation: options.chat || undefined,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),

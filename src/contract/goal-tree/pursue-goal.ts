@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Usage } from '../agent-loop';
 import { parseWorkflowInput } from '../issues';
+import { PriorityFieldsShape } from '../priority-schema';
 import { MAX_SUB_GOALS } from './defaults';
 
 /**
@@ -18,6 +19,16 @@ export const GoalConstraintsSchema = z.strictObject({
     .optional(),
   maxCostUsd: z.number().positive().optional(),
   maxTokens: z.number().int().min(1).optional(),
+  /**
+   * How many sub-goals of one level run at once, under each goal (default: all of the level, at most
+   * 8); the others start as earlier ones end. The tool loops inside keep their own `maxParallelTools`.
+   */
+  maxParallelGoals: z
+    .number({ error: 'maxParallelGoals must be a whole number of at least 1' })
+    .int('maxParallelGoals must be a whole number of at least 1')
+    .min(1, 'maxParallelGoals must be at least 1 (the sub-goals of a level that run at once)')
+    .max(100)
+    .optional(),
 });
 export type GoalConstraints = z.infer<typeof GoalConstraintsSchema>;
 
@@ -87,6 +98,11 @@ export const GoalInputSchema = z.strictObject({
    * schema by the client and by the `shapeGoalOutput` activity (ajv stays out of workflow code).
    */
   output: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The tree's place in the task queues (Temporal's Priority API): every goal, model call and tool
+   * loop of the tree gets it. `priority` 1 (first) to 5 (last), `fairnessKey` (≤ 64 bytes), `fairnessWeight`.
+   */
+  ...PriorityFieldsShape,
   /** Set by a parent goal for its children; absent at the root. */
   node: GoalNodeSchema.optional(),
 });

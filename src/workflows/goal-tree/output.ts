@@ -3,6 +3,7 @@ import type { createActivities } from '../../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../contract/activity-options';
 import type { GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { costOf, type ModelPrice } from '../../contract/pricing';
+import { temporalPriority, withPriority, type PriorityFields } from '../../contract/priority';
 import { addUsage } from '../../contract/usage';
 
 const { shapeGoalOutput } = proxyActivities<ReturnType<typeof createActivities>>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
@@ -20,11 +21,12 @@ export async function withOutput(
     objective,
     model,
     price,
-  }: { schema: Record<string, unknown>; objective: string; model: string; price: ModelPrice | null },
+    ...fields
+  }: { schema: Record<string, unknown>; objective: string; model: string; price: ModelPrice | null } & PriorityFields,
 ): Promise<GoalResult> {
   const { status, summary, key_findings, limitations, raw_evidence } = result;
   const shaped = await shapeGoalOutput.executeWithOptions(
-    { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: 'shape the output' },
+    { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: 'shape the output', ...withPriority(temporalPriority(fields)) },
     [{ model, objective, schema, result: { status, summary, key_findings, limitations, raw_evidence } }],
   );
   return {

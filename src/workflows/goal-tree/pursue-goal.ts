@@ -20,7 +20,9 @@ import type {
   SubGoal,
 } from '../../contract/goal-tree/pursue-goal';
 import { evidenceFor, executionGoal, otherGoals, toEvidence, workflowSummary } from '../../contract/goal-tree/text';
+import { priorityFields, temporalPriority, withPriority } from '../../contract/priority';
 import { agentLoop } from '../agent-loop';
+import { Slots } from '../slots';
 import { shareLevel, type Grant } from './budget';
 import { goalClock, type GoalClock } from './clock';
 import { findCycle } from './cycles';
@@ -52,7 +54,12 @@ export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
   // The root of a tree with an output schema: its result also as JSON of that shape.
   const result =
     input.output && !input.node
-      ? await withOutput(pursued, { schema: input.output, objective: input.objective, ...g.node })
+      ? await withOutput(pursued, {
+          schema: input.output,
+          objective: input.objective,
+          ...g.node,
+          ...priorityFields(input),
+        })
       : pursued;
   show(g, `**${result.status}** · ${result.summary}`);
   return result;
@@ -100,6 +107,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
           model: g.node.model,
           tools: g.node.tools,
           ...(agent ? { agent } : {}),
+          ...priorityFields(g.input),
           // A sub-goal's answer is evidence for the tree, in words, whatever shape the agent's answers take.
           output: null,
           ...(budgets.tokens !== undefined ? { maxTokens: Math.floor(budgets.tokens) } : {}),
@@ -108,6 +116,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
       ],
       workflowExecutionTimeout: g.clock.childTimeoutMs(),
       staticSummary: workflowSummary(`tools · ${g.node.goal}`),
+      ...placed(g),
     });
     g.ledger.spend(run.usage);
     return results.toolLoopEnded(soFar(g), run, g.ledger.loopLimit(run, budgets));
@@ -157,24 +166,28 @@ async function pursueSubGoals(g: Goal, subGoals: SubGoal[]): Promise<GoalResult>
 }
 
 /**
- * Starts the sub-goals of one level (indices into `g.planned`) at once, each with its share of the
- * budgets (`later`: sub-goals of the levels still to come). One that repeats a goal on the stack,
- * or that a limit leaves no share or time, is not started: its result says why.
+ * Starts the sub-goals of one level (indices into `g.planned`) at once, or `maxParallelGoals` of them
+ * at a time, each with its share of the budgets (`later`: sub-goals of the levels still to come). One
+ * that repeats a goal on the stack, or that a limit leaves no share or time when its turn comes, is
+ * not started: its result says why.
  */
 async function pursueLevel(g: Goal, level: number[], later: number): Promise<GoalResult[]> {
   const stack = [...g.node.stack, g.node.goal];
   const evidence = evidenceFor(g.node.evidence, g.children);
   const subGoals = level.map((i) => ({ goal: g.planned[i], position: i + 1, cycle: findCycle(g.planned[i], stack) }));
   const shares = shareLevel(subGoals.filter((s) => !s.cycle).length, later, g.ledger.left());
+  const slots = new Slots(g.input.constraints?.maxParallelGoals ?? subGoals.length);
   let next = 0;
   return Promise.all(
     subGoals.map(({ goal, position, cycle }) => {
       if (cycle) return results.cycleDetected(goal, g.depth + 1, cycle);
       const share = shares[next++];
       if ('refused' in share) return refuse(g, goal, g.ledger.violation(share.refused));
-      const stop = g.ledger.check('start');
-      if (stop) return refuse(g, goal, stop);
-      return pursueChild(g, { goal, position, stack, evidence }, share);
+      return slots.run(async () => {
+        const stop = g.ledger.check('start');
+        if (stop) return refuse(g, goal, stop);
+        return pursueChild(g, { goal, position, stack, evidence }, share);
+      });
     }),
   );
 }
@@ -200,9 +213,10 @@ async function pursueChild(
   try {
     const result = await executeChild(pursueGoal, {
       workflowId,
-      args: [{ objective, constraints, tools, model, ...(agent ? { agent } : {}), node }],
+      args: [{ objective, constraints, tools, model, ...(agent ? { agent } : {}), ...priorityFields(g.input), node }],
       workflowExecutionTimeout: g.clock.childTimeoutMs(),
       staticSummary: workflowSummary(child.goal),
+      ...placed(g),
     });
     g.ledger.childReported(result);
     return result;
@@ -256,6 +270,11 @@ function openGoal(input: GoalInput, node: GoalNode): Goal {
   };
 }
 
+/** The tree's place in the task queues (its input's priority fields), for the goal's activities and children. */
+function placed(g: Goal) {
+  return withPriority(temporalPriority(g.input));
+}
+
 /** Sets the goal's current details (the Web UI shows them): the goal, then `state`. */
 function show(g: Goal, state: string): void {
   setCurrentDetails(`Goal: ${g.node.goal}\n\n${state}`);
@@ -299,7 +318,7 @@ async function ask<I extends GoalContextInput, T>(
   const { model, goal, stack, tools, evidence } = g.node;
   const input = { model, objective: g.input.objective, goal, stack, tools, evidence, ...extra } as I;
   const call = (request: I, summary: string) =>
-    component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary }, [request]);
+    component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary, ...placed(g) }, [request]);
   show(g, `Asking the model: ${name}`);
   try {
     let output = await call(input, name);

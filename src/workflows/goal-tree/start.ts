@@ -4,6 +4,7 @@ import { RESOLVE_RUN_ACTIVITY_OPTIONS } from '../../contract/activity-options';
 import { DEFAULT_GOAL_CONSTRAINTS } from '../../contract/goal-tree/defaults';
 import { goalWorkflowId } from '../../contract/goal-tree/ids';
 import type { GoalInput, GoalNode } from '../../contract/goal-tree/pursue-goal';
+import { temporalPriority, withPriority } from '../../contract/priority';
 import { lazy } from '../lazy';
 
 /**
@@ -43,7 +44,7 @@ export async function rootNode(input: GoalInput): Promise<GoalNode> {
   let resolved;
   try {
     resolved = await resolveGoal.executeWithOptions(
-      { ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve model and tools' },
+      { ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve model and tools', ...withPriority(temporalPriority(input)) },
       [{ model: input.model, tools: input.tools, ...(input.agent ? { agent: input.agent } : {}) }],
     );
   } catch (err) {
