@@ -51,10 +51,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Processes, not threads: Temporal's native runtime is one per process.
     pool: 'forks',
-    // Four test files at a time on two cores: much of a file's time is waiting (on timers, heartbeat
+    // Five test files at a time on two cores: much of a file's time is waiting (on timers, heartbeat
     // and sticky-queue timeouts, slow fake replies, child processes), which more files fill. Measured
-    // on the 2-core machine with 77 files: 206 s with 4, 220 s with 3.
-    maxWorkers: 4,
+    // on the 2-core machine with 122 files: 242 s for npm test with 4 (twice), 228 s with 5.
+    maxWorkers: 5,
     // A fork runs file after file in one module graph: the Temporal SDK, src/ and test/support are
     // loaded once per fork, not once per file (that was about a second a file). No test file
     // changes what another sees: each one starts its own fake model, data directory and workers.
