@@ -1,14 +1,9 @@
-import {
-  isGrpcServiceError,
-  ServiceError,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ZodError } from 'zod';
 import { NoWorkerError } from '../client/no-worker-error';
 import { describeIssues } from '../contract/issues';
+import { grpcErrorOf, GrpcStatus } from '../temporal/grpc-status';
 import { startWorker } from './worker-hint';
 
 /**
@@ -18,9 +13,6 @@ import { startWorker } from './worker-hint';
 
 /** A mistake in the command line or the configuration; its message says what to change. */
 export class UsageError extends Error {}
-
-/** gRPC's NOT_FOUND status code. */
-const NOT_FOUND = 5;
 
 /**
  * The line to print for `err`: a usage error's own message, zod issues as `Invalid input: …`, a failed
@@ -39,8 +31,8 @@ export function describeError(err: unknown): string {
     return `Run failed: ${cause?.message ?? err.message}`;
   }
   if (err instanceof WorkflowNotFoundError) return `No run or goal tree with id ${err.workflowId}.`;
-  const grpc = err instanceof ServiceError ? err.cause : err;
-  if (isGrpcServiceError(grpc) && grpc.code === NOT_FOUND) {
+  const grpc = grpcErrorOf(err);
+  if (grpc?.code === GrpcStatus.NOT_FOUND) {
     // The server says e.g. `workflow not found for ID: goal-1`.
     const id = /\bID:\s*"?([^"\s,]+)/.exec(grpc.details)?.[1];
     return id ? `No run or goal tree with id ${id}.` : `Not found: ${grpc.details}`;

@@ -1,8 +1,6 @@
-import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-
-/** gRPC's NOT_FOUND status code. */
-const NOT_FOUND = 5;
+import { grpcErrorOf, GrpcStatus } from '../temporal/grpc-status';
 
 /**
  * Waits until the latest run of `workflowId` has closed (following the runs it continued as new,
@@ -33,8 +31,9 @@ export async function waitUntilClosed(client: Client, workflowId: string, signal
       }),
     ).catch((err: unknown) => {
       if (signal.aborted) throw signal.reason;
-      if (isGrpcServiceError(err) && err.code === NOT_FOUND)
-        throw new WorkflowNotFoundError(err.details ?? 'Workflow not found', workflowId, execution.runId);
+      const grpc = grpcErrorOf(err);
+      if (grpc?.code === GrpcStatus.NOT_FOUND)
+        throw new WorkflowNotFoundError(grpc.details ?? 'Workflow not found', workflowId, execution.runId);
       throw err;
     });
     const closed = response.history?.events?.[0];

@@ -1,5 +1,4 @@
 import {
-  isGrpcServiceError,
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
@@ -14,6 +13,7 @@ import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
 import { describeIssues } from '../contract/issues';
 import { temporalPriority, withPriority, type PriorityFields } from '../contract/priority';
+import { grpcErrorOf, GrpcStatus } from '../temporal/grpc-status';
 import { GOAL_MEMO, PRIORITY_MEMO } from './run-list';
 
 /** What a schedule does when a run is due while the last one still runs (Temporal's overlap policies). */
@@ -230,17 +230,14 @@ function overlapName(policy: ScheduleOverlapPolicy | undefined): Overlap {
   return (policy ?? 'SKIP').toLowerCase().replace(/_/g, '-') as Overlap;
 }
 
-/** gRPC's status for a request the server refuses as malformed (a bad cron expression, an unknown time zone). */
-const INVALID_ARGUMENT = 3;
-
 /** The server's refusal (a bad cron expression, a time zone it does not know, a name in use) as a `ScheduleError`. */
 function refused(name: string, err: unknown): Error {
   if (err instanceof ScheduleError) return err;
   if (err instanceof ScheduleAlreadyRunning) return new ScheduleError(`A schedule named "${name}" exists already.`);
   // The SDK checks cron expressions itself (a TypeError); the server checks the rest.
   if (err instanceof TypeError) return new ScheduleError(`Schedule "${name}" refused: ${err.message}`);
-  const grpc = [err, (err as { cause?: unknown })?.cause].find(isGrpcServiceError);
-  if (grpc?.code === INVALID_ARGUMENT)
+  const grpc = grpcErrorOf(err);
+  if (grpc?.code === GrpcStatus.INVALID_ARGUMENT)
     return new ScheduleError(`Schedule "${name}" refused: ${grpc.details || grpc.message}`);
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -1,14 +1,9 @@
-import {
-  isGrpcServiceError,
-  ServiceError,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-} from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ZodError } from 'zod';
 import { NoWorkerError } from '../client/no-worker-error';
 import { describeIssues } from '../contract/issues';
+import { GrpcStatus, isGrpcStatus } from '../temporal/grpc-status';
 
 /**
  * The errors of the HTTP API: each has a status and a code, and says in its message what went wrong
@@ -38,10 +33,6 @@ export class HttpError extends Error {
   }
 }
 
-/** gRPC's NOT_FOUND and ALREADY_EXISTS status codes. */
-const NOT_FOUND = 5;
-const ALREADY_EXISTS = 6;
-
 /**
  * The `HttpError` for `err`: zod issues and a bad cursor are 400, an unknown workflow 404, a
  * workflow id in use and an update the workflow refused (nothing waits for it) 409, no worker 503.
@@ -55,10 +46,9 @@ export function toHttpError(err: unknown, log: (line: string) => void): HttpErro
     return new HttpError(400, 'bad_request', err.message);
   if (err instanceof WorkflowNotFoundError)
     return new HttpError(404, 'not_found', `No run or goal tree with id ${err.workflowId}.`);
-  const grpc = err instanceof ServiceError ? err.cause : err;
-  if (isGrpcServiceError(grpc) && grpc.code === NOT_FOUND)
+  if (isGrpcStatus(err, GrpcStatus.NOT_FOUND))
     return new HttpError(404, 'not_found', 'No run or goal tree with that id.');
-  if (err instanceof WorkflowExecutionAlreadyStartedError || (isGrpcServiceError(grpc) && grpc.code === ALREADY_EXISTS))
+  if (err instanceof WorkflowExecutionAlreadyStartedError || isGrpcStatus(err, GrpcStatus.ALREADY_EXISTS))
     return new HttpError(409, 'conflict', 'A run with that workflowId is running already.');
   if (err instanceof WorkflowUpdateFailedError)
     return new HttpError(409, 'conflict', `Refused: ${err.cause?.message ?? err.message}`);

@@ -1,11 +1,8 @@
-import { isGrpcServiceError, ServiceError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { isGrpcCancelledError, isGrpcDeadlineError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 
 const ATTEMPT_DEADLINE_MS = 5_000;
 const ATTEMPTS = 4;
-/** gRPC status codes of a query that ran out of time (client-side expiry shows as CANCELLED). */
-const CANCELLED = 1;
-const DEADLINE_EXCEEDED = 4;
 
 /**
  * Asks a workflow query with a short deadline and asks again when it times out. A query sent to a
@@ -23,12 +20,8 @@ export async function queryWithRetry<T>(
     try {
       return await client.withDeadline(Date.now() + deadlineMs, () => handle.query(query));
     } catch (err) {
-      if (attempt >= attempts || !isTimeout(err)) throw err;
+      // A query that ran out of time: DEADLINE_EXCEEDED, or CANCELLED when the client's deadline expired.
+      if (attempt >= attempts || !(isGrpcDeadlineError(err) || isGrpcCancelledError(err))) throw err;
     }
   }
-}
-
-function isTimeout(err: unknown): boolean {
-  const cause = err instanceof ServiceError ? err.cause : err;
-  return isGrpcServiceError(cause) && (cause.code === DEADLINE_EXCEEDED || cause.code === CANCELLED);
 }
