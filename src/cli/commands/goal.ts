@@ -9,6 +9,7 @@ import { GoalTreeInputSchema, type GoalResult } from '../../contract/goal-tree/p
 import { loadSettings, modelConfigProblem } from '../../settings';
 import { describeError, UsageError } from '../errors';
 import { readOutputSchemaFile } from '../output-schema-file';
+import { priorityFields, priorityOptions, type PriorityOptions } from '../priority-options';
 import {
   action,
   ensureServer,
@@ -26,16 +27,13 @@ import { renderOutput } from '../ui/render';
 import { terminalPrompts } from '../ui/terminal';
 import { createCliWorker } from '../worker-runtime';
 
-interface GoalOptions {
+interface GoalOptions extends PriorityOptions {
   maxDepth?: number;
   maxGoals?: number;
   maxTime?: number;
   maxCost?: number;
   maxTokens?: number;
   maxParallelGoals?: number;
-  priority?: number;
-  fairnessKey?: string;
-  fairnessWeight?: number;
   tools?: string;
   model?: string;
   agent?: string;
@@ -47,7 +45,7 @@ interface GoalOptions {
 
 /** `waveloop goal "<objective>"` and `waveloop tree <id> [--jsonl]`. */
 export function register(program: Command): void {
-  program
+  const goal = program
     .command('goal')
     .description('pursue an objective as a tree of goals (each a workflow) and follow it live')
     .argument('<objective...>', 'what to achieve')
@@ -60,10 +58,9 @@ export function register(program: Command): void {
       '--max-parallel-goals <n>',
       'sub-goals of one level that run at once, under each goal (default: all of the level)',
       parsePositiveInt,
-    )
-    .option('--priority <n>', "the tree's priority in the task queues: 1 (first) to 5 (last; default 3)", Number)
-    .option('--fairness-key <key>', 'share the task queues fairly between keys (a tenant id, ≤ 64 bytes)')
-    .option('--fairness-weight <w>', "the fairness key's weight, 0.001 to 1000 (default 1)", Number)
+    );
+  for (const option of priorityOptions("the tree's")) goal.addOption(option);
+  goal
     .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
     .option('--model <name>', 'model name (overrides WAVELOOP_MODEL)')
     .option(
@@ -107,9 +104,7 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
       .filter(Boolean),
     model: options.model,
     agent: options.agent,
-    priority: options.priority,
-    fairnessKey: options.fairnessKey,
-    fairnessWeight: options.fairnessWeight,
+    ...priorityFields(options),
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });
   // Trees on the embedded server are served by a worker of this machine, so it needs a model now.

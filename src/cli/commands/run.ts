@@ -7,6 +7,7 @@ import { UsageError } from '../errors';
 import { atTerminal, followUntilEnd } from '../follow-run';
 import { InProcessWorker } from '../in-process-worker';
 import { readOutputSchemaFile } from '../output-schema-file';
+import { priorityFields, priorityOptions, type PriorityOptions } from '../priority-options';
 import { exitStatusOf, listenForStop, type StopRequest } from '../stop-signals';
 import {
   action,
@@ -31,7 +32,7 @@ import { noWorkerNote } from '../worker-hint';
 
 /** Adds `waveloop run`. */
 export function register(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description('start an agent run and follow it wave by wave until its answer')
     .argument('<goal...>', 'what the agent should do')
@@ -44,10 +45,9 @@ export function register(program: Command): void {
       '--max-parallel-tools <n>',
       "tool calls of one wave that run at once (default: the agent's, else the worker's, 16)",
       parsePositiveInt,
-    )
-    .option('--priority <n>', "the run's priority in the task queues: 1 (first) to 5 (last; default 3)", Number)
-    .option('--fairness-key <key>', 'share the task queues fairly between keys (a tenant id, ≤ 64 bytes)')
-    .option('--fairness-weight <w>', "the fairness key's weight, 0.001 to 1000 (default 1)", Number)
+    );
+  for (const option of priorityOptions("the run's")) command.addOption(option);
+  command
     .addOption(
       new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']),
     )
@@ -67,16 +67,13 @@ export function register(program: Command): void {
 }
 
 /** The options of `waveloop run`. */
-interface RunOptions {
+interface RunOptions extends PriorityOptions {
   agent?: string;
   model?: string;
   system?: string;
   tools?: string;
   maxIterations?: number;
   maxParallelTools?: number;
-  priority?: number;
-  fairnessKey?: string;
-  fairnessWeight?: number;
   planner?: 'native' | 'json';
   timeout?: number;
   outputSchema?: string;
@@ -105,9 +102,7 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
       .filter(Boolean),
     maxIterations: options.maxIterations,
     maxParallelTools: options.maxParallelTools,
-    priority: options.priority,
-    fairnessKey: options.fairnessKey,
-    fairnessWeight: options.fairnessWeight,
+    ...priorityFields(options),
     planner: options.planner,
     conversation: options.chat || undefined,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
