@@ -65,20 +65,18 @@ async function answer(workflowId: string, words: string[]): Promise<number> {
 }
 
 /** `waveloop approve <id> <callId> [--args] [--by]`: approves a tool call; it runs at once, with the edited arguments if given. */
-async function approve(workflowId: string, callId: string, { args, by }: Decider & { args?: Args }): Promise<number> {
+async function approve(workflowId: string, callId: string, options: Decider & { args?: Args }): Promise<number> {
+  const { args, by = osUser() } = options;
   return onRunningRun(workflowId, 'approve', async (client) => {
-    const decided = await client.runs.approve(workflowId, callId, { by, ...(args ? { args } : {}) });
+    const decided = await client.runs.approve(workflowId, callId, { by, args });
     print(`Approved ${decided.tool} (call ${decided.callId})${args ? ' with the edited arguments' : ''}, as ${by}.`);
     return 0;
   });
 }
 
 /** `waveloop deny <id> <callId> [--reason] [--by]`: denies a tool call; the model reads the reason. */
-async function deny(
-  workflowId: string,
-  callId: string,
-  { reason, by }: Decider & { reason?: string },
-): Promise<number> {
+async function deny(workflowId: string, callId: string, options: Decider & { reason?: string }): Promise<number> {
+  const { reason, by = osUser() } = options;
   return onRunningRun(workflowId, 'deny', async (client) => {
     const decided = await client.runs.deny(workflowId, callId, { reason, by });
     print(`Denied ${decided.tool} (call ${decided.callId}), as ${by}.`);
@@ -88,14 +86,14 @@ async function deny(
 
 type Args = Record<string, unknown>;
 interface Decider {
-  by: string;
+  by?: string;
 }
 
-/** `--by <name>`: who decides, recorded with the decision; default: the OS user. */
+/** `--by <name>`: who decides, recorded with the decision; without it, the OS user (read when a decision is sent). */
 function byOption(): Option {
-  return new Option('--by <name>', 'who decides, recorded with the decision')
-    .argParser(parseBy)
-    .default(osUser(), 'your OS user name');
+  return new Option('--by <name>', 'who decides, recorded with the decision (default: your OS user name)').argParser(
+    parseBy,
+  );
 }
 
 function parseBy(value: string): string {
