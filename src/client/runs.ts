@@ -33,7 +33,7 @@ import { NoWorkerError } from './no-worker-error';
 import { pendingOf, WAITING_STATES, type PendingDecision, type PendingList } from './pending';
 import { readPersonUpdates, type PersonUpdate } from './person-updates';
 import { waitUntilClosed } from './run-closed';
-import { listRuns, listRunsPage, type ListedRun, type ListOptions, type RunPage } from './run-list';
+import { GOAL_MEMO, listRuns, listRunsPage, type ListedRun, type ListOptions, type RunPage } from './run-list';
 import { startGoalWorkflow } from './start-workflow';
 
 export interface StartOptions {
@@ -52,6 +52,8 @@ export interface RunSummary {
   execution: string;
   startTime: Date;
   closeTime?: Date;
+  /** The goal (a goal tree's: its objective) the run was started with, from its memo. */
+  goal?: string;
   /** The Priority the run was started with (`priority`, `fairnessKey`, `fairnessWeight`), when it has one. */
   priority?: Priority;
 }
@@ -162,6 +164,7 @@ export class RunsClient {
       execution: description.status.name,
       startTime: description.startTime,
       closeTime: description.closeTime,
+      ...(typeof description.memo?.[GOAL_MEMO] === 'string' ? { goal: description.memo[GOAL_MEMO] } : {}),
       ...withPriority(setPriority(description.priority)),
     };
     if (description.status.name === 'RUNNING') {
