@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TEMPORAL_CLI_VERSION } from '../src/server/temporal-cli';
+import { eventStreams, type EventStreamSizes } from './scenarios/event-streams';
 import { goalTrees } from './scenarios/goal-tree';
 import { historyGrowth } from './scenarios/history';
 import { localActivities } from './scenarios/local-activities';
@@ -57,6 +58,8 @@ interface Sizes {
   pending: PendingSizes;
   /** Scenario 10's runs, calls per wave and `maxParallelTools`. */
   waveWidth: WaveWidthSizes;
+  /** Scenario 13's runs with an open event stream each, and how many of them are timed. */
+  eventStreams: EventStreamSizes;
 }
 
 const SIZES: Sizes = SMOKE
@@ -74,6 +77,7 @@ const SIZES: Sizes = SMOKE
       trees: [10],
       pending: { done: 3, waiting: 2 },
       waveWidth: { runs: 2, calls: 6, width: 2 },
+      eventStreams: { streams: 3, timed: 2, watchSeconds: 1 },
     }
   : FULL
     ? {
@@ -86,6 +90,7 @@ const SIZES: Sizes = SMOKE
         trees: [10, 100],
         pending: { done: 950, waiting: 50 },
         waveWidth: { runs: 50, calls: 40, width: 8 },
+        eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
       }
     : {
         overhead: { runs: 2, iterations: 100 },
@@ -97,6 +102,7 @@ const SIZES: Sizes = SMOKE
         trees: [10, 100],
         pending: { done: 950, waiting: 50 },
         waveWidth: { runs: 50, calls: 40, width: 8 },
+        eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
       };
 
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -157,6 +163,7 @@ async function run(): Promise<void> {
     [8, 'local activities', () => localActivities(env, SIZES.overhead.iterations)],
     [9, 'pending decisions', () => pendingDecisions(env, SIZES.pending)],
     [10, 'wave width', () => waveWidth(env, SIZES.waveWidth)],
+    [13, 'event streams', () => eventStreams(env, SIZES.eventStreams)],
   ];
   try {
     for (const [id, name, scenario] of scenarios) {
