@@ -7,7 +7,6 @@ import {
   WorkflowIdReusePolicy,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentLoopResult } from '../contract/agent-loop';
 import {
   clipText,
   NOTICE_OUTPUT_CHARS,
@@ -49,10 +48,13 @@ export class Notifier {
     this.tell({ event, ...(pending ? { pending } : {}), ...(message ? { answer: clipText(message) } : {}) }, key);
   }
 
-  /** The run ended with `result`: `completed` (its status says how) or `cancelled`. A goal tree's tool loop tells nothing (its tree does). */
-  async ended(result: Pick<AgentLoopResult, 'status' | 'answer' | 'output'>): Promise<void> {
+  /**
+   * The run ended with `result`: `completed` (its status says how), `cancelled`, or `failed` (a goal
+   * tree whose result is `failed`). A goal tree's tool loop tells nothing (its tree does).
+   */
+  async ended(result: { status: string; answer: string; output?: unknown }): Promise<void> {
     if (!workflowInfo().parent) {
-      const event = result.status === 'cancelled' ? 'cancelled' : 'completed';
+      const event = result.status === 'cancelled' || result.status === 'failed' ? result.status : 'completed';
       this.tell({ event, status: result.status, answer: clipText(result.answer), ...shortOutput(result.output) });
     }
     await this.settle();
