@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookBody } from '../../src/contract/webhooks';
 import { cliFixture, waveloopLive, type CliFixture } from '../support/cli';
+import { assess, goalModel } from '../support/goal-model';
 import { eventually } from '../support/wait';
 import { signatureHolds, webhookReceiver } from '../support/webhook-receiver';
 
@@ -131,5 +132,41 @@ describe('webhooks', () => {
     const listed = (await cli.client.runs.list()).map((run) => run.workflowId);
     expect(listed).toContain(id);
     expect(listed.filter((listedId) => listedId.startsWith(`${id}/`))).toEqual([]);
+  });
+
+  it('a goal tree: its tool loop tells its wait, naming the tree; the root tells how the tree ended; the tool loop tells no end of its own', async () => {
+    const treeId = 'webhooks-tree';
+    const objective = 'Move user 2 to EPAM';
+    const router = goalModel({
+      [objective]: {
+        assessment: [assess.tools('update the user')],
+        agent: [
+          { toolCalls: [{ id: 'call_tree', name: 'update_user', args: { id: 2, company: 'EPAM' } }] },
+          { content: 'Moved user 2 to EPAM.' },
+        ],
+      },
+    });
+    cli.fake.script(...router.steps);
+    await cli.client.goals.start({ objective, webhooks: [receiver.url('/tree')] }, { workflowId: treeId });
+
+    const tree = () => receiver.received.filter((r) => r.path === '/tree').map((r) => bodyOf(r.raw));
+    const [waiting] = await eventually(tree, (got) => got.length > 0);
+    expect(waiting).toMatchObject({
+      event: 'waiting_for_approval',
+      pending: { callId: 'call_tree', tool: 'update_user' },
+      root: { workflowId: treeId, link: `http://127.0.0.1:8080/runs/${treeId}` },
+    });
+    await cli.client.runs.approve(waiting.workflowId, 'call_tree', { by: 'alice' });
+    const told = await eventually(tree, (got) => got.some((body) => body.event === 'completed'));
+    expect(told.map((body) => [body.event, body.workflowId])).toEqual([
+      ['waiting_for_approval', waiting.workflowId],
+      ['completed', treeId],
+    ]);
+    expect(told[1]).toMatchObject({
+      goal: objective,
+      status: 'achieved',
+      link: `http://127.0.0.1:8080/runs/${treeId}`,
+    });
+    router.assertDone();
   });
 });
