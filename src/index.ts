@@ -35,7 +35,7 @@ export {
 export { prometheusTelemetry, telemetryWorkflowModules, type OtlpProtocol, type TracingOptions } from './telemetry';
 
 // Settings from the environment, and the connection to Temporal.
-export { loadSettings, type WaveloopSettings } from './settings';
+export { loadSettings, type WaveloopSettings, type WebhookSettings } from './settings';
 export { connectClient, connectionSettings, type TemporalConnectionSettings } from './temporal/connection';
 
 // The client: runs, goal trees, schedules.
@@ -98,6 +98,12 @@ export {
   type GoalStatus,
   type GoalTreeInput,
 } from './contract/goal-tree/pursue-goal';
+export {
+  DELIVER_WEBHOOKS_WORKFLOW,
+  type WebhookBody,
+  type WebhookEvent,
+  type WebhookPending,
+} from './contract/webhooks';
 export {
   answerUpdate,
   approveUpdate,

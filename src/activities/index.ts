@@ -13,6 +13,14 @@ import { createSummarize } from './summarize';
 import { createCheckToolArguments } from './tool-arguments';
 import { ToolResultCache } from './tool-result-cache';
 import { createRunTool } from './tools';
+import { createPostWebhook } from './webhooks/post';
+
+/** The worker's webhooks: its URLs, the signing secret, the inbox's base URL (`loadSettings().webhooks`). */
+export interface WorkerWebhooks {
+  urls?: readonly string[];
+  secret?: string;
+  inboxUrl?: string;
+}
 
 export interface ActivityDeps {
   /** Keeps full tool results that are too long for the transcript (see `runTool`). */
@@ -34,6 +42,11 @@ export interface ActivityDeps {
   modelTimeoutMs?: number;
   /** How many tool calls of a wave run at once when neither the run nor its agent says (default 16). */
   maxParallelTools?: number;
+  /**
+   * Webhooks (docs/webhooks.md): the worker's URLs (`WAVELOOP_WEBHOOK_URL`), which every run tells
+   * besides its agent's and its own, the secret that signs them and the inbox's base URL for links.
+   */
+  webhooks?: WorkerWebhooks;
   /** Why the attempt before this one of an activity failed, for the log (`describe()` of the run). */
   previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
 }
@@ -57,11 +70,13 @@ export function createActivities(deps: ActivityDeps) {
       modelRetry: deps.modelRetry,
       modelTimeoutMs: deps.modelTimeoutMs,
       maxParallelTools: deps.maxParallelTools,
+      webhooks: deps.webhooks?.urls,
     }),
     callModel: createCallModel({ ...deps, toolResults, quirks }),
     runTool: createRunTool({ ...deps, toolResults }),
     checkToolArguments: createCheckToolArguments(deps),
     checkOutput,
+    postWebhook: createPostWebhook({ secret: deps.webhooks?.secret, inboxUrl: deps.webhooks?.inboxUrl }),
     summarizeTranscript: createSummarize({ ...deps, quirks }),
     ...createGoalActivities({ ...deps, quirks }),
   };

@@ -39,6 +39,8 @@ export interface ResolveRunDeps {
   modelTimeoutMs?: number;
   /** How many tool calls of a wave run at once when neither the run nor its agent says (default `DEFAULT_MAX_PARALLEL_TOOLS`). */
   maxParallelTools?: number;
+  /** The worker's webhooks (`WAVELOOP_WEBHOOK_URL`), told by every run besides its agent's and its own. */
+  webhooks?: readonly string[];
 }
 
 /**
@@ -56,6 +58,7 @@ export function createResolveRun({
   modelRetry,
   modelTimeoutMs,
   maxParallelTools,
+  webhooks,
 }: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
     // The workflow hands over the input as sent: validation needs zod, which workflow code avoids
@@ -124,8 +127,19 @@ export function createResolveRun({
       maxOutputTokens: input.maxOutputTokens ?? agent.limits?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       toolCallText: input.toolCallText ?? agent.toolCallText ?? 'recover',
       ...(output ? { output } : {}),
+      ...webhooksOf(input, agent, webhooks),
     };
   };
+}
+
+/** The run's webhooks: its own, its agent's and the worker's, each URL once; none: the run tells nobody. */
+function webhooksOf(
+  input: AgentLoopInput,
+  agent: AgentDefinition,
+  worker: readonly string[] = [],
+): Pick<ResolvedRun, 'webhooks'> {
+  const urls = [...new Set([...(input.webhooks ?? []), ...(agent.webhooks ?? []), ...worker])];
+  return urls.length ? { webhooks: urls } : {};
 }
 
 /** The run's model-call timeout and retries: the input's, else the agent's, else the worker's. */

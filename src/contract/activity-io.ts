@@ -69,6 +69,8 @@ export interface ResolvedRun {
   toolCallText: ToolCallText;
   /** The shape the final answer must have, when the run or its agent gives one (`AgentLoopInput.output`). */
   output?: OutputSpec;
+  /** Where the run's webhooks go: the input's, the agent's and the worker's URLs (docs/webhooks.md). */
+  webhooks?: string[];
 }
 
 /** How a run's model calls run: each attempt's timeout and the retry policy. */

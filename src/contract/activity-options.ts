@@ -118,3 +118,14 @@ export const STREAM_HEARTBEAT_INTERVAL_MS = 250;
  * (scenario 4 of `npm run bench`).
  */
 export const SEARCH_ATTRIBUTE_REFRESH_MS = 10_000;
+
+/**
+ * Posting a webhook to one URL (`postWebhook`): each attempt has 30 s, then it is tried again, from
+ * 1 s, doubling, at most 10 minutes apart, for up to 3 days, until the receiver answers 2xx. A 4xx
+ * answer other than 408 and 429 ends the delivery at once (a non-retryable failure, logged).
+ */
+export const WEBHOOK_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '3 days',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+};

@@ -4,6 +4,7 @@ import { OutputSchemaSchema } from './output-schema';
 import { PlannerSchema } from './plan';
 import { PriorityFieldsShape } from './priority-schema';
 import type { Usage } from './usage';
+import { WebhookUrlsSchema } from './webhook-url';
 
 /**
  * The public contract of the `agentLoop` workflow: what any Temporal client sends and gets back.
@@ -114,6 +115,12 @@ export const AgentLoopInputSchema = z.strictObject({
   output: OutputSchemaSchema.nullable().optional(),
   /** Times an answer that does not match `output` goes back to the model (default: the agent's, else 2). */
   outputRepairs: z.number().int().min(0).max(20).optional(),
+  /**
+   * URLs told when the run waits for a person and when it ends (docs/webhooks.md), besides its
+   * agent's and the worker's (`WAVELOOP_WEBHOOK_URL`): http(s) URLs, or `slack:<url>` for a
+   * Slack-shaped message (as for hooks.slack.com).
+   */
+  webhooks: WebhookUrlsSchema.optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 

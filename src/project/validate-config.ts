@@ -74,6 +74,7 @@ const agentSchema = z.strictObject({
   onApprovalTimeout: run.onApprovalTimeout,
   output: z.custom<z.ZodType>(isZodSchema, 'output must be a zod schema, such as z.object({ … })').optional(),
   outputRepairs: run.outputRepairs,
+  webhooks: run.webhooks,
   priority: run.priority,
   fairnessKey: run.fairnessKey,
   fairnessWeight: run.fairnessWeight,

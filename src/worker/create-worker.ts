@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import type { RetryPolicy } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { createActivities, Registry } from '../activities';
+import { createActivities, Registry, type WorkerWebhooks } from '../activities';
 import type { AgentDefinition } from '../agents/define';
 import { transcriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/pricing';
@@ -100,6 +100,12 @@ export interface WaveloopWorkerOptions {
    * worker is unversioned and takes any run of its task queue.
    */
   deployment?: WorkerDeployment;
+  /**
+   * Webhooks (docs/webhooks.md; `loadSettings().webhooks`): URLs every run of this worker tells
+   * when it waits for a person and when it ends, besides its agent's and its own; the secret that
+   * signs them; the inbox's base URL for their links.
+   */
+  webhooks?: WorkerWebhooks;
 }
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
@@ -122,6 +128,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     modelRetry: options.modelRetry,
     modelTimeoutMs: options.modelTimeoutMs,
     maxParallelTools: options.maxParallelTools,
+    webhooks: options.webhooks,
     searchAttributes,
     previousFailure: async (workflowId, runId, activityId) =>
       previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),

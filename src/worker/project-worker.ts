@@ -48,6 +48,7 @@ export async function createProjectWorker(
       ...(config.maxParallelTools === undefined ? {} : { maxParallelTools: config.maxParallelTools }),
       tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
       deployment: config.deployment,
+      webhooks: config.webhooks,
     });
     const opened = connection;
     return {

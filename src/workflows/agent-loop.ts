@@ -17,6 +17,7 @@ import { HumanGate } from './human-gate';
 import { runDeadline, RunLimits } from './limits';
 import { Memory, type Continuation } from './memory';
 import { askModel, isContextExceeded, resolveRun } from './model-calls';
+import { Notifier } from './notices';
 import { plannerFor, type PlannerRules } from './planners';
 import { Publisher } from './publishing';
 import { Transcript } from './transcript';
@@ -45,11 +46,18 @@ export async function agentLoop(input: AgentLoopInput, carried?: Continuation): 
     const handedOver = workflowInfo().continuedFromExecutionRunId ? carried : undefined;
     const resolved = handedOver?.run ?? (await resolveRun(input));
     run = new AgentRun(input, resolved, handedOver, { publisher, transcript, gate });
-    return await run.loop();
+    const result = await run.loop();
+    await run.notifier.ended(result);
+    return result;
   } catch (err) {
-    if (isCancellation(err) && run) return publisher.finish('cancelled', run.lastText);
+    if (isCancellation(err) && run) {
+      const result = publisher.finish('cancelled', run.lastText);
+      await run.notifier.ended(result);
+      return result;
+    }
     if (err instanceof ContinueAsNew) throw err;
     publisher.failed();
+    await run?.notifier.failed(err);
     throw withUsageReport(err, publisher.progress.usage);
   }
 }
@@ -57,6 +65,8 @@ export async function agentLoop(input: AgentLoopInput, carried?: Continuation): 
 class AgentRun {
   /** The last thing the model said: the answer of a run stopped by its iteration limit. */
   lastText = '';
+  /** The run's webhooks: what it tells when it waits for a person and when it ends. */
+  readonly notifier: Notifier;
   private readonly progress: RunProgress;
   private readonly publisher: Publisher;
   private readonly transcript: Transcript;
@@ -109,6 +119,8 @@ class AgentRun {
     );
     this.memory = new Memory(this.transcript, run, (usage) => this.spend(usage), carried);
     this.output = new TypedOutput(run.output, carried?.outputRepairs);
+    this.notifier = new Notifier(run.webhooks ?? [], input.goal);
+    this.gate.onWait = (waiting) => this.notifier.waiting(waiting);
   }
 
   /** Check limits → keep the transcript within bounds → ask the model → read the plan → run the wave → stop or repeat. */
@@ -119,7 +131,10 @@ class AgentRun {
       const stop = limits.check(progress.iteration, progress.usage, memory.lastCall);
       if (stop?.status === 'max_iterations') return this.finishLimited(stop.status, this.lastText);
       if (stop) return this.wrapUp(stop.status, stop.reason);
-      if (memory.handOverDue()) await memory.handOver(this.input, this.continuation());
+      if (memory.handOverDue()) {
+        await this.notifier.settle();
+        await memory.handOver(this.input, this.continuation());
+      }
       if (memory.nearlyFull()) await memory.prune();
 
       const iteration = ++progress.iteration;

@@ -42,6 +42,8 @@ export interface GoalActivityDeps {
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /** What the endpoint refused so far (shared by the worker's model activities). */
   quirks?: EndpointQuirks;
+  /** The worker's webhooks (`WAVELOOP_WEBHOOK_URL`), told by every tree besides its agent's and its own. */
+  webhooks?: { urls?: readonly string[] };
 }
 
 /**
@@ -58,6 +60,7 @@ export function createGoalActivities({
   defaultModel,
   modelPrices,
   quirks = new EndpointQuirks(),
+  webhooks,
 }: GoalActivityDeps) {
   const capabilities = (names: string[]) =>
     names.length === 0
@@ -95,7 +98,12 @@ export function createGoalActivities({
 
   return {
     /** Settles the model, its price and the tool allowlist of a tree once, at its root. */
-    async resolveGoal(input: { model?: string; tools?: string[]; agent?: string }): Promise<ResolvedGoalRun> {
+    async resolveGoal(input: {
+      model?: string;
+      tools?: string[];
+      agent?: string;
+      webhooks?: string[];
+    }): Promise<ResolvedGoalRun> {
       const agent = registry.agents.get(input.agent ?? 'default');
       if (input.agent && !agent) {
         throw ApplicationFailure.create({
@@ -114,7 +122,13 @@ export function createGoalActivities({
         });
       }
       const model = input.model ?? (input.agent ? agent?.model : undefined) ?? defaultModel;
-      return { model, price: priceOf(model, modelPrices) ?? null, tools: [...new Set(tools)] };
+      const urls = [...new Set([...(input.webhooks ?? []), ...(agent?.webhooks ?? []), ...(webhooks?.urls ?? [])])];
+      return {
+        model,
+        price: priceOf(model, modelPrices) ?? null,
+        tools: [...new Set(tools)],
+        ...(urls.length ? { webhooks: urls } : {}),
+      };
     },
     async assessGoal(input: AssessInput): Promise<ComponentOutput<Assessment>> {
       return structured('assessment', input.model, assessPrompt(input, capabilities(input.tools)));

@@ -33,6 +33,7 @@ interface ScheduleOptions {
   paused?: boolean;
   goalTree?: boolean;
   goal?: string;
+  webhook?: string[];
   json?: boolean;
 }
 
@@ -59,6 +60,11 @@ export function register(program: Command): void {
       .option('--agent <name>', 'agent profile of the runs')
       .option('--tools <a,b>', 'tool allowlist, comma-separated')
       .option('--max-iterations <n>', 'iteration limit of each run', parsePositiveInt)
+      .option(
+        '--webhook <url>',
+        'a URL told when a run waits for a person and when it ends; slack:<url> for Slack (repeatable)',
+        (url: string, earlier: string[] = []) => [...earlier, url],
+      )
       .option('--goal-tree', 'start a goal tree (pursueGoal) instead of an agent run');
 
   runOptions(
@@ -137,10 +143,11 @@ async function updateCommand(name: string, options: ScheduleOptions, project: Lo
     options.agent !== undefined ||
     options.tools !== undefined ||
     options.maxIterations !== undefined ||
+    options.webhook !== undefined ||
     options.goalTree;
   if (!timing && !changesRun && !options.timezone && !options.overlap)
     throw new UsageError(
-      'Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools or --max-iterations.',
+      'Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools, --max-iterations or --webhook.',
     );
   await withSchedules(async (schedules) => {
     const current = changesRun ? await schedules.describe(name) : undefined;
@@ -227,9 +234,10 @@ function runOf(goal: string, options: ScheduleOptions, project: LoadedProject): 
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean);
+  const webhooks = options.webhook;
   return options.goalTree
-    ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools } }
-    : { kind: 'agent', input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations } };
+    ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools, webhooks } }
+    : { kind: 'agent', input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations, webhooks } };
 }
 
 function describeTiming(timing: ScheduleTiming, timezone: string | undefined): string {
