@@ -8,13 +8,14 @@ import { createCallModel } from './model/call-model';
 import { EndpointQuirks } from './model/endpoint-quirks';
 import { checkOutput } from './output/check-output';
 import type { Registry } from './registry';
+import { createResolveFork, type ResolveForkDeps } from './resolve-fork';
 import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';
 import { createCheckToolArguments } from './tool-arguments';
 import { ToolResultCache } from './tool-result-cache';
 import { createRunTool } from './tools';
 
-export interface ActivityDeps {
+export interface ActivityDeps extends ResolveForkDeps {
   /** Keeps full tool results that are too long for the transcript (see `runTool`). */
   blobStore?: BlobStore;
   registry: Registry;
@@ -58,6 +59,7 @@ export function createActivities(deps: ActivityDeps) {
       modelTimeoutMs: deps.modelTimeoutMs,
       maxParallelTools: deps.maxParallelTools,
     }),
+    resolveFork: createResolveFork(deps),
     callModel: createCallModel({ ...deps, toolResults, quirks }),
     runTool: createRunTool({ ...deps, toolResults }),
     checkToolArguments: createCheckToolArguments(deps),
