@@ -17,7 +17,7 @@ import { historyPayloads } from '../support/history';
 
 const { EventType } = temporal.api.enums.v1;
 
-/** The tools a run's history shows scheduled, in order (`runTool` activities' summaries). */
+/** How many tool activities (`runTool`) a run's history shows scheduled. */
 async function toolsRun(handle: WorkflowHandle): Promise<number> {
   const history = await handle.fetchHistory();
   return (history.events ?? []).filter(
