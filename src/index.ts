@@ -90,6 +90,8 @@ export {
 } from './contract/agent-loop';
 export type { Usage } from './contract/usage';
 export { FailureType } from './contract/errors';
+export { FORKED_FROM_MEMO, ForkRefusedError, type ForkedFrom } from './contract/fork';
+export { ForkSchema, type ForkInput } from './contract/fork-schema';
 export { DEFAULT_GOAL_CONSTRAINTS, PURSUE_GOAL_WORKFLOW } from './contract/goal-tree/defaults';
 export {
   GoalTreeInputSchema,

@@ -8,6 +8,7 @@ import { createCallModel } from './model/call-model';
 import { EndpointQuirks } from './model/endpoint-quirks';
 import { checkOutput } from './output/check-output';
 import type { Registry } from './registry';
+import { createResolveFork, type ResolveForkDeps } from './resolve-fork';
 import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';
 import { createCheckToolArguments } from './tool-arguments';
@@ -22,7 +23,7 @@ export interface WorkerWebhooks {
   inboxUrl?: string;
 }
 
-export interface ActivityDeps {
+export interface ActivityDeps extends ResolveForkDeps {
   /** Keeps full tool results that are too long for the transcript (see `runTool`). */
   blobStore?: BlobStore;
   registry: Registry;
@@ -72,6 +73,7 @@ export function createActivities(deps: ActivityDeps) {
       maxParallelTools: deps.maxParallelTools,
       webhooks: deps.webhooks?.urls,
     }),
+    resolveFork: createResolveFork(deps),
     callModel: createCallModel({ ...deps, toolResults, quirks }),
     runTool: createRunTool({ ...deps, toolResults }),
     checkToolArguments: createCheckToolArguments(deps),

@@ -9,6 +9,7 @@ import * as cancel from './commands/cancel';
 import * as codecServer from './commands/codec-server';
 import * as decide from './commands/decide';
 import * as follow from './commands/follow';
+import * as fork from './commands/fork';
 import * as goal from './commands/goal';
 import * as inspect from './commands/inspect';
 import * as pending from './commands/pending';
@@ -34,6 +35,7 @@ const USAGE_ERROR = 2;
 /** The groups of commands, in the order `--help` lists them. */
 const COMMANDS = [
   run,
+  fork,
   worker,
   project,
   inspect,

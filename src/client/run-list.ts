@@ -3,6 +3,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Priority } from '@temporalio/common';
 import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../contract/agent-loop';
+import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { setPriority, withPriority } from '../contract/priority';
 import { WAVELOOP_STATUS } from '../contract/search-attributes';
@@ -52,6 +53,8 @@ export interface ListedRun {
   execution: string;
   /** The run's own status (its `WaveloopStatus`, e.g. `waiting_for_approval`, `cancelled`), else Temporal's in lower case. */
   status: string;
+  /** Where the run was forked from (`waveloop fork`), when it was. */
+  forkedFrom?: ForkedFrom;
   /** The goal, or a goal tree's objective (its memo, else its summary in the Web UI); absent when it has neither. */
   goal?: string;
   startTime: Date;
@@ -161,6 +164,7 @@ function listQuery({ status, schedule }: ListOptions): string {
 function listedRun(run: WorkflowExecutionInfo): ListedRun {
   const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);
   const goal = run.memo?.[GOAL_MEMO];
+  const forkedFrom = run.memo?.[FORKED_FROM_MEMO] as ForkedFrom | undefined;
   return {
     workflowId: run.workflowId,
     runId: run.runId,
@@ -168,6 +172,7 @@ function listedRun(run: WorkflowExecutionInfo): ListedRun {
     execution: run.status.name,
     status: own ?? run.status.name.toLowerCase(),
     goal: typeof goal === 'string' ? goal : undefined,
+    ...(forkedFrom ? { forkedFrom } : {}),
     startTime: run.startTime,
     closeTime: run.closeTime,
     ...withPriority(setPriority((run.memo?.[PRIORITY_MEMO] as Priority | undefined) ?? run.priority)),

@@ -15,6 +15,7 @@ import {
   type ChatMessage,
   type RunProgress,
 } from '../contract/agent-loop';
+import type { ForkInput } from '../contract/fork-schema';
 import {
   answerUpdate,
   approveUpdate,
@@ -25,6 +26,7 @@ import {
   transcriptQuery,
 } from '../contract/messages';
 import { setPriority, withPriority } from '../contract/priority';
+import { locateIteration } from '../temporal/fork-point';
 import { queryWithRetry } from '../temporal/query';
 import { followRun, type Follower, type FollowOptions } from './follow';
 import { hasLiveWorker } from './live-worker';
@@ -115,6 +117,24 @@ export class RunsClient {
     const valid = AgentLoopInputSchema.parse(input);
     const start = { taskQueue: this.taskQueue, idPrefix: 'waveloop', goal: valid.goal, ...options };
     return startGoalWorkflow(this.temporal, AGENT_LOOP_WORKFLOW, valid, start);
+  }
+
+  /**
+   * Starts a run forked from run `source.workflowId` at iteration `source.iteration`: it starts from
+   * the source's transcript up to and including that iteration's tool results (no tool runs again),
+   * after `source.message` when given. Its input is the source run's, with `overrides` (an agent, a
+   * model, a system prompt…) in place of the source's. Checks first, from the source's history, that
+   * the run exists and reached that iteration: otherwise throws `ForkRefusedError` and starts nothing.
+   */
+  async fork(
+    source: ForkInput,
+    overrides: Partial<Omit<AgentLoopInput, 'fork'>> = {},
+    options: StartOptions = {},
+  ): Promise<WorkflowHandleWithFirstExecutionRunId> {
+    const { input, run } = await locateIteration(this.temporal, source);
+    const { fork: _sourceFork, ...inherited } = input;
+    const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+    return this.start({ ...inherited, ...given, fork: { ...source, runId: run.runId } }, options);
   }
 
   /** Temporal's handle of the run (or of any workflow). */

@@ -1,5 +1,6 @@
 import type { Priority, RetryPolicy } from '@temporalio/common';
 import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
+import type { ForkedFrom } from './fork';
 import type { OutputSpec } from './output';
 import type { Planner } from './plan';
 import type { ModelPrice } from './pricing';
@@ -202,4 +203,15 @@ export interface SummarizeInput {
 export interface SummarizeOutput {
   summary: string;
   usage: Usage;
+}
+
+/**
+ * `resolveFork`: a source run's transcript up to and including iteration `iteration`'s tool results,
+ * as read from the source's history and its `transcript` query (src/temporal/fork-point.ts).
+ */
+export interface ForkPoint extends ForkedFrom {
+  /** The transcript: the source's system prompt first (a fork replaces it with its own). */
+  messages: ChatMessage[];
+  /** The source's goal (its input's). */
+  goal: string;
 }

@@ -80,6 +80,15 @@ export const RESOLVE_RUN_ACTIVITY_OPTIONS: ActivityOptions = {
   retry: { maximumAttempts: 5 },
 };
 
+/**
+ * Reading a forked run's starting transcript from the source run (`resolveFork`): its history and
+ * its `transcript` query. Retried when the server cannot be reached; a refused fork is not.
+ */
+export const RESOLVE_FORK_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5 },
+};
+
 /** Checking a candidate final answer against the run's output schema (`checkOutput`): local, fast, and pure. */
 export const CHECK_OUTPUT_ACTIVITY_OPTIONS: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { ForkedFrom } from './fork';
+import { ForkSchema } from './fork-schema';
 import { parseWorkflowInput } from './issues';
 import { OutputSchemaSchema } from './output-schema';
 import { PlannerSchema } from './plan';
@@ -121,6 +123,13 @@ export const AgentLoopInputSchema = z.strictObject({
    * Slack-shaped message (as for hooks.slack.com).
    */
   webhooks: WebhookUrlsSchema.optional(),
+  /**
+   * Start from another run's transcript after one of its iterations instead of from the goal: its
+   * model replies and tool results are carried over (no tool runs again), then this run goes on
+   * with its own agent, model and system prompt, after `fork.message` when given (docs/evals.md#fork).
+   * `goal` still names the run (the source's goal, as `waveloop fork` sets it).
+   */
+  fork: ForkSchema.optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 
@@ -225,6 +234,8 @@ export interface RunProgress {
   said?: { iteration: number; text: string };
   /** How many times the run continued as new (each hand-over starts a fresh, compact history). */
   handOvers?: number;
+  /** Where the run was forked from, when it was (`AgentLoopInput.fork`). */
+  forkedFrom?: ForkedFrom;
 }
 
 // Chat messages as the OpenAI Chat Completions API takes them, kept JSON-safe in workflow state.

@@ -14,6 +14,7 @@ import type { EncryptionKeys } from '../payloads/encryption-keys';
 import { DEFAULT_MODEL, type ModelConfig, type WorkerDeployment } from '../settings';
 import type { TracingOptions } from '../telemetry/tracing-config';
 import { workerTelemetry } from '../telemetry/worker-telemetry';
+import { readForkPoint } from '../temporal/fork-point';
 import { previousFailure } from '../temporal/pending-activity';
 import { queryWithRetry } from '../temporal/query';
 import type { AnyTool } from '../tools/define';
@@ -132,6 +133,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     searchAttributes,
     previousFailure: async (workflowId, runId, activityId) =>
       previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),
+    forkPoint: (fork) => readForkPoint(client, fork),
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
       if (messages.length < count) {
