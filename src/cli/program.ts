@@ -8,6 +8,7 @@ import { packageRoot } from '../server/temporal-cli';
 import * as cancel from './commands/cancel';
 import * as codecServer from './commands/codec-server';
 import * as decide from './commands/decide';
+import * as evals from './commands/eval';
 import * as follow from './commands/follow';
 import * as goal from './commands/goal';
 import * as inspect from './commands/inspect';
@@ -42,6 +43,7 @@ const COMMANDS = [
   decide,
   cancel,
   goal,
+  evals,
   serve,
   codecServer,
   schedule,

@@ -4,6 +4,7 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import OpenAI from 'openai';
 import { createActivities, Registry } from '../activities';
 import type { AgentDefinition } from '../agents/define';
+import type { ScorerDefinition } from '../contract/eval-scorer';
 import { transcriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/pricing';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
@@ -29,6 +30,8 @@ export interface WaveloopWorkerOptions {
   taskQueue: string;
   tools: readonly AnyTool[];
   agents: readonly AgentDefinition[];
+  /** Scorers of evals besides the built-in ones (the project config's `scorers`). */
+  scorers?: readonly ScorerDefinition[];
   openai: OpenAI;
   defaultModel?: string;
   /**
@@ -123,6 +126,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     modelTimeoutMs: options.modelTimeoutMs,
     maxParallelTools: options.maxParallelTools,
     searchAttributes,
+    scorers: options.scorers,
     previousFailure: async (workflowId, runId, activityId) =>
       previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),
     readTranscript: async (workflowId, runId, count) => {

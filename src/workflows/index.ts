@@ -1,2 +1,3 @@
 export { agentLoop } from './agent-loop';
+export { evalRun } from './eval';
 export { pursueGoal } from './goal-tree/pursue-goal';
