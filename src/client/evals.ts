@@ -4,7 +4,7 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import { AGENT_LOOP_WORKFLOW, type AgentLoopInput, type AgentLoopResult } from '../contract/agent-loop';
 import { EVAL_WORKFLOW, type EvalCase, type EvalInput, type EvalReport } from '../contract/eval';
 import { workflowSummary } from '../contract/goal-tree/text';
-import { WAVELOOP_STATUS } from '../contract/search-attributes';
+import { WAVELOOP_EVAL, WAVELOOP_STATUS } from '../contract/search-attributes';
 import { recordEval, type EvalRecording } from './eval-recording';
 import type { RunState } from './run-list';
 
@@ -64,7 +64,7 @@ export class EvalsClient {
   /**
    * Cases from runs that ended: each run's goal and agent, and as its expectation its typed output
    * (`output`) or else its answer (`equals`), newest first. `from` takes those runs; otherwise the
-   * agent runs of this client's task queue in `status` since `since`.
+   * agent runs of this client's task queue in `status` since `since`, but evals' cases.
    */
   async exportCases(options: ExportOptions = {}): Promise<EvalCase[]> {
     const ids = options.from ?? (await this.search(options));
@@ -82,6 +82,7 @@ export class EvalsClient {
       `WorkflowType = '${AGENT_LOOP_WORKFLOW}'`,
       `TaskQueue = '${this.taskQueue.replace(/'/g, "\\'")}'`,
       `${WAVELOOP_STATUS.name} = '${status}'`,
+      `${WAVELOOP_EVAL.name} IS NULL`,
       ...(since ? [`StartTime > '${since.toISOString()}'`] : []),
     ].join(' AND ');
     const ids = new Set<string>();

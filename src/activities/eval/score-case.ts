@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { Score, ScoreCaseInput, ScoreCaseOutput } from '../../contract/eval';
 import type { ScoredRun, ScorerDefinition } from '../../contract/eval-scorer';
 import { costOf, priceOf, type ModelPrice } from '../../contract/pricing';
+import { withHeartbeats } from '../heartbeat';
 import type { EndpointQuirks } from '../model/endpoint-quirks';
 import type { Registry } from '../registry';
 import { judge } from './judge';
@@ -21,7 +22,9 @@ export function createScoreEvalCase(deps: {
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   quirks: EndpointQuirks;
 }) {
-  return async function scoreEvalCase(input: ScoreCaseInput): Promise<ScoreCaseOutput> {
+  return (input: ScoreCaseInput): Promise<ScoreCaseOutput> => withHeartbeats(() => score(input));
+
+  async function score(input: ScoreCaseInput): Promise<ScoreCaseOutput> {
     const run: ScoredRun = {
       case: input.case,
       workflowId: input.workflowId,
@@ -39,7 +42,7 @@ export function createScoreEvalCase(deps: {
     for (const scorer of deps.scorers ?? []) scores[scorer.name] = await custom(scorer, run);
     const usage = input.result?.usage;
     return { scores, costUsd: usage ? costOf(usage, priceOf(model, deps.modelPrices)) : 0 };
-  };
+  }
 }
 
 async function custom(scorer: ScorerDefinition, run: ScoredRun): Promise<Score> {

@@ -64,7 +64,12 @@ export function register(program: Command): void {
     .option('--agent <name>', 'only the runs of this agent')
     .option('--from <ids...>', 'these runs (workflow ids) instead')
     .option('--limit <n>', 'the most runs (default 500)', parsePositiveInt)
-    .action(action(exportCommand));
+    // `eval`'s own --agent takes `eval export --agent` too (commander gives a parent's options precedence).
+    .action(
+      action((options: ExportCommandOptions) =>
+        exportCommand({ ...options, agent: options.agent ?? command.opts<EvalOptions>().agent }),
+      ),
+    );
   command
     .command('record')
     .description("print an eval's model replies (from its report's runs) as a recording for --replay")
@@ -169,13 +174,15 @@ async function recordingOf(client: WaveloopClient, value: unknown): Promise<Eval
   return client.evals.recording(asReport(value, '--replay'));
 }
 
-async function exportCommand(options: {
+interface ExportCommandOptions {
   status: RunState;
   since?: number;
   agent?: string;
   from?: string[];
   limit?: number;
-}): Promise<number> {
+}
+
+async function exportCommand(options: ExportCommandOptions): Promise<number> {
   const config = loadSettings();
   await ensureServer(config);
   return withClient(config, async (client) => {
