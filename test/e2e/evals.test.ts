@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../src/contract/eval';
 import { cliFixture, waveloop, waveloopLive, type CliFixture } from '../support/cli';
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
+import { recordHistory } from '../support/history';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
 
@@ -249,6 +250,8 @@ describe('waveloop eval', () => {
     const passed = await cmd(['eval', dataset, '--name', 'exported', '--out', out]);
     expect(passed.code, passed.stderr).toBe(0);
     expect(passed.stdout).toContain('2 of 2 cases passed (100 %)');
+    const { workflowId } = JSON.parse(fs.readFileSync(out, 'utf8')) as EvalReport;
+    await recordHistory('eval-exported', cli.client.temporal.workflow.getHandle(workflowId));
 
     // The replay: no model call; Acme's lookup now says otherwise, which the replay catches.
     cli.fake.reset();
