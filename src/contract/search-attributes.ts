@@ -12,7 +12,10 @@ export const WAVELOOP_TOKENS = defineSearchAttributeKey('WaveloopTokens', 'INT')
 /** The eval (`waveloop eval --name`) whose case a run is: `waveloop list --eval <name>` finds them. */
 export const WAVELOOP_EVAL = defineSearchAttributeKey('WaveloopEval', 'KEYWORD');
 
-export const WAVELOOP_SEARCH_ATTRIBUTES = [WAVELOOP_STATUS, WAVELOOP_ITERATION, WAVELOOP_TOKENS, WAVELOOP_EVAL];
+/** The ones a run keeps current: a worker sets them when the namespace has all three. */
+export const RUN_SEARCH_ATTRIBUTES = [WAVELOOP_STATUS, WAVELOOP_ITERATION, WAVELOOP_TOKENS];
+
+export const WAVELOOP_SEARCH_ATTRIBUTES = [...RUN_SEARCH_ATTRIBUTES, WAVELOOP_EVAL];
 
 /** `--search-attribute` flags of `temporal server start-dev` that register them. */
 export const START_DEV_SEARCH_ATTRIBUTE_FLAGS = [

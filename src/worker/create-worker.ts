@@ -7,7 +7,7 @@ import type { AgentDefinition } from '../agents/define';
 import type { ScorerDefinition } from '../contract/eval-scorer';
 import { transcriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/pricing';
-import { WAVELOOP_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
+import { RUN_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import type { BlobStore } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
 import { encryptedBlobStore } from '../payloads/encrypted-blob-store';
@@ -174,11 +174,11 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   return telemetry.attach(worker);
 }
 
-/** Whether `namespace` has waveloop's search attributes registered (false when it cannot tell). */
+/** Whether `namespace` has the search attributes runs keep current (false when it cannot tell). */
 async function hasSearchAttributes(client: Client, namespace: string): Promise<boolean> {
   try {
     const { customAttributes } = await client.connection.operatorService.listSearchAttributes({ namespace });
-    return WAVELOOP_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
+    return RUN_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
   } catch {
     return false;
   }
