@@ -253,15 +253,18 @@ describe('waveloop eval', () => {
     const { workflowId } = JSON.parse(fs.readFileSync(out, 'utf8')) as EvalReport;
     await recordHistory('eval-exported', cli.client.temporal.workflow.getHandle(workflowId));
 
-    // The replay: no model call; Acme's lookup now says otherwise, which the replay catches.
+    // The replay, from the eval's recording: no model call; Acme's lookup now says otherwise, which the replay catches.
     cli.fake.reset();
     const asked = cli.fake.received;
+    const recorded = await cmd(['eval', 'record', out]);
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const recording = project.write('recording.json', recorded.stdout);
     project.write('facts.json', JSON.stringify({ Acme: 'Munich' }));
-    const replayed = await cmd(['eval', dataset, '--name', 'replayed', '--replay', out, '--json']);
+    const replayed = await cmd(['eval', dataset, '--name', 'replayed', '--replay', recording, '--json']);
     expect(cli.fake.received).toBe(asked);
     expect(replayed.stderr).toContain('The replay answered 2 model calls; no model was asked.');
     const report = JSON.parse(replayed.stdout) as EvalReport;
-    expect(report.replayOf).toBe(out);
+    expect(report.replayOf).toBe(recording);
     const acme = report.cases.find((c) => c.goal === C1)!;
     expect(acme.passed).toBe(false);
     expect(acme.scores.status.detail).toMatch(
