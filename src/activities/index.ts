@@ -1,8 +1,10 @@
 import type { RetryPolicy } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ChatMessage } from '../contract/agent-loop';
+import type { ScorerDefinition } from '../contract/eval-scorer';
 import type { ModelPrice } from '../contract/pricing';
 import type { BlobStore } from '../payloads/blob-store';
+import { createScoreEvalCase } from './eval/score-case';
 import { createGoalActivities } from './goal-tree/components';
 import { createCallModel } from './model/call-model';
 import { EndpointQuirks } from './model/endpoint-quirks';
@@ -50,6 +52,8 @@ export interface ActivityDeps extends ResolveForkDeps {
   webhooks?: WorkerWebhooks;
   /** Why the attempt before this one of an activity failed, for the log (`describe()` of the run). */
   previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
+  /** The project's own scorers, for evals (`scoreEvalCase`). */
+  scorers?: readonly ScorerDefinition[];
 }
 
 /**
@@ -81,6 +85,7 @@ export function createActivities(deps: ActivityDeps) {
     postWebhook: createPostWebhook({ secret: deps.webhooks?.secret, inboxUrl: deps.webhooks?.inboxUrl }),
     summarizeTranscript: createSummarize({ ...deps, quirks }),
     ...createGoalActivities({ ...deps, quirks }),
+    scoreEvalCase: createScoreEvalCase({ ...deps, quirks }),
   };
 }
 

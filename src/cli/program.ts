@@ -8,6 +8,7 @@ import { packageRoot } from '../server/temporal-cli';
 import * as cancel from './commands/cancel';
 import * as codecServer from './commands/codec-server';
 import * as decide from './commands/decide';
+import * as evals from './commands/eval';
 import * as follow from './commands/follow';
 import * as fork from './commands/fork';
 import * as goal from './commands/goal';
@@ -44,6 +45,7 @@ const COMMANDS = [
   decide,
   cancel,
   goal,
+  evals,
   serve,
   codecServer,
   schedule,

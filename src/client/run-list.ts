@@ -6,7 +6,7 @@ import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../contract/agent-loop';
 import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { setPriority, withPriority } from '../contract/priority';
-import { WAVELOOP_STATUS } from '../contract/search-attributes';
+import { WAVELOOP_EVAL, WAVELOOP_STATUS } from '../contract/search-attributes';
 
 /**
  * The runs `waveloop list` shows: agent runs and goal trees, newest first, from Temporal's
@@ -74,6 +74,8 @@ export interface ListOptions {
   status?: RunState | readonly RunState[];
   /** Only the runs this schedule started (Temporal's `TemporalScheduledById`). */
   schedule?: string;
+  /** Only the cases of this eval (their `WaveloopEval`). */
+  eval?: string;
 }
 
 /** The newest agent runs and goal trees (their roots; a tree's sub-goals are in `waveloop tree`). */
@@ -152,12 +154,18 @@ function checksum(token: Uint8Array, query: string): string {
 }
 
 /** The visibility query of `options`: agent runs in a status, else agent runs and goal trees' roots. */
-function listQuery({ status, schedule }: ListOptions): string {
+function listQuery({ status, schedule, eval: evalName }: ListOptions): string {
   const states = typeof status === 'string' ? [status] : status;
   const kinds = states
     ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} IN (${states.map((state) => `'${state}'`).join(', ')})`
     : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
-  return schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;
+  const scheduled = schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${quoted(schedule)}'`;
+  return evalName === undefined ? scheduled : `${scheduled} AND ${WAVELOOP_EVAL.name} = '${quoted(evalName)}'`;
+}
+
+/** `text` for a visibility query's single-quoted string. */
+function quoted(text: string): string {
+  return text.replace(/'/g, "\\'");
 }
 
 /** A run as the list shows it (its goal from its memo, when it has one). */

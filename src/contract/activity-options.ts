@@ -138,3 +138,15 @@ export const WEBHOOK_ACTIVITY_OPTIONS: ActivityOptions = {
   scheduleToCloseTimeout: '3 days',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 };
+
+/**
+ * The scoring of an eval's case (`scoreEvalCase`): built-in scorers take no time, custom scorers and
+ * the model judge may call out, so each attempt may take two minutes, three attempts in all; it
+ * heartbeats, so one on a worker that dies is tried again within 10 s. A scorer that throws scores
+ * its case as failed, it does not fail the eval.
+ */
+export const SCORE_CASE_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+};

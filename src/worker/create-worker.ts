@@ -4,9 +4,10 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import OpenAI from 'openai';
 import { createActivities, Registry, type WorkerWebhooks } from '../activities';
 import type { AgentDefinition } from '../agents/define';
+import type { ScorerDefinition } from '../contract/eval-scorer';
 import { transcriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/pricing';
-import { WAVELOOP_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
+import { RUN_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import type { BlobStore } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
 import { encryptedBlobStore } from '../payloads/encrypted-blob-store';
@@ -30,6 +31,8 @@ export interface WaveloopWorkerOptions {
   taskQueue: string;
   tools: readonly AnyTool[];
   agents: readonly AgentDefinition[];
+  /** Scorers of evals besides the built-in ones (the project config's `scorers`). */
+  scorers?: readonly ScorerDefinition[];
   openai: OpenAI;
   defaultModel?: string;
   /**
@@ -131,6 +134,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     maxParallelTools: options.maxParallelTools,
     webhooks: options.webhooks,
     searchAttributes,
+    scorers: options.scorers,
     previousFailure: async (workflowId, runId, activityId) =>
       previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),
     forkPoint: (fork) => readForkPoint(client, fork),
@@ -179,11 +183,11 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   return telemetry.attach(worker);
 }
 
-/** Whether `namespace` has waveloop's search attributes registered (false when it cannot tell). */
+/** Whether `namespace` has the search attributes runs keep current (false when it cannot tell). */
 async function hasSearchAttributes(client: Client, namespace: string): Promise<boolean> {
   try {
     const { customAttributes } = await client.connection.operatorService.listSearchAttributes({ namespace });
-    return WAVELOOP_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
+    return RUN_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
   } catch {
     return false;
   }

@@ -36,6 +36,7 @@ export async function createProjectWorker(
       taskQueue: config.taskQueue,
       tools: toolset.tools,
       agents: toolset.agents,
+      scorers: project.config.scorers,
       blobStore: blobStoreIn(config.dataDir),
       encryption: config.encryption,
       openai: createModelClient(config.model),

@@ -45,8 +45,9 @@ export function register(program: Command): void {
     )
     .option('--json', 'print JSON')
     .option('--schedule <name>', 'only the runs this schedule started')
+    .option('--eval <name>', "only the runs of this eval's cases")
     .action(
-      action((options: { limit: number; json?: boolean; status?: RunState; schedule?: string }) =>
+      action((options: { limit: number; json?: boolean; status?: RunState; schedule?: string; eval?: string }) =>
         listCommand(options),
       ),
     );
@@ -175,9 +176,11 @@ async function listCommand(options: {
   json?: boolean;
   status?: RunState;
   schedule?: string;
+  eval?: string;
 }): Promise<number> {
   return withClient(loadSettings(), async (client) => {
-    const runs = await client.runs.list({ limit: options.limit, status: options.status, schedule: options.schedule });
+    const { limit, status, schedule } = options;
+    const runs = await client.runs.list({ limit, status, schedule, eval: options.eval });
     if (options.json) print(JSON.stringify(runs, null, 2));
     else if (runs.length === 0) print(options.status ? `No agent runs are ${options.status}.` : 'No runs yet.');
     else {
