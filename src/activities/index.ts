@@ -1,11 +1,13 @@
 import type { RetryPolicy } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ChatMessage } from '../contract/agent-loop';
+import type { ModelQueues } from '../contract/model-queues';
 import type { ModelPrice } from '../contract/pricing';
 import type { BlobStore } from '../payloads/blob-store';
 import { createGoalActivities } from './goal-tree/components';
 import { createCallModel } from './model/call-model';
 import { EndpointQuirks } from './model/endpoint-quirks';
+import { RateLimitGate } from './model/rate-limit-gate';
 import { checkOutput } from './output/check-output';
 import type { Registry } from './registry';
 import { createResolveRun } from './resolve-run';
@@ -34,6 +36,13 @@ export interface ActivityDeps {
   modelTimeoutMs?: number;
   /** How many tool calls of a wave run at once when neither the run nor its agent says (default 16). */
   maxParallelTools?: number;
+  /** The most tokens the worker's model calls may spend in any minute (`WAVELOOP_MODEL_TPM`; none by default). */
+  modelTpm?: number;
+  /**
+   * The task queues of rate-limited model calls (`WAVELOOP_MODEL_RPM`, an agent's `modelRpm`):
+   * `default` for every run, `agents` for an agent's own; a run's model calls go to its queue.
+   */
+  modelQueues?: ModelQueues;
   /** Why the attempt before this one of an activity failed, for the log (`describe()` of the run). */
   previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
 }
@@ -47,6 +56,8 @@ export function createActivities(deps: ActivityDeps) {
   const toolResults = new ToolResultCache();
   // What the model endpoint refused (`parallel_tool_calls`, `response_format` json_schema, …), for all model calls.
   const quirks = new EndpointQuirks();
+  // What the endpoint's rate-limit headers and 429s said, for every model call of this worker.
+  const gate = new RateLimitGate({ tokensPerMinute: deps.modelTpm });
   return {
     resolveRun: createResolveRun({
       registry: deps.registry,
@@ -57,8 +68,9 @@ export function createActivities(deps: ActivityDeps) {
       modelRetry: deps.modelRetry,
       modelTimeoutMs: deps.modelTimeoutMs,
       maxParallelTools: deps.maxParallelTools,
+      modelQueues: deps.modelQueues,
     }),
-    callModel: createCallModel({ ...deps, toolResults, quirks }),
+    callModel: createCallModel({ ...deps, toolResults, quirks, gate }),
     runTool: createRunTool({ ...deps, toolResults }),
     checkToolArguments: createCheckToolArguments(deps),
     checkOutput,
