@@ -13,6 +13,7 @@ import type { LoadedProject } from '../../project/load-project';
 import { projectAgents } from '../../project/project-agents';
 import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
+import { priorityFields, priorityOptions, type PriorityOptions } from '../priority-options';
 import { action, note, parseDuration, parsePositiveInt, print, projectOf, withClient } from '../support';
 import { alignColumns } from '../ui/table';
 
@@ -22,7 +23,7 @@ import { alignColumns } from '../ui/table';
  * schedule (bad goal, agent, cron expression, time zone) throws a `UsageError` and makes nothing.
  */
 
-interface ScheduleOptions {
+interface ScheduleOptions extends PriorityOptions {
   cron?: string;
   every?: number;
   agent?: string;
@@ -54,12 +55,15 @@ export function register(program: Command): void {
           OVERLAP_POLICIES,
         ),
       );
-  const runOptions = (command: Command) =>
+  const runOptions = (command: Command) => {
     command
       .option('--agent <name>', 'agent profile of the runs')
       .option('--tools <a,b>', 'tool allowlist, comma-separated')
       .option('--max-iterations <n>', 'iteration limit of each run', parsePositiveInt)
       .option('--goal-tree', 'start a goal tree (pursueGoal) instead of an agent run');
+    for (const option of priorityOptions("each run's")) command.addOption(option);
+    return command;
+  };
 
   runOptions(
     timingOptions(
@@ -137,7 +141,8 @@ async function updateCommand(name: string, options: ScheduleOptions, project: Lo
     options.agent !== undefined ||
     options.tools !== undefined ||
     options.maxIterations !== undefined ||
-    options.goalTree;
+    options.goalTree ||
+    Object.values(priorityFields(options)).some((value) => value !== undefined);
   if (!timing && !changesRun && !options.timezone && !options.overlap)
     throw new UsageError(
       'Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools or --max-iterations.',
@@ -227,9 +232,13 @@ function runOf(goal: string, options: ScheduleOptions, project: LoadedProject): 
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean);
+  const priority = priorityFields(options);
   return options.goalTree
-    ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools } }
-    : { kind: 'agent', input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations } };
+    ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools, ...priority } }
+    : {
+        kind: 'agent',
+        input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations, ...priority },
+      };
 }
 
 function describeTiming(timing: ScheduleTiming, timezone: string | undefined): string {
