@@ -6,13 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followRun, type RunEvent } from '../../src/client/follow';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import { FailureType } from '../../src/contract/errors';
+import type { ChatRequest } from '../support/fake-model';
 import { Harness } from '../support/harness';
+import { eventually } from '../support/wait';
 
 /**
  * `WAVELOOP_MODEL_RPM` on a real server: the runs' model calls go to `<queue>-model`, whose rate the
  * server holds, so a handful of runs started together have their model calls started apart (the
  * server's own event times); a follower of a run held back is told it waits for the model's rate
- * limit; a run asking for local model calls under the limit is refused.
+ * limit; a run asking for local model calls under the limit is refused. And the worker's gate: a
+ * 429's `retry-after`, or an endpoint that says its tokens have run out, holds the next run's call
+ * on that worker too (the fake model's clock tells when the call came), and its follower is told.
  */
 const h = new Harness();
 beforeAll(() => h.start());
@@ -97,4 +101,63 @@ describe('model rate limit (WAVELOOP_MODEL_RPM)', () => {
     });
     expect(h.fake.received).toBe(RUNS);
   });
+});
+
+/** The goal of a request (its first user message). */
+const goalOf = (request: ChatRequest) => request.messages.find((m) => m.role === 'user')?.content ?? '';
+
+describe("the worker's rate-limit gate (the endpoint's headers, 429s)", () => {
+  /**
+   * Run A meets `first` (a 429, or a reply saying the tokens ran out for 2 s); run B starts once A's
+   * answer came, and its model call must wait until the 2 s have passed, its follower told so.
+   */
+  async function heldAfter(
+    first: { status: number; headers: Record<string, string> } | { content: string; headers: Record<string, string> },
+  ) {
+    let answeredA = 0;
+    h.fake.route(
+      (request) => {
+        if (goalOf(request) === 'A' && answeredA++ === 0) return first;
+        return { content: 'Done.' };
+      },
+      { atMost: 'status' in first ? 3 : 2 },
+    );
+    const { worker, taskQueue } = await h.worker({ stream: false });
+    const client = new WaveloopClient(h.client, taskQueue);
+    await worker.runUntil(async () => {
+      const a = await client.runs.start({ goal: 'A' });
+      const firstAt = (await eventually(() => Promise.resolve(h.fake.requests[0]), Boolean)).receivedAt!;
+      // B starts once A's worker has read the answer: A's call failed (429), or A ended.
+      if ('status' in first) {
+        await eventually(
+          () => client.runs.modelCall(a.workflowId),
+          (call) => (call?.attempt ?? 0) > 1,
+        );
+      } else await client.runs.result(a.workflowId);
+      const b = await client.runs.start({ goal: 'B' });
+      const events: RunEvent[] = [];
+      const follower = followRun(client.runs, b.workflowId, {
+        onEvent: (event) => {
+          if (event.type === 'rate-limit') events.push(event);
+        },
+      });
+      expect(await client.runs.result(b.workflowId)).toMatchObject({ status: 'completed' });
+      await follower.stop();
+      expect(await client.runs.result(a.workflowId)).toMatchObject({ status: 'completed' });
+      const bAt = h.fake.requests.find((r) => goalOf(r) === 'B')!.receivedAt!;
+      expect(bAt - firstAt).toBeGreaterThanOrEqual(2_000 - 50);
+      expect(events).toEqual([
+        expect.objectContaining({ type: 'rate-limit', iteration: 1, until: expect.any(String) }),
+      ]);
+    });
+  }
+
+  it("a 429 with retry-after 2 s holds the next run's model call on the worker until then; its follower is told", () =>
+    heldAfter({ status: 429, headers: { 'retry-after': '2' } }));
+
+  it('x-ratelimit-remaining-tokens 0 holds the next call until x-ratelimit-reset-tokens, before any 429', () =>
+    heldAfter({
+      content: 'Done.',
+      headers: { 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '2s' },
+    }));
 });

@@ -56,6 +56,8 @@ export type ScriptedReply = (
   usage?: typeof FAKE_USAGE | null;
   /** The model's thinking, sent as `reasoning_content` beside the content (whole, and in stream deltas before the text). */
   reasoning?: string;
+  /** Response headers (an endpoint's `x-ratelimit-*`, `retry-after`), on an error or a reply alike. */
+  headers?: Record<string, string>;
 };
 
 /** A step may be a function of the request (route by what was asked), and may answer late (a slow model). */
@@ -344,6 +346,7 @@ export class FakeModel {
     }));
     const finishReason = reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop');
     const usage = reply.usage === undefined ? FAKE_USAGE : reply.usage;
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (request.stream && !reply.stream?.whole) {
       return streamReply(
         req,
