@@ -184,7 +184,19 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     ...(workerDeploymentOptions && { workerDeploymentOptions }),
     ...tuning,
   });
-  const { callModel, summarizeTranscript } = activities;
+  // Every activity that calls the model: a run's calls and summaries, a goal tree's steps.
+  const { callModel, summarizeTranscript, assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
+    activities;
+  const modelActivities = {
+    callModel,
+    summarizeTranscript,
+    assessGoal,
+    decomposeGoal,
+    checkAchieved,
+    synthesizeGoal,
+    answerGoal,
+    shapeGoalOutput: activities.shapeGoalOutput,
+  };
   const modelWorkers = await Promise.all(
     allModelQueues(modelQueues).map((queue) =>
       createModelQueueWorker(queue, {
@@ -193,7 +205,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
         dataConverter,
         interceptors: { activity: telemetry.interceptors.activity },
         workerDeploymentOptions,
-        activities: { callModel, summarizeTranscript },
+        activities: modelActivities,
         tuning,
       }),
     ),

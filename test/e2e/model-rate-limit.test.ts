@@ -7,6 +7,7 @@ import { followRun, type RunEvent } from '../../src/client/follow';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import { FailureType } from '../../src/contract/errors';
 import type { ChatRequest } from '../support/fake-model';
+import { assess, goalModel, synthesis } from '../support/goal-model';
 import { Harness } from '../support/harness';
 import { eventually } from '../support/wait';
 
@@ -83,8 +84,34 @@ describe('model rate limit (WAVELOOP_MODEL_RPM)', () => {
     });
   }, 30_000);
 
+  it("a goal tree's model steps go to the model queue too", async () => {
+    const GOAL = 'Recall the answer to everything';
+    const router = goalModel({
+      [GOAL]: { assessment: [assess.answer()], synthesis: [synthesis('It is 42.', ['42'])] },
+    });
+    h.fake.script(...router.steps);
+    const { worker, taskQueue } = await h.worker({ modelRpm: 6_000 });
+    const client = new WaveloopClient(h.client, taskQueue);
+    await worker.runUntil(async () => {
+      const { workflowId } = await client.goals.start({ objective: GOAL });
+      expect(await client.goals.result(workflowId)).toMatchObject({ status: 'achieved' });
+      const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
+      const scheduled = (history.events ?? []).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a ? [`${a.activityType?.name} on ${a.taskQueue?.name}`] : [];
+      });
+      expect(scheduled).toEqual([
+        `resolveGoal on ${taskQueue}`,
+        `assessGoal on ${taskQueue}-model`,
+        `answerGoal on ${taskQueue}-model`,
+      ]);
+    });
+    router.assertDone();
+  });
+
   it('a run asking for local model calls under a model rate limit is refused, and nothing reaches the model', async () => {
     h.fake.script();
+    const received = h.fake.received;
     const { worker, taskQueue } = await h.worker({ modelRpm: RPM });
     const client = new WaveloopClient(h.client, taskQueue);
     await worker.runUntil(async () => {
@@ -99,7 +126,7 @@ describe('model rate limit (WAVELOOP_MODEL_RPM)', () => {
       expect((cause as ApplicationFailure).type).toBe(FailureType.InvalidInput);
       expect(cause?.message).toMatch(/localModelCalls cannot run under a model rate limit \(30 calls a minute/);
     });
-    expect(h.fake.received).toBe(RUNS);
+    expect(h.fake.received).toBe(received);
   });
 });
 

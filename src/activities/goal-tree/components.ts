@@ -18,6 +18,7 @@ import {
   type Synthesis,
 } from '../../contract/goal-tree/pursue-goal';
 import { describeIssues } from '../../contract/issues';
+import type { ModelQueues } from '../../contract/model-queues';
 import { priceOf, type ModelPrice } from '../../contract/pricing';
 import { withHeartbeats } from '../heartbeat';
 import { chat } from '../model/chat';
@@ -42,6 +43,8 @@ export interface GoalActivityDeps {
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /** What the endpoint refused so far (shared by the worker's model activities). */
   quirks?: EndpointQuirks;
+  /** The worker's rate-limited model queues: a tree's model steps go to its agent's, else the default. */
+  modelQueues?: ModelQueues;
 }
 
 /**
@@ -58,6 +61,7 @@ export function createGoalActivities({
   defaultModel,
   modelPrices,
   quirks = new EndpointQuirks(),
+  modelQueues,
 }: GoalActivityDeps) {
   const capabilities = (names: string[]) =>
     names.length === 0
@@ -114,7 +118,13 @@ export function createGoalActivities({
         });
       }
       const model = input.model ?? (input.agent ? agent?.model : undefined) ?? defaultModel;
-      return { model, price: priceOf(model, modelPrices) ?? null, tools: [...new Set(tools)] };
+      const modelQueue = (agent && modelQueues?.agents[agent.name]) ?? modelQueues?.default;
+      return {
+        model,
+        price: priceOf(model, modelPrices) ?? null,
+        tools: [...new Set(tools)],
+        ...(modelQueue ? { modelQueue: modelQueue.taskQueue } : {}),
+      };
     },
     async assessGoal(input: AssessInput): Promise<ComponentOutput<Assessment>> {
       return structured('assessment', input.model, assessPrompt(input, capabilities(input.tools)));
