@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TEMPORAL_CLI_VERSION } from '../src/server/temporal-cli';
+import { eventStreams, type EventStreamSizes } from './scenarios/event-streams';
 import { fairness, type FairnessSizes } from './scenarios/fairness';
 import { goalTrees } from './scenarios/goal-tree';
 import { historyGrowth } from './scenarios/history';
@@ -63,6 +64,8 @@ interface Sizes {
   modelLimit: ModelLimitSizes;
   /** Scenario 12's runs of tenants A and B, and how much later B starts. */
   fairness: FairnessSizes;
+  /** Scenario 13's runs with an open event stream each, and how many of them are timed. */
+  eventStreams: EventStreamSizes;
 }
 
 const DEFAULT_SIZES: Sizes = SMOKE
@@ -82,6 +85,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
       waveWidth: { runs: 2, calls: 6, width: 2 },
       modelLimit: { runs: 2, workers: 2, rpm: 600 },
       fairness: { a: 6, b: 1, delayMs: 200 },
+      eventStreams: { streams: 3, timed: 2, watchSeconds: 1 },
     }
   : FULL
     ? {
@@ -96,6 +100,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
         waveWidth: { runs: 50, calls: 40, width: 8 },
         modelLimit: { runs: 200, workers: 2, rpm: 120 },
         fairness: { a: 300, b: 10, delayMs: 3_000 },
+        eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
       }
     : {
         overhead: { runs: 2, iterations: 100 },
@@ -109,6 +114,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
         waveWidth: { runs: 50, calls: 40, width: 8 },
         modelLimit: { runs: 200, workers: 2, rpm: 120 },
         fairness: { a: 300, b: 10, delayMs: 3_000 },
+        eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
       };
 
 /** The sizes, with `BENCH_SIZES` (JSON, e.g. `{"modelLimit":{"runs":20,"workers":2,"rpm":120}}`) over them, field by field. */
@@ -177,6 +183,7 @@ async function run(): Promise<void> {
     [10, 'wave width', () => waveWidth(env, SIZES.waveWidth)],
     [11, 'shared model limit', () => modelLimit(env, SIZES.modelLimit)],
     [12, 'fairness', () => fairness(env, SIZES.fairness)],
+    [13, 'event streams', () => eventStreams(env, SIZES.eventStreams)],
   ];
   try {
     for (const [id, name, scenario] of scenarios) {

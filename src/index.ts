@@ -9,6 +9,7 @@
 
 // Declaring a project (waveloop.config.ts).
 export { defineConfig, type ProjectConfig } from './project/define-config';
+export { defineScorer, type ScoredRun, type ScorerDefinition } from './contract/eval-scorer';
 export {
   defineTool,
   ToolError,
@@ -35,7 +36,7 @@ export {
 export { prometheusTelemetry, telemetryWorkflowModules, type OtlpProtocol, type TracingOptions } from './telemetry';
 
 // Settings from the environment, and the connection to Temporal.
-export { loadSettings, type WaveloopSettings } from './settings';
+export { loadSettings, type WaveloopSettings, type WebhookSettings } from './settings';
 export { connectClient, connectionSettings, type TemporalConnectionSettings } from './temporal/connection';
 
 // The client: runs, goal trees, schedules.
@@ -64,6 +65,8 @@ export {
 export type { PersonUpdate } from './client/person-updates';
 export { WAITING_STATES, type PendingDecision, type PendingList } from './client/pending';
 export type { GoalsClient, GoalStartOptions } from './client/goals';
+export type { EvalsClient, ExportOptions } from './client/evals';
+export type { EvalRecording, RecordedCase } from './client/eval-recording';
 export { goalEventRecord, type GoalEvent, type GoalEventType, type GoalTreeNode } from './client/goal-tree';
 export {
   OVERLAP_POLICIES,
@@ -89,7 +92,20 @@ export {
   type WaveRecord,
 } from './contract/agent-loop';
 export type { Usage } from './contract/usage';
+export {
+  EVAL_WORKFLOW,
+  type EvalCase,
+  type EvalCaseReport,
+  type EvalExpect,
+  type EvalInput,
+  type EvalReport,
+  type EvalRunResult,
+  type EvalSummary,
+  type Score,
+} from './contract/eval';
 export { FailureType } from './contract/errors';
+export { FORKED_FROM_MEMO, ForkRefusedError, type ForkedFrom } from './contract/fork';
+export { ForkSchema, type ForkInput } from './contract/fork-schema';
 export { DEFAULT_GOAL_CONSTRAINTS, PURSUE_GOAL_WORKFLOW } from './contract/goal-tree/defaults';
 export {
   GoalTreeInputSchema,
@@ -98,6 +114,12 @@ export {
   type GoalStatus,
   type GoalTreeInput,
 } from './contract/goal-tree/pursue-goal';
+export {
+  DELIVER_WEBHOOKS_WORKFLOW,
+  type WebhookBody,
+  type WebhookEvent,
+  type WebhookPending,
+} from './contract/webhooks';
 export {
   answerUpdate,
   approveUpdate,

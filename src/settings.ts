@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { durationMs } from './contract/duration';
+import { WebhookUrlSchema } from './contract/webhook-url';
 import { encryptionKeysFromEnv, type EncryptionKeys } from './payloads/encryption-keys';
 
 /**
@@ -55,6 +56,18 @@ export interface WaveloopSettings {
    * nor its agent says (`maxParallelTools`; default 16).
    */
   maxParallelTools?: number;
+  /** Webhooks (docs/webhooks.md): what a worker's runs tell, signed how, linking where. */
+  webhooks: WebhookSettings;
+}
+
+/** The worker's webhooks. */
+export interface WebhookSettings {
+  /** `WAVELOOP_WEBHOOK_URL`: URLs, comma-separated, that every run tells (besides its agent's and its own). */
+  urls: string[];
+  /** `WAVELOOP_WEBHOOK_SECRET`: signs every webhook (`X-Waveloop-Signature`); unset: unsigned. */
+  secret?: string;
+  /** `WAVELOOP_INBOX_URL`: where `waveloop serve` is reached, for the links `<base>/runs/<id>`; unset: no links. */
+  inboxUrl?: string;
 }
 
 /** A Worker Deployment version: the deployment's name and the id of this build of the workers' code. */
@@ -123,7 +136,38 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
     ...definedOnly({
       maxParallelTools: countOf('WAVELOOP_MAX_PARALLEL_TOOLS', blank(env.WAVELOOP_MAX_PARALLEL_TOOLS), 1_000),
     }),
+    webhooks: {
+      urls: webhookUrlsOf(blank(env.WAVELOOP_WEBHOOK_URL)),
+      ...definedOnly({
+        secret: blank(env.WAVELOOP_WEBHOOK_SECRET),
+        inboxUrl: inboxUrlOf(blank(env.WAVELOOP_INBOX_URL)),
+      }),
+    },
   };
+}
+
+/** The URLs of `WAVELOOP_WEBHOOK_URL`, comma-separated; a `ZodError` naming the variable and the URL when one is not an http(s) URL. */
+function webhookUrlsOf(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const urls = value
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  return z.object({ WAVELOOP_WEBHOOK_URL: z.array(WebhookUrlSchema) }).parse({ WAVELOOP_WEBHOOK_URL: urls })
+    .WAVELOOP_WEBHOOK_URL;
+}
+
+/** `WAVELOOP_INBOX_URL`, an http(s) URL; a `ZodError` naming the variable when it is not. */
+function inboxUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return z
+    .object({
+      WAVELOOP_INBOX_URL: z.url({
+        protocol: /^https?$/,
+        error: `must be the http(s) URL where waveloop serve is reached, such as http://127.0.0.1:8080, not "${value}"`,
+      }),
+    })
+    .parse({ WAVELOOP_INBOX_URL: value }).WAVELOOP_INBOX_URL;
 }
 
 /** The deployment version of `WAVELOOP_DEPLOYMENT` and `WAVELOOP_BUILD_ID`; a `ZodError` naming the one missing when only one is set. */

@@ -28,6 +28,26 @@ describe('loadSettings', () => {
     expect(modelConfigProblem(loadSettings({}).model)).toMatch(/^No model endpoint is configured/);
   });
 
+  it('loadSettings: WAVELOOP_WEBHOOK_URL is one or more URLs, comma-separated, with the secret and the inbox; a bad one is refused, naming the variable and the URL', () => {
+    expect(loadSettings({}).webhooks).toEqual({ urls: [] });
+    expect(
+      loadSettings({
+        WAVELOOP_WEBHOOK_URL: ' https://ops.example.com/hooks , slack:http://127.0.0.1:9999/x,',
+        WAVELOOP_WEBHOOK_SECRET: ' s3cret ',
+        WAVELOOP_INBOX_URL: 'http://127.0.0.1:8080',
+      }).webhooks,
+    ).toEqual({
+      urls: ['https://ops.example.com/hooks', 'slack:http://127.0.0.1:9999/x'],
+      secret: 's3cret',
+      inboxUrl: 'http://127.0.0.1:8080',
+    });
+    expect(() => loadSettings({ WAVELOOP_WEBHOOK_URL: 'https://ok.example.com,ftp://files.example.com/x' })).toThrow(
+      /WAVELOOP_WEBHOOK_URL.*http\(s\) URL.*ftp:\/\/files\.example\.com\/x/s,
+    );
+    expect(() => loadSettings({ WAVELOOP_WEBHOOK_URL: 'ops.example.com/hooks' })).toThrow(/WAVELOOP_WEBHOOK_URL/);
+    expect(() => loadSettings({ WAVELOOP_INBOX_URL: 'localhost:8080' })).toThrow(/WAVELOOP_INBOX_URL.*http\(s\) URL/s);
+  });
+
   it('loadSettings: WAVELOOP_SERVER_PORT moves the embedded server and its Web UI (port + 1000); a bad port is refused, naming the variable', () => {
     expect(loadSettings({}).embeddedServer).toEqual({ address: '127.0.0.1:7233', uiPort: 8233 });
     expect(loadSettings({ WAVELOOP_SERVER_PORT: '17233' }).embeddedServer).toEqual({

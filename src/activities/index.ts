@@ -1,22 +1,33 @@
 import type { RetryPolicy } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ChatMessage } from '../contract/agent-loop';
+import type { ScorerDefinition } from '../contract/eval-scorer';
 import type { ModelQueues } from '../contract/model-queues';
 import type { ModelPrice } from '../contract/pricing';
 import type { BlobStore } from '../payloads/blob-store';
+import { createScoreEvalCase } from './eval/score-case';
 import { createGoalActivities } from './goal-tree/components';
 import { createCallModel } from './model/call-model';
 import { EndpointQuirks } from './model/endpoint-quirks';
 import { RateLimitGate } from './model/rate-limit-gate';
 import { checkOutput } from './output/check-output';
 import type { Registry } from './registry';
+import { createResolveFork, type ResolveForkDeps } from './resolve-fork';
 import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';
 import { createCheckToolArguments } from './tool-arguments';
 import { ToolResultCache } from './tool-result-cache';
 import { createRunTool } from './tools';
+import { createPostWebhook } from './webhooks/post';
 
-export interface ActivityDeps {
+/** The worker's webhooks: its URLs, the signing secret, the inbox's base URL (`loadSettings().webhooks`). */
+export interface WorkerWebhooks {
+  urls?: readonly string[];
+  secret?: string;
+  inboxUrl?: string;
+}
+
+export interface ActivityDeps extends ResolveForkDeps {
   /** Keeps full tool results that are too long for the transcript (see `runTool`). */
   blobStore?: BlobStore;
   registry: Registry;
@@ -43,8 +54,15 @@ export interface ActivityDeps {
    * `default` for every run, `agents` for an agent's own; a run's model calls go to its queue.
    */
   modelQueues?: ModelQueues;
+  /**
+   * Webhooks (docs/webhooks.md): the worker's URLs (`WAVELOOP_WEBHOOK_URL`), which every run tells
+   * besides its agent's and its own, the secret that signs them and the inbox's base URL for links.
+   */
+  webhooks?: WorkerWebhooks;
   /** Why the attempt before this one of an activity failed, for the log (`describe()` of the run). */
   previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
+  /** The project's own scorers, for evals (`scoreEvalCase`). */
+  scorers?: readonly ScorerDefinition[];
 }
 
 /**
@@ -69,13 +87,17 @@ export function createActivities(deps: ActivityDeps) {
       modelTimeoutMs: deps.modelTimeoutMs,
       maxParallelTools: deps.maxParallelTools,
       modelQueues: deps.modelQueues,
+      webhooks: deps.webhooks?.urls,
     }),
+    resolveFork: createResolveFork(deps),
     callModel: createCallModel({ ...deps, toolResults, quirks, gate }),
     runTool: createRunTool({ ...deps, toolResults }),
     checkToolArguments: createCheckToolArguments(deps),
     checkOutput,
+    postWebhook: createPostWebhook({ secret: deps.webhooks?.secret, inboxUrl: deps.webhooks?.inboxUrl }),
     summarizeTranscript: createSummarize({ ...deps, quirks }),
     ...createGoalActivities({ ...deps, quirks }),
+    scoreEvalCase: createScoreEvalCase({ ...deps, quirks }),
   };
 }
 

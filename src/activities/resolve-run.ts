@@ -42,6 +42,8 @@ export interface ResolveRunDeps {
   maxParallelTools?: number;
   /** The worker's rate-limited model queues (`WAVELOOP_MODEL_RPM`, agents' `modelRpm`). */
   modelQueues?: ModelQueues;
+  /** The worker's webhooks (`WAVELOOP_WEBHOOK_URL`), told by every run besides its agent's and its own. */
+  webhooks?: readonly string[];
 }
 
 /**
@@ -60,6 +62,7 @@ export function createResolveRun({
   modelTimeoutMs,
   maxParallelTools,
   modelQueues,
+  webhooks,
 }: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
     // The workflow hands over the input as sent: validation needs zod, which workflow code avoids
@@ -137,8 +140,19 @@ export function createResolveRun({
       maxOutputTokens: input.maxOutputTokens ?? agent.limits?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       toolCallText: input.toolCallText ?? agent.toolCallText ?? 'recover',
       ...(output ? { output } : {}),
+      ...webhooksOf(input, agent, webhooks),
     };
   };
+}
+
+/** The run's webhooks: its own, its agent's and the worker's, each URL once; none: the run tells nobody. */
+function webhooksOf(
+  input: AgentLoopInput,
+  agent: AgentDefinition,
+  worker: readonly string[] = [],
+): Pick<ResolvedRun, 'webhooks'> {
+  const urls = [...new Set([...(input.webhooks ?? []), ...(agent.webhooks ?? []), ...worker])];
+  return urls.length ? { webhooks: urls } : {};
 }
 
 /** The run's model-call timeout and retries: the input's, else the agent's, else the worker's. */

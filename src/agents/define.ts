@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { webhookUrlProblem } from '../contract/webhook-url';
 import type { ApprovalRule, OnApprovalTimeout } from '../tools/define';
 
 /**
@@ -36,6 +37,12 @@ export interface AgentDefinition<O = unknown> {
   priority?: number;
   fairnessKey?: string;
   fairnessWeight?: number;
+  /**
+   * URLs told when the agent's runs wait for a person and when they end (docs/webhooks.md), besides
+   * the run's own and the worker's (`WAVELOOP_WEBHOOK_URL`): http(s) URLs, or `slack:<url>` for a
+   * Slack-shaped message (as for hooks.slack.com).
+   */
+  webhooks?: string[];
   /** Times an answer that does not match `output` goes back to the model before the run ends `invalid_output` (default 2). */
   outputRepairs?: number;
   limits?: {
@@ -75,5 +82,9 @@ export type AgentOutput<A> = A extends AgentDefinition<infer O> ? O : unknown;
 
 export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentDefinition<O> {
   if (definition.name.trim() === '') throw new TypeError('An agent needs a name.');
+  for (const url of definition.webhooks ?? []) {
+    const problem = webhookUrlProblem(url);
+    if (problem) throw new TypeError(`Agent "${definition.name}": ${problem}.`);
+  }
   return definition;
 }

@@ -8,7 +8,9 @@ import { packageRoot } from '../server/temporal-cli';
 import * as cancel from './commands/cancel';
 import * as codecServer from './commands/codec-server';
 import * as decide from './commands/decide';
+import * as evals from './commands/eval';
 import * as follow from './commands/follow';
+import * as fork from './commands/fork';
 import * as goal from './commands/goal';
 import * as inspect from './commands/inspect';
 import * as pending from './commands/pending';
@@ -34,6 +36,7 @@ const USAGE_ERROR = 2;
 /** The groups of commands, in the order `--help` lists them. */
 const COMMANDS = [
   run,
+  fork,
   worker,
   project,
   inspect,
@@ -42,6 +45,7 @@ const COMMANDS = [
   decide,
   cancel,
   goal,
+  evals,
   serve,
   codecServer,
   schedule,

@@ -3,9 +3,10 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Priority } from '@temporalio/common';
 import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../contract/agent-loop';
+import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { setPriority, withPriority } from '../contract/priority';
-import { WAVELOOP_STATUS } from '../contract/search-attributes';
+import { WAVELOOP_EVAL, WAVELOOP_STATUS } from '../contract/search-attributes';
 
 /**
  * The runs `waveloop list` shows: agent runs and goal trees, newest first, from Temporal's
@@ -52,6 +53,8 @@ export interface ListedRun {
   execution: string;
   /** The run's own status (its `WaveloopStatus`, e.g. `waiting_for_approval`, `cancelled`), else Temporal's in lower case. */
   status: string;
+  /** Where the run was forked from (`waveloop fork`), when it was. */
+  forkedFrom?: ForkedFrom;
   /** The goal, or a goal tree's objective (its memo, else its summary in the Web UI); absent when it has neither. */
   goal?: string;
   startTime: Date;
@@ -71,6 +74,8 @@ export interface ListOptions {
   status?: RunState | readonly RunState[];
   /** Only the runs this schedule started (Temporal's `TemporalScheduledById`). */
   schedule?: string;
+  /** Only the cases of this eval (their `WaveloopEval`). */
+  eval?: string;
 }
 
 /** The newest agent runs and goal trees (their roots; a tree's sub-goals are in `waveloop tree`). */
@@ -149,18 +154,25 @@ function checksum(token: Uint8Array, query: string): string {
 }
 
 /** The visibility query of `options`: agent runs in a status, else agent runs and goal trees' roots. */
-function listQuery({ status, schedule }: ListOptions): string {
+function listQuery({ status, schedule, eval: evalName }: ListOptions): string {
   const states = typeof status === 'string' ? [status] : status;
   const kinds = states
     ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} IN (${states.map((state) => `'${state}'`).join(', ')})`
     : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
-  return schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${schedule.replace(/'/g, "\\'")}'`;
+  const scheduled = schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${quoted(schedule)}'`;
+  return evalName === undefined ? scheduled : `${scheduled} AND ${WAVELOOP_EVAL.name} = '${quoted(evalName)}'`;
+}
+
+/** `text` for a visibility query's single-quoted string. */
+function quoted(text: string): string {
+  return text.replace(/'/g, "\\'");
 }
 
 /** A run as the list shows it (its goal from its memo, when it has one). */
 function listedRun(run: WorkflowExecutionInfo): ListedRun {
   const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);
   const goal = run.memo?.[GOAL_MEMO];
+  const forkedFrom = run.memo?.[FORKED_FROM_MEMO] as ForkedFrom | undefined;
   return {
     workflowId: run.workflowId,
     runId: run.runId,
@@ -168,6 +180,7 @@ function listedRun(run: WorkflowExecutionInfo): ListedRun {
     execution: run.status.name,
     status: own ?? run.status.name.toLowerCase(),
     goal: typeof goal === 'string' ? goal : undefined,
+    ...(forkedFrom ? { forkedFrom } : {}),
     startTime: run.startTime,
     closeTime: run.closeTime,
     ...withPriority(setPriority((run.memo?.[PRIORITY_MEMO] as Priority | undefined) ?? run.priority)),

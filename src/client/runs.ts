@@ -15,6 +15,7 @@ import {
   type ChatMessage,
   type RunProgress,
 } from '../contract/agent-loop';
+import type { ForkInput } from '../contract/fork-schema';
 import {
   answerUpdate,
   approveUpdate,
@@ -25,6 +26,7 @@ import {
   transcriptQuery,
 } from '../contract/messages';
 import { setPriority, withPriority } from '../contract/priority';
+import { locateIteration } from '../temporal/fork-point';
 import { queryWithRetry } from '../temporal/query';
 import { followRun, type Follower, type FollowOptions } from './follow';
 import { hasLiveWorker } from './live-worker';
@@ -33,7 +35,7 @@ import { NoWorkerError } from './no-worker-error';
 import { pendingOf, WAITING_STATES, type PendingDecision, type PendingList } from './pending';
 import { readPersonUpdates, type PersonUpdate } from './person-updates';
 import { waitUntilClosed } from './run-closed';
-import { listRuns, listRunsPage, type ListedRun, type ListOptions, type RunPage } from './run-list';
+import { GOAL_MEMO, listRuns, listRunsPage, type ListedRun, type ListOptions, type RunPage } from './run-list';
 import { startGoalWorkflow } from './start-workflow';
 
 export interface StartOptions {
@@ -52,6 +54,8 @@ export interface RunSummary {
   execution: string;
   startTime: Date;
   closeTime?: Date;
+  /** The goal (a goal tree's: its objective) the run was started with, from its memo. */
+  goal?: string;
   /** The Priority the run was started with (`priority`, `fairnessKey`, `fairnessWeight`), when it has one. */
   priority?: Priority;
 }
@@ -115,6 +119,24 @@ export class RunsClient {
     return startGoalWorkflow(this.temporal, AGENT_LOOP_WORKFLOW, valid, start);
   }
 
+  /**
+   * Starts a run forked from run `source.workflowId` at iteration `source.iteration`: it starts from
+   * the source's transcript up to and including that iteration's tool results (no tool runs again),
+   * after `source.message` when given. Its input is the source run's, with `overrides` (an agent, a
+   * model, a system prompt…) in place of the source's. Checks first, from the source's history, that
+   * the run exists and reached that iteration: otherwise throws `ForkRefusedError` and starts nothing.
+   */
+  async fork(
+    source: ForkInput,
+    overrides: Partial<Omit<AgentLoopInput, 'fork'>> = {},
+    options: StartOptions = {},
+  ): Promise<WorkflowHandleWithFirstExecutionRunId> {
+    const { input, run } = await locateIteration(this.temporal, source);
+    const { fork: _sourceFork, ...inherited } = input;
+    const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+    return this.start({ ...inherited, ...given, fork: { ...source, runId: run.runId } }, options);
+  }
+
   /** Temporal's handle of the run (or of any workflow). */
   handle(workflowId: string): WorkflowHandle {
     return this.temporal.workflow.getHandle(workflowId);
@@ -162,6 +184,7 @@ export class RunsClient {
       execution: description.status.name,
       startTime: description.startTime,
       closeTime: description.closeTime,
+      ...(typeof description.memo?.[GOAL_MEMO] === 'string' ? { goal: description.memo[GOAL_MEMO] } : {}),
       ...withPriority(setPriority(description.priority)),
     };
     if (description.status.name === 'RUNNING') {

@@ -3,6 +3,7 @@ import { temporal } from '@temporalio/proto';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import { loadSettings, type WaveloopSettings } from '../settings';
 import { connectClient } from '../temporal/connection';
+import { EvalsClient } from './evals';
 import { GoalsClient } from './goals';
 import { hasLiveWorker } from './live-worker';
 import { RunsClient } from './runs';
@@ -27,6 +28,8 @@ export class WaveloopClient {
   readonly goals: GoalsClient;
   /** Temporal Schedules that start runs and goal trees. */
   readonly schedules: WaveloopSchedules;
+  /** Evals: run a dataset's cases and score them, make datasets from runs. */
+  readonly evals: EvalsClient;
 
   constructor(
     /** The Temporal client underneath, for anything waveloop's does not offer. */
@@ -37,6 +40,7 @@ export class WaveloopClient {
     this.runs = new RunsClient(temporal, taskQueue);
     this.goals = new GoalsClient(temporal, taskQueue);
     this.schedules = new WaveloopSchedules(temporal, taskQueue);
+    this.evals = new EvalsClient(temporal, taskQueue);
   }
 
   /** Connects to the Temporal service the settings name (default: read from the environment). */

@@ -1,5 +1,6 @@
 import type { Priority, RetryPolicy } from '@temporalio/common';
 import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
+import type { ForkedFrom } from './fork';
 import type { ModelQueue } from './model-queues';
 import type { OutputSpec } from './output';
 import type { Planner } from './plan';
@@ -72,6 +73,8 @@ export interface ResolvedRun {
   toolCallText: ToolCallText;
   /** The shape the final answer must have, when the run or its agent gives one (`AgentLoopInput.output`). */
   output?: OutputSpec;
+  /** Where the run's webhooks go: the input's, the agent's and the worker's URLs (docs/webhooks.md). */
+  webhooks?: string[];
 }
 
 /** How a run's model calls run: each attempt's timeout and the retry policy. */
@@ -203,4 +206,15 @@ export interface SummarizeInput {
 export interface SummarizeOutput {
   summary: string;
   usage: Usage;
+}
+
+/**
+ * `resolveFork`: a source run's transcript up to and including iteration `iteration`'s tool results,
+ * as read from the source's history and its `transcript` query (src/temporal/fork-point.ts).
+ */
+export interface ForkPoint extends ForkedFrom {
+  /** The transcript: the source's system prompt first (a fork replaces it with its own). */
+  messages: ChatMessage[];
+  /** The source's goal (its input's). */
+  goal: string;
 }

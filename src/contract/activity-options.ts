@@ -80,6 +80,15 @@ export const RESOLVE_RUN_ACTIVITY_OPTIONS: ActivityOptions = {
   retry: { maximumAttempts: 5 },
 };
 
+/**
+ * Reading a forked run's starting transcript from the source run (`resolveFork`): its history and
+ * its `transcript` query. Retried when the server cannot be reached; a refused fork is not.
+ */
+export const RESOLVE_FORK_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5 },
+};
+
 /** Checking a candidate final answer against the run's output schema (`checkOutput`): local, fast, and pure. */
 export const CHECK_OUTPUT_ACTIVITY_OPTIONS: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
@@ -118,3 +127,26 @@ export const STREAM_HEARTBEAT_INTERVAL_MS = 250;
  * (scenario 4 of `npm run bench`).
  */
 export const SEARCH_ATTRIBUTE_REFRESH_MS = 10_000;
+
+/**
+ * Posting a webhook to one URL (`postWebhook`): each attempt has 30 s, then it is tried again, from
+ * 1 s, doubling, at most 10 minutes apart, for up to 3 days, until the receiver answers 2xx. A 4xx
+ * answer other than 408 and 429 ends the delivery at once (a non-retryable failure, logged).
+ */
+export const WEBHOOK_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '3 days',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+};
+
+/**
+ * The scoring of an eval's case (`scoreEvalCase`): built-in scorers take no time, custom scorers and
+ * the model judge may call out, so each attempt may take two minutes, three attempts in all; it
+ * heartbeats, so one on a worker that dies is tried again within 10 s. A scorer that throws scores
+ * its case as failed, it does not fail the eval.
+ */
+export const SCORE_CASE_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+};

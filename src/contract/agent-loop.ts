@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import type { ForkedFrom } from './fork';
+import { ForkSchema } from './fork-schema';
 import { parseWorkflowInput } from './issues';
 import { OutputSchemaSchema } from './output-schema';
 import { PlannerSchema } from './plan';
 import { PriorityFieldsShape } from './priority-schema';
 import type { Usage } from './usage';
+import { WebhookUrlsSchema } from './webhook-url';
 
 /**
  * The public contract of the `agentLoop` workflow: what any Temporal client sends and gets back.
@@ -114,6 +117,19 @@ export const AgentLoopInputSchema = z.strictObject({
   output: OutputSchemaSchema.nullable().optional(),
   /** Times an answer that does not match `output` goes back to the model (default: the agent's, else 2). */
   outputRepairs: z.number().int().min(0).max(20).optional(),
+  /**
+   * URLs told when the run waits for a person and when it ends (docs/webhooks.md), besides its
+   * agent's and the worker's (`WAVELOOP_WEBHOOK_URL`): http(s) URLs, or `slack:<url>` for a
+   * Slack-shaped message (as for hooks.slack.com).
+   */
+  webhooks: WebhookUrlsSchema.optional(),
+  /**
+   * Start from another run's transcript after one of its iterations instead of from the goal: its
+   * model replies and tool results are carried over (no tool runs again), then this run goes on
+   * with its own agent, model and system prompt, after `fork.message` when given (docs/evals.md#fork).
+   * `goal` still names the run (the source's goal, as `waveloop fork` sets it).
+   */
+  fork: ForkSchema.optional(),
 });
 export type AgentLoopInput = z.infer<typeof AgentLoopInputSchema>;
 
@@ -223,6 +239,8 @@ export interface RunProgress {
    * (`WAVELOOP_MODEL_RPM`, the agent's `modelRpm`): the calls a minute and the task queue holding them.
    */
   modelRateLimit?: { requestsPerMinute: number; taskQueue: string };
+  /** Where the run was forked from, when it was (`AgentLoopInput.fork`). */
+  forkedFrom?: ForkedFrom;
 }
 
 // Chat messages as the OpenAI Chat Completions API takes them, kept JSON-safe in workflow state.

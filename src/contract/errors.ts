@@ -40,6 +40,11 @@ export const FailureType = {
   InvalidToolArguments: 'InvalidToolArguments',
   /** A tool reported an error that retrying cannot fix; goes back to the model. */
   ToolError: 'ToolError',
+
+  /** A webhook's receiver refused it (a 4xx answer other than 408 and 429): not tried again. */
+  WebhookRefused: 'WebhookRefused',
+  /** A webhook's receiver could not be reached or answered 408, 429 or 5xx: tried again. */
+  WebhookUndelivered: 'WebhookUndelivered',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];

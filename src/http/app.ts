@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
+import { html } from 'hono/html';
 import { HTTPException } from 'hono/http-exception';
 import type { WaveloopClient } from '../client/waveloop-client';
 import { describeIssues } from '../contract/issues';
@@ -8,8 +9,12 @@ import type { HttpEnv } from './api-env';
 import { addDecisionRoutes } from './decision-routes';
 import { HttpError, toHttpError } from './errors';
 import { addGoalRoutes } from './goal-routes';
+import { layout } from './page/layout';
+import { addPageRoutes } from './page/routes';
+import { signInView } from './page/sign-in-view';
 import { addRunRoutes } from './run-routes';
-import { authenticate, type HttpToken } from './tokens';
+import { callerOf, mayDo, startSession } from './session';
+import { authenticateToken, type HttpToken } from './tokens';
 
 /** The largest request body `waveloop serve` takes, by default: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -26,11 +31,15 @@ export interface HttpAppOptions {
   maxBodyBytes?: number;
   /** Where errors the caller is not shown go (a 500's cause); stderr by default. Tokens never reach it. */
   log?: (line: string) => void;
+  /** The agents the inbox page's "Start a run" offers (default: a free field). */
+  agents?: readonly string[];
+  /** The page of run `workflowId` in the Temporal Web UI, when its address is known. */
+  webUi?: (workflowId: string) => string;
 }
 
 /**
- * The HTTP API of `waveloop serve` (docs/http-api.md), as a Hono app: every `/api` route behind a
- * bearer token, bodies and queries checked with zod (400 saying what is wrong), bodies at most
+ * The HTTP API of `waveloop serve` (docs/http-api.md) and its web inbox (docs/inbox.md), as a Hono
+ * app: every `/api` route behind a bearer token (or the inbox's session cookie, to read), bodies and queries checked with zod (400 saying what is wrong), bodies at most
  * `maxBodyBytes` (413), every error as `{ "error": { "code", "message" } }` without a stack or
  * Temporal's gRPC text, and the OpenAPI document at `GET /api/openapi.json`.
  */
@@ -40,6 +49,8 @@ export function createHttpApp({
   cors: origin,
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
   log = (line) => process.stderr.write(`${line}\n`),
+  agents = [],
+  webUi,
 }: HttpAppOptions): OpenAPIHono<HttpEnv> {
   const fail = (err: HttpError) =>
     new Response(JSON.stringify(err.body()), {
@@ -60,17 +71,30 @@ export function createHttpApp({
   });
   if (origin)
     app.use('/api/*', cors({ origin, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'], maxAge: 600 }));
-  app.use('/api/*', async (c, next) => {
-    const person = authenticate(c.req.header('authorization'), tokens);
-    if (person === undefined)
+  app.use('*', async (c, next) => {
+    if (c.req.path.startsWith('/assets/')) return next();
+    const api = c.req.path.startsWith('/api/');
+    const given = api || c.req.method !== 'GET' ? undefined : c.req.query('token');
+    if (given !== undefined) {
+      // The address `serve` printed: the token goes into the session cookie and out of the address bar.
+      if (authenticateToken(given, tokens) === undefined) return c.html(layout('Sign in', signInView(true)), 401);
+      startSession(c, given);
+      const url = new URL(c.req.url);
+      url.searchParams.delete('token');
+      return c.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    const caller = callerOf(c, tokens);
+    if (caller === undefined || !mayDo(c, caller)) {
+      if (!api) return c.html(layout('Sign in', signInView(false)), 401);
       return fail(
         new HttpError(401, 'unauthorized', 'Send Authorization: Bearer <token>, a token waveloop serve knows.'),
       );
-    c.set('person', person);
+    }
+    c.set('person', caller.person);
     await next();
   });
   app.use(
-    '/api/*',
+    '*',
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: () => fail(new HttpError(413, 'payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`)),
@@ -80,6 +104,7 @@ export function createHttpApp({
   addRunRoutes(app, deps);
   addDecisionRoutes(app, deps);
   addGoalRoutes(app, deps);
+  addPageRoutes(app, { ...deps, agents, ...(webUi ? { webUi } : {}) });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',
@@ -90,14 +115,36 @@ export function createHttpApp({
     },
     security: [{ bearer: [] }],
   });
-  app.notFound(() => fail(new HttpError(404, 'not_found', 'No such route.')));
-  app.onError((err) => {
-    if (err instanceof HTTPException) {
-      const status = err.status === 413 ? 413 : err.status === 401 ? 401 : 400;
-      const code = status === 413 ? 'payload_too_large' : status === 401 ? 'unauthorized' : 'bad_request';
-      return fail(new HttpError(status, code, err.message || 'Bad request.'));
-    }
-    return fail(toHttpError(err, log));
+  app.notFound((c) =>
+    c.req.path.startsWith('/api/')
+      ? fail(new HttpError(404, 'not_found', 'No such route.'))
+      : c.html(
+          layout(
+            'Not found',
+            html`<h1>Not found</h1>
+              <p><a href="/">Waiting now</a></p>`,
+          ),
+          404,
+        ),
+  );
+  app.onError((err, c) => {
+    const error =
+      err instanceof HTTPException
+        ? new HttpError(
+            err.status === 413 ? 413 : 400,
+            err.status === 413 ? 'payload_too_large' : 'bad_request',
+            err.message || 'Bad request.',
+          )
+        : toHttpError(err, log);
+    if (c.req.path.startsWith('/api/')) return fail(error);
+    return c.html(
+      layout(
+        'Error',
+        html`<h1>That did not work</h1>
+          <p class="error">${error.message}</p>`,
+      ),
+      error.status,
+    );
   });
   return app;
 }

@@ -1,10 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import type { Api, RouteDeps } from './api-env';
 import { body, errors, json, jsonOf } from './api-env';
-import { HttpError } from './errors';
-import { requireRunning, requireWaiting } from './run-state';
+import { answerQuestion, decideApproval, endConversation, sendMessage } from './decisions';
 import {
   AnswerBodySchema,
   ApprovalBodySchema,
@@ -42,23 +40,7 @@ export function addDecisionRoutes(app: Api, { client }: RouteDeps): void {
     }),
     async (c) => {
       const { id, callId } = c.req.valid('param');
-      const { approve, reason, args } = c.req.valid('json');
-      const by = c.get('person');
-      await requireWaiting(runs, id, callId, 'approval');
-      try {
-        const decided = approve
-          ? await runs.approve(id, callId, { by, ...(args ? { args } : {}) })
-          : await runs.deny(id, callId, { by, ...(reason !== undefined ? { reason } : {}) });
-        return c.json(decided, 200);
-      } catch (err) {
-        // Refused: edited arguments that do not suit the tool leave the call waiting (400); else it was decided meanwhile.
-        if (err instanceof WorkflowUpdateFailedError && args) {
-          const progress = await runs.progress(id, { quick: true }).catch(() => undefined);
-          if (progress?.pendingApprovals.some((call) => call.callId === callId))
-            throw new HttpError(400, 'bad_request', `Refused: ${err.cause?.message ?? err.message}`);
-        }
-        throw err;
-      }
+      return c.json(await decideApproval(runs, id, callId, c.req.valid('json'), c.get('person')), 200);
     },
   );
 
@@ -72,8 +54,7 @@ export function addDecisionRoutes(app: Api, { client }: RouteDeps): void {
     }),
     async (c) => {
       const { id, callId } = c.req.valid('param');
-      await requireWaiting(runs, id, callId, 'question');
-      return c.json(await runs.answer(id, c.req.valid('json').answer), 200);
+      return c.json(await answerQuestion(runs, id, callId, c.req.valid('json').answer), 200);
     },
   );
 
@@ -87,8 +68,7 @@ export function addDecisionRoutes(app: Api, { client }: RouteDeps): void {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await requireRunning(runs, id);
-      await runs.send(id, c.req.valid('json').text);
+      await sendMessage(runs, id, c.req.valid('json').text);
       return c.json({ workflowId: id, sent: true }, 202);
     },
   );
@@ -103,8 +83,7 @@ export function addDecisionRoutes(app: Api, { client }: RouteDeps): void {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      await requireRunning(runs, id);
-      await runs.end(id);
+      await endConversation(runs, id);
       return c.json({ workflowId: id, ended: true }, 202);
     },
   );

@@ -46,8 +46,12 @@ export function generateToken(): string {
  */
 export function authenticate(header: string | undefined, tokens: readonly HttpToken[]): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!match) return undefined;
-  const given = digest(match[1]!);
+  return match ? authenticateToken(match[1]!, tokens) : undefined;
+}
+
+/** The name of the holder of `token` (compared as `authenticate` does), else undefined. */
+export function authenticateToken(token: string, tokens: readonly HttpToken[]): string | undefined {
+  const given = digest(token);
   let holder: string | undefined;
   for (const { name, token } of tokens) {
     if (timingSafeEqual(given, digest(token)) && holder === undefined) holder = name;

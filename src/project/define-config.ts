@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '../agents/define';
+import type { ScorerDefinition } from '../contract/eval-scorer';
 import type { McpServers } from '../mcp/server-config';
 import type { ToolDefinition } from '../tools/define';
 
@@ -17,6 +18,8 @@ export interface ProjectConfig {
    * `<server>__<tool>`.
    */
   mcpServers?: McpServers;
+  /** Your eval scorers (`defineScorer`): `waveloop eval` runs each on every case, besides the built-in ones. */
+  scorers?: ScorerDefinition[];
   /** Also offer the demo toolkit and the `back-office` agent (default: only without a config file). */
   demo?: boolean;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../agents/define';
 import { AgentLoopInputSchema } from '../contract/agent-loop';
+import { BUILTIN_SCORERS, type ScorerDefinition } from '../contract/eval-scorer';
 import { describeIssues } from '../contract/issues';
 import { mcpServersSchema, type McpServers } from '../mcp/server-config';
 import { TOOL_NAME, type AnyTool, type ApprovalRule } from '../tools/define';
@@ -10,6 +11,7 @@ export interface ValidProjectConfig {
   tools: AnyTool[];
   agents: AgentDefinition[];
   mcpServers: McpServers;
+  scorers: ScorerDefinition[];
   demo: boolean;
 }
 
@@ -74,6 +76,7 @@ const agentSchema = z.strictObject({
   onApprovalTimeout: run.onApprovalTimeout,
   output: z.custom<z.ZodType>(isZodSchema, 'output must be a zod schema, such as z.object({ … })').optional(),
   outputRepairs: run.outputRepairs,
+  webhooks: run.webhooks,
   priority: run.priority,
   fairnessKey: run.fairnessKey,
   fairnessWeight: run.fairnessWeight,
@@ -97,11 +100,22 @@ const agentSchema = z.strictObject({
     .optional(),
 });
 
+const scorerSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z_][\w-]{0,63}$/, 'a scorer name may have only letters, digits, _ and -, at most 64 of them')
+    .refine((name) => !(BUILTIN_SCORERS as readonly string[]).includes(name), {
+      error: `a scorer cannot take a built-in scorer's name (${BUILTIN_SCORERS.join(', ')})`,
+    }),
+  score: z.custom<ScorerDefinition['score']>((value) => typeof value === 'function', 'score must be a function'),
+});
+
 const projectSchema = z.strictObject(
   {
     tools: z.array(toolSchema).default([]),
     agents: z.array(agentSchema).default([]),
     mcpServers: mcpServersSchema.default({}),
+    scorers: z.array(scorerSchema).default([]),
     demo: z.boolean().default(false),
   },
   {
@@ -125,6 +139,9 @@ export function validateProjectConfig(
   const parsed = projectSchema.safeParse(exported);
   if (!parsed.success) return { problem: describeIssues(parsed.error.issues, 'config') };
   const config = parsed.data as ValidProjectConfig;
+  const scorers = config.scorers.map((scorer) => scorer.name);
+  const twice = scorers.find((name, i) => scorers.indexOf(name) !== i);
+  if (twice) return { problem: `two scorers are named "${twice}"` };
   const problem = nameProblem(config, reserved);
   return problem ? { problem } : { config };
 }

@@ -2,11 +2,12 @@ import { Client } from '@temporalio/client';
 import type { RetryPolicy } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { createActivities, Registry } from '../activities';
+import { createActivities, Registry, type WorkerWebhooks } from '../activities';
 import type { AgentDefinition } from '../agents/define';
+import type { ScorerDefinition } from '../contract/eval-scorer';
 import { transcriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/pricing';
-import { WAVELOOP_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
+import { RUN_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import type { BlobStore } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
 import { encryptedBlobStore } from '../payloads/encrypted-blob-store';
@@ -14,6 +15,7 @@ import type { EncryptionKeys } from '../payloads/encryption-keys';
 import { DEFAULT_MODEL, type ModelConfig, type WorkerDeployment } from '../settings';
 import type { TracingOptions } from '../telemetry/tracing-config';
 import { workerTelemetry } from '../telemetry/worker-telemetry';
+import { readForkPoint } from '../temporal/fork-point';
 import { previousFailure } from '../temporal/pending-activity';
 import { queryWithRetry } from '../temporal/query';
 import type { AnyTool } from '../tools/define';
@@ -30,6 +32,8 @@ export interface WaveloopWorkerOptions {
   taskQueue: string;
   tools: readonly AnyTool[];
   agents: readonly AgentDefinition[];
+  /** Scorers of evals besides the built-in ones (the project config's `scorers`). */
+  scorers?: readonly ScorerDefinition[];
   openai: OpenAI;
   defaultModel?: string;
   /**
@@ -115,6 +119,12 @@ export interface WaveloopWorkerOptions {
    * worker is unversioned and takes any run of its task queue.
    */
   deployment?: WorkerDeployment;
+  /**
+   * Webhooks (docs/webhooks.md; `loadSettings().webhooks`): URLs every run of this worker tells
+   * when it waits for a person and when it ends, besides its agent's and its own; the secret that
+   * signs them; the inbox's base URL for their links.
+   */
+  webhooks?: WorkerWebhooks;
 }
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
@@ -140,9 +150,12 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     maxParallelTools: options.maxParallelTools,
     modelTpm: options.modelTpm,
     modelQueues,
+    webhooks: options.webhooks,
     searchAttributes,
+    scorers: options.scorers,
     previousFailure: async (workflowId, runId, activityId) =>
       previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),
+    forkPoint: (fork) => readForkPoint(client, fork),
     readTranscript: async (workflowId, runId, count) => {
       const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
       if (messages.length < count) {
@@ -213,11 +226,11 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   return withCompanions(telemetry.attach(worker), modelWorkers);
 }
 
-/** Whether `namespace` has waveloop's search attributes registered (false when it cannot tell). */
+/** Whether `namespace` has the search attributes runs keep current (false when it cannot tell). */
 async function hasSearchAttributes(client: Client, namespace: string): Promise<boolean> {
   try {
     const { customAttributes } = await client.connection.operatorService.listSearchAttributes({ namespace });
-    return WAVELOOP_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
+    return RUN_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
   } catch {
     return false;
   }

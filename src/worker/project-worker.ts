@@ -36,6 +36,7 @@ export async function createProjectWorker(
       taskQueue: config.taskQueue,
       tools: toolset.tools,
       agents: toolset.agents,
+      scorers: project.config.scorers,
       blobStore: blobStoreIn(config.dataDir),
       encryption: config.encryption,
       openai: createModelClient(config.model),
@@ -50,6 +51,7 @@ export async function createProjectWorker(
       ...(config.model.tokensPerMinute === undefined ? {} : { modelTpm: config.model.tokensPerMinute }),
       tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
       deployment: config.deployment,
+      webhooks: config.webhooks,
     });
     const opened = connection;
     return {

@@ -1,5 +1,5 @@
 import { ApplicationFailure, ContinueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ModelCallInput, ModelCallOutput, ResolvedRun, ToolInfo } from '../contract/activity-io';
+import type { ForkPoint, ModelCallInput, ModelCallOutput, ResolvedRun, ToolInfo } from '../contract/activity-io';
 import type {
   AgentLoopInput,
   AgentLoopResult,
@@ -13,10 +13,12 @@ import { transcriptQuery } from '../contract/messages';
 import { addUsage, usageReport, type Usage } from '../contract/usage';
 import { alarm } from './alarm';
 import { clippedWaves } from './compaction';
+import { forkPoint, recordForkedFrom } from './fork';
 import { HumanGate } from './human-gate';
 import { runDeadline, RunLimits } from './limits';
 import { Memory, type Continuation } from './memory';
 import { askModel, isContextExceeded, resolveRun } from './model-calls';
+import { Notifier } from './notices';
 import { plannerFor, type PlannerRules } from './planners';
 import { Publisher } from './publishing';
 import { Transcript } from './transcript';
@@ -33,7 +35,9 @@ import { loopBreak, ranOnWorker, runWave } from './wave';
  * what the run has, the circuit breaker (`circuit_open`), or cancellation (`cancelled`).
  *
  * `carried` is what the previous run of the chain handed over (continue-as-new); it is read only in
- * a run that was continued, never from a client.
+ * a run that was continued, never from a client. A run with `input.fork` starts from the source
+ * run's transcript after that iteration (`resolveFork`), with its own system prompt, and counts its
+ * iterations on from there.
  */
 export async function agentLoop(input: AgentLoopInput, carried?: Continuation): Promise<AgentLoopResult> {
   const publisher = new Publisher();
@@ -44,12 +48,20 @@ export async function agentLoop(input: AgentLoopInput, carried?: Continuation): 
   try {
     const handedOver = workflowInfo().continuedFromExecutionRunId ? carried : undefined;
     const resolved = handedOver?.run ?? (await resolveRun(input));
-    run = new AgentRun(input, resolved, handedOver, { publisher, transcript, gate });
-    return await run.loop();
+    const forked = !handedOver && input.fork ? await forkPoint(input.fork) : undefined;
+    run = new AgentRun(input, resolved, handedOver, { publisher, transcript, gate, forked });
+    const result = await run.loop();
+    await run.notifier.ended(result);
+    return result;
   } catch (err) {
-    if (isCancellation(err) && run) return publisher.finish('cancelled', run.lastText);
+    if (isCancellation(err) && run) {
+      const result = publisher.finish('cancelled', run.lastText);
+      await run.notifier.ended(result);
+      return result;
+    }
     if (err instanceof ContinueAsNew) throw err;
     publisher.failed();
+    await run?.notifier.failed(err);
     throw withUsageReport(err, publisher.progress.usage);
   }
 }
@@ -57,6 +69,8 @@ export async function agentLoop(input: AgentLoopInput, carried?: Continuation): 
 class AgentRun {
   /** The last thing the model said: the answer of a run stopped by its iteration limit. */
   lastText = '';
+  /** The run's webhooks: what it tells when it waits for a person and when it ends. */
+  readonly notifier: Notifier;
   private readonly progress: RunProgress;
   private readonly publisher: Publisher;
   private readonly transcript: Transcript;
@@ -74,7 +88,7 @@ class AgentRun {
     private readonly input: AgentLoopInput,
     private readonly run: ResolvedRun,
     carried: Continuation | undefined,
-    parts: { publisher: Publisher; transcript: Transcript; gate: HumanGate },
+    parts: { publisher: Publisher; transcript: Transcript; gate: HumanGate; forked?: ForkPoint },
   ) {
     ({ publisher: this.publisher, transcript: this.transcript, gate: this.gate } = parts);
     this.progress = this.publisher.progress;
@@ -91,11 +105,19 @@ class AgentRun {
       this.progress.waves.push(...carried.waves);
       Object.assign(this.progress, { usage: carried.usage, iteration: carried.iteration });
       this.lastText = carried.lastText;
+    } else if (parts.forked) {
+      this.startFrom(parts.forked);
     } else {
       this.transcript.add({ role: 'system', content: run.system }, { role: 'user', content: input.goal.trim() });
     }
+    const forkedFrom = carried?.forkedFrom ?? parts.forked;
+    if (forkedFrom) {
+      const { workflowId, runId, iteration } = forkedFrom;
+      this.progress.forkedFrom = { workflowId, runId, iteration };
+      recordForkedFrom(this.progress.forkedFrom);
+    }
     this.tools = new Map(run.tools.map((tool) => [tool.name, tool]));
-    this.planner = plannerFor(run.planner, { earlier: carried?.messages });
+    this.planner = plannerFor(run.planner, { earlier: carried?.messages ?? parts.forked?.messages });
 
     const { startTime, executionExpirationTime, executionTimeoutMs } = workflowInfo();
     this.startedAtMs = carried?.startedAtMs ?? startTime.getTime();
@@ -110,6 +132,19 @@ class AgentRun {
     );
     this.memory = new Memory(this.transcript, run, (usage) => this.spend(usage), carried);
     this.output = new TypedOutput(run.output, carried?.outputRepairs);
+    this.notifier = new Notifier(run.webhooks ?? [], input.goal);
+    this.gate.onWait = (waiting) => this.notifier.waiting(waiting);
+  }
+
+  /** A fork's transcript: the source's after its iteration, under this run's system prompt, then the fork's message. */
+  private startFrom({ messages, iteration }: ForkPoint): void {
+    const message = this.input.fork?.message?.trim();
+    this.transcript.add(
+      { role: 'system', content: this.run.system },
+      ...(messages[0]?.role === 'system' ? messages.slice(1) : messages),
+      ...(message ? [{ role: 'user' as const, content: message }] : []),
+    );
+    this.progress.iteration = iteration;
   }
 
   /** Check limits → keep the transcript within bounds → ask the model → read the plan → run the wave → stop or repeat. */
@@ -120,7 +155,10 @@ class AgentRun {
       const stop = limits.check(progress.iteration, progress.usage, memory.lastCall);
       if (stop?.status === 'max_iterations') return this.finishLimited(stop.status, this.lastText);
       if (stop) return this.wrapUp(stop.status, stop.reason);
-      if (memory.handOverDue()) await memory.handOver(this.input, this.continuation());
+      if (memory.handOverDue()) {
+        await this.notifier.settle();
+        await memory.handOver(this.input, this.continuation());
+      }
       if (memory.nearlyFull()) await memory.prune();
 
       const iteration = ++progress.iteration;
@@ -310,6 +348,7 @@ class AgentRun {
       handOvers: this.handOvers + 1,
       startedAtMs: this.startedAtMs,
       outputRepairs: this.output.repairsUsed,
+      ...(this.progress.forkedFrom ? { forkedFrom: this.progress.forkedFrom } : {}),
     };
   }
 }

@@ -3,6 +3,7 @@ import type { createActivities } from '../activities';
 import type { RunProgress } from '../contract/agent-loop';
 import { FailureType } from '../contract/errors';
 import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, type DecisionBy } from '../contract/messages';
+import type { Waiting } from './notices';
 
 const { checkToolArguments } = proxyLocalActivities<ReturnType<typeof createActivities>>({
   startToCloseTimeout: '30 seconds',
@@ -42,6 +43,8 @@ export class HumanGate {
   private readonly answers = new Map<string, string>();
   private readonly decisions = new Map<string, Decision>();
   private incoming: ConversationTurn | undefined;
+  /** Told each time the run begins to wait for a person (its webhooks: `Notifier.waiting`). */
+  onWait: (waiting: Waiting) => void = () => undefined;
 
   constructor(
     private readonly progress: RunProgress,
@@ -138,6 +141,11 @@ export class HumanGate {
   async ask(callId: string, question: string, timeoutMs: number | undefined): Promise<string | undefined> {
     this.progress.pendingQuestions.push({ callId, question, since: workflowTime() });
     this.refresh();
+    this.onWait({
+      event: 'waiting_for_input',
+      key: `${this.progress.iteration}:${callId}`,
+      pending: { callId, question },
+    });
     try {
       const answered = await waitFor(() => this.answers.has(callId), timeoutMs);
       return answered ? this.answers.get(callId) : undefined;
@@ -165,6 +173,11 @@ export class HumanGate {
       ...(deadline ? { deadline, onTimeout } : {}),
     });
     this.refresh();
+    this.onWait({
+      event: 'waiting_for_approval',
+      key: `${iteration}:${callId}`,
+      pending: { callId, tool, args, ...(reason ? { reason } : {}), ...(deadline ? { deadline } : {}) },
+    });
     try {
       if (await waitFor(() => this.decisions.has(callId), timeoutMs)) return this.decisions.get(callId)!;
       const at = workflowTime();
@@ -187,6 +200,7 @@ export class HumanGate {
     this.progress.conversation = { message, since: workflowTime() };
     this.incoming = undefined;
     this.refresh();
+    this.onWait({ event: 'waiting_for_message', key: String(this.progress.iteration), message });
     try {
       const heard = await waitFor(() => this.incoming !== undefined, idleTimeoutMs);
       return heard ? this.incoming! : { kind: 'idle' };

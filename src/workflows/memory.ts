@@ -2,6 +2,7 @@ import { isCancellation, makeContinueAsNewFunc, workflowInfo } from '@temporalio
 import type { ResolvedRun } from '../contract/activity-io';
 import { DEFAULT_MAX_HISTORY_EVENTS } from '../contract/activity-options';
 import type { AgentLoopInput, ChatMessage, Usage, WaveRecord } from '../contract/agent-loop';
+import type { ForkedFrom } from '../contract/fork';
 import { compacted, compactionRange } from './compaction';
 import { summarize } from './model-calls';
 import type { Transcript } from './transcript';
@@ -25,6 +26,8 @@ export interface Continuation {
   startedAtMs: number;
   /** Repair turns the chain has had for answers that did not match its output schema. */
   outputRepairs?: number;
+  /** Where the chain was forked from, when it was. */
+  forkedFrom?: ForkedFrom;
 }
 
 /**

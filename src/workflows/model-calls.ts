@@ -121,7 +121,7 @@ export function isContextExceeded(err: unknown): boolean {
  * message (say `ModelAuthentication`); retries that ran out become `fallbackType`. A cancelled run
  * ends as cancelled, not as failed.
  */
-function asRunFailure(err: unknown, context: string, fallbackType = 'ActivityFailed'): unknown {
+export function asRunFailure(err: unknown, context: string, fallbackType = 'ActivityFailed'): unknown {
   if (!(err instanceof ActivityFailure) || isCancellation(err)) return err;
   const cause = err.cause;
   if (cause instanceof ApplicationFailure && cause.nonRetryable) {

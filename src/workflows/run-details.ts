@@ -23,9 +23,17 @@ export interface RunMoment {
  * A run's current details as the Web UI and `temporal workflow metadata` show them (Markdown): what
  * it waits for from a person, with the exact command that gives it (each question, each call
  * waiting for approval with its arguments, the conversation's last message), else where the loop
- * is (iteration, model call or wave), else how it ended.
+ * is (iteration, model call or wave), else how it ended; a forked run's details end with where it
+ * was forked from.
  */
-export function runDetails({ progress, workflowId, wave }: RunMoment): string {
+export function runDetails(moment: RunMoment): string {
+  const { forkedFrom } = moment.progress;
+  const details = momentDetails(moment);
+  if (!forkedFrom) return details;
+  return `${details}\n\nForked from \`${forkedFrom.workflowId}\` at iteration ${forkedFrom.iteration} (run ${forkedFrom.runId})`;
+}
+
+function momentDetails({ progress, workflowId, wave }: RunMoment): string {
   const where = `iteration ${progress.iteration} of ${progress.maxIterations}`;
   const waits = [
     ...questions(progress, workflowId),

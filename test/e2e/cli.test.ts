@@ -159,7 +159,7 @@ describe('waveloop CLI', () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toContain('Run cli-terminal (completed)');
     expect(show.stdout).toMatch(
-      /Waves:\n  wave 1 · ask_question\(question=Which company\?\) → Initech\n  wave 2 · update_user\(id=2, company=Initech\) ✗ denied: add the legal form \(denied by \S+\)\n  wave 3 · update_user/,
+      /Waves \(wave n: iteration n's tool calls\):\n  wave 1 · ask_question\(question=Which company\?\) → Initech\n  wave 2 · update_user\(id=2, company=Initech\) ✗ denied: add the legal form \(denied by \S+\)\n  wave 3 · update_user/,
     );
     expect(show.stdout).toMatch(
       /Transcript:\n  \[system\] [\s\S]*?\n  \[user\] Move user 2\n  \[assistant\] → ask_question\(\{"question":"Which company\?"\}\)\n  \[tool \S+\] Initech\n/,

@@ -307,25 +307,58 @@ describe('waveloop serve: the HTTP API', () => {
     );
   });
 
-  it('`waveloop serve` without tokens makes one and prints a URL with it; beyond loopback without tokens it refuses', async () => {
+  it('`waveloop serve` without tokens makes one and prints a URL with it; killed and started again it loses nothing; beyond loopback without tokens it refuses', async () => {
     const refused = await waveloop(['serve', '--listen', '0.0.0.0:0'], cli.env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('refuses to listen on 0.0.0.0, beyond this machine, without tokens');
 
-    const serving = waveloopLive(['serve', '--listen', '127.0.0.1:0'], cli.env);
-    try {
+    cli.fake.script(
+      { toolCalls: [{ name: 'update_user', args: { id: 3, company: 'Globex' } }] },
+      { content: 'Carol now works at Globex.' },
+    );
+    const id = 'serve-restart';
+    await cli.client.runs.start({ goal: 'Move Carol to Globex' }, { workflowId: id });
+    await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => p.status === 'waiting_for_approval');
+    /** `waveloop serve` on a free port: its URL and the token it made. */
+    const serve = async () => {
+      const serving = waveloopLive(['serve', '--listen', '127.0.0.1:0'], cli.env);
       const [, url, token] = await eventually(
         async () => /(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(serving.stdout()) ?? [],
         (match) => match.length > 0,
       );
-      const pending = await fetch(`${url}/api/pending`, { headers: { authorization: `Bearer ${token}` } });
-      expect(pending.status).toBe(200);
-      expect(Array.isArray(await pending.json())).toBe(true);
-      expect((await fetch(`${url}/api/pending`)).status).toBe(401);
+      const pendingHere = async (): Promise<Array<{ workflowId: string; callId: string }>> => {
+        const response = await fetch(`${url}/api/pending`, { headers: { authorization: `Bearer ${token}` } });
+        return ((await response.json()) as Array<{ workflowId: string; callId: string }>).filter(
+          (d) => d.workflowId === id,
+        );
+      };
+      return { serving, url: url!, token: token!, pendingHere };
+    };
+
+    const first = await serve();
+    const waiting = await first.pendingHere();
+    expect(waiting).toEqual([expect.objectContaining({ kind: 'approval', tool: 'update_user' })]);
+    expect((await fetch(`${first.url}/api/pending`)).status).toBe(401);
+    first.serving.kill('SIGKILL');
+    await first.serving.done;
+
+    // Decisions live in Temporal: another serve finds the call waiting and decides it.
+    const second = await serve();
+    try {
+      expect(second.token).not.toBe(first.token);
+      const pending = await second.pendingHere();
+      expect(pending).toEqual(waiting);
+      const approved = await fetch(`${second.url}/api/runs/${id}/approvals/${pending[0]!.callId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${second.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ approve: true }),
+      });
+      expect(approved.status).toBe(200);
+      expect(await cli.client.runs.result(id)).toMatchObject({ answer: 'Carol now works at Globex.' });
     } finally {
-      serving.kill('SIGINT');
+      second.serving.kill('SIGINT');
     }
-    const { code, stderr } = await serving.done;
+    const { code, stderr } = await second.serving.done;
     expect(code, stderr).toBe(0);
   });
 

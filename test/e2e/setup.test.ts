@@ -72,11 +72,12 @@ describe('waveloop setup', () => {
 
     const first = await waveloop(['setup'], env);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toBe('Registered WaveloopStatus, WaveloopIteration, WaveloopTokens.\n');
+    expect(first.stdout).toBe('Registered WaveloopStatus, WaveloopIteration, WaveloopTokens, WaveloopEval.\n');
     expect(await waveloopAttributes()).toEqual({
       WaveloopStatus: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
       WaveloopIteration: IndexedValueType.INDEXED_VALUE_TYPE_INT,
       WaveloopTokens: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+      WaveloopEval: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
     });
 
     const second = await waveloop(['setup'], env);

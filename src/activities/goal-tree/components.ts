@@ -45,6 +45,8 @@ export interface GoalActivityDeps {
   quirks?: EndpointQuirks;
   /** The worker's rate-limited model queues: a tree's model steps go to its agent's, else the default. */
   modelQueues?: ModelQueues;
+  /** The worker's webhooks (`WAVELOOP_WEBHOOK_URL`), told by every tree besides its agent's and its own. */
+  webhooks?: { urls?: readonly string[] };
 }
 
 /**
@@ -62,6 +64,7 @@ export function createGoalActivities({
   modelPrices,
   quirks = new EndpointQuirks(),
   modelQueues,
+  webhooks,
 }: GoalActivityDeps) {
   const capabilities = (names: string[]) =>
     names.length === 0
@@ -99,7 +102,12 @@ export function createGoalActivities({
 
   return {
     /** Settles the model, its price and the tool allowlist of a tree once, at its root. */
-    async resolveGoal(input: { model?: string; tools?: string[]; agent?: string }): Promise<ResolvedGoalRun> {
+    async resolveGoal(input: {
+      model?: string;
+      tools?: string[];
+      agent?: string;
+      webhooks?: string[];
+    }): Promise<ResolvedGoalRun> {
       const agent = registry.agents.get(input.agent ?? 'default');
       if (input.agent && !agent) {
         throw ApplicationFailure.create({
@@ -119,11 +127,13 @@ export function createGoalActivities({
       }
       const model = input.model ?? (input.agent ? agent?.model : undefined) ?? defaultModel;
       const modelQueue = (agent && modelQueues?.agents[agent.name]) ?? modelQueues?.default;
+      const urls = [...new Set([...(input.webhooks ?? []), ...(agent?.webhooks ?? []), ...(webhooks?.urls ?? [])])];
       return {
         model,
         price: priceOf(model, modelPrices) ?? null,
         tools: [...new Set(tools)],
         ...(modelQueue ? { modelQueue: modelQueue.taskQueue } : {}),
+        ...(urls.length ? { webhooks: urls } : {}),
       };
     },
     async assessGoal(input: AssessInput): Promise<ComponentOutput<Assessment>> {

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { RUN_STATES, type ListedRun, type RunState } from '../../client/run-list';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { identifyWorkflow, requireKind, useInstead, type IdentifiedWorkflow } from '../../client/workflow-kind';
+import { FORKED_FROM_MEMO, type ForkedFrom } from '../../contract/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import type { GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { clip } from '../../contract/goal-tree/text';
@@ -44,8 +45,9 @@ export function register(program: Command): void {
     )
     .option('--json', 'print JSON')
     .option('--schedule <name>', 'only the runs this schedule started')
+    .option('--eval <name>', "only the runs of this eval's cases")
     .action(
-      action((options: { limit: number; json?: boolean; status?: RunState; schedule?: string }) =>
+      action((options: { limit: number; json?: boolean; status?: RunState; schedule?: string; eval?: string }) =>
         listCommand(options),
       ),
     );
@@ -123,7 +125,10 @@ function summaryLine(result: GoalResult): string {
   return clip(result.summary.replace(/\s+/g, ' ').trim(), 200);
 }
 
-/** `waveloop show <id>`: an agent run's waves and transcript (the transcript needs a running worker), then its result. */
+/**
+ * `waveloop show <id>`: an agent run's iterations, waves and transcript (the transcript needs a running
+ * worker), then its result. Iterations and waves are numbered as `waveloop fork --at` reads them.
+ */
 async function showCommand(workflowId: string): Promise<number> {
   return withClient(loadSettings(), async (client) => {
     await requireKind(client, workflowId, 'agent run');
@@ -133,7 +138,15 @@ async function showCommand(workflowId: string): Promise<number> {
       `Run ${report.workflowId} (${report.progress?.status ?? report.result?.status ?? report.execution.toLowerCase()})`,
     );
     if (report.failure) print(`Failure: ${report.failure}`);
-    print('\nWaves:');
+    const forkedFrom = report.progress?.forkedFrom ?? (await forkedFromMemo(client, workflowId));
+    if (forkedFrom)
+      print(`Forked from ${forkedFrom.workflowId} at iteration ${forkedFrom.iteration} (run ${forkedFrom.runId})`);
+    const iterations = report.progress?.iteration ?? report.result?.iterations ?? 0;
+    if (iterations > 0)
+      print(
+        `Iterations: ${forkedFrom ? forkedFrom.iteration + 1 : 1} to ${iterations} (\`waveloop fork ${workflowId} --at <n>\` starts a new run after iteration n)`,
+      );
+    print("\nWaves (wave n: iteration n's tool calls):");
     if (waves.length === 0) print('  (none)');
     waves.forEach((wave) => renderWave(wave).forEach((line) => print(`  ${line}`)));
     print('\nTranscript:');
@@ -149,6 +162,12 @@ async function showCommand(workflowId: string): Promise<number> {
   });
 }
 
+/** Where a run was forked from, as its memo says (a run that ended has no `status` query answer to say it). */
+async function forkedFromMemo(client: WaveloopClient, workflowId: string): Promise<ForkedFrom | undefined> {
+  const { memo } = await client.runs.handle(workflowId).describe();
+  return memo?.[FORKED_FROM_MEMO] as ForkedFrom | undefined;
+}
+
 const GOAL_CHARS = 60;
 
 /** `waveloop list`: recent agent runs and goal trees, one a line under a header, or as JSON. */
@@ -157,9 +176,11 @@ async function listCommand(options: {
   json?: boolean;
   status?: RunState;
   schedule?: string;
+  eval?: string;
 }): Promise<number> {
   return withClient(loadSettings(), async (client) => {
-    const runs = await client.runs.list({ limit: options.limit, status: options.status, schedule: options.schedule });
+    const { limit, status, schedule } = options;
+    const runs = await client.runs.list({ limit, status, schedule, eval: options.eval });
     if (options.json) print(JSON.stringify(runs, null, 2));
     else if (runs.length === 0) print(options.status ? `No agent runs are ${options.status}.` : 'No runs yet.');
     else {
@@ -178,6 +199,7 @@ async function listCommand(options: {
 }
 
 function kindOf(run: ListedRun): string {
+  if (run.forkedFrom) return `fork of ${run.forkedFrom.workflowId} at ${run.forkedFrom.iteration}`;
   return run.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal tree' : 'agent run';
 }
 

@@ -1,3 +1,4 @@
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { Option, type Command } from 'commander';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { AgentLoopInputSchema, type AgentLoopInput } from '../../contract/agent-loop';
@@ -86,11 +87,9 @@ interface RunOptions extends PriorityOptions {
 /**
  * `waveloop run <goal...>`: starts a run and, unless `--detach`, follows it wave by wave until its
  * result. When no worker polls the task queue (at the start, or while the run waits for its first
- * workflow task), it runs a worker in this process until the command ends. Throws a `UsageError`
- * when the run would need this machine's worker and no model is configured.
+ * workflow task), it runs a worker in this process until the command ends (`launchRun`).
  */
 async function runCommand(goalWords: string[], options: RunOptions, project: LoadedProject): Promise<number> {
-  const config = loadSettings();
   const input: AgentLoopInput = AgentLoopInputSchema.parse({
     goal: goalWords.join(' '),
     agent: options.agent,
@@ -107,6 +106,23 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
     conversation: options.chat || undefined,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });
+  return launchRun((client) => client.runs.start(input, { workflowId: options.id, timeout: options.timeout }), {
+    options,
+    project,
+  });
+}
+
+/**
+ * Starts a run with `start` (a `run`'s, a `fork`'s) once the server is up, with this process's
+ * worker when none polls, and, unless `--detach`, follows it to its result; resolves to the
+ * command's exit status. Throws a `UsageError` when the run would need this machine's worker and no
+ * model is configured.
+ */
+export async function launchRun(
+  start: RunStarter,
+  { options, project }: { options: LaunchOptions; project: LoadedProject },
+): Promise<number> {
+  const config = loadSettings();
   // Runs on the embedded server are served by a worker of this machine, so it needs a model now.
   // A remote cluster's workers carry their own model configuration.
   const problem = config.temporalAddress ? undefined : modelConfigProblem(config.model);
@@ -116,27 +132,33 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
   // Ctrl-C (or SIGTERM) stops the in-process worker and this command, never the run itself.
   const stop = listenForStop();
   try {
-    return await withClient(config, (client) => startRun(client, { config, project, input, options, uiUrl, stop }));
+    return await withClient(config, (client) => startRun(client, { config, project, start, options, uiUrl, stop }));
   } finally {
     stop.dispose();
   }
 }
 
-/** `run` once the server is up: its in-process worker if needed, the run, and its following. */
+/** Starts the run (`client.runs.start`, `client.runs.fork`); what it throws ends the command before anything started. */
+export type RunStarter = (client: WaveloopClient) => Promise<WorkflowHandleWithFirstExecutionRunId>;
+
+/** The options `run` shares with `fork`: how the run is followed and printed. */
+export type LaunchOptions = Pick<RunOptions, 'detach' | 'json'>;
+
+/** A run once the server is up: the in-process worker if needed, the run, and its following. */
 async function startRun(
   client: WaveloopClient,
   {
     config,
     project,
-    input,
+    start,
     options,
     uiUrl,
     stop,
   }: {
     config: WaveloopSettings;
     project: LoadedProject;
-    input: AgentLoopInput;
-    options: RunOptions;
+    start: RunStarter;
+    options: LaunchOptions;
     uiUrl?: string;
     stop: StopRequest;
   },
@@ -146,7 +168,7 @@ async function startRun(
   );
   try {
     if (!options.detach && !(await client.hasLiveWorker())) await inProcess.start();
-    const handle = await client.runs.start(input, { workflowId: options.id, timeout: options.timeout });
+    const handle = await start(client);
     const id = handle.workflowId;
     const url = runUrl(uiUrl, config, id);
     if (options.detach) {

@@ -34,6 +34,7 @@ interface ScheduleOptions extends PriorityOptions {
   paused?: boolean;
   goalTree?: boolean;
   goal?: string;
+  webhook?: string[];
   json?: boolean;
 }
 
@@ -60,6 +61,11 @@ export function register(program: Command): void {
       .option('--agent <name>', 'agent profile of the runs')
       .option('--tools <a,b>', 'tool allowlist, comma-separated')
       .option('--max-iterations <n>', 'iteration limit of each run', parsePositiveInt)
+      .option(
+        '--webhook <url>',
+        'a URL told when a run waits for a person and when it ends; slack:<url> for Slack (repeatable)',
+        (url: string, earlier: string[] = []) => [...earlier, url],
+      )
       .option('--goal-tree', 'start a goal tree (pursueGoal) instead of an agent run');
     for (const option of priorityOptions("each run's")) command.addOption(option);
     return command;
@@ -141,11 +147,12 @@ async function updateCommand(name: string, options: ScheduleOptions, project: Lo
     options.agent !== undefined ||
     options.tools !== undefined ||
     options.maxIterations !== undefined ||
+    options.webhook !== undefined ||
     options.goalTree ||
     Object.values(priorityFields(options)).some((value) => value !== undefined);
   if (!timing && !changesRun && !options.timezone && !options.overlap)
     throw new UsageError(
-      'Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools or --max-iterations.',
+      'Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools, --max-iterations, --webhook, --priority, --fairness-key or --fairness-weight.',
     );
   await withSchedules(async (schedules) => {
     const current = changesRun ? await schedules.describe(name) : undefined;
@@ -233,11 +240,12 @@ function runOf(goal: string, options: ScheduleOptions, project: LoadedProject): 
     .map((t) => t.trim())
     .filter(Boolean);
   const priority = priorityFields(options);
+  const webhooks = options.webhook;
   return options.goalTree
-    ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools, ...priority } }
+    ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools, webhooks, ...priority } }
     : {
         kind: 'agent',
-        input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations, ...priority },
+        input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations, webhooks, ...priority },
       };
 }
 

@@ -2,11 +2,12 @@ import type { Command } from 'commander';
 import type { HttpToken } from '../../http';
 import { DEFAULT_HTTP_ADDRESS, isLoopback, parseListenAddress } from '../../http/listen-address';
 import { generateToken, parseTokens } from '../../http/tokens';
+import { projectAgents } from '../../project/project-agents';
 import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { InProcessWorker } from '../in-process-worker';
 import { listenForStop } from '../stop-signals';
-import { action, ensureServer, note, osUser, print, projectOf, withClient } from '../support';
+import { action, ensureServer, note, osUser, print, projectOf, runUrl, withClient } from '../support';
 
 /**
  * `waveloop serve`: the HTTP API (docs/http-api.md) until Ctrl-C, over the same Temporal server as
@@ -51,7 +52,14 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
   }
   const made: HttpToken | undefined = given.length === 0 ? { name: osUser(), token: generateToken() } : undefined;
   const tokens = made ? [made] : given;
-  await ensureServer(config);
+  const uiUrl = await ensureServer(config);
+  const agents = await projectOf(program).then(
+    (project) => projectAgents(project.config).map((agent) => agent.name),
+    (err: Error) => {
+      note(`The project did not load (${err.message}): "Start a run" takes any agent's name.`);
+      return [];
+    },
+  );
   const stop = listenForStop();
   try {
     return await withClient(config, async (client) => {
@@ -63,12 +71,22 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
       await worker?.start();
       // Loaded here: a command other than serve never loads the HTTP server (Hono).
       const { startHttpServer } = await import('../../http/server');
-      const server = await startHttpServer({ client, tokens, cors: options.cors, host, port, log: note });
+      const webUi = uiUrl ? (id: string) => runUrl(uiUrl, config, id)! : undefined;
+      const server = await startHttpServer({
+        client,
+        tokens,
+        cors: options.cors,
+        host,
+        port,
+        log: note,
+        agents,
+        ...(webUi ? { webUi } : {}),
+      });
       try {
-        print(`waveloop serve: the HTTP API on ${server.url}/api (OpenAPI document: ${server.url}/api/openapi.json).`);
+        print(`waveloop serve: the inbox on ${server.url}/, the HTTP API on ${server.url}/api.`);
         if (made) {
           print(`No WAVELOOP_HTTP_TOKENS: this start made a token; decisions with it are recorded as by ${made.name}.`);
-          print(`  ${server.url}/?token=${made.token}`);
+          print(`  Open the inbox: ${server.url}/?token=${made.token}`);
           print(`  curl -H "Authorization: Bearer ${made.token}" ${server.url}/api/pending`);
         } else note(`Tokens from WAVELOOP_HTTP_TOKENS for: ${tokens.map((t) => t.name).join(', ')}.`);
         if (!worker)

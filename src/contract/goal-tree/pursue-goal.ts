@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Usage } from '../agent-loop';
 import { parseWorkflowInput } from '../issues';
 import { PriorityFieldsShape } from '../priority-schema';
+import { WebhookUrlsSchema } from '../webhook-url';
 import { MAX_SUB_GOALS } from './defaults';
 
 /**
@@ -105,6 +106,11 @@ export const GoalInputSchema = z.strictObject({
    * loop of the tree gets it. `priority` 1 (first) to 5 (last), `fairnessKey` (≤ 64 bytes), `fairnessWeight`.
    */
   ...PriorityFieldsShape,
+  /**
+   * URLs told when the tree ends and when one of its tool loops waits for a person
+   * (docs/webhooks.md), besides its agent's and the worker's (`WAVELOOP_WEBHOOK_URL`).
+   */
+  webhooks: WebhookUrlsSchema.optional(),
   /** Set by a parent goal for its children; absent at the root. */
   node: GoalNodeSchema.optional(),
 });
@@ -271,4 +277,6 @@ export interface ResolvedGoalRun {
   tools: string[];
   /** The rate-limited task queue its model steps go to (`ModelQueues`), when the worker has one. */
   modelQueue?: string;
+  /** Where the tree's webhooks go: the input's, the agent's and the worker's URLs. */
+  webhooks?: string[];
 }

@@ -22,6 +22,7 @@ import type {
 import { evidenceFor, executionGoal, otherGoals, toEvidence, workflowSummary } from '../../contract/goal-tree/text';
 import { priorityFields, temporalPriority, withPriority } from '../../contract/priority';
 import { agentLoop } from '../agent-loop';
+import { Notifier } from '../notices';
 import { Slots } from '../slots';
 import { shareLevel, type Grant } from './budget';
 import { goalClock, type GoalClock } from './clock';
@@ -49,7 +50,24 @@ const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
  */
 export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
   const input = goalInput(rawInput);
-  const g = openGoal(input, input.node ?? (await rootNode(input)));
+  if (input.node) return pursueNode(input, input.node);
+  // The root tells the tree's webhooks how it ended; its tool loops tell what they wait for.
+  const root = await rootNode(input);
+  const notifier = new Notifier(root.webhooks, input.objective);
+  let result: GoalResult;
+  try {
+    result = await pursueNode(input, root.node);
+  } catch (err) {
+    await (isCancellation(err) ? notifier.ended({ status: 'cancelled', answer: '' }) : notifier.failed(err));
+    throw err;
+  }
+  await notifier.ended({ status: result.status, answer: result.summary, output: result.output });
+  return result;
+}
+
+/** Pursues the goal of `node` to its result (the root's with its output, when the tree has an output schema). */
+async function pursueNode(input: GoalInput, node: GoalNode): Promise<GoalResult> {
+  const g = openGoal(input, node);
   const pursued = await pursue(g);
   // The root of a tree with an output schema: its result also as JSON of that shape.
   const result =
@@ -95,7 +113,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
   const stop = g.ledger.check('start');
   if (stop) return results.constrained(soFar(g), stop);
   const budgets = g.ledger.left();
-  const { objective, agent } = g.input;
+  const { objective, agent, webhooks } = g.input;
   const workflowId = executionWorkflowId(g.id);
   show(g, `Running its tool loop \`${workflowId}\` (its details say what it waits for)`);
   try {
@@ -107,6 +125,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
           model: g.node.model,
           tools: g.node.tools,
           ...(agent ? { agent } : {}),
+          ...(webhooks ? { webhooks } : {}),
           ...priorityFields(g.input),
           // A sub-goal's answer is evidence for the tree, in words, whatever shape the agent's answers take.
           output: null,
@@ -209,11 +228,22 @@ async function pursueChild(
     budget: { goals: grant.goals, deadlineMs: g.clock.childDeadlineMs, tokens: grant.tokens, costUsd: grant.costUsd },
     others: otherGoals(g.planned, child.goal, g.node.others),
   };
-  const { objective, constraints, tools, model, agent } = g.input;
+  const { objective, constraints, tools, model, agent, webhooks } = g.input;
   try {
     const result = await executeChild(pursueGoal, {
       workflowId,
-      args: [{ objective, constraints, tools, model, ...(agent ? { agent } : {}), ...priorityFields(g.input), node }],
+      args: [
+        {
+          objective,
+          constraints,
+          tools,
+          model,
+          ...(agent ? { agent } : {}),
+          ...(webhooks ? { webhooks } : {}),
+          ...priorityFields(g.input),
+          node,
+        },
+      ],
       workflowExecutionTimeout: g.clock.childTimeoutMs(),
       staticSummary: workflowSummary(child.goal),
       ...placed(g),

@@ -40,12 +40,19 @@ export function goalInput(rawInput: unknown): GoalInput {
  * a misconfiguration fails the tree at once), and the tree-wide budgets from the input's
  * constraints, its deadline counted from the run's start.
  */
-export async function rootNode(input: GoalInput): Promise<GoalNode> {
+export async function rootNode(input: GoalInput): Promise<{ node: GoalNode; webhooks: string[] }> {
   let resolved;
   try {
     resolved = await resolveGoal.executeWithOptions(
       { ...RESOLVE_RUN_ACTIVITY_OPTIONS, summary: 'resolve model and tools', ...withPriority(temporalPriority(input)) },
-      [{ model: input.model, tools: input.tools, ...(input.agent ? { agent: input.agent } : {}) }],
+      [
+        {
+          model: input.model,
+          tools: input.tools,
+          ...(input.agent ? { agent: input.agent } : {}),
+          ...(input.webhooks ? { webhooks: input.webhooks } : {}),
+        },
+      ],
     );
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : err;
@@ -61,7 +68,8 @@ export async function rootNode(input: GoalInput): Promise<GoalNode> {
   }
   const info = workflowInfo();
   const c = input.constraints ?? {};
-  return {
+  const { webhooks = [], ...settled } = resolved;
+  const node: GoalNode = {
     rootId: info.workflowId,
     path: [],
     goal: input.objective,
@@ -74,6 +82,7 @@ export async function rootNode(input: GoalInput): Promise<GoalNode> {
       tokens: c.maxTokens,
       costUsd: c.maxCostUsd ?? DEFAULT_GOAL_CONSTRAINTS.maxCostUsd,
     },
-    ...resolved,
+    ...settled,
   };
+  return { node, webhooks };
 }

@@ -1,0 +1,84 @@
+import { ApplicationFailure, log } from '@temporalio/activity';
+import { FailureType } from '../../contract/errors';
+import { isSlackUrl, targetUrl, type PostWebhookInput, type PostWebhookOutput } from '../../contract/webhooks';
+import { slackMessage, webhookBody } from './body';
+import { SIGNATURE_HEADER, webhookSignature } from './signature';
+
+/** What the worker knows of webhooks: the secret that signs them and where the inbox is. */
+export interface WebhookDeps {
+  /** `WAVELOOP_WEBHOOK_SECRET`; without it webhooks are sent unsigned. */
+  secret?: string;
+  /** `WAVELOOP_INBOX_URL`: the base URL of `waveloop serve`, for the links; without it there are none. */
+  inboxUrl?: string;
+  /** The time, in Unix milliseconds, that signatures carry (default `Date.now`). */
+  now?: () => number;
+}
+
+/** How long one request may take before the attempt gives up (the activity then tries again). */
+const REQUEST_TIMEOUT_MS = 20_000;
+
+/**
+ * `postWebhook`: posts a notice to one URL, signed with the worker's secret at the time of this
+ * attempt, with the delivery id (`X-Waveloop-Delivery`) that every attempt of this notice shares. A
+ * 2xx answer delivers it. A 4xx other than 408 and 429 fails it for good (`WebhookRefused`,
+ * logged); anything else (no answer, 408, 429, 5xx) fails this attempt (`WebhookUndelivered`), and
+ * Temporal tries again with backoff (`WEBHOOK_ACTIVITY_OPTIONS`).
+ */
+export function createPostWebhook(deps: WebhookDeps) {
+  return async function postWebhook({ deliveryId, url, notice }: PostWebhookInput): Promise<PostWebhookOutput> {
+    const body = webhookBody(notice, deps.inboxUrl);
+    const raw = JSON.stringify(isSlackUrl(url) ? slackMessage(body) : body);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'waveloop-webhooks',
+      'x-waveloop-event': notice.event,
+      'x-waveloop-delivery': deliveryId,
+    };
+    if (deps.secret) {
+      const timestamp = Math.floor((deps.now ?? Date.now)() / 1000);
+      headers[SIGNATURE_HEADER.toLowerCase()] = webhookSignature(deps.secret, timestamp, raw);
+    }
+    const where = redacted(url);
+    let response: Response;
+    try {
+      response = await fetch(targetUrl(url), {
+        method: 'POST',
+        headers,
+        body: raw,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (err) {
+      throw ApplicationFailure.create({
+        type: FailureType.WebhookUndelivered,
+        message: `The webhook ${where} could not be reached: ${(err as Error).cause ?? (err as Error).message}`,
+      });
+    }
+    // The answer's body is not needed; reading it frees the connection.
+    await response.arrayBuffer().catch(() => undefined);
+    const { status } = response;
+    if (status >= 200 && status < 300) return { status };
+    if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
+      log.warn(
+        `The webhook ${where} refused ${notice.event} of ${notice.workflowId} (HTTP ${status}); not sent again.`,
+      );
+      throw ApplicationFailure.create({
+        type: FailureType.WebhookRefused,
+        message: `The webhook ${where} refused the ${notice.event} notice of ${notice.workflowId} (HTTP ${status}).`,
+        nonRetryable: true,
+      });
+    }
+    throw ApplicationFailure.create({
+      type: FailureType.WebhookUndelivered,
+      message: `The webhook ${where} answered HTTP ${status} to the ${notice.event} notice of ${notice.workflowId}.`,
+    });
+  };
+}
+
+/** The URL as logs may show it: its origin only (a Slack URL's path is its secret). */
+export function redacted(url: string): string {
+  try {
+    return new URL(targetUrl(url)).origin;
+  } catch {
+    return '(unreadable URL)';
+  }
+}

@@ -1,0 +1,66 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { RunsClient } from '../client/runs';
+import { HttpError } from './errors';
+import { requireRunning, requireWaiting } from './run-state';
+
+/**
+ * What a person decides, as the API and the inbox page take it: each checks the run first (404 for
+ * an unknown run or call, 409 for one that ended or no longer waits) and throws an `HttpError` that
+ * says what is wrong. `by` is the name of the token the request came with.
+ */
+
+/** An approval (with edited `args`, maybe) or a denial (with a `reason`, maybe). */
+export interface ApprovalDecision {
+  approve: boolean;
+  reason?: string;
+  args?: Record<string, unknown>;
+}
+
+/**
+ * Approves or denies call `callId`. Edited arguments that do not suit the tool are a 400 and leave
+ * the call waiting; a call decided by someone else meanwhile is a 409.
+ */
+export async function decideApproval(
+  runs: RunsClient,
+  workflowId: string,
+  callId: string,
+  { approve, reason, args }: ApprovalDecision,
+  by: string,
+): Promise<{ callId: string; tool: string }> {
+  await requireWaiting(runs, workflowId, callId, 'approval');
+  try {
+    return approve
+      ? await runs.approve(workflowId, callId, { by, ...(args ? { args } : {}) })
+      : await runs.deny(workflowId, callId, { by, ...(reason !== undefined ? { reason } : {}) });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && args) {
+      const progress = await runs.progress(workflowId, { quick: true }).catch(() => undefined);
+      if (progress?.pendingApprovals.some((call) => call.callId === callId))
+        throw new HttpError(400, 'bad_request', `Refused: ${err.cause?.message ?? err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** Answers question `callId`, which must be the first the run waits on. */
+export async function answerQuestion(
+  runs: RunsClient,
+  workflowId: string,
+  callId: string,
+  answer: string,
+): Promise<{ callId: string; question: string }> {
+  await requireWaiting(runs, workflowId, callId, 'question');
+  return runs.answer(workflowId, answer);
+}
+
+/** Sends a conversation's next message. */
+export async function sendMessage(runs: RunsClient, workflowId: string, text: string): Promise<void> {
+  await requireRunning(runs, workflowId);
+  await runs.send(workflowId, text);
+}
+
+/** Ends a conversation: the run completes with its last answer. */
+export async function endConversation(runs: RunsClient, workflowId: string): Promise<void> {
+  await requireRunning(runs, workflowId);
+  await runs.end(workflowId);
+}

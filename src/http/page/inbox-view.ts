@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import { html } from 'hono/html';
+import type { PendingList } from '../../client/pending';
+import { decisionCard } from './decision-view';
+import type { Html } from './layout';
+
+/**
+ * "Waiting now": every decision waiting for a person, newest first. The section asks the server
+ * every few seconds whether the list changed (`version`); the server answers 204 while it has not,
+ * so a person's typing is never swept away by a refresh that changes nothing.
+ */
+
+/** How often the page asks whether the list changed. */
+const REFRESH = 'every 3s';
+
+/** A short digest of which decisions wait: the list changed when it did. */
+export function pendingVersion(list: PendingList): string {
+  const keys = list.decisions.map((d) => `${d.workflowId}\n${d.kind}\n${d.callId ?? ''}`).join('\n\n');
+  return createHash('sha256').update(keys).digest('hex').slice(0, 16);
+}
+
+/** The section of waiting decisions. */
+export function waitingSection(list: PendingList, now = new Date()): Html {
+  const newestFirst = [...list.decisions].reverse();
+  const version = pendingVersion(list);
+  return html`<section id="waiting" hx-get="/inbox/waiting?v=${version}" hx-trigger="${REFRESH}" hx-swap="outerHTML">
+    <h1>Waiting now <span class="muted">(${newestFirst.length})</span></h1>
+    ${newestFirst.length === 0 ? html`<p class="empty">Nothing waits for a person.</p>` : ''}
+    ${newestFirst.map((decision) => decisionCard(decision, {}, now))}
+    ${
+      list.unanswered.length > 0
+        ? html`<p class="muted">
+            No worker answered for ${list.unanswered.join(', ')}: what they wait for shows once a worker serves them.
+          </p>`
+        : ''
+    }
+  </section>`;
+}

@@ -1,0 +1,193 @@
+import type { Context } from 'hono';
+import { pendingOf, type PendingDecision } from '../../client/pending';
+import { RUN_STATES } from '../../client/run-list';
+import { AgentLoopInputSchema } from '../../contract/agent-loop';
+import { describeIssues } from '../../contract/issues';
+import type { Api, RouteDeps } from '../api-env';
+import { answerQuestion, decideApproval, endConversation, sendMessage } from '../decisions';
+import { HttpError, toHttpError } from '../errors';
+import { asset } from './assets';
+import { decidedCard, decisionCard, decisionId, type Typed } from './decision-view';
+import { goalSection } from './goal-view';
+import { pendingVersion, waitingSection } from './inbox-view';
+import { layout } from './layout';
+import { pageOf, runListView, RUNS_PER_PAGE } from './run-list-view';
+import { hasEnded, runBody, runSection } from './run-view';
+import { startForm } from './start-view';
+
+/** What the pages need beyond the API's routes: the agents to start, and the link to a run in the Web UI. */
+export interface PageDeps extends RouteDeps {
+  /** The agents "Start a run" offers; none: a free field. */
+  agents: readonly string[];
+  /** The page of run `workflowId` in the Temporal Web UI, when its address is known. */
+  webUi?: (workflowId: string) => string;
+}
+
+/**
+ * The web inbox of `waveloop serve` (docs/inbox.md): pages rendered by the server with hono's `html`
+ * (every value of a run escaped), made live by htmx: "Waiting now" at `/`, the runs at `/runs`, a
+ * run at `/runs/{id}`, a goal tree at `/goals/{id}`, and "Start a run" at `/start`. Decisions are
+ * taken by the same functions as the API's, recorded as by the holder of the session's token.
+ */
+export function addPageRoutes(app: Api, deps: PageDeps): void {
+  const { client, agents, webUi } = deps;
+  const { runs, goals } = client;
+
+  app.get('/assets/:name', (c) => {
+    const found = asset(c.req.param('name'));
+    if (!found) return c.notFound();
+    return c.body(found.text, 200, { 'content-type': `${found.type}; charset=utf-8`, 'cache-control': 'max-age=3600' });
+  });
+
+  app.get('/', async (c) => c.html(layout('Waiting now', waitingSection(await runs.pending()))));
+
+  app.get('/inbox/waiting', async (c) => {
+    const list = await runs.pending();
+    if (c.req.query('v') === pendingVersion(list)) return c.body(null, 204);
+    return c.html(waitingSection(list));
+  });
+
+  app.get('/runs', async (c) => {
+    const status = RUN_STATES.find((state) => state === c.req.query('status'));
+    const cursor = c.req.query('cursor') || undefined;
+    const page = await runs.listPage({ limit: RUNS_PER_PAGE, cursor, ...(status ? { status } : {}) });
+    return c.html(layout('Runs', runListView(page, status)));
+  });
+
+  app.get('/runs/:id', async (c) => {
+    const id = c.req.param('id');
+    const report = await runs.status(id);
+    if (report.workflowType !== 'agentLoop') return c.redirect(pageOf(report.workflowType, id), 303);
+    return c.html(layout(report.goal ?? id, runSection(report, webUi?.(id))));
+  });
+
+  app.get('/runs/:id/view', async (c) => {
+    const id = c.req.param('id');
+    const report = await runs.status(id);
+    // An ended run's section replaces the live one whole: without its stream, the browser stops following.
+    if (hasEnded(report)) {
+      c.header('HX-Reswap', 'outerHTML');
+      return c.html(runSection(report, webUi?.(id)));
+    }
+    return c.html(runBody(report, webUi?.(id)));
+  });
+
+  app.get('/goals/:id', async (c) => {
+    const root = await goals.tree(c.req.param('id'));
+    return c.html(layout(root.goal, goalSection(root)));
+  });
+
+  app.get('/goals/:id/view', async (c) => c.html(goalSection(await goals.tree(c.req.param('id')))));
+
+  app.get('/start', (c) => c.html(layout('Start a run', startForm(agents))));
+
+  app.post('/start', async (c) => {
+    const form = await formOf(c);
+    const input = AgentLoopInputSchema.safeParse({ goal: form.goal, ...(form.agent ? { agent: form.agent } : {}) });
+    if (!input.success)
+      return c.html(startForm(agents, { ...form, error: describeIssues(input.error.issues, 'run') }), 400);
+    try {
+      const handle = await runs.start(input.data);
+      c.header('HX-Redirect', `/runs/${encodeURIComponent(handle.workflowId)}`);
+      return c.body(null, 201);
+    } catch (err) {
+      return c.html(startForm(agents, { ...form, error: toHttpError(err, deps.log).message }), 400);
+    }
+  });
+
+  app.post('/runs/:id/approvals/:callId', async (c) => {
+    const { id, callId } = c.req.param();
+    const form = await formOf(c);
+    return decide(c, id, { kind: 'approval', callId }, form, async () => {
+      if (form.decision === 'deny') {
+        await decideApproval(
+          runs,
+          id,
+          callId,
+          { approve: false, ...(form.reason ? { reason: form.reason } : {}) },
+          c.get('person'),
+        );
+        return `Denied by ${c.get('person')}`;
+      }
+      const args = form.decision === 'edit' ? argumentsOf(form.args ?? '') : undefined;
+      await decideApproval(runs, id, callId, { approve: true, ...(args ? { args } : {}) }, c.get('person'));
+      return `Approved${args ? ' with edited arguments' : ''} by ${c.get('person')}`;
+    });
+  });
+
+  app.post('/runs/:id/answers/:callId', async (c) => {
+    const { id, callId } = c.req.param();
+    const form = await formOf(c);
+    return decide(c, id, { kind: 'question', callId }, form, async () => {
+      if (!form.answer?.trim()) throw new HttpError(400, 'bad_request', 'Write an answer first.');
+      await answerQuestion(runs, id, callId, form.answer);
+      return `Answered by ${c.get('person')}`;
+    });
+  });
+
+  app.post('/runs/:id/messages', async (c) => {
+    const id = c.req.param('id');
+    const form = await formOf(c);
+    return decide(c, id, { kind: 'message' }, form, async () => {
+      if (!form.text?.trim()) throw new HttpError(400, 'bad_request', 'Write a message first.');
+      await sendMessage(runs, id, form.text);
+      return 'Sent';
+    });
+  });
+
+  app.post('/runs/:id/end', async (c) => {
+    const id = c.req.param('id');
+    return decide(c, id, { kind: 'message' }, {}, async () => {
+      await endConversation(runs, id);
+      return 'Ended the conversation';
+    });
+  });
+
+  /**
+   * Takes a decision and answers with what replaces its card: what was decided, or the card again
+   * with why not and what was typed (read anew, so it shows the decision as it waits now).
+   */
+  async function decide(
+    c: Context,
+    workflowId: string,
+    which: Pick<PendingDecision, 'kind' | 'callId'>,
+    typed: Typed,
+    take: () => Promise<string>,
+  ): Promise<Response> {
+    const id = decisionId({ workflowId, ...which });
+    try {
+      return c.html(decidedCard(id, await take(), workflowId));
+    } catch (err) {
+      const error = toHttpError(err, deps.log);
+      const progress = await runs.progress(workflowId, { quick: true }).catch(() => undefined);
+      const waiting = progress
+        ? pendingOf({ workflowId }, progress).find((d) => d.kind === which.kind && d.callId === which.callId)
+        : undefined;
+      const card = waiting
+        ? decisionCard(waiting, { ...typed, error: error.message })
+        : decidedCard(id, error.message, workflowId);
+      return c.html(card, error.status);
+    }
+  }
+}
+
+/** A form's fields (text only). */
+async function formOf(c: Context): Promise<Partial<Record<string, string>>> {
+  const body = await c.req.parseBody();
+  return Object.fromEntries(
+    Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+}
+
+/** Edited arguments: a JSON object, or a 400 that says what is wrong with the text (nothing is sent). */
+function argumentsOf(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new HttpError(400, 'bad_request', `The arguments are not JSON: ${(err as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new HttpError(400, 'bad_request', 'The arguments must be a JSON object, { "name": value, … }.');
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,127 @@
+import { html } from 'hono/html';
+import { pendingOf } from '../../client/pending';
+import type { RunStatusReport } from '../../client/runs';
+import type { ToolCallRecord, WaveRecord } from '../../contract/agent-loop';
+import { decisionCard } from './decision-view';
+import { clip, pretty } from './format';
+import type { Html } from './layout';
+
+/**
+ * A run's page: its goal and status, what it waits for, its waves, its result (with the typed
+ * output) and a link to the run in the Temporal Web UI. While the run goes on, the section follows
+ * the run's event stream (`/api/runs/{id}/events`, htmx's SSE extension): each event fetches the
+ * section anew. The section of an ended run has no stream.
+ */
+
+/** The events after which the section is fetched anew. */
+const LIVE_EVENTS = ['said', 'call', 'approval', 'question', 'message', 'ended', 'failed'];
+
+/** The longest tool result shown in full; a longer one is cut, and the API has all of it. */
+const RESULT_CHARS = 4000;
+
+/** Whether the run has ended: its section no longer follows it. */
+export function hasEnded(report: RunStatusReport): boolean {
+  return report.execution !== 'RUNNING';
+}
+
+/** The whole section of the run (`#run`), following its event stream while it runs. */
+export function runSection(report: RunStatusReport, webUi: string | undefined): Html {
+  const id = encodeURIComponent(report.workflowId);
+  if (hasEnded(report)) return html`<section id="run">${runBody(report, webUi)}</section>`;
+  return html`<section
+    id="run"
+    hx-ext="sse"
+    sse-connect="/api/runs/${id}/events"
+    sse-close="ended"
+    hx-get="/runs/${id}/view"
+    hx-trigger="${LIVE_EVENTS.map((event) => `sse:${event}`).join(', ')}"
+    hx-sync="this:queue last"
+    hx-swap="innerHTML"
+  >
+    ${runBody(report, webUi)}
+  </section>`;
+}
+
+/** What the section holds. */
+export function runBody(report: RunStatusReport, webUi: string | undefined): Html {
+  const { progress, result } = report;
+  const status = progress?.status ?? result?.status ?? report.execution.toLowerCase();
+  const pending = progress ? pendingOf({ workflowId: report.workflowId, goal: report.goal }, progress) : [];
+  const waves = [...(result?.waves ?? progress?.waves ?? []), ...(progress?.settling ? [progress.settling] : [])];
+  const usage = result?.usage ?? progress?.usage;
+  return html`<h1>${report.goal ?? report.workflowId}</h1>
+    <div class="muted">
+      <span class="status ${status}" data-status="${status}">${status}</span>
+      · ${report.workflowId}${progress ? html` · ${progress.agent} · ${progress.model}` : ''}
+      ${progress ? html` · iteration ${progress.iteration} of ${progress.maxIterations}` : ''}
+      ${result ? html` · ${result.iterations} iteration${result.iterations === 1 ? '' : 's'}` : ''}
+      ${usage ? html` · ${usage.totalTokens} tokens` : ''}
+      ${webUi ? html` · <a href="${webUi}" target="_blank" rel="noopener">Temporal Web UI</a>` : ''} ·
+      <a href="/api/runs/${encodeURIComponent(report.workflowId)}">JSON</a>
+    </div>
+    ${
+      pending.length > 0
+        ? html`<h2>Waiting for you</h2>
+            ${pending.map((decision) => decisionCard(decision))}`
+        : ''
+    }
+    ${
+      progress?.said
+        ? html`<h2>Iteration ${progress.said.iteration}</h2>
+            <p class="said">${progress.said.text}</p>`
+        : ''
+    }
+    ${
+      report.failure
+        ? html`<h2>Failed</h2>
+            <div class="error">${report.failure}</div>`
+        : ''
+    }
+    ${result ? resultView(result) : ''}
+    <h2>Waves</h2>
+    ${waves.length === 0 ? html`<p class="empty">No tool calls yet.</p>` : waves.reverse().map(waveView)}`;
+}
+
+function resultView(result: NonNullable<RunStatusReport['result']>): Html {
+  return html`<h2>Answer</h2>
+    <pre class="answer">${result.answer}</pre>
+    ${
+      result.output !== undefined
+        ? html`<h2>Output</h2>
+            <pre class="output">${pretty(result.output)}</pre>`
+        : ''
+    }
+    ${
+      result.outputErrors?.length
+        ? html`<h2>Why the answer does not match its schema</h2>
+            <ul>
+              ${result.outputErrors.map((error) => html`<li>${error}</li>`)}
+            </ul>`
+        : ''
+    }`;
+}
+
+function waveView(wave: WaveRecord): Html {
+  return html`<div class="wave">
+    <h3>Iteration ${wave.iteration}: ${wave.calls.length} call${wave.calls.length === 1 ? '' : 's'}</h3>
+    ${wave.calls.map(callView)}
+  </div>`;
+}
+
+function callView(call: ToolCallRecord): Html {
+  const approval = call.approval;
+  return html`<div class="call ${call.ok ? 'ok' : 'failed'}" data-call="${call.id}">
+    <strong>${call.tool}</strong> <code>${clip(JSON.stringify(call.args), 300)}</code>
+    ${
+      approval
+        ? html`<div class="muted">
+            ${approval.decision} by
+            ${approval.by}${approval.originalArgs ? ', with edited arguments' : ''}${
+              approval.reason ? html`: ${approval.reason}` : ''
+            }
+          </div>`
+        : ''
+    }
+    ${call.ok ? html`<pre>${clip(call.result ?? '', RESULT_CHARS)}</pre>` : html`<div class="error">${call.error}</div>`}
+  </div>`;
+}

@@ -1,0 +1,118 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type HttpServer } from '../../src/http';
+import { cliFixture, type CliFixture } from '../support/cli';
+import { toolMessages } from '../support/fake-model';
+
+/**
+ * The web inbox in a real Chromium (Debian's package, driven by playwright-core): a person starts a
+ * demo run from the page, finds its `update_user` call waiting in the inbox, edits the arguments
+ * (a malformed edit is refused and nothing is sent), approves, and watches the run's page until
+ * the answer shows. Screenshots go to test/.output/browser (docs/images with WAVELOOP_SCREENSHOTS=docs).
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(fs.existsSync);
+const INSTALL = 'Install Chromium to run it: sudo apt-get install -y chromium (or set CHROMIUM_PATH).';
+if (!CHROMIUM) {
+  if (process.env.CI) throw new Error(`No Chromium for the browser test. ${INSTALL}`);
+  process.stderr.write(`Skipping the browser test: no Chromium. ${INSTALL}\n`);
+}
+
+const ROOT = path.join(__dirname, '..', '..');
+const SHOTS =
+  process.env.WAVELOOP_SCREENSHOTS === 'docs'
+    ? path.join(ROOT, 'docs', 'images')
+    : path.join(ROOT, 'test', '.output', 'browser');
+const ALICE = { name: 'alice', token: 'alice-inbox-token' };
+
+let cli: CliFixture;
+let server: HttpServer;
+let browser: Browser;
+let page: Page;
+let inbox: Page;
+beforeAll(async () => {
+  if (!CHROMIUM) return;
+  cli = await cliFixture('inbox');
+  server = await startHttpServer({
+    client: cli.client,
+    tokens: [ALICE],
+    host: '127.0.0.1',
+    port: 0,
+    agents: ['default', 'back-office'],
+    webUi: (id) => `http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(id)}`,
+    log: () => {},
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  page = await context.newPage();
+  inbox = await context.newPage();
+  fs.mkdirSync(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await cli?.stop();
+});
+
+describe.skipIf(!CHROMIUM)('the inbox in Chromium', () => {
+  it('start a run, edit the waiting update_user call and approve it, watch the run until its answer; the database changed once', async () => {
+    cli.fake.script({ toolCalls: [{ name: 'update_user', args: { id: 2, company: 'EPAM' } }] }, (request) => ({
+      content: toolMessages(request).some((m) => m.includes('EPAM Systems'))
+        ? 'Bob now works at EPAM Systems.'
+        : 'The update did not go through.',
+    }));
+
+    // The printed address carries the token: the page keeps it in a cookie and drops it from the address.
+    await page.goto(`${server.url}/start?token=${ALICE.token}`);
+    expect(new URL(page.url()).search).toBe('');
+    await page.selectOption('select[name=agent]', 'back-office');
+    await page.fill('textarea[name=goal]', 'Find Bob and update his company to EPAM');
+    await page.click('button:has-text("Start")');
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    const workflowId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    // The run's page stays open in its tab and follows the run; the inbox opens in another.
+    await page.locator('[data-status=waiting_for_approval]').waitFor();
+
+    await inbox.goto(`${server.url}/`);
+    const card = inbox.locator('article.decision', { hasText: 'update_user' });
+    await card.waitFor();
+    await expect.poll(() => card.textContent()).toContain('Find Bob and update his company to EPAM');
+    expect(JSON.parse((await card.locator('pre.args').textContent())!)).toEqual({ id: 2, company: 'EPAM' });
+    await inbox.screenshot({ path: path.join(SHOTS, 'inbox.png') });
+
+    await card.locator('summary').click();
+    await card.locator('textarea[name=args]').fill('{ "id": 2, "company": ');
+    await card.locator('button[value=edit]').click();
+    await inbox.locator('article.decision [role=alert]').waitFor();
+    expect(await inbox.locator('article.decision [role=alert]').textContent()).toContain('The arguments are not JSON');
+    expect((await cli.client.runs.progress(workflowId)).pendingApprovals).toHaveLength(1);
+    expect(await cli.client.runs.decisions(workflowId)).toEqual([]);
+
+    const again = inbox.locator('article.decision', { hasText: 'update_user' });
+    await again.locator('textarea[name=args]').fill('{ "id": 2, "company": "EPAM Systems" }');
+    await again.locator('button[value=edit]').click();
+    await inbox.locator('article.decided').waitFor();
+    expect(await inbox.locator('article.decided').textContent()).toContain('Approved with edited arguments by alice');
+
+    // The run's page, never reloaded, shows the answer: its event stream brought it.
+    await page.locator('pre.answer').waitFor();
+    expect(await page.locator('pre.answer').textContent()).toBe('Bob now works at EPAM Systems.');
+    expect((await page.locator('.call', { hasText: 'update_user' }).textContent())!.replace(/\s+/g, ' ')).toContain(
+      'approved by alice, with edited arguments',
+    );
+    expect(await page.locator('a', { hasText: 'Temporal Web UI' }).getAttribute('href')).toContain(
+      encodeURIComponent(workflowId),
+    );
+    await page.screenshot({ path: path.join(SHOTS, 'run-page.png'), fullPage: true });
+
+    expect(cli.h.db.prepare('SELECT company FROM users WHERE id = 2').get()).toEqual({ company: 'EPAM Systems' });
+    expect(cli.h.db.prepare("SELECT COUNT(*) AS n FROM tool_effects WHERE tool = 'update_user'").get()).toEqual({
+      n: 1,
+    });
+  });
+});

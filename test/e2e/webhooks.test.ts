@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebhookBody } from '../../src/contract/webhooks';
+import { cliFixture, waveloopLive, type CliFixture } from '../support/cli';
+import { assess, goalModel } from '../support/goal-model';
+import { eventually } from '../support/wait';
+import { signatureHolds, webhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * Webhooks as a receiver gets them: a `waveloop worker` process, configured by the environment
+ * (`WAVELOOP_WEBHOOK_URL` with a plain and a Slack-shaped URL, `WAVELOOP_WEBHOOK_SECRET`,
+ * `WAVELOOP_INBOX_URL`), runs the demo's `update_user`, which waits for approval; a real HTTP
+ * receiver answers the first delivery 500, then 200. The worker is killed while the call waits and
+ * another takes the run over.
+ */
+
+const SECRET = 'whsec-test';
+let cli: CliFixture;
+let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
+let worker: ReturnType<typeof waveloopLive> | undefined;
+
+async function startWorker(): Promise<void> {
+  const env = {
+    ...cli.env,
+    WAVELOOP_LOG_LEVEL: 'INFO',
+    WAVELOOP_WEBHOOK_URL: `${receiver.url('/hook')}, slack:${receiver.url('/slack')}`,
+    WAVELOOP_WEBHOOK_SECRET: SECRET,
+    WAVELOOP_INBOX_URL: 'http://127.0.0.1:8080/',
+  };
+  worker = waveloopLive(['worker'], env);
+  await eventually(worker.stderr, (said) => said.includes('Worker polling'), { problem: 'The worker never polled.' });
+}
+
+beforeAll(async () => {
+  cli = await cliFixture('webhooks', { worker: false });
+  // The first delivery to /hook fails with a 500; every other request is taken.
+  receiver = await webhookReceiver((path, count) => (path === '/hook' && count === 0 ? 500 : 200));
+  await startWorker();
+});
+afterAll(async () => {
+  worker?.kill('SIGTERM');
+  await worker?.done;
+  await receiver?.close();
+  await cli?.stop();
+});
+
+const hooks = () => receiver.received.filter((r) => r.path === '/hook');
+const bodyOf = (raw: string) => JSON.parse(raw) as WebhookBody;
+
+describe('webhooks', () => {
+  it('a call waiting for approval is told, signed, retried after a 500 under the same delivery id, never told twice across a worker kill; the end is told once; Slack gets its shape', async () => {
+    const id = 'webhooks-approval';
+    cli.fake.script(
+      { toolCalls: [{ id: 'call_move', name: 'update_user', args: { id: 1, company: 'EPAM' } }] },
+      { content: 'Moved user 1 to EPAM.' },
+    );
+    await cli.client.runs.start({ goal: 'Move user 1 to EPAM' }, { workflowId: id });
+
+    // The first delivery is answered 500, the retry 200, with the same delivery id and body.
+    const tries = await eventually(hooks, (got) => got.some((r) => r.answered === 200), {
+      problem: 'The waiting_for_approval webhook was never delivered.',
+    });
+    expect(tries.map((r) => r.answered)).toEqual([500, 200]);
+    const [first, retry] = tries;
+    const deliveryId = first.headers['x-waveloop-delivery'] as string;
+    expect(retry.headers['x-waveloop-delivery']).toBe(deliveryId);
+    expect(retry.raw).toBe(first.raw);
+    for (const got of tries) {
+      expect(got.headers['x-waveloop-event']).toBe('waiting_for_approval');
+      expect(signatureHolds(got.headers['x-waveloop-signature'] as string, got.raw, SECRET)).toBe(true);
+      expect(signatureHolds(got.headers['x-waveloop-signature'] as string, got.raw, 'another secret')).toBe(false);
+    }
+    const waiting = bodyOf(first.raw);
+    expect(waiting).toEqual({
+      event: 'waiting_for_approval',
+      workflowId: id,
+      runId: expect.any(String),
+      goal: 'Move user 1 to EPAM',
+      pending: { callId: 'call_move', tool: 'update_user', args: { id: 1, company: 'EPAM' } },
+      link: `http://127.0.0.1:8080/runs/${id}`,
+      at: expect.any(String),
+    });
+
+    // Slack-compatible receivers get a Slack message: the goal, the tool and its arguments, the link.
+    const slack = await eventually(
+      () => receiver.received.filter((r) => r.path === '/slack'),
+      (got) => got.length > 0,
+    );
+    expect(slack).toHaveLength(1);
+    const message = JSON.parse(slack[0].raw) as { text: string; blocks: Array<{ text: { text: string } }> };
+    expect(message.text).toBe(
+      `A call waits for approval · ${id}: Move user 1 to EPAM http://127.0.0.1:8080/runs/${id}`,
+    );
+    const shown = message.blocks.map((block) => block.text.text).join('\n');
+    expect(shown).toContain('*Goal:* Move user 1 to EPAM');
+    expect(shown).toContain('*Tool:* `update_user` {"id":1,"company":"EPAM"}');
+    expect(shown).toContain(`<http://127.0.0.1:8080/runs/${id}|Open in the inbox>`);
+
+    // The delivery has ended; the worker dies while the call waits, and another takes the run over.
+    await eventually(
+      async () => (await cli.h.client.workflow.getHandle(deliveryId).describe()).status.name,
+      (status) => status === 'COMPLETED',
+    );
+    worker!.kill('SIGKILL');
+    await worker!.done;
+    await startWorker();
+    await cli.client.runs.approve(id, 'call_move', { by: 'alice' });
+    expect((await cli.client.runs.result(id)).status).toBe('completed');
+
+    const ended = await eventually(hooks, (got) => got.some((r) => r.headers['x-waveloop-event'] === 'completed'), {
+      problem: 'The completed webhook was never delivered.',
+    });
+    expect(bodyOf(ended.at(-1)!.raw)).toMatchObject({
+      event: 'completed',
+      workflowId: id,
+      status: 'completed',
+      answer: 'Moved user 1 to EPAM.',
+      link: `http://127.0.0.1:8080/runs/${id}`,
+    });
+    // One delivery id for each event, and no event told under two: the kill made no second notice.
+    const byEvent = new Map<string, Set<string>>();
+    for (const got of hooks()) {
+      const event = got.headers['x-waveloop-event'] as string;
+      byEvent.set(event, (byEvent.get(event) ?? new Set()).add(got.headers['x-waveloop-delivery'] as string));
+    }
+    expect([...byEvent].map(([event, ids]) => [event, ids.size])).toEqual([
+      ['waiting_for_approval', 1],
+      ['completed', 1],
+    ]);
+    expect(hooks().filter((r) => r.headers['x-waveloop-delivery'] === deliveryId)).toHaveLength(2);
+
+    // The deliveries are nobody's run: the list shows the run, and none of them.
+    const listed = (await cli.client.runs.list()).map((run) => run.workflowId);
+    expect(listed).toContain(id);
+    expect(listed.filter((listedId) => listedId.startsWith(`${id}/`))).toEqual([]);
+  });
+
+  it('a goal tree: its tool loop tells its wait, naming the tree; the root tells how the tree ended; the tool loop tells no end of its own', async () => {
+    const treeId = 'webhooks-tree';
+    const objective = 'Move user 2 to EPAM';
+    const router = goalModel({
+      [objective]: {
+        assessment: [assess.tools('update the user')],
+        agent: [
+          { toolCalls: [{ id: 'call_tree', name: 'update_user', args: { id: 2, company: 'EPAM' } }] },
+          { content: 'Moved user 2 to EPAM.' },
+        ],
+      },
+    });
+    cli.fake.script(...router.steps);
+    await cli.client.goals.start({ objective, webhooks: [receiver.url('/tree')] }, { workflowId: treeId });
+
+    const tree = () => receiver.received.filter((r) => r.path === '/tree').map((r) => bodyOf(r.raw));
+    const [waiting] = await eventually(tree, (got) => got.length > 0);
+    expect(waiting).toMatchObject({
+      event: 'waiting_for_approval',
+      pending: { callId: 'call_tree', tool: 'update_user' },
+      root: { workflowId: treeId, link: `http://127.0.0.1:8080/runs/${treeId}` },
+    });
+    await cli.client.runs.approve(waiting.workflowId, 'call_tree', { by: 'alice' });
+    const told = await eventually(tree, (got) => got.some((body) => body.event === 'completed'));
+    expect(told.map((body) => [body.event, body.workflowId])).toEqual([
+      ['waiting_for_approval', waiting.workflowId],
+      ['completed', treeId],
+    ]);
+    expect(told[1]).toMatchObject({
+      goal: objective,
+      status: 'achieved',
+      link: `http://127.0.0.1:8080/runs/${treeId}`,
+    });
+    router.assertDone();
+  });
+});
