@@ -4,9 +4,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TEMPORAL_CLI_VERSION } from '../src/server/temporal-cli';
 import { eventStreams, type EventStreamSizes } from './scenarios/event-streams';
+import { fairness, type FairnessSizes } from './scenarios/fairness';
 import { goalTrees } from './scenarios/goal-tree';
 import { historyGrowth } from './scenarios/history';
 import { localActivities } from './scenarios/local-activities';
+import { modelLimit, type ModelLimitSizes } from './scenarios/model-limit';
 import { engineOverhead, realisticModel, type OverheadSizes } from './scenarios/overhead';
 import { pendingDecisions, type PendingSizes } from './scenarios/pending';
 import { recovery } from './scenarios/recovery';
@@ -58,11 +60,15 @@ interface Sizes {
   pending: PendingSizes;
   /** Scenario 10's runs, calls per wave and `maxParallelTools`. */
   waveWidth: WaveWidthSizes;
+  /** Scenario 11's runs, worker processes and `WAVELOOP_MODEL_RPM`. */
+  modelLimit: ModelLimitSizes;
+  /** Scenario 12's runs of tenants A and B, and how much later B starts. */
+  fairness: FairnessSizes;
   /** Scenario 13's runs with an open event stream each, and how many of them are timed. */
   eventStreams: EventStreamSizes;
 }
 
-const SIZES: Sizes = SMOKE
+const DEFAULT_SIZES: Sizes = SMOKE
   ? {
       overhead: { runs: 1, iterations: 3 },
       realistic: { runs: 1, iterations: 2, modelDelayMs: 50 },
@@ -77,6 +83,8 @@ const SIZES: Sizes = SMOKE
       trees: [10],
       pending: { done: 3, waiting: 2 },
       waveWidth: { runs: 2, calls: 6, width: 2 },
+      modelLimit: { runs: 2, workers: 2, rpm: 600 },
+      fairness: { a: 6, b: 1, delayMs: 200 },
       eventStreams: { streams: 3, timed: 2, watchSeconds: 1 },
     }
   : FULL
@@ -90,6 +98,8 @@ const SIZES: Sizes = SMOKE
         trees: [10, 100],
         pending: { done: 950, waiting: 50 },
         waveWidth: { runs: 50, calls: 40, width: 8 },
+        modelLimit: { runs: 200, workers: 2, rpm: 120 },
+        fairness: { a: 300, b: 10, delayMs: 3_000 },
         eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
       }
     : {
@@ -102,8 +112,16 @@ const SIZES: Sizes = SMOKE
         trees: [10, 100],
         pending: { done: 950, waiting: 50 },
         waveWidth: { runs: 50, calls: 40, width: 8 },
+        modelLimit: { runs: 200, workers: 2, rpm: 120 },
+        fairness: { a: 300, b: 10, delayMs: 3_000 },
         eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
       };
+
+/** The sizes, with `BENCH_SIZES` (JSON, e.g. `{"modelLimit":{"runs":20,"workers":2,"rpm":120}}`) over them, field by field. */
+const SIZES: Sizes = {
+  ...DEFAULT_SIZES,
+  ...(process.env.BENCH_SIZES ? (JSON.parse(process.env.BENCH_SIZES) as Partial<Sizes>) : {}),
+};
 
 const log = (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -163,6 +181,8 @@ async function run(): Promise<void> {
     [8, 'local activities', () => localActivities(env, SIZES.overhead.iterations)],
     [9, 'pending decisions', () => pendingDecisions(env, SIZES.pending)],
     [10, 'wave width', () => waveWidth(env, SIZES.waveWidth)],
+    [11, 'shared model limit', () => modelLimit(env, SIZES.modelLimit)],
+    [12, 'fairness', () => fairness(env, SIZES.fairness)],
     [13, 'event streams', () => eventStreams(env, SIZES.eventStreams)],
   ];
   try {

@@ -6,11 +6,12 @@ import { benchTool } from './support/bench-tool';
 
 /**
  * A waveloop worker in a process of its own, for the recovery scenario (the runner kills it):
- * `node worker-process.js <address> <model base URL> <task queue> <workflow bundle file> <data dir>`.
+ * `node worker-process.js <address> <model base URL> <task queue> <workflow bundle file> <data dir>
+ * [<model calls a minute>]` (the last: `WAVELOOP_MODEL_RPM`, for the shared model limit scenario).
  * Prints `ready` once it polls.
  */
 async function run(): Promise<void> {
-  const [address, baseURL, taskQueue, codePath, dataDir] = process.argv.slice(2);
+  const [address, baseURL, taskQueue, codePath, dataDir, modelRpm] = process.argv.slice(2);
   if (!address || !baseURL || !taskQueue || !codePath || !dataDir)
     throw new Error('usage: worker-process <address> <baseURL> <taskQueue> <bundle> <dataDir>');
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -26,6 +27,7 @@ async function run(): Promise<void> {
       defaultModel: 'bench-model',
       workflowBundle: { codePath },
       blobStore: blobStoreIn(dataDir),
+      ...(modelRpm ? { modelRpm: Number(modelRpm) } : {}),
     });
     await worker.runUntil(async () => {
       process.stdout.write('ready\n');

@@ -86,6 +86,16 @@ export interface ModelConfig {
   timeoutMs?: number;
   /** `WAVELOOP_MODEL_ATTEMPTS`: attempts of a model call before the run fails (default 8). */
   attempts?: number;
+  /**
+   * `WAVELOOP_MODEL_RPM`: the most model calls a minute of the task queue's runs, held by the
+   * Temporal server across every worker (docs/flow-control.md). Default: none.
+   */
+  requestsPerMinute?: number;
+  /**
+   * `WAVELOOP_MODEL_TPM`: the most tokens a minute each worker's model calls may spend, on top of
+   * what the endpoint's rate-limit headers say (docs/flow-control.md). Default: none.
+   */
+  tokensPerMinute?: number;
 }
 
 export const DEFAULT_TASK_QUEUE = 'waveloop';
@@ -115,6 +125,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
       ...definedOnly({
         timeoutMs: durationOf('WAVELOOP_MODEL_TIMEOUT', blank(env.WAVELOOP_MODEL_TIMEOUT)),
         attempts: countOf('WAVELOOP_MODEL_ATTEMPTS', blank(env.WAVELOOP_MODEL_ATTEMPTS)),
+        requestsPerMinute: rateOf('WAVELOOP_MODEL_RPM', 'model calls a minute', blank(env.WAVELOOP_MODEL_RPM)),
+        tokensPerMinute: rateOf('WAVELOOP_MODEL_TPM', 'tokens a minute', blank(env.WAVELOOP_MODEL_TPM)),
       }),
     },
     encryption: encryptionKeysFromEnv(env),
@@ -206,6 +218,19 @@ function countOf(variable: string, value: string | undefined, max = 100): number
         .int()
         .min(1)
         .max(max),
+    })
+    .parse({ [variable]: value })[variable];
+}
+
+/** A positive rate such as `120` (`ZodError` naming `variable` and what it counts when it is not). */
+function rateOf(variable: string, what: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return z
+    .object({
+      [variable]: z.coerce
+        .number({ error: `must be a positive number of ${what}, not "${value}"` })
+        .positive(`must be a positive number of ${what}, not "${value}"`)
+        .max(1e9, `must be at most 1,000,000,000 ${what}`),
     })
     .parse({ [variable]: value })[variable];
 }

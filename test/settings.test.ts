@@ -69,6 +69,32 @@ describe('loadSettings', () => {
       expect(() => loadSettings({ WAVELOOP_MODEL_ATTEMPTS: bad }), bad).toThrow(/WAVELOOP_MODEL_ATTEMPTS/);
   });
 
+  it('loadSettings: WAVELOOP_MODEL_RPM and WAVELOOP_MODEL_TPM are positive rates; zero, negative or text names the variable and what it counts', () => {
+    expect(loadSettings({}).model).not.toHaveProperty('requestsPerMinute');
+    expect(loadSettings({ WAVELOOP_MODEL_RPM: '120', WAVELOOP_MODEL_TPM: '90000' }).model).toMatchObject({
+      requestsPerMinute: 120,
+      tokensPerMinute: 90_000,
+    });
+    expect(loadSettings({ WAVELOOP_MODEL_RPM: '0.5' }).model.requestsPerMinute).toBe(0.5);
+    for (const bad of ['0', '-5', 'many']) {
+      expect(() => loadSettings({ WAVELOOP_MODEL_RPM: bad }), bad).toThrow(
+        expect.objectContaining({
+          issues: [
+            expect.objectContaining({
+              path: ['WAVELOOP_MODEL_RPM'],
+              message: `must be a positive number of model calls a minute, not "${bad}"`,
+            }),
+          ],
+        }),
+      );
+      expect(() => loadSettings({ WAVELOOP_MODEL_TPM: bad }), bad).toThrow(
+        expect.objectContaining({
+          issues: [expect.objectContaining({ message: `must be a positive number of tokens a minute, not "${bad}"` })],
+        }),
+      );
+    }
+  });
+
   it("loadSettings: WAVELOOP_MAX_PARALLEL_TOOLS is the workers' default wave width; anything but a whole number from 1 to 1,000 names the variable", () => {
     expect(loadSettings({})).not.toHaveProperty('maxParallelTools');
     expect(loadSettings({ WAVELOOP_MAX_PARALLEL_TOOLS: ' 8 ' }).maxParallelTools).toBe(8);

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../src/contract/activity-options';
 import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
@@ -8,22 +7,9 @@ import { EventType, timeOf } from '../support/env';
 import { ms, type ScenarioResult } from '../support/report';
 import { sleep } from '../support/stats';
 import { runId } from '../support/waveloop';
+import { startWorkerProcess } from '../support/worker-processes';
 
 const SLOW_CALL_MS = 5_000;
-
-/** Starts a waveloop worker process; resolves once it polls, with the time it took. */
-function startWorker(args: string[]): Promise<{ child: ChildProcess; spawnedAt: number; readyAt: number }> {
-  const spawnedAt = Date.now();
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'worker-process.js'), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve({ child, spawnedAt, readyAt: Date.now() });
-    });
-    child.once('exit', (code) => reject(new Error(`the worker process exited with ${code} before it was ready`)));
-  });
-}
 
 /**
  * A run's worker is killed (SIGKILL) during a model call; a new worker process starts at once.
@@ -43,8 +29,8 @@ export async function recovery(env: BenchEnv): Promise<ScenarioResult> {
   env.model.onRequest = (run) => {
     if (run === id && env.model.arrivals.get(id)?.length === 2) secondCall();
   };
-  const first = await startWorker(args);
-  let second: Awaited<ReturnType<typeof startWorker>> | undefined;
+  const first = await startWorkerProcess(args);
+  let second: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
   try {
     const handle = await env.client.workflow.start(AGENT_LOOP_WORKFLOW, {
       taskQueue,
@@ -55,7 +41,7 @@ export async function recovery(env: BenchEnv): Promise<ScenarioResult> {
     await sleep(500);
     first.child.kill('SIGKILL');
     const killedAt = Date.now();
-    second = await startWorker(args);
+    second = await startWorkerProcess(args);
     let completedAt: number | undefined;
     while (completedAt === undefined) {
       const history = await handle.fetchHistory();

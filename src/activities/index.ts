@@ -2,12 +2,14 @@ import type { RetryPolicy } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ChatMessage } from '../contract/agent-loop';
 import type { ScorerDefinition } from '../contract/eval-scorer';
+import type { ModelQueues } from '../contract/model-queues';
 import type { ModelPrice } from '../contract/pricing';
 import type { BlobStore } from '../payloads/blob-store';
 import { createScoreEvalCase } from './eval/score-case';
 import { createGoalActivities } from './goal-tree/components';
 import { createCallModel } from './model/call-model';
 import { EndpointQuirks } from './model/endpoint-quirks';
+import { RateLimitGate } from './model/rate-limit-gate';
 import { checkOutput } from './output/check-output';
 import type { Registry } from './registry';
 import { createResolveFork, type ResolveForkDeps } from './resolve-fork';
@@ -45,6 +47,13 @@ export interface ActivityDeps extends ResolveForkDeps {
   modelTimeoutMs?: number;
   /** How many tool calls of a wave run at once when neither the run nor its agent says (default 16). */
   maxParallelTools?: number;
+  /** The most tokens the worker's model calls may spend in any minute (`WAVELOOP_MODEL_TPM`; none by default). */
+  modelTpm?: number;
+  /**
+   * The task queues of rate-limited model calls (`WAVELOOP_MODEL_RPM`, an agent's `modelRpm`):
+   * `default` for every run, `agents` for an agent's own; a run's model calls go to its queue.
+   */
+  modelQueues?: ModelQueues;
   /**
    * Webhooks (docs/webhooks.md): the worker's URLs (`WAVELOOP_WEBHOOK_URL`), which every run tells
    * besides its agent's and its own, the secret that signs them and the inbox's base URL for links.
@@ -65,6 +74,8 @@ export function createActivities(deps: ActivityDeps) {
   const toolResults = new ToolResultCache();
   // What the model endpoint refused (`parallel_tool_calls`, `response_format` json_schema, …), for all model calls.
   const quirks = new EndpointQuirks();
+  // What the endpoint's rate-limit headers and 429s said, for every model call of this worker.
+  const gate = new RateLimitGate({ tokensPerMinute: deps.modelTpm });
   return {
     resolveRun: createResolveRun({
       registry: deps.registry,
@@ -75,10 +86,11 @@ export function createActivities(deps: ActivityDeps) {
       modelRetry: deps.modelRetry,
       modelTimeoutMs: deps.modelTimeoutMs,
       maxParallelTools: deps.maxParallelTools,
+      modelQueues: deps.modelQueues,
       webhooks: deps.webhooks?.urls,
     }),
     resolveFork: createResolveFork(deps),
-    callModel: createCallModel({ ...deps, toolResults, quirks }),
+    callModel: createCallModel({ ...deps, toolResults, quirks, gate }),
     runTool: createRunTool({ ...deps, toolResults }),
     checkToolArguments: createCheckToolArguments(deps),
     checkOutput,

@@ -15,6 +15,7 @@ import {
 import { parseAgentLoopInput, type AgentLoopInput } from '../contract/agent-loop';
 import { contextWindowOf } from '../contract/context-windows';
 import { FailureType } from '../contract/errors';
+import type { ModelQueues } from '../contract/model-queues';
 import { outputInstructions } from '../contract/output';
 import { jsonPlannerInstructions } from '../contract/plan';
 import { priceOf, type ModelPrice } from '../contract/pricing';
@@ -39,6 +40,8 @@ export interface ResolveRunDeps {
   modelTimeoutMs?: number;
   /** How many tool calls of a wave run at once when neither the run nor its agent says (default `DEFAULT_MAX_PARALLEL_TOOLS`). */
   maxParallelTools?: number;
+  /** The worker's rate-limited model queues (`WAVELOOP_MODEL_RPM`, agents' `modelRpm`). */
+  modelQueues?: ModelQueues;
   /** The worker's webhooks (`WAVELOOP_WEBHOOK_URL`), told by every run besides its agent's and its own. */
   webhooks?: readonly string[];
 }
@@ -58,6 +61,7 @@ export function createResolveRun({
   modelRetry,
   modelTimeoutMs,
   maxParallelTools,
+  modelQueues,
   webhooks,
 }: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
@@ -82,6 +86,14 @@ export function createResolveRun({
     if (notAllowed.length > 0) {
       throw invalidInput(
         `requireApproval names tools the run does not have: ${notAllowed.map((n) => `"${n}"`).join(', ')}.`,
+      );
+    }
+    const modelQueue = modelQueues?.agents[agent.name] ?? modelQueues?.default;
+    if (modelQueue && input.localModelCalls) {
+      throw invalidInput(
+        `localModelCalls cannot run under a model rate limit (${modelQueue.requestsPerMinute} calls a minute on task queue ` +
+          `"${modelQueue.taskQueue}"): a local model call never goes through a task queue, so the server could not hold it ` +
+          'to the limit. Leave localModelCalls out, or run it on workers without WAVELOOP_MODEL_RPM.',
       );
     }
     const planner = input.planner ?? 'native';
@@ -119,6 +131,7 @@ export function createResolveRun({
       ...timeoutOf(input.timeoutSeconds ?? agent.limits?.timeoutSeconds),
       ...contextTokens(input.maxContextTokens ?? agent.limits?.maxContextTokens ?? contextWindowOf(model)),
       ...(input.localModelCalls ? { localModelCalls: true } : {}),
+      ...(modelQueue ? { modelQueue } : {}),
       ...priorityOf(input, agent),
       maxParallelTools:
         input.maxParallelTools ?? agent.limits?.maxParallelTools ?? maxParallelTools ?? DEFAULT_MAX_PARALLEL_TOOLS,

@@ -68,6 +68,12 @@ export interface AgentDefinition<O = unknown> {
     modelAttempts?: number;
     /** How many tool calls of one wave run at once (default: the worker's, 16; docs/flow-control.md). */
     maxParallelTools?: number;
+    /**
+     * The most model calls a minute the agent's runs make together, across every worker of the task
+     * queue (default: the worker's `WAVELOOP_MODEL_RPM`, else none). Its calls go to a task queue of
+     * their own, `<queue>-model-<agent>`, with that rate (docs/flow-control.md).
+     */
+    modelRpm?: number;
   };
 }
 

@@ -30,6 +30,11 @@ export type RunEvent =
   | { type: 'approval'; approval: PendingApproval }
   /** A conversation waits for the person's next message, after the model's `text` of `iteration`. */
   | { type: 'message'; iteration: number; text: string }
+  /**
+   * `iteration`'s model call waits for the model's rate limit: held at its worker's gate until about
+   * `until` (ISO 8601), or held back on its rate-limited task queue (`RunProgress.modelRateLimit`).
+   */
+  | { type: 'rate-limit'; iteration: number; attempt: number; until?: string; requestsPerMinute?: number }
   /** `iteration`'s model call failed and is being tried again (`attempt` of `maximumAttempts`). */
   | { type: 'retry'; iteration: number; attempt: number; maximumAttempts?: number; failure: string }
   /** The run ended with `result` (reported by `stop(result)`, before the calls not reported yet). */
@@ -65,7 +70,8 @@ const RETRY_CHECK_MS = 1_000;
 /**
  * Follows a run live, from anywhere, by polling its `status` query: what the model says (while it
  * streams too, from the model activity's heartbeats, when asked), each tool call as it settles,
- * questions, approvals and messages a person is asked for, and model calls tried again. Polls until
+ * questions, approvals and messages a person is asked for, model calls tried again, and model calls
+ * waiting for the model's rate limit. Polls until
  * `stop()`; a poll that fails (no worker has answered yet, or the run just ended) is tried again.
  */
 export function followRun(client: RunReader, workflowId: string, options: FollowOptions): Follower {
@@ -131,6 +137,16 @@ export function followRun(client: RunReader, workflowId: string, options: Follow
           attempt,
           ...(maximumAttempts ? { maximumAttempts } : {}),
           failure,
+        });
+      }
+      const held = call?.waiting && (call.waiting.until !== undefined || progress.modelRateLimit);
+      if (held && call && isNew(`rate-limit:${progress.iteration}:${call.attempt}`)) {
+        await report({
+          type: 'rate-limit',
+          iteration: progress.iteration,
+          attempt: call.attempt,
+          ...(call.waiting?.until ? { until: new Date(call.waiting.until).toISOString() } : {}),
+          ...(progress.modelRateLimit ? { requestsPerMinute: progress.modelRateLimit.requestsPerMinute } : {}),
         });
       }
       if (

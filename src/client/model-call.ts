@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import { isRateLimitWait } from '../contract/rate-limit';
 import { isStreamedText, type StreamedText } from '../contract/streaming';
 import { describeFailure } from '../temporal/pending-activity';
 
@@ -12,7 +13,20 @@ export interface ModelCallState {
   lastFailure?: string;
   /** The reply so far, while it streams. */
   stream?: StreamedText;
+  /**
+   * Set while the call waits for the model's rate limit: held at its worker's gate (the endpoint's
+   * rate-limit headers, a 429, `WAVELOOP_MODEL_TPM`), with when the gate expects to open (`until`);
+   * or not started yet, for `queuedMs`, on a task queue (a rate-limited model queue holds its calls
+   * back there: `RunProgress.modelRateLimit`).
+   */
+  waiting?: { until?: number; queuedMs?: number };
 }
+
+/** `temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED`: scheduled, not started. */
+const PENDING_ACTIVITY_STATE_SCHEDULED = 1;
+
+/** How long a call may stay scheduled and not started before a follower counts it as held back. */
+export const QUEUED_NOTICE_MS = 2_000;
 
 /**
  * The run's model call in flight, as the server's pending activity tells it: its attempt (of how
@@ -26,10 +40,15 @@ export async function readModelCall(temporal: Client, workflowId: string): Promi
   const payloads = call.heartbeatDetails?.payloads;
   const converter = temporal.options.loadedDataConverter;
   const details = payloads?.length ? await decodeFromPayloadsAtIndex(converter, 0, payloads) : undefined;
+  const scheduledAt = call.scheduledTime?.seconds ? Number(call.scheduledTime.seconds) * 1000 : undefined;
+  const queuedMs =
+    call.state === PENDING_ACTIVITY_STATE_SCHEDULED && scheduledAt ? Date.now() - scheduledAt : undefined;
   return {
     attempt: call.attempt ?? 1,
     ...(call.maximumAttempts ? { maximumAttempts: call.maximumAttempts } : {}),
     ...(call.lastFailure ? { lastFailure: describeFailure(call.lastFailure) } : {}),
     ...(isStreamedText(details) ? { stream: details } : {}),
+    ...(isRateLimitWait(details) && queuedMs === undefined ? { waiting: { until: details.rateLimitedUntil } } : {}),
+    ...(queuedMs !== undefined && queuedMs >= QUEUED_NOTICE_MS ? { waiting: { queuedMs } } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import type { Priority, RetryPolicy } from '@temporalio/common';
 import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
 import type { ForkedFrom } from './fork';
+import type { ModelQueue } from './model-queues';
 import type { OutputSpec } from './output';
 import type { Planner } from './plan';
 import type { ModelPrice } from './pricing';
@@ -56,6 +57,8 @@ export interface ResolvedRun {
   contextTokens?: number;
   /** Model calls run as local activities (`AgentLoopInput.localModelCalls`). */
   localModelCalls?: boolean;
+  /** The rate-limited task queue the run's model calls go to; none: the run's own task queue. */
+  modelQueue?: ModelQueue;
   /** The run's place in the task queues, for its activities and children; none: they inherit the workflow's. */
   priority?: Priority;
   /** How many tool calls of one wave run at once (`AgentLoopInput.maxParallelTools`). */

@@ -234,6 +234,11 @@ export interface RunProgress {
   said?: { iteration: number; text: string };
   /** How many times the run continued as new (each hand-over starts a fresh, compact history). */
   handOvers?: number;
+  /**
+   * The model rate limit the run's model calls wait for their turn under, when its worker has one
+   * (`WAVELOOP_MODEL_RPM`, the agent's `modelRpm`): the calls a minute and the task queue holding them.
+   */
+  modelRateLimit?: { requestsPerMinute: number; taskQueue: string };
   /** Where the run was forked from, when it was (`AgentLoopInput.fork`). */
   forkedFrom?: ForkedFrom;
 }

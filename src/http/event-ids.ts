@@ -5,6 +5,7 @@ import type { RunEvent } from '../client/follow';
  * progress says of it, so any server recomputes it, after a restart too:
  *
  * - `<iteration>.retry.<attempt>`: the model call of `iteration` tried again;
+ * - `<iteration>.rate-limit.<attempt>`: that attempt waits for the model's rate limit;
  * - `<iteration>.stream.<attempt>.<length>`: its reply so far (`?stream=true`);
  * - `<iteration>.said`: what the model said;
  * - `<iteration>.call.<callId>`, `<iteration>.approval.<callId>`, `<iteration>.question.<callId>`:
@@ -21,7 +22,7 @@ import type { RunEvent } from '../client/follow';
  */
 
 /** The rank of each kind within its iteration. */
-const RANK = { retry: 0, stream: 0, said: 1, call: 2, approval: 2, question: 2, message: 3 } as const;
+const RANK = { retry: 0, 'rate-limit': 0, stream: 0, said: 1, call: 2, approval: 2, question: 2, message: 3 } as const;
 
 type Kind = keyof typeof RANK;
 
@@ -49,6 +50,8 @@ export function eventId(event: RunEvent, iteration: number): string {
       return `${event.iteration}.message`;
     case 'retry':
       return `${event.iteration}.retry.${event.attempt}`;
+    case 'rate-limit':
+      return `${event.iteration}.rate-limit.${event.attempt}`;
     case 'ended':
       return 'end';
   }
@@ -77,9 +80,14 @@ export function isAfter(id: string, last: ParsedId | undefined): boolean {
   return id !== [last.iteration, last.kind, ...last.rest].join('.');
 }
 
-/** Where a retry or a streamed reply stands among the model call's attempts: (attempt, length), a retry before its reply. */
+/**
+ * Where a retry, a rate-limit wait or a streamed reply stands among the model call's attempts:
+ * (attempt, length), a retry before its wait, the wait before its reply.
+ */
 function attemptOf({ kind, rest }: ParsedId): [number, number] {
-  return kind === 'retry' ? [Number(rest[0]), -1] : [Number(rest[0]), Number(rest[1])];
+  if (kind === 'retry') return [Number(rest[0]), -2];
+  if (kind === 'rate-limit') return [Number(rest[0]), -1];
+  return [Number(rest[0]), Number(rest[1])];
 }
 
 function compare([a1, b1]: [number, number], [a2, b2]: [number, number]): number {

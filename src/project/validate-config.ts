@@ -91,6 +91,11 @@ const agentSchema = z.strictObject({
       modelTimeoutSeconds: run.modelTimeoutSeconds,
       modelAttempts: run.modelAttempts,
       maxParallelTools: run.maxParallelTools,
+      modelRpm: z
+        .number({ error: 'modelRpm must be a number of model calls a minute' })
+        .positive("modelRpm must be positive: the most model calls a minute of the agent's runs")
+        .max(1_000_000)
+        .optional(),
     })
     .optional(),
 });

@@ -14,11 +14,19 @@
  * matcher that honours priorities): runs with different fairness keys
  * share a task queue's backlog by their weights (docs/flow-control.md). Off, the keys are carried
  * and ignored. A cluster you run yourself takes the same keys (docs/docker-compose.md).
+ *
+ * One partition per task queue (`matching.numTaskqueue{Read,Write}Partitions`, 4 by default): the
+ * server holds a task queue's rate limit (`WAVELOOP_MODEL_RPM`) and orders its priorities and
+ * fairness keys per partition, splitting the rate between them, so with 4 the model calls of a
+ * rate-limited queue started in clumps of up to 4 (each partition's first at once) and priorities
+ * were only nearly kept. One server process with one shard gains nothing from more partitions.
  */
 export const SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean>> = {
   'history.transferProcessorMaxPollRPS': 1_000,
   'history.visibilityProcessorMaxPollRPS': 1_000,
   'matching.enableFairness': true,
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
 };
 
 /** `--dynamic-config-value` flags of `temporal server start-dev` that set `config` (values as YAML: strings quoted). */

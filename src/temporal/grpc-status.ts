@@ -7,7 +7,7 @@ export const GrpcStatus = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, ALREADY_EXISTS: 6
  * The gRPC error the Temporal server answered with, behind `err`: `err` itself (a raw service
  * call), or its cause (the client's `ServiceError` and the like wrap it); undefined when there is none.
  */
-export function grpcErrorOf(err: unknown) {
+export function grpcErrorOf(err: unknown): (Error & { code: number; details: string }) | undefined {
   if (isGrpcServiceError(err)) return err;
   const cause = (err as { cause?: unknown } | undefined)?.cause;
   return isGrpcServiceError(cause) ? cause : undefined;

@@ -20,6 +20,7 @@ import { previousFailure } from '../temporal/pending-activity';
 import { queryWithRetry } from '../temporal/query';
 import type { AnyTool } from '../tools/define';
 import { cachedWorkerBundle } from './bundle-cache';
+import { allModelQueues, createModelQueueWorker, modelQueuesOf, withCompanions } from './model-queue-workers';
 import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './tuning';
 
 export interface WaveloopWorkerOptions {
@@ -69,6 +70,20 @@ export interface WaveloopWorkerOptions {
    * `WAVELOOP_MAX_PARALLEL_TOOLS`; docs/flow-control.md).
    */
   maxParallelTools?: number;
+  /**
+   * The most model calls a minute of the task queue's runs, held by the Temporal server across every
+   * worker (`WAVELOOP_MODEL_RPM`; docs/flow-control.md): the runs' model calls go to the task queue
+   * `<taskQueue>-model`, which this worker polls too, with that rate. An agent's `limits.modelRpm`
+   * gives its runs a queue of their own (`<taskQueue>-model-<agent>`). Every worker of the task queue
+   * must be given the same limits. Runs with `localModelCalls` are refused under a limit.
+   */
+  modelRpm?: number;
+  /**
+   * The most tokens a minute this worker's model calls may spend (`WAVELOOP_MODEL_TPM`): a call that
+   * would pass it waits. Every worker also reads the endpoint's rate-limit headers and 429s, and holds
+   * all its model calls back together when they say so (docs/flow-control.md).
+   */
+  modelTpm?: number;
   /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /**
@@ -121,6 +136,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   const registry = new Registry(options.tools, options.agents);
   const { blobStore, encryption } = options;
   const searchAttributes = once(() => hasSearchAttributes(client, options.namespace));
+  const modelQueues = modelQueuesOf(options.taskQueue, options.modelRpm, options.agents);
   const activities = createActivities({
     registry,
     blobStore: blobStore && encryption?.currentId ? encryptedBlobStore(blobStore, encryption) : blobStore,
@@ -132,6 +148,8 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     modelRetry: options.modelRetry,
     modelTimeoutMs: options.modelTimeoutMs,
     maxParallelTools: options.maxParallelTools,
+    modelTpm: options.modelTpm,
+    modelQueues,
     webhooks: options.webhooks,
     searchAttributes,
     scorers: options.scorers,
@@ -161,6 +179,12 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   const workflowBundle = options.workflowBundle ?? {
     codePath: await cachedWorkerBundle(dataConverter, telemetry.workflowModules),
   };
+  const workerDeploymentOptions: WorkerOptions['workerDeploymentOptions'] = options.deployment && {
+    version: { deploymentName: options.deployment.name, buildId: options.deployment.buildId },
+    useWorkerVersioning: true,
+    defaultVersioningBehavior: 'PINNED',
+  };
+  const tuning = { ...DEFAULT_WORKER_TUNING, ...options.tuning };
   const worker = await Worker.create({
     connection: options.connection,
     dataConverter,
@@ -170,17 +194,36 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     workflowBundle,
     interceptors: { activity: telemetry.interceptors.activity },
     sinks: telemetry.sinks,
-    ...(options.deployment && {
-      workerDeploymentOptions: {
-        version: { deploymentName: options.deployment.name, buildId: options.deployment.buildId },
-        useWorkerVersioning: true,
-        defaultVersioningBehavior: 'PINNED',
-      },
-    }),
-    ...DEFAULT_WORKER_TUNING,
-    ...options.tuning,
+    ...(workerDeploymentOptions && { workerDeploymentOptions }),
+    ...tuning,
   });
-  return telemetry.attach(worker);
+  // Every activity that calls the model: a run's calls and summaries, a goal tree's steps.
+  const { callModel, summarizeTranscript, assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
+    activities;
+  const modelActivities = {
+    callModel,
+    summarizeTranscript,
+    assessGoal,
+    decomposeGoal,
+    checkAchieved,
+    synthesizeGoal,
+    answerGoal,
+    shapeGoalOutput: activities.shapeGoalOutput,
+  };
+  const modelWorkers = await Promise.all(
+    allModelQueues(modelQueues).map((queue) =>
+      createModelQueueWorker(queue, {
+        connection: options.connection,
+        namespace,
+        dataConverter,
+        interceptors: { activity: telemetry.interceptors.activity },
+        workerDeploymentOptions,
+        activities: modelActivities,
+        tuning,
+      }),
+    ),
+  );
+  return withCompanions(telemetry.attach(worker), modelWorkers);
 }
 
 /** Whether `namespace` has the search attributes runs keep current (false when it cannot tell). */

@@ -47,6 +47,8 @@ export async function createProjectWorker(
         ? {}
         : { modelRetry: { ...DEFAULT_MODEL_RETRY, maximumAttempts: config.model.attempts } }),
       ...(config.maxParallelTools === undefined ? {} : { maxParallelTools: config.maxParallelTools }),
+      ...(config.model.requestsPerMinute === undefined ? {} : { modelRpm: config.model.requestsPerMinute }),
+      ...(config.model.tokensPerMinute === undefined ? {} : { modelTpm: config.model.tokensPerMinute }),
       tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
       deployment: config.deployment,
       webhooks: config.webhooks,

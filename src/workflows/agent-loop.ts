@@ -99,6 +99,7 @@ class AgentRun {
       model: run.model,
       maxIterations: run.maxIterations,
       handOvers: this.handOvers,
+      ...(run.modelQueue && { modelRateLimit: { ...run.modelQueue } }),
     });
     if (carried) {
       this.progress.waves.push(...carried.waves);
@@ -309,9 +310,14 @@ class AgentRun {
     };
   }
 
-  /** How the run's model calls run: locally or not, each attempt's timeout, the retries, their priority. */
+  /** How the run's model calls run: locally or not, each attempt's timeout, the retries, their priority and task queue. */
   private callOptions() {
-    return { local: this.run.localModelCalls ?? false, ...this.run.modelCall, priority: this.run.priority };
+    return {
+      local: this.run.localModelCalls ?? false,
+      ...this.run.modelCall,
+      priority: this.run.priority,
+      taskQueue: this.run.modelQueue?.taskQueue,
+    };
   }
 
   private heard(reply: ModelCallOutput): void {

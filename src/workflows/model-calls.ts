@@ -49,21 +49,29 @@ export async function resolveRun(input: unknown): Promise<ResolvedRun> {
 /**
  * One model call, each attempt limited to `timeoutMs` and retried per `retry`; `local` runs it as
  * a local activity (`localModelCalls`); `priority` places it in the task queue (a local activity
- * runs in the workflow task, which has the workflow's). Not an async function: the SDK captures a stack trace for
+ * runs in the workflow task, which has the workflow's); `taskQueue` sends it to a rate-limited
+ * model queue (`ResolvedRun.modelQueue`) instead of the run's own. Not an async function: the SDK captures a stack trace for
  * every promise workflow code creates, and the loop makes many. Retries that run out fail the run
  * as `ModelUnavailable`, with the last attempt's failure; a non-retryable cause keeps its type.
  */
 export function askModel(
   request: ModelCallInput,
-  { local, timeoutMs, retry, priority }: ModelCallPolicy & { local: boolean; priority?: Priority },
+  {
+    local,
+    timeoutMs,
+    retry,
+    priority,
+    taskQueue,
+  }: ModelCallPolicy & { local: boolean; priority?: Priority; taskQueue?: string },
 ): Promise<ModelCallOutput> {
   const summary = modelSummary(request.iteration);
   const options = { summary, startToCloseTimeout: timeoutMs, retry };
   const call = local
     ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, ...options }, [request])
-    : callModel.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, ...options, ...withPriority(priority) }, [
-        request,
-      ]);
+    : callModel.executeWithOptions(
+        { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, ...options, ...withPriority(priority), ...(taskQueue && { taskQueue }) },
+        [request],
+      );
   return call.catch((err: unknown) => {
     throw asRunFailure(
       err,
@@ -76,12 +84,12 @@ export function askModel(
 /**
  * The model's summary of messages [from, to) of this run's transcript (read through its query);
  * `label` names the activity in the history. The summary's own request is clipped to fit the
- * context window.
+ * context window. Under a model rate limit it goes to the run's model queue, like its model calls.
  */
 export function summarize(
   label: string,
   range: { from: number; to: number },
-  run: Pick<ResolvedRun, 'model' | 'contextTokens' | 'priority'>,
+  run: Pick<ResolvedRun, 'model' | 'contextTokens' | 'priority' | 'modelQueue'>,
 ): Promise<SummarizeOutput> {
   const { workflowId, runId } = workflowInfo();
   return summarizeTranscript.executeWithOptions(
@@ -89,6 +97,7 @@ export function summarize(
       ...DEFAULT_MODEL_ACTIVITY_OPTIONS,
       summary: `${label} · summarize ${range.to - range.from} messages`,
       ...withPriority(run.priority),
+      ...(run.modelQueue && { taskQueue: run.modelQueue.taskQueue }),
     },
     [
       {

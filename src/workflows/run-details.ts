@@ -45,7 +45,11 @@ function momentDetails({ progress, workflowId, wave }: RunMoment): string {
     case 'starting':
       return '**Starting** · resolving the agent and its tools';
     case 'model':
-      return `**Running** · ${where} · waiting for the model (${progress.model})`;
+      return progress.modelRateLimit
+        ? `**Running** · ${where} · waiting for the model (${progress.model}), or for the model's rate limit: ` +
+            `${progress.modelRateLimit.requestsPerMinute} calls a minute for every run of task queue ` +
+            `\`${progress.modelRateLimit.taskQueue}\` (a call the limit holds back shows as Scheduled in Pending Activities)`
+        : `**Running** · ${where} · waiting for the model (${progress.model})`;
     case 'tools': {
       const settled = progress.settling?.calls.length ?? 0;
       const tools = wave ?? [];

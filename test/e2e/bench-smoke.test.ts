@@ -93,12 +93,12 @@ beforeAll(async () => {
 }, SMOKE_TIMEOUT);
 
 describe('bench (BENCH_SMOKE=1)', () => {
-  it('runs scenarios 1–10, none fails, and exits 0', () => {
+  it('runs scenarios 1–13, none fails, and exits 0', () => {
     const failed = report.results
       .filter((r) => r.sizes === 'failed')
       .map((r) => `scenario ${r.id} (${r.title}): ${JSON.stringify(r.data)}`);
     expect(failed).toEqual([]);
-    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
     expect(exitCode, stderr.slice(-4000)).toBe(0);
   });
 
@@ -211,5 +211,32 @@ describe('bench (BENCH_SMOKE=1)', () => {
     expect(data.completed).toBe(data.runs);
     expect(data.toolCalls).toBe(data.runs * data.calls);
     expect(Math.max(...data.inFlight)).toBe(data.width);
+  });
+
+  it('scenario 11: every run on the worker processes completes with exactly its two model calls, the window is measured, no 429', () => {
+    const data = scenario(11).data as {
+      runs: number;
+      completed: number;
+      exact: number;
+      requests: number;
+      most: number;
+      refused: number;
+    };
+    expect(data.completed).toBe(data.runs);
+    expect(data.exact).toBe(data.runs);
+    expect(data.requests).toBe(2 * data.runs);
+    expect(data.most).toBeGreaterThan(0);
+    expect(data.refused).toBe(0);
+  });
+
+  it('scenario 12: both sittings complete every run of both tenants and measure B', () => {
+    const data = scenario(12).data as {
+      sizes: { a: number; b: number };
+      without: { completed: number; bMs: number };
+      withKeys: { completed: number; bMs: number };
+    };
+    expect(data.without.completed).toBe(data.sizes.a + data.sizes.b);
+    expect(data.withKeys.completed).toBe(data.sizes.a + data.sizes.b);
+    expect(data.withKeys.bMs).toBeGreaterThan(0);
   });
 });

@@ -53,6 +53,35 @@ describe('waveloop schedule', () => {
     expect(await scheduleNames()).not.toContain(id);
   });
 
+  it('create --priority --fairness-key --fairness-weight: each run the schedule starts carries them as its Priority; out of range is refused and nothing is made', async () => {
+    const id = name();
+    const bad = await waveloop(['schedule', 'create', id, 'Send the report', '--every', '1h', '--priority', '9'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^Invalid run input: priority: /);
+    expect(await scheduleNames()).not.toContain(id);
+
+    const created = await waveloop(
+      ['schedule', 'create', id, 'Send the report', '--every', '1h', '--paused', '--priority', '2'].concat([
+        '--fairness-key',
+        'acme',
+        '--fairness-weight',
+        '2.5',
+      ]),
+      env,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    try {
+      const { action } = await cli.h.client.schedule.getHandle(id).describe();
+      expect(action.type === 'startWorkflow' && action.priority).toMatchObject({
+        priorityKey: 2,
+        fairnessKey: 'acme',
+        fairnessWeight: 2.5,
+      });
+    } finally {
+      await waveloop(['schedule', 'delete', id], env);
+    }
+  });
+
   it('create, trigger, describe, update, pause, delete: a triggered run is an ordinary run tied to its schedule', async () => {
     const id = name();
     cli.fake.script({ content: 'Report sent.' });

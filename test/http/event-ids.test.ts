@@ -56,6 +56,13 @@ describe('event ids', () => {
     expect(after(['1.stream.1.50', '1.retry.2', '1.stream.2.5'], '1.retry.2')).toEqual(['1.stream.2.5']);
   });
 
+  it("a rate-limit wait comes after its attempt's retry and before that attempt's reply", () => {
+    const ids = ['2.retry.2', '2.rate-limit.2', '2.stream.2.10', '2.said'];
+    expect(after(ids, '2.retry.2')).toEqual(['2.rate-limit.2', '2.stream.2.10', '2.said']);
+    expect(after(ids, '2.rate-limit.2')).toEqual(['2.stream.2.10', '2.said']);
+    expect(after(['2.rate-limit.1', '2.rate-limit.2'], '2.stream.1.40')).toEqual(['2.rate-limit.2']);
+  });
+
   it('an id that is not one of the stream sends everything', () => {
     expect(parseEventId('yesterday')).toBeUndefined();
     expect(parseEventId('1.nothing')).toBeUndefined();

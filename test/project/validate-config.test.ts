@@ -107,6 +107,15 @@ describe('validateProjectConfig: approval rules', () => {
     );
   });
 
+  it("an agent's modelRpm is a positive number of model calls a minute", () => {
+    const limited = (modelRpm: unknown) => ({ agents: [{ ...agent('clerk'), limits: { modelRpm } }] });
+    expect(problemOf(limited(30))).toBeUndefined();
+    expect(problemOf(limited(0))).toMatch(
+      /^agents\.0\.limits\.modelRpm: modelRpm must be positive: the most model calls a minute of the agent's runs/,
+    );
+    expect(problemOf(limited('fast'))).toMatch(/modelRpm must be a number of model calls a minute/);
+  });
+
   it("an agent's maxParallelTools is a whole number of at least 1, as a run's is", () => {
     const narrow = (maxParallelTools: unknown) => ({ agents: [{ ...agent('clerk'), limits: { maxParallelTools } }] });
     expect(problemOf(narrow(4))).toBe(undefined);

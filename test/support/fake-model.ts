@@ -56,6 +56,8 @@ export type ScriptedReply = (
   usage?: typeof FAKE_USAGE | null;
   /** The model's thinking, sent as `reasoning_content` beside the content (whole, and in stream deltas before the text). */
   reasoning?: string;
+  /** Response headers (an endpoint's `x-ratelimit-*`, `retry-after`), on an error or a reply alike. */
+  headers?: Record<string, string>;
 };
 
 /** A step may be a function of the request (route by what was asked), and may answer late (a slow model). */
@@ -344,6 +346,7 @@ export class FakeModel {
     }));
     const finishReason = reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop');
     const usage = reply.usage === undefined ? FAKE_USAGE : reply.usage;
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (request.stream && !reply.stream?.whole) {
       return streamReply(
         req,
@@ -472,6 +475,16 @@ export class GoalEncodedMode {
   onRequest: ((run: string | undefined) => void) | undefined;
   /** How many requests arrived since the last `reset()`. */
   requestCount = 0;
+  /** When every request arrived since the last `reset()` (ms since the epoch), answered or refused. */
+  readonly seen: number[] = [];
+  /**
+   * Makes the fake hold a rate limit of its own: a request that would make more than this many
+   * answered in the last minute is answered 429 with `retry-after: 1`, and counted in `refused`.
+   */
+  limitPerMinute: number | undefined;
+  /** The 429s answered under `limitPerMinute` since the last `reset()`. */
+  refused = 0;
+  private answeredAt: number[] = [];
   private counter = 0;
 
   constructor(private readonly fake: FakeModel) {}
@@ -485,11 +498,17 @@ export class GoalEncodedMode {
   reset(): void {
     this.arrivals.clear();
     this.requestCount = 0;
+    this.seen.length = 0;
+    this.answeredAt = [];
+    this.refused = 0;
+    this.limitPerMinute = undefined;
   }
 
   /** The reply to `request` (the fake's router in this mode). */
   reply(request: ChatRequest): ScriptedReply {
     this.requestCount += 1;
+    const now = Date.now();
+    this.seen.push(now);
     const user = request.messages.find((m) => m.role === 'user');
     const directive = parseDirective(
       typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? ''),
@@ -501,6 +520,14 @@ export class GoalEncodedMode {
       this.arrivals.set(directive.run, list);
     }
     this.onRequest?.(directive?.run);
+    if (this.limitPerMinute !== undefined) {
+      this.answeredAt = this.answeredAt.filter((at) => at > now - 60_000);
+      if (this.answeredAt.length >= this.limitPerMinute) {
+        this.refused += 1;
+        return { status: 429, message: 'fake model: rate limit reached', headers: { 'retry-after': '1' } };
+      }
+      this.answeredAt.push(now);
+    }
     let delay = directive?.delay ?? 0;
     if (directive && this.delayFor)
       delay = this.delayFor(directive.run, this.arrivals.get(directive.run)?.length ?? 0) ?? delay;

@@ -144,6 +144,8 @@ export class Harness {
       telemetry?: TestTelemetry;
       /** A Worker Deployment version (default: an unversioned worker). */
       deployment?: WaveloopWorkerOptions['deployment'];
+      /** Model calls a minute held by the server (`WAVELOOP_MODEL_RPM`; default none). */
+      modelRpm?: number;
     } = {},
   ) {
     const baseURL = options.modelBaseURL ?? this.fake.baseURL;
@@ -171,6 +173,7 @@ export class Harness {
       tracing: options.telemetry?.tracing ?? false,
       metrics: options.telemetry?.metrics,
       deployment: options.deployment,
+      modelRpm: options.modelRpm,
     });
     return { worker, taskQueue };
   }

@@ -38,4 +38,19 @@ describe('runDetails', () => {
       ].join('\n\n'),
     );
   });
+
+  it('a model call under a model rate limit: the details name the limit and where a held call shows', () => {
+    const waiting: RunProgress = {
+      ...progress,
+      status: 'running',
+      phase: 'model',
+      pendingApprovals: [],
+      model: 'gpt-4o-mini',
+      modelRateLimit: { requestsPerMinute: 120, taskQueue: 'waveloop-model' },
+    };
+    expect(runDetails({ progress: waiting, workflowId: 'r-1' })).toBe(
+      "**Running** · iteration 1 of 20 · waiting for the model (gpt-4o-mini), or for the model's rate limit: " +
+        '120 calls a minute for every run of task queue `waveloop-model` (a call the limit holds back shows as Scheduled in Pending Activities)',
+    );
+  });
 });

@@ -18,6 +18,7 @@ import {
   type Synthesis,
 } from '../../contract/goal-tree/pursue-goal';
 import { describeIssues } from '../../contract/issues';
+import type { ModelQueues } from '../../contract/model-queues';
 import { priceOf, type ModelPrice } from '../../contract/pricing';
 import { withHeartbeats } from '../heartbeat';
 import { chat } from '../model/chat';
@@ -42,6 +43,8 @@ export interface GoalActivityDeps {
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /** What the endpoint refused so far (shared by the worker's model activities). */
   quirks?: EndpointQuirks;
+  /** The worker's rate-limited model queues: a tree's model steps go to its agent's, else the default. */
+  modelQueues?: ModelQueues;
   /** The worker's webhooks (`WAVELOOP_WEBHOOK_URL`), told by every tree besides its agent's and its own. */
   webhooks?: { urls?: readonly string[] };
 }
@@ -60,6 +63,7 @@ export function createGoalActivities({
   defaultModel,
   modelPrices,
   quirks = new EndpointQuirks(),
+  modelQueues,
   webhooks,
 }: GoalActivityDeps) {
   const capabilities = (names: string[]) =>
@@ -122,11 +126,13 @@ export function createGoalActivities({
         });
       }
       const model = input.model ?? (input.agent ? agent?.model : undefined) ?? defaultModel;
+      const modelQueue = (agent && modelQueues?.agents[agent.name]) ?? modelQueues?.default;
       const urls = [...new Set([...(input.webhooks ?? []), ...(agent?.webhooks ?? []), ...(webhooks?.urls ?? [])])];
       return {
         model,
         price: priceOf(model, modelPrices) ?? null,
         tools: [...new Set(tools)],
+        ...(modelQueue ? { modelQueue: modelQueue.taskQueue } : {}),
         ...(urls.length ? { webhooks: urls } : {}),
       };
     },

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { APIError } from 'openai';
 import type OpenAI from 'openai';
 import type { ModelCallInput, ModelCallOutput } from '../../contract/activity-io';
 import type { ChatMessage } from '../../contract/agent-loop';
 import { FailureType } from '../../contract/errors';
+import type { RateLimitWait } from '../../contract/rate-limit';
 import { streamedText, type StreamedText } from '../../contract/streaming';
 import type { AnyTool } from '../../tools/define';
 import { withHeartbeats } from '../heartbeat';
@@ -13,6 +15,7 @@ import type { ToolResultCache } from '../tool-result-cache';
 import { chat, type ChatReply } from './chat';
 import { EndpointQuirks } from './endpoint-quirks';
 import { toModelFailure } from './errors';
+import { RateLimitGate } from './rate-limit-gate';
 import { checkReply } from './reply';
 import { modelCallRequest } from './request';
 import { textToolCalls } from './text-tool-calls';
@@ -37,6 +40,8 @@ export interface ModelDeps {
   previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
   /** What the endpoint refused so far (shared by the worker's model activities). */
   quirks?: EndpointQuirks;
+  /** What the worker knows of the endpoint's rate limit; every call waits at it (shared by the worker's model calls). */
+  gate?: RateLimitGate;
 }
 
 /**
@@ -52,6 +57,7 @@ export function createCallModel({
   toolResults,
   previousFailure,
   quirks = new EndpointQuirks(),
+  gate = new RateLimitGate(),
 }: ModelDeps) {
   const schemas = new Map<string, OpenAI.Chat.Completions.ChatCompletionTool>();
   const toolSchema = (tool: AnyTool) => {
@@ -92,12 +98,24 @@ export function createCallModel({
     // person), and not in a local activity (it has no heartbeats; its reply arrives whole).
     const publishes = input.planner === 'native' && !context.info.isLocal;
     let streamed: StreamedText | undefined;
+    let held: RateLimitWait | undefined;
     const publish = (text: string, thinking: string) => {
       if (publishes)
         context.heartbeat((streamed = streamedText(input.iteration, context.info.attempt, text, thinking)));
     };
+    const estimate = Math.ceil(JSON.stringify(request.messages).length / 4);
     const reply = await withHeartbeats(
       async () => {
+        // Held at the worker's gate, the call says so in its heartbeats, for followers.
+        await gate.pass(
+          estimate,
+          (until) => {
+            held = { iteration: input.iteration, rateLimitedUntil: until };
+            if (!context.info.isLocal) context.heartbeat(held);
+          },
+          context.cancellationSignal,
+        );
+        if (held && !context.info.isLocal) context.heartbeat((held = undefined));
         try {
           return await chat(openai, request, {
             signal: context.cancellationSignal,
@@ -105,13 +123,16 @@ export function createCallModel({
             quirks,
             stream,
             onText: publish,
+            onResponse: (status, headers) => gate.observe(status, headers),
           });
         } catch (err) {
+          if (err instanceof APIError) gate.observe(err.status, err.headers);
           throw toModelFailure(err, openai.baseURL);
         }
       },
-      () => streamed,
+      () => streamed ?? held,
     );
+    gate.used(estimate, reply.usage.totalTokens);
 
     const { usage, model, reasoning } = reply;
     const { message, finishReason, unreadableToolCall }: ReturnType<typeof recoverTextToolCalls> =

@@ -31,6 +31,8 @@ export interface ChatOptions {
   stream?: boolean;
   /** The reply's text and thinking so far, after every chunk that adds to either. */
   onText?: (text: string, thinking: string) => void;
+  /** The response's status and headers (its rate-limit headers), as soon as they arrive. */
+  onResponse?: (status: number, headers: Headers) => void;
 }
 
 /**
@@ -41,10 +43,14 @@ export interface ChatOptions {
 export function chat(
   openai: OpenAI,
   request: ChatParams,
-  { signal, timeoutMs, quirks, stream, onText }: ChatOptions,
+  { signal, timeoutMs, quirks, stream, onText, onResponse }: ChatOptions,
 ): Promise<ChatReply> {
   const { stream: _ignored, ...whole } = request;
-  const options: RequestOptions = { signal, ...(timeoutMs ? { timeout: Math.min(timeoutMs, openai.timeout) } : {}) };
+  const options: RequestOptions = {
+    signal,
+    ...(timeoutMs ? { timeout: Math.min(timeoutMs, openai.timeout) } : {}),
+    ...(onResponse ? { onResponse } : {}),
+  };
   if (!stream)
     return quirks.send(openai.baseURL, whole as ChatRequest, (adapted) => chatWhole(openai, adapted, options));
   const streamed = { ...whole, stream_options: { include_usage: true } } as ChatRequest;
@@ -57,11 +63,19 @@ export function chat(
 export interface RequestOptions {
   signal: AbortSignal;
   timeout?: number;
+  /** Called with the response's status and headers (not sent to the endpoint). */
+  onResponse?: (status: number, headers: Headers) => void;
 }
 
 /** One Chat Completions call answered as a whole. */
-export async function chatWhole(openai: OpenAI, request: ChatRequest, options: RequestOptions): Promise<ChatReply> {
-  return fromCompletion(await openai.chat.completions.create(request, options), request);
+export async function chatWhole(
+  openai: OpenAI,
+  request: ChatRequest,
+  { onResponse, ...options }: RequestOptions,
+): Promise<ChatReply> {
+  const { data, response } = await openai.chat.completions.create(request, options).withResponse();
+  onResponse?.(response.status, response.headers);
+  return fromCompletion(data, request);
 }
 
 /**
@@ -75,12 +89,13 @@ export async function chatWhole(openai: OpenAI, request: ChatRequest, options: R
 export async function chatStreamed(
   openai: OpenAI,
   request: ChatRequest,
-  options: RequestOptions,
+  { onResponse, ...options }: RequestOptions,
   onText: (text: string, thinking: string) => void,
 ): Promise<ChatReply> {
   const { data: stream, response } = await openai.chat.completions
     .create({ ...request, stream: true }, options)
     .withResponse();
+  onResponse?.(response.status, response.headers);
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
     return fromCompletion((await response.json()) as OpenAI.Chat.Completions.ChatCompletion, request);
   }

@@ -13,6 +13,7 @@ import type { LoadedProject } from '../../project/load-project';
 import { projectAgents } from '../../project/project-agents';
 import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
+import { priorityFields, priorityOptions, type PriorityOptions } from '../priority-options';
 import { action, note, parseDuration, parsePositiveInt, print, projectOf, withClient } from '../support';
 import { alignColumns } from '../ui/table';
 
@@ -22,7 +23,7 @@ import { alignColumns } from '../ui/table';
  * schedule (bad goal, agent, cron expression, time zone) throws a `UsageError` and makes nothing.
  */
 
-interface ScheduleOptions {
+interface ScheduleOptions extends PriorityOptions {
   cron?: string;
   every?: number;
   agent?: string;
@@ -55,7 +56,7 @@ export function register(program: Command): void {
           OVERLAP_POLICIES,
         ),
       );
-  const runOptions = (command: Command) =>
+  const runOptions = (command: Command) => {
     command
       .option('--agent <name>', 'agent profile of the runs')
       .option('--tools <a,b>', 'tool allowlist, comma-separated')
@@ -66,6 +67,9 @@ export function register(program: Command): void {
         (url: string, earlier: string[] = []) => [...earlier, url],
       )
       .option('--goal-tree', 'start a goal tree (pursueGoal) instead of an agent run');
+    for (const option of priorityOptions("each run's")) command.addOption(option);
+    return command;
+  };
 
   runOptions(
     timingOptions(
@@ -144,10 +148,11 @@ async function updateCommand(name: string, options: ScheduleOptions, project: Lo
     options.tools !== undefined ||
     options.maxIterations !== undefined ||
     options.webhook !== undefined ||
-    options.goalTree;
+    options.goalTree ||
+    Object.values(priorityFields(options)).some((value) => value !== undefined);
   if (!timing && !changesRun && !options.timezone && !options.overlap)
     throw new UsageError(
-      'Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools, --max-iterations or --webhook.',
+      'Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools, --max-iterations, --webhook, --priority, --fairness-key or --fairness-weight.',
     );
   await withSchedules(async (schedules) => {
     const current = changesRun ? await schedules.describe(name) : undefined;
@@ -234,10 +239,14 @@ function runOf(goal: string, options: ScheduleOptions, project: LoadedProject): 
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean);
+  const priority = priorityFields(options);
   const webhooks = options.webhook;
   return options.goalTree
-    ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools, webhooks } }
-    : { kind: 'agent', input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations, webhooks } };
+    ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools, webhooks, ...priority } }
+    : {
+        kind: 'agent',
+        input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations, webhooks, ...priority },
+      };
 }
 
 function describeTiming(timing: ScheduleTiming, timezone: string | undefined): string {

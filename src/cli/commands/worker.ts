@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
+import { modelQueueName } from '../../contract/model-queues';
 import type { LoadedProject } from '../../project/load-project';
 import { loadSettings, modelConfigProblem, type WorkerDeployment } from '../../settings';
 import { UsageError } from '../errors';
@@ -59,6 +60,11 @@ async function workerCommand(
   note(
     `Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}) with ${offered(project)}${version}. Ctrl-C stops it.`,
   );
+  const rpm = config.model.requestsPerMinute;
+  if (rpm !== undefined)
+    note(
+      `Model calls held to ${rpm} a minute for every worker of the task queue (WAVELOOP_MODEL_RPM): they wait their turn on task queue "${modelQueueName(config.taskQueue)}".`,
+    );
   if (uiUrl) note(`Temporal Web UI: ${uiUrl}`);
   try {
     await worker.run();

@@ -1,4 +1,5 @@
 import type { PendingApproval, PendingQuestion, RunEvent } from '../../client/follow';
+import { RATE_LIMIT_WAIT_TEXT } from '../../contract/rate-limit';
 import { unseenText, type StreamedText } from '../../contract/streaming';
 import { toolSummary } from '../../contract/summaries';
 import { colors } from './colors';
@@ -54,6 +55,11 @@ export class RunPrinter {
     switch (event.type) {
       case 'call':
         return out.line(renderCall(event.iteration, event.call));
+      case 'rate-limit': {
+        const limit = event.requestsPerMinute ? ` (${event.requestsPerMinute} calls a minute)` : '';
+        const until = event.until ? `, until about ${event.until.slice(11, 19)} UTC` : '';
+        return out.line(`(iteration ${event.iteration}) ${RATE_LIMIT_WAIT_TEXT}${limit}${until}`);
+      }
       case 'retry': {
         const of = event.maximumAttempts ? ` of ${event.maximumAttempts}` : '';
         return out.line(

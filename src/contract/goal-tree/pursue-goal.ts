@@ -80,6 +80,8 @@ export const GoalNodeSchema = z.strictObject({
   model: z.string().min(1),
   price: PriceSchema.nullable(),
   tools: z.array(z.string()),
+  /** The rate-limited task queue of the tree's model steps (`WAVELOOP_MODEL_RPM`), when its worker has one. */
+  modelQueue: z.string().min(1).optional(),
 });
 export type GoalNode = z.infer<typeof GoalNodeSchema>;
 
@@ -273,6 +275,8 @@ export interface ResolvedGoalRun {
   model: string;
   price: { inputPerMTok: number; outputPerMTok: number } | null;
   tools: string[];
+  /** The rate-limited task queue its model steps go to (`ModelQueues`), when the worker has one. */
+  modelQueue?: string;
   /** Where the tree's webhooks go: the input's, the agent's and the worker's URLs. */
   webhooks?: string[];
 }

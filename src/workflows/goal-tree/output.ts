@@ -21,12 +21,24 @@ export async function withOutput(
     objective,
     model,
     price,
+    modelQueue,
     ...fields
-  }: { schema: Record<string, unknown>; objective: string; model: string; price: ModelPrice | null } & PriorityFields,
+  }: {
+    schema: Record<string, unknown>;
+    objective: string;
+    model: string;
+    price: ModelPrice | null;
+    modelQueue?: string;
+  } & PriorityFields,
 ): Promise<GoalResult> {
   const { status, summary, key_findings, limitations, raw_evidence } = result;
   const shaped = await shapeGoalOutput.executeWithOptions(
-    { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary: 'shape the output', ...withPriority(temporalPriority(fields)) },
+    {
+      ...DEFAULT_MODEL_ACTIVITY_OPTIONS,
+      summary: 'shape the output',
+      ...withPriority(temporalPriority(fields)),
+      ...(modelQueue && { taskQueue: modelQueue }),
+    },
     [{ model, objective, schema, result: { status, summary, key_findings, limitations, raw_evidence } }],
   );
   return {

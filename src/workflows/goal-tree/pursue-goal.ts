@@ -348,7 +348,15 @@ async function ask<I extends GoalContextInput, T>(
   const { model, goal, stack, tools, evidence } = g.node;
   const input = { model, objective: g.input.objective, goal, stack, tools, evidence, ...extra } as I;
   const call = (request: I, summary: string) =>
-    component.executeWithOptions({ ...DEFAULT_MODEL_ACTIVITY_OPTIONS, summary, ...placed(g) }, [request]);
+    component.executeWithOptions(
+      {
+        ...DEFAULT_MODEL_ACTIVITY_OPTIONS,
+        summary,
+        ...placed(g),
+        ...(g.node.modelQueue && { taskQueue: g.node.modelQueue }),
+      },
+      [request],
+    );
   show(g, `Asking the model: ${name}`);
   try {
     let output = await call(input, name);

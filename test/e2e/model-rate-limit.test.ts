@@ -1,0 +1,190 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followRun, type RunEvent } from '../../src/client/follow';
+import { WaveloopClient } from '../../src/client/waveloop-client';
+import { FailureType } from '../../src/contract/errors';
+import type { ChatRequest } from '../support/fake-model';
+import { assess, goalModel, synthesis } from '../support/goal-model';
+import { Harness } from '../support/harness';
+import { eventually } from '../support/wait';
+
+/**
+ * `WAVELOOP_MODEL_RPM` on a real server: the runs' model calls go to `<queue>-model`, whose rate the
+ * server holds, so a handful of runs started together have their model calls started apart (the
+ * server's own event times); a follower of a run held back is told it waits for the model's rate
+ * limit; a run asking for local model calls under the limit is refused. And the worker's gate: a
+ * 429's `retry-after`, or an endpoint that says its tokens have run out, holds the next run's call
+ * on that worker too (the fake model's clock tells when the call came), and its follower is told.
+ */
+const h = new Harness();
+beforeAll(() => h.start());
+afterAll(() => h.stop());
+
+const EventType = temporal.api.enums.v1.EventType;
+const RPM = 30;
+const RUNS = 4;
+
+/** When the server started the run's `callModel` activities (ms), and the task queue they were scheduled on. */
+function modelCalls(history: History): Array<{ startedAt: number; taskQueue: string }> {
+  const scheduled = new Map<number, string>();
+  const calls: Array<{ startedAt: number; taskQueue: string }> = [];
+  for (const event of history.events ?? []) {
+    const attrs = event.activityTaskScheduledEventAttributes;
+    if (attrs?.activityType?.name === 'callModel') scheduled.set(Number(event.eventId), attrs.taskQueue?.name ?? '');
+    if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
+      const queue = scheduled.get(Number(event.activityTaskStartedEventAttributes!.scheduledEventId));
+      if (queue !== undefined) {
+        const t = event.eventTime!;
+        calls.push({ startedAt: Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6), taskQueue: queue });
+      }
+    }
+  }
+  return calls;
+}
+
+describe('model rate limit (WAVELOOP_MODEL_RPM)', () => {
+  it(`${RPM} calls a minute: ${RUNS} runs started together have their model calls started ${60 / RPM} s apart by the server, and a follower of a held run is told`, async () => {
+    h.fake.route(() => ({ content: 'Done.' }), { atMost: RUNS });
+    const { worker, taskQueue } = await h.worker({ modelRpm: RPM });
+    const client = new WaveloopClient(h.client, taskQueue);
+    await worker.runUntil(async () => {
+      const ids = await Promise.all(
+        Array.from({ length: RUNS }, (_, i) => client.runs.start({ goal: `Say done ${i}` }).then((r) => r.workflowId)),
+      );
+      const events: RunEvent[] = [];
+      const followers = ids.map((id) =>
+        followRun(client.runs, id, {
+          onEvent: (event) => {
+            if (event.type === 'rate-limit') events.push(event);
+          },
+        }),
+      );
+      const results = await Promise.all(ids.map((id) => client.runs.result(id)));
+      await Promise.all(followers.map((f) => f.stop()));
+      expect(results.map((r) => r.status)).toEqual(Array(RUNS).fill('completed'));
+      expect(events.length).toBeGreaterThan(0);
+      expect(events[0]).toMatchObject({ type: 'rate-limit', iteration: 1, requestsPerMinute: RPM });
+
+      const calls = (
+        await Promise.all(ids.map(async (id) => modelCalls(await h.client.workflow.getHandle(id).fetchHistory())))
+      ).flat();
+      expect(calls.map((c) => c.taskQueue)).toEqual(Array(RUNS).fill(`${taskQueue}-model`));
+      const started = calls.map((c) => c.startedAt).sort((a, b) => a - b);
+      // The server starts one call every 60/RPM s, with one more at once when its bucket is full:
+      // calls i < j are at least (j - i - 1) intervals apart (started together, all would be at 0).
+      const interval = 60_000 / RPM;
+      for (let i = 0; i < started.length; i++) {
+        for (let j = i + 1; j < started.length; j++) {
+          expect(started[j]! - started[i]!).toBeGreaterThanOrEqual((j - i - 1) * interval * 0.9);
+        }
+      }
+    });
+  }, 30_000);
+
+  it("a goal tree's model steps go to the model queue too", async () => {
+    const GOAL = 'Recall the answer to everything';
+    const router = goalModel({
+      [GOAL]: { assessment: [assess.answer()], synthesis: [synthesis('It is 42.', ['42'])] },
+    });
+    h.fake.script(...router.steps);
+    const { worker, taskQueue } = await h.worker({ modelRpm: 6_000 });
+    const client = new WaveloopClient(h.client, taskQueue);
+    await worker.runUntil(async () => {
+      const { workflowId } = await client.goals.start({ objective: GOAL });
+      expect(await client.goals.result(workflowId)).toMatchObject({ status: 'achieved' });
+      const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
+      const scheduled = (history.events ?? []).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a ? [`${a.activityType?.name} on ${a.taskQueue?.name}`] : [];
+      });
+      expect(scheduled).toEqual([
+        `resolveGoal on ${taskQueue}`,
+        `assessGoal on ${taskQueue}-model`,
+        `answerGoal on ${taskQueue}-model`,
+      ]);
+    });
+    router.assertDone();
+  });
+
+  it('a run asking for local model calls under a model rate limit is refused, and nothing reaches the model', async () => {
+    h.fake.script();
+    const received = h.fake.received;
+    const { worker, taskQueue } = await h.worker({ modelRpm: RPM });
+    const client = new WaveloopClient(h.client, taskQueue);
+    await worker.runUntil(async () => {
+      const { workflowId } = await client.runs.start({ goal: 'Say done', localModelCalls: true });
+      const error = await client.runs.result(workflowId).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(error).toBeInstanceOf(WorkflowFailedError);
+      const cause = (error as WorkflowFailedError).cause;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect((cause as ApplicationFailure).type).toBe(FailureType.InvalidInput);
+      expect(cause?.message).toMatch(/localModelCalls cannot run under a model rate limit \(30 calls a minute/);
+    });
+    expect(h.fake.received).toBe(received);
+  });
+});
+
+/** The goal of a request (its first user message). */
+const goalOf = (request: ChatRequest) => request.messages.find((m) => m.role === 'user')?.content ?? '';
+
+describe("the worker's rate-limit gate (the endpoint's headers, 429s)", () => {
+  /**
+   * Run A meets `first` (a 429, or a reply saying the tokens ran out for 2 s); run B starts once A's
+   * answer came, and its model call must wait until the 2 s have passed, its follower told so.
+   */
+  async function heldAfter(
+    first: { status: number; headers: Record<string, string> } | { content: string; headers: Record<string, string> },
+  ) {
+    let answeredA = 0;
+    h.fake.route(
+      (request) => {
+        if (goalOf(request) === 'A' && answeredA++ === 0) return first;
+        return { content: 'Done.' };
+      },
+      { atMost: 'status' in first ? 3 : 2 },
+    );
+    const { worker, taskQueue } = await h.worker({ stream: false });
+    const client = new WaveloopClient(h.client, taskQueue);
+    await worker.runUntil(async () => {
+      const a = await client.runs.start({ goal: 'A' });
+      const firstAt = (await eventually(() => Promise.resolve(h.fake.requests[0]), Boolean)).receivedAt!;
+      // B starts once A's worker has read the answer: A's call failed (429), or A ended.
+      if ('status' in first) {
+        await eventually(
+          () => client.runs.modelCall(a.workflowId),
+          (call) => (call?.attempt ?? 0) > 1,
+        );
+      } else await client.runs.result(a.workflowId);
+      const b = await client.runs.start({ goal: 'B' });
+      const events: RunEvent[] = [];
+      const follower = followRun(client.runs, b.workflowId, {
+        onEvent: (event) => {
+          if (event.type === 'rate-limit') events.push(event);
+        },
+      });
+      expect(await client.runs.result(b.workflowId)).toMatchObject({ status: 'completed' });
+      await follower.stop();
+      expect(await client.runs.result(a.workflowId)).toMatchObject({ status: 'completed' });
+      const bAt = h.fake.requests.find((r) => goalOf(r) === 'B')!.receivedAt!;
+      expect(bAt - firstAt).toBeGreaterThanOrEqual(2_000 - 50);
+      expect(events).toEqual([
+        expect.objectContaining({ type: 'rate-limit', iteration: 1, until: expect.any(String) }),
+      ]);
+    });
+  }
+
+  it("a 429 with retry-after 2 s holds the next run's model call on the worker until then; its follower is told", () =>
+    heldAfter({ status: 429, headers: { 'retry-after': '2' } }));
+
+  it('x-ratelimit-remaining-tokens 0 holds the next call until x-ratelimit-reset-tokens, before any 429', () =>
+    heldAfter({
+      content: 'Done.',
+      headers: { 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '2s' },
+    }));
+});
