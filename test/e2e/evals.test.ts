@@ -251,7 +251,8 @@ describe('waveloop eval', () => {
     expect(passed.code, passed.stderr).toBe(0);
     expect(passed.stdout).toContain('2 of 2 cases passed (100 %)');
     const { workflowId } = JSON.parse(fs.readFileSync(out, 'utf8')) as EvalReport;
-    await recordHistory('eval-exported', cli.client.temporal.workflow.getHandle(workflowId));
+    // Named by its workflow id, which the replay needs: the cases' ids derive from it.
+    await recordHistory(workflowId, cli.client.temporal.workflow.getHandle(workflowId));
 
     // The replay, from the eval's recording: no model call; Acme's lookup now says otherwise, which the replay catches.
     cli.fake.reset();

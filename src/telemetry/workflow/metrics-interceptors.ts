@@ -8,6 +8,7 @@ import type {
 } from '@temporalio/workflow';
 import { approveUpdate, denyUpdate } from '../../contract/messages';
 import { Metric } from './metric-names';
+import { isRunWorkflow } from './run-workflows';
 
 /**
  * The workflow interceptor of waveloop's run metrics, a module of the workflow bundle when metrics
@@ -39,7 +40,8 @@ class RunMetrics implements WorkflowInboundCallsInterceptor {
   );
 
   execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
-    // A run continued as new goes on with the same run.
+    // An eval or a webhook's delivery is no run. A run continued as new goes on with the same run.
+    if (!isRunWorkflow(workflowInfo().workflowType)) return next(input);
     if (!workflowInfo().continuedFromExecutionRunId) this.started.add(1);
     const running = next(input);
     void running.then(

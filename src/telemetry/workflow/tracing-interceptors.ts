@@ -23,6 +23,7 @@ import type {
 } from '@temporalio/workflow';
 import { approveUpdate, denyUpdate } from '../../contract/messages';
 import { RunSpans } from './run-spans';
+import { isRunWorkflow } from './run-workflows';
 
 /**
  * The workflow interceptors of tracing, a module of the workflow bundle only when tracing is on
@@ -62,9 +63,10 @@ class SpansInbound implements WorkflowInboundCallsInterceptor {
   constructor(private readonly spans: RunSpans) {}
 
   execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
-    return this.spans.invoke(workflowInfo().workflowType, input.args, extractContextFromHeaders(input.headers), () =>
-      next(input),
-    );
+    const { workflowType } = workflowInfo();
+    // An eval or a webhook's delivery is no agent run: it has no `invoke_agent` span.
+    if (!isRunWorkflow(workflowType)) return next(input);
+    return this.spans.invoke(workflowType, input.args, extractContextFromHeaders(input.headers), () => next(input));
   }
 
   handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>): Promise<unknown> {
