@@ -77,7 +77,7 @@ export async function modelLimit(env: BenchEnv, sizes: ModelLimitSizes): Promise
         { target: '429s from the fake holding the same limit', value: String(refused), met: 'no threshold' },
       ],
       notes: [
-        `Every worker polls the model queue (\`<queue>-model\`) with maxTaskQueueActivitiesPerSecond = ${rpm}/60; the server holds the rate for the queue, whichever worker polls (docs/flow-control.md). The window is read from the fake's arrival times (all requests, refused ones too); "exactly their model calls": each run's turns reached the fake ${CALLS_PER_RUN} times, no more (a 429 would show as one more).`,
+        `Every worker polls the model queue (\`<queue>-model\`) with maxTaskQueueActivitiesPerSecond = 0.95 × ${rpm}/60; the server holds the rate for the queue, whichever worker polls (docs/flow-control.md). The window is read from the fake's arrival times (all requests, refused ones too); "exactly their model calls": each run's turns reached the fake ${CALLS_PER_RUN} times, no more (a 429 would show as one more).`,
       ],
       data: { runs, workers, rpm, completed, exact, requests: seen.length, most, refused, seconds },
     };
