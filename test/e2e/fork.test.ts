@@ -13,7 +13,7 @@ import { queryWithRetry } from '../../src/temporal/query';
 import { defineTool } from '../../src/tools/define';
 import { cliFixture, waveloop, type CliFixture } from '../support/cli';
 import type { ChatRequest } from '../support/fake-model';
-import { historyPayloads } from '../support/history';
+import { historyPayloads, recordHistory } from '../support/history';
 
 const { EventType } = temporal.api.enums.v1;
 
@@ -116,6 +116,7 @@ describe('waveloop fork: a new run from any iteration of another', () => {
     });
     // Only the fork's own iteration 3 ran a tool: one more effect, none repeated.
     expect(await toolsRun(cli.client.runs.handle('fork-1'))).toBe(1);
+    await recordHistory('fork-1', cli.client.runs.handle('fork-1'));
     expect(steps).toEqual(['customer Initrode', 'invoice Initrode', 'mail Initrode', 'mail Initech']);
 
     const source = await cli.client.runs.handle('fork-source').describe();
