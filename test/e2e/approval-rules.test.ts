@@ -3,12 +3,11 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingDecision } from '../../src/client/pending';
 import type { AgentLoopResult } from '../../src/contract/agent-loop';
-import { cliFixture, waveloop, waveloopLive, type CliFixture } from '../support/cli';
+import { cliFixture, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { toolMessages, type ChatRequest } from '../support/fake-model';
 import { waitForProgress } from '../support/harness';
 import { recordHistory } from '../support/history';
 import { testProject, type TestProject } from '../support/project';
-import { eventually } from '../support/wait';
 
 /**
  * Approval rules that follow the business: a payment over 1,000 USD waits for a person, a smaller
@@ -57,15 +56,14 @@ export default defineConfig({
 
 let cli: CliFixture;
 let project: TestProject;
-let worker: ReturnType<typeof waveloopLive> | undefined;
+let worker: LiveCommand | undefined;
 const payments = () => {
   const file = path.join(project.dir, 'payments.log');
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n') : [];
 };
 
 async function startWorker(): Promise<void> {
-  worker = waveloopLive(['worker'], { ...cli.env, WAVELOOP_LOG_LEVEL: 'INFO' }, { cwd: project.dir });
-  await eventually(worker.stderr, (said) => said.includes('Worker polling'));
+  worker = await workerProcess(cli.env, { cwd: project.dir });
 }
 
 beforeAll(async () => {

@@ -2,11 +2,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../src/contract/eval';
-import { cliFixture, waveloop, waveloopLive, type CliFixture } from '../support/cli';
+import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
 import { recordHistory } from '../support/history';
 import { testProject, type TestProject } from '../support/project';
-import { eventually } from '../support/wait';
 
 /**
  * Evals on a real server, as a user runs them: `waveloop eval` over a project whose worker is a
@@ -68,11 +67,10 @@ const DATASET = [
 
 let cli: CliFixture;
 let project: TestProject;
-let worker: ReturnType<typeof waveloopLive> | undefined;
+let worker: LiveCommand | undefined;
 
 async function startWorker(): Promise<void> {
-  worker = waveloopLive(['worker'], { ...cli.env, WAVELOOP_LOG_LEVEL: 'INFO' }, { cwd: project.dir });
-  await eventually(worker.stderr, (said) => said.includes('Worker polling'));
+  worker = await workerProcess(cli.env, { cwd: project.dir });
 }
 
 const cmd = (args: string[]) => waveloop(args, cli.env, { cwd: project.dir });

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliFixture, waveloop, waveloopLive, type CliFixture } from '../support/cli';
+import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture } from '../support/cli';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
 
@@ -61,8 +61,7 @@ describe('graceful shutdown', () => {
     const lines = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n') : []);
     cli.fake.script({ toolCalls: [{ name: 'slow_export', args: {} }] }, { content: 'Exported the ledger.' });
 
-    const worker = waveloopLive(['worker'], { ...cli.env, WAVELOOP_LOG_LEVEL: 'INFO' }, { cwd: project.dir });
-    await eventually(worker.stderr, (said) => said.includes('Worker polling'));
+    const worker = await workerProcess(cli.env, { cwd: project.dir });
     const started = await waveloop(['run', '--detach', '--json', 'Export the ledger'], cli.env, { cwd: project.dir });
     const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
     await eventually(lines, (log) => log.includes('started'));

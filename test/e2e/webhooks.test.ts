@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookBody } from '../../src/contract/webhooks';
-import { cliFixture, waveloopLive, type CliFixture } from '../support/cli';
+import { cliFixture, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { assess, goalModel } from '../support/goal-model';
 import { eventually } from '../support/wait';
 import { signatureHolds, webhookReceiver } from '../support/webhook-receiver';
@@ -16,18 +16,15 @@ import { signatureHolds, webhookReceiver } from '../support/webhook-receiver';
 const SECRET = 'whsec-test';
 let cli: CliFixture;
 let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
-let worker: ReturnType<typeof waveloopLive> | undefined;
+let worker: LiveCommand | undefined;
 
 async function startWorker(): Promise<void> {
-  const env = {
+  worker = await workerProcess({
     ...cli.env,
-    WAVELOOP_LOG_LEVEL: 'INFO',
     WAVELOOP_WEBHOOK_URL: `${receiver.url('/hook')}, slack:${receiver.url('/slack')}`,
     WAVELOOP_WEBHOOK_SECRET: SECRET,
     WAVELOOP_INBOX_URL: 'http://127.0.0.1:8080/',
-  };
-  worker = waveloopLive(['worker'], env);
-  await eventually(worker.stderr, (said) => said.includes('Worker polling'), { problem: 'The worker never polled.' });
+  });
 }
 
 beforeAll(async () => {

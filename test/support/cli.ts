@@ -6,6 +6,7 @@ import type { Worker } from '@temporalio/worker';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import type { FakeModel } from './fake-model';
 import { Harness } from './harness';
+import { eventually } from './wait';
 
 export const ROOT = path.join(__dirname, '..', '..');
 export const CLI = path.join(ROOT, 'bin', 'waveloop.js');
@@ -50,6 +51,19 @@ export function waveloopLive(
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
   return { stdout: () => stdout, stderr: () => stderr, kill: (signal) => child.kill(signal), done };
+}
+
+/** What `waveloopLive` returns: a command running, its output so far, and how it ended. */
+export type LiveCommand = ReturnType<typeof waveloopLive>;
+
+/** `waveloop worker` as a process of its own (logging at INFO, in `cwd`), once it polls its task queue. */
+export async function workerProcess(
+  env: Record<string, string | undefined>,
+  { cwd }: { cwd?: string } = {},
+): Promise<LiveCommand> {
+  const worker = waveloopLive(['worker'], { ...env, WAVELOOP_LOG_LEVEL: 'INFO' }, cwd ? { cwd } : {});
+  await eventually(worker.stderr, (said) => said.includes('Worker polling'), { problem: 'The worker never polled.' });
+  return worker;
 }
 
 /**
