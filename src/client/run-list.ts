@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Priority } from '@temporalio/common';
-import { AGENT_LOOP_WORKFLOW, type RunProgress } from '../contract/agent-loop';
+import { AGENT_LOOP_WORKFLOW, RUN_STATUSES, type RunProgress } from '../contract/agent-loop';
 import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { setPriority, withPriority } from '../contract/priority';
@@ -19,13 +19,7 @@ export const RUN_STATES = [
   'waiting_for_input',
   'waiting_for_approval',
   'waiting_for_message',
-  'completed',
-  'max_iterations',
-  'budget_exhausted',
-  'deadline',
-  'circuit_open',
-  'cancelled',
-  'invalid_output',
+  ...RUN_STATUSES,
   'failed',
 ] as const satisfies readonly RunProgress['status'][];
 

@@ -142,8 +142,16 @@ export function parseAgentLoopInput(rawInput: unknown): AgentLoopInput {
  * How a run ended. Every status but `failed` comes with an answer (possibly partial);
  * `invalid_output`: the answers never matched the run's output schema (`outputErrors` says why).
  */
-export type RunStatus =
-  'completed' | 'max_iterations' | 'budget_exhausted' | 'deadline' | 'circuit_open' | 'cancelled' | 'invalid_output';
+export const RUN_STATUSES = [
+  'completed',
+  'max_iterations',
+  'budget_exhausted',
+  'deadline',
+  'circuit_open',
+  'cancelled',
+  'invalid_output',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export interface ToolCallRecord {
   /** The model's tool call id. */

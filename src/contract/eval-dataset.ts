@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUN_STATUSES } from './agent-loop';
 import type { EvalCase } from './eval';
 import { BUILTIN_SCORERS } from './eval-scorer';
 import { describeIssues } from './issues';
@@ -8,16 +9,8 @@ import { describeIssues } from './issues';
  * starting with `#` are skipped. Checked whole before anything starts.
  */
 
-const RUN_STATUSES = [
-  'completed',
-  'max_iterations',
-  'budget_exhausted',
-  'deadline',
-  'circuit_open',
-  'cancelled',
-  'invalid_output',
-  'failed',
-] as const;
+/** How a case's run may end: its result's status, or `failed`. */
+const ENDINGS = [...RUN_STATUSES, 'failed'] as const;
 
 const nonEmpty = z.string().trim().min(1);
 
@@ -33,7 +26,7 @@ export const EvalExpectSchema = z
       .optional(),
     maxIterations: z.number().int().positive().optional(),
     maxTokens: z.number().int().positive().optional(),
-    status: z.enum(RUN_STATUSES).optional(),
+    status: z.enum(ENDINGS).optional(),
     judge: nonEmpty.optional(),
   })
   .catchall(z.unknown());
