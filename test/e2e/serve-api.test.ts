@@ -1,6 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WaveloopClient } from '../../src/client/waveloop-client';
+import { DELIVER_WEBHOOKS_WORKFLOW } from '../../src/contract/webhooks';
 import { createHttpApp, startHttpServer, type HttpServer } from '../../src/http';
 import { cliFixture, waveloop, waveloopLive, type CliFixture } from '../support/cli';
 import { waitForProgress } from '../support/harness';
@@ -272,6 +273,21 @@ describe('waveloop serve: the HTTP API', () => {
         .terminate('test done')
         .catch(() => undefined);
     }
+  });
+
+  it("the inbox's run page of a workflow that is no run (a webhook's delivery) is 404, not a redirect to itself", async () => {
+    const id = 'serve-not-a-run';
+    await cli.client.temporal.workflow.execute(DELIVER_WEBHOOKS_WORKFLOW, {
+      taskQueue: cli.taskQueue,
+      workflowId: id,
+      args: [{ deliveryId: id, urls: [], notice: {} }],
+    });
+    const page = await fetch(`${server.url}/runs/${id}`, {
+      headers: { authorization: `Bearer ${TOKENS[0]!.token}` },
+      redirect: 'manual',
+    });
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain(`${id} is a deliverWebhooks workflow, not a run`);
   });
 
   it('the OpenAPI document lists every route, behind the token; unknown routes are 404 JSON; CORS only for --cors', async () => {

@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import { pendingOf, type PendingDecision } from '../../client/pending';
 import { RUN_STATES } from '../../client/run-list';
-import { AgentLoopInputSchema } from '../../contract/agent-loop';
+import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema } from '../../contract/agent-loop';
+import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { describeIssues } from '../../contract/issues';
 import type { Api, RouteDeps } from '../api-env';
 import { answerQuestion, decideApproval, endConversation, sendMessage } from '../decisions';
@@ -57,7 +58,13 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
   app.get('/runs/:id', async (c) => {
     const id = c.req.param('id');
     const report = await runs.status(id);
-    if (report.workflowType !== 'agentLoop') return c.redirect(pageOf(report.workflowType, id), 303);
+    if (report.workflowType === PURSUE_GOAL_WORKFLOW) return c.redirect(pageOf(report.workflowType, id), 303);
+    if (report.workflowType !== AGENT_LOOP_WORKFLOW)
+      throw new HttpError(
+        404,
+        'not_found',
+        `${id} is a ${report.workflowType} workflow, not a run: it has no page here.`,
+      );
     return c.html(layout(report.goal ?? id, runSection(report, webUi?.(id))));
   });
 

@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import { RUN_STATES, type RunPage } from '../../client/run-list';
+import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { ago, clip } from './format';
 import type { Html } from './layout';
 
@@ -61,5 +62,5 @@ export function runListView(page: RunPage, status: string | undefined, now = new
 
 /** The page of a run: a goal tree's, or an agent run's. */
 export function pageOf(workflowType: string, workflowId: string): string {
-  return `/${workflowType === 'pursueGoal' ? 'goals' : 'runs'}/${encodeURIComponent(workflowId)}`;
+  return `/${workflowType === PURSUE_GOAL_WORKFLOW ? 'goals' : 'runs'}/${encodeURIComponent(workflowId)}`;
 }
