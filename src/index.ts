@@ -9,7 +9,7 @@
 
 // Declaring a project (waveloop.config.ts).
 export { defineConfig, type ProjectConfig } from './project/define-config';
-export { defineScorer, type ScoredRun, type ScorerDefinition } from './contract/eval-scorer';
+export { defineScorer, type ScoredRun, type ScorerDefinition } from './contract/eval/scorer';
 export {
   defineTool,
   ToolError,
@@ -91,7 +91,7 @@ export {
   type ToolCallRecord,
   type WaveRecord,
 } from './contract/agent-loop';
-export type { Usage } from './contract/usage';
+export type { Usage } from './contract/model/usage';
 export {
   EVAL_WORKFLOW,
   type EvalCase,
@@ -102,10 +102,10 @@ export {
   type EvalRunResult,
   type EvalSummary,
   type Score,
-} from './contract/eval';
+} from './contract/eval/eval';
 export { FailureType } from './contract/errors';
-export { FORKED_FROM_MEMO, ForkRefusedError, type ForkedFrom } from './contract/fork';
-export { ForkSchema, type ForkInput } from './contract/fork-schema';
+export { FORKED_FROM_MEMO, ForkRefusedError, type ForkedFrom } from './contract/fork/fork';
+export { ForkSchema, type ForkInput } from './contract/fork/schema';
 export { DEFAULT_GOAL_CONSTRAINTS, PURSUE_GOAL_WORKFLOW } from './contract/goal-tree/defaults';
 export {
   GoalTreeInputSchema,
@@ -119,7 +119,7 @@ export {
   type WebhookBody,
   type WebhookEvent,
   type WebhookPending,
-} from './contract/webhooks';
+} from './contract/webhooks/webhooks';
 export {
   answerUpdate,
   approveUpdate,

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { durationMs } from './contract/duration';
-import { WebhookUrlSchema } from './contract/webhook-url';
+import { durationMs } from './contract/settings/duration';
+import { WebhookUrlSchema } from './contract/webhooks/url';
 import { encryptionKeysFromEnv, type EncryptionKeys } from './payloads/encryption-keys';
 
 /**

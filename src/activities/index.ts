@@ -1,9 +1,9 @@
 import type { RetryPolicy } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ChatMessage } from '../contract/agent-loop';
-import type { ScorerDefinition } from '../contract/eval-scorer';
-import type { ModelQueues } from '../contract/model-queues';
-import type { ModelPrice } from '../contract/pricing';
+import type { ScorerDefinition } from '../contract/eval/scorer';
+import type { ModelQueues } from '../contract/flow/model-queues';
+import type { ModelPrice } from '../contract/model/pricing';
 import type { BlobStore } from '../payloads/blob-store';
 import { createScoreEvalCase } from './eval/score-case';
 import { createGoalActivities } from './goal-tree/components';

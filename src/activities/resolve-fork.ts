@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ForkPoint } from '../contract/activity-io';
 import { FailureType } from '../contract/errors';
-import { ForkRefusedError } from '../contract/fork';
-import type { ForkInput } from '../contract/fork-schema';
+import { ForkRefusedError } from '../contract/fork/fork';
+import type { ForkInput } from '../contract/fork/schema';
 
 export interface ResolveForkDeps {
   /** Reads a source run's transcript at an iteration (the worker's: `readForkPoint` over its client). */

@@ -13,15 +13,15 @@ import {
   DEFAULT_TOOL_TIMEOUT_MS,
 } from '../contract/activity-options';
 import { parseAgentLoopInput, type AgentLoopInput } from '../contract/agent-loop';
-import { contextWindowOf } from '../contract/context-windows';
 import { FailureType } from '../contract/errors';
-import type { ModelQueues } from '../contract/model-queues';
-import { outputInstructions } from '../contract/output';
+import type { ModelQueues } from '../contract/flow/model-queues';
+import { temporalPriority } from '../contract/flow/priority';
+import { priceOf, type ModelPrice } from '../contract/model/pricing';
+import { outputInstructions } from '../contract/output/output';
 import { jsonPlannerInstructions } from '../contract/plan';
-import { priceOf, type ModelPrice } from '../contract/pricing';
-import { temporalPriority } from '../contract/priority';
 import type { AnyTool } from '../tools/define';
 import { approvalRuleOf } from './approval-rule';
+import { contextWindowOf } from './context-windows';
 import { toolParametersSchema } from './model/tool-schema';
 import { outputSpecOf } from './output/output-spec';
 import type { Registry } from './registry';

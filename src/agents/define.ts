@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { webhookUrlProblem } from '../contract/webhook-url';
+import { webhookUrlProblem } from '../contract/webhooks/url';
 import type { ApprovalRule, OnApprovalTimeout } from '../tools/define';
 
 /**
@@ -56,7 +56,7 @@ export interface AgentDefinition<O = unknown> {
     timeoutSeconds?: number;
     /**
      * The model's context window in tokens, for memory pruning (default: known for OpenAI's models,
-     * `src/contract/context-windows.ts`; for others the transcript is compacted when the endpoint says
+     * `src/activities/context-windows.ts`; for others the transcript is compacted when the endpoint says
      * it no longer fits).
      */
     maxContextTokens?: number;

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { outputSchemaProblem } from '../contract/output-schema';
+import { outputSchemaProblem } from '../contract/output/schema';
 import { UsageError } from './errors';
 
 /**

@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import { WaveloopClient } from '../client/waveloop-client';
-import { durationMs } from '../contract/duration';
+import { durationMs } from '../contract/settings/duration';
 import type { LoadedProject } from '../project/load-project';
 import { ensureEmbeddedServer } from '../server/embedded-server';
 import type { WaveloopSettings } from '../settings';

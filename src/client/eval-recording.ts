@@ -2,8 +2,8 @@ import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { ModelCallOutput } from '../contract/activity-io';
 import type { AgentLoopResult, AssistantMessage } from '../contract/agent-loop';
-import type { EvalReport } from '../contract/eval';
-import type { Usage } from '../contract/usage';
+import type { EvalReport } from '../contract/eval/eval';
+import type { Usage } from '../contract/model/usage';
 
 /**
  * A recording of an eval's model replies (`waveloop eval --replay`): for each case, every reply of

@@ -1,5 +1,5 @@
 import type { AgentLoopResult, RunProgress, ToolCallRecord, WaveRecord } from '../contract/agent-loop';
-import type { StreamedText } from '../contract/streaming';
+import type { StreamedText } from '../contract/model/streaming';
 import type { ModelCallState } from './model-call';
 
 /** What a follower reads of a run (`WaveloopClient.runs` has both). */

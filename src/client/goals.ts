@@ -2,7 +2,7 @@ import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/
 import { ZodError } from 'zod';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalResult, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
-import { outputSchemaProblem } from '../contract/output-schema';
+import { outputSchemaProblem } from '../contract/output/schema';
 import { goalEvents, readGoalTree, type GoalEvent, type GoalTreeNode, type HistoryCache } from './goal-tree';
 import { startGoalWorkflow } from './start-workflow';
 

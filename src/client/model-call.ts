@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { isRateLimitWait } from '../contract/rate-limit';
-import { isStreamedText, type StreamedText } from '../contract/streaming';
+import { isRateLimitWait } from '../contract/flow/rate-limit';
+import { isStreamedText, type StreamedText } from '../contract/model/streaming';
 import { describeFailure } from '../temporal/pending-activity';
 
 /** A run's model call in flight (`runs.modelCall`). */

@@ -3,9 +3,9 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Priority } from '@temporalio/common';
 import { AGENT_LOOP_WORKFLOW, RUN_STATUSES, type RunProgress } from '../contract/agent-loop';
-import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork';
+import { setPriority, withPriority } from '../contract/flow/priority';
+import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
-import { setPriority, withPriority } from '../contract/priority';
 import { WAVELOOP_EVAL, WAVELOOP_STATUS } from '../contract/search-attributes';
 
 /**

@@ -15,7 +15,8 @@ import {
   type ChatMessage,
   type RunProgress,
 } from '../contract/agent-loop';
-import type { ForkInput } from '../contract/fork-schema';
+import { setPriority, withPriority } from '../contract/flow/priority';
+import type { ForkInput } from '../contract/fork/schema';
 import {
   answerUpdate,
   approveUpdate,
@@ -25,7 +26,6 @@ import {
   statusQuery,
   transcriptQuery,
 } from '../contract/messages';
-import { setPriority, withPriority } from '../contract/priority';
 import { locateIteration } from '../temporal/fork-point';
 import { queryWithRetry } from '../temporal/query';
 import { followRun, type Follower, type FollowOptions } from './follow';

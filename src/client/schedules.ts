@@ -8,11 +8,11 @@ import {
   type ScheduleSpec,
 } from '@temporalio/client';
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, type AgentLoopInput } from '../contract/agent-loop';
-import { formatDuration } from '../contract/duration';
+import { temporalPriority, withPriority, type PriorityFields } from '../contract/flow/priority';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalTreeInput } from '../contract/goal-tree/pursue-goal';
 import { describeIssues } from '../contract/issues';
-import { temporalPriority, withPriority, type PriorityFields } from '../contract/priority';
+import { formatDuration } from '../contract/settings/duration';
 import { grpcErrorOf, GrpcStatus } from '../temporal/grpc-status';
 import { GOAL_MEMO, PRIORITY_MEMO } from './run-list';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { temporalPriority, withPriority, type PriorityFields } from '../contract/flow/priority';
 import { workflowSummary } from '../contract/goal-tree/text';
-import { temporalPriority, withPriority, type PriorityFields } from '../contract/priority';
 import { GOAL_MEMO, PRIORITY_MEMO } from './run-list';
 
 /** What starting an agent run or a goal tree takes besides its validated input. */

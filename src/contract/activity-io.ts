@@ -1,10 +1,10 @@
 import type { Priority, RetryPolicy } from '@temporalio/common';
 import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
-import type { ForkedFrom } from './fork';
-import type { ModelQueue } from './model-queues';
-import type { OutputSpec } from './output';
+import type { ModelQueue } from './flow/model-queues';
+import type { ForkedFrom } from './fork/fork';
+import type { ModelPrice } from './model/pricing';
+import type { OutputSpec } from './output/output';
 import type { Planner } from './plan';
-import type { ModelPrice } from './pricing';
 
 /** What the workflow needs to know about a tool to schedule its calls (no code, no schema). */
 export interface ToolInfo {

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { ForkedFrom } from './fork';
-import { ForkSchema } from './fork-schema';
+import { PriorityFieldsShape } from './flow/priority-schema';
+import type { ForkedFrom } from './fork/fork';
+import { ForkSchema } from './fork/schema';
 import { parseWorkflowInput } from './issues';
-import { OutputSchemaSchema } from './output-schema';
+import type { Usage } from './model/usage';
+import { OutputSchemaSchema } from './output/schema';
 import { PlannerSchema } from './plan';
-import { PriorityFieldsShape } from './priority-schema';
-import type { Usage } from './usage';
-import { WebhookUrlsSchema } from './webhook-url';
+import { WebhookUrlsSchema } from './webhooks/url';
 
 /**
  * The public contract of the `agentLoop` workflow: what any Temporal client sends and gets back.
@@ -189,7 +189,7 @@ export interface WaveRecord {
   calls: ToolCallRecord[];
 }
 
-export { addUsage, ZERO_USAGE, type Usage } from './usage';
+export { addUsage, ZERO_USAGE, type Usage } from './model/usage';
 
 /** A run's result; `O` is the type of its `output`, when its schema is known (`AgentOutput`). */
 export interface AgentLoopResult<O = unknown> {

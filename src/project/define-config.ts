@@ -1,5 +1,5 @@
 import type { AgentDefinition } from '../agents/define';
-import type { ScorerDefinition } from '../contract/eval-scorer';
+import type { ScorerDefinition } from '../contract/eval/scorer';
 import type { McpServers } from '../mcp/server-config';
 import type { ToolDefinition } from '../tools/define';
 

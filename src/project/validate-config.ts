@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AgentDefinition } from '../agents/define';
 import { AgentLoopInputSchema } from '../contract/agent-loop';
-import { BUILTIN_SCORERS, type ScorerDefinition } from '../contract/eval-scorer';
+import { BUILTIN_SCORERS, type ScorerDefinition } from '../contract/eval/scorer';
 import { describeIssues } from '../contract/issues';
 import { mcpServersSchema, type McpServers } from '../mcp/server-config';
 import { TOOL_NAME, type AnyTool, type ApprovalRule } from '../tools/define';

@@ -12,8 +12,8 @@ import {
   modelCallOutput,
   TOOL_CALL_ACTIVITY,
   toolCallInput,
-} from '../contract/model-activities';
-import { costOf, priceOf, type ModelPrice } from '../contract/pricing';
+} from '../contract/model/activities';
+import { costOf, priceOf, type ModelPrice } from '../contract/model/pricing';
 import { Metric } from './workflow/metric-names';
 
 /**

@@ -6,7 +6,7 @@ import {
   type OpenTelemetrySinks,
 } from '@temporalio/interceptors-opentelemetry';
 import { Runtime, type ActivityInterceptorsFactory, type InjectedSinks, type Worker } from '@temporalio/worker';
-import type { ModelPrice } from '../contract/pricing';
+import type { ModelPrice } from '../contract/model/pricing';
 import { activityMetrics } from './activity-metrics';
 import { watchApprovals } from './approvals-gauge';
 import { installMetricsRuntimeFromEnv, runtimeExportsMetrics } from './metrics-runtime';

@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ForkPoint } from '../contract/activity-io';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopInput, type ChatMessage } from '../contract/agent-loop';
-import { ForkRefusedError } from '../contract/fork';
-import type { ForkInput } from '../contract/fork-schema';
+import { ForkRefusedError } from '../contract/fork/fork';
+import type { ForkInput } from '../contract/fork/schema';
 import { transcriptQuery } from '../contract/messages';
 import { lastIteration, readRunRecord, type RecordedModelCall, type RunRecord } from './fork-history';
 import { queryWithRetry } from './query';

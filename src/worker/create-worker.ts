@@ -4,9 +4,9 @@ import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/w
 import OpenAI from 'openai';
 import { createActivities, Registry, type WorkerWebhooks } from '../activities';
 import type { AgentDefinition } from '../agents/define';
-import type { ScorerDefinition } from '../contract/eval-scorer';
+import type { ScorerDefinition } from '../contract/eval/scorer';
 import { transcriptQuery } from '../contract/messages';
-import type { ModelPrice } from '../contract/pricing';
+import type { ModelPrice } from '../contract/model/pricing';
 import { RUN_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import type { BlobStore } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';

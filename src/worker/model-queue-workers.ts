@@ -1,6 +1,6 @@
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { AgentDefinition } from '../agents/define';
-import { modelQueueName, type ModelQueue, type ModelQueues } from '../contract/model-queues';
+import { modelQueueName, type ModelQueue, type ModelQueues } from '../contract/flow/model-queues';
 import type { WorkerTuning } from './tuning';
 
 /**

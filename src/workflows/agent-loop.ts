@@ -10,7 +10,7 @@ import type {
   WaveRecord,
 } from '../contract/agent-loop';
 import { transcriptQuery } from '../contract/messages';
-import { addUsage, usageReport, type Usage } from '../contract/usage';
+import { addUsage, usageReport, type Usage } from '../contract/model/usage';
 import { alarm } from './alarm';
 import { clippedWaves } from './compaction';
 import { forkPoint, recordForkedFrom } from './fork';

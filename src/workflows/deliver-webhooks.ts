@@ -1,7 +1,7 @@
 import { ActivityFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { WEBHOOK_ACTIVITY_OPTIONS } from '../contract/activity-options';
-import type { DeliverWebhooksInput } from '../contract/webhooks';
+import type { DeliverWebhooksInput } from '../contract/webhooks/webhooks';
 
 const { postWebhook } = proxyActivities<ReturnType<typeof createActivities>>(WEBHOOK_ACTIVITY_OPTIONS);
 

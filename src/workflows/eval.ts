@@ -9,7 +9,7 @@ import {
   type EvalInput,
   type EvalReport,
   type EvalRunResult,
-} from '../contract/eval';
+} from '../contract/eval/eval';
 import { workflowSummary } from '../contract/goal-tree/text';
 import { WAVELOOP_EVAL } from '../contract/search-attributes';
 import { agentLoop } from './agent-loop';

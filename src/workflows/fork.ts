@@ -2,8 +2,8 @@ import { proxyActivities, upsertMemo, workflowInfo } from '@temporalio/workflow'
 import type { createActivities } from '../activities';
 import type { ForkPoint } from '../contract/activity-io';
 import { RESOLVE_FORK_ACTIVITY_OPTIONS } from '../contract/activity-options';
-import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork';
-import type { ForkInput } from '../contract/fork-schema';
+import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork/fork';
+import type { ForkInput } from '../contract/fork/schema';
 import { asRunFailure } from './model-calls';
 
 type Activities = ReturnType<typeof createActivities>;

@@ -1,6 +1,6 @@
 import type { ToolCallRecord, Usage } from '../contract/agent-loop';
-import type { ModelPrice } from '../contract/pricing';
-import { costOf } from '../contract/pricing';
+import type { ModelPrice } from '../contract/model/pricing';
+import { costOf } from '../contract/model/pricing';
 import { textHash } from '../contract/text-hash';
 
 /**

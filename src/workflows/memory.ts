@@ -2,7 +2,7 @@ import { isCancellation, makeContinueAsNewFunc, workflowInfo } from '@temporalio
 import type { ResolvedRun } from '../contract/activity-io';
 import { DEFAULT_MAX_HISTORY_EVENTS } from '../contract/activity-options';
 import type { AgentLoopInput, ChatMessage, Usage, WaveRecord } from '../contract/agent-loop';
-import type { ForkedFrom } from '../contract/fork';
+import type { ForkedFrom } from '../contract/fork/fork';
 import { compacted, compactionRange } from './compaction';
 import { summarize } from './model-calls';
 import type { Transcript } from './transcript';

@@ -21,7 +21,7 @@ import {
   RESOLVE_RUN_ACTIVITY_OPTIONS,
 } from '../contract/activity-options';
 import { FailureType } from '../contract/errors';
-import { withPriority } from '../contract/priority';
+import { withPriority } from '../contract/flow/priority';
 import { modelSummary } from '../contract/summaries';
 
 type Activities = ReturnType<typeof createActivities>;

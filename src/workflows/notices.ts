@@ -13,7 +13,7 @@ import {
   type WebhookEvent,
   type WebhookNotice,
   type WebhookPending,
-} from '../contract/webhooks';
+} from '../contract/webhooks/webhooks';
 import { deliverWebhooks } from './deliver-webhooks';
 
 /** What a run waits for, as its gate tells it: the event, what waits and, for a conversation, the turn's message. */

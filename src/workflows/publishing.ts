@@ -2,8 +2,8 @@ import { setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } f
 import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../contract/activity-options';
 import type { AgentLoopResult, RunProgress, RunStatus } from '../contract/agent-loop';
 import { statusQuery } from '../contract/messages';
+import { ZERO_USAGE } from '../contract/model/usage';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../contract/search-attributes';
-import { ZERO_USAGE } from '../contract/usage';
 import { runDetails } from './run-details';
 
 /**

@@ -2,7 +2,7 @@ import { proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { CHECK_OUTPUT_ACTIVITY_OPTIONS } from '../contract/activity-options';
 import type { AgentLoopResult } from '../contract/agent-loop';
-import { outputRepairNote, type OutputSpec } from '../contract/output';
+import { outputRepairNote, type OutputSpec } from '../contract/output/output';
 
 const { checkOutput } = proxyLocalActivities<ReturnType<typeof createActivities>>(CHECK_OUTPUT_ACTIVITY_OPTIONS);
 

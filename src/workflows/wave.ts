@@ -11,7 +11,7 @@ import type { ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activi
 import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import type { ApprovalRecord, ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
 import { FailureType } from '../contract/errors';
-import { withPriority } from '../contract/priority';
+import { withPriority } from '../contract/flow/priority';
 import { toolSummary } from '../contract/summaries';
 import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EvalReport } from '../../src/contract/eval';
+import type { EvalReport } from '../../src/contract/eval/eval';
 import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
 import { recordHistory } from '../support/history';

@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WaveloopClient } from '../../src/client/waveloop-client';
-import { DELIVER_WEBHOOKS_WORKFLOW } from '../../src/contract/webhooks';
+import { DELIVER_WEBHOOKS_WORKFLOW } from '../../src/contract/webhooks/webhooks';
 import { createHttpApp, startHttpServer, type HttpServer } from '../../src/http';
 import { cliFixture, waveloop, waveloopLive, type CliFixture } from '../support/cli';
 import { waitForProgress } from '../support/harness';

@@ -1,7 +1,7 @@
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WaveloopClient } from '../../src/client/waveloop-client';
-import type { StreamedText } from '../../src/contract/streaming';
+import type { StreamedText } from '../../src/contract/model/streaming';
 import { Harness } from '../support/harness';
 import { payloadTexts, recordHistory } from '../support/history';
 import { eventually, gate } from '../support/wait';

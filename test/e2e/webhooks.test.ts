@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebhookBody } from '../../src/contract/webhooks';
+import type { WebhookBody } from '../../src/contract/webhooks/webhooks';
 import { cliFixture, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { assess, goalModel } from '../support/goal-model';
 import { eventually } from '../support/wait';

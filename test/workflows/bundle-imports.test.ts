@@ -58,7 +58,7 @@ describe('the workflow bundle', () => {
       expect.arrayContaining([
         'src/workflows/agent-loop.ts',
         'src/workflows/goal-tree/pursue-goal.ts',
-        'src/contract/usage.ts',
+        'src/contract/model/usage.ts',
       ]),
     );
     expect(packages.filter((edge) => !/→ @temporalio\/(workflow|common)$/.test(edge))).toEqual([]);

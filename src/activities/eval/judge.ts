@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import type { Score } from '../../contract/eval';
-import type { ScoredRun } from '../../contract/eval-scorer';
+import type { Score } from '../../contract/eval/eval';
+import type { ScoredRun } from '../../contract/eval/scorer';
 import { chat } from '../model/chat';
 import type { EndpointQuirks } from '../model/endpoint-quirks';
 import { toModelFailure } from '../model/errors';

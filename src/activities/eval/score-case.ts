@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
-import type { Score, ScoreCaseInput, ScoreCaseOutput } from '../../contract/eval';
-import type { ScoredRun, ScorerDefinition } from '../../contract/eval-scorer';
-import { costOf, priceOf, type ModelPrice } from '../../contract/pricing';
+import type { Score, ScoreCaseInput, ScoreCaseOutput } from '../../contract/eval/eval';
+import type { ScoredRun, ScorerDefinition } from '../../contract/eval/scorer';
+import { costOf, priceOf, type ModelPrice } from '../../contract/model/pricing';
 import { withHeartbeats } from '../heartbeat';
 import type { EndpointQuirks } from '../model/endpoint-quirks';
 import type { Registry } from '../registry';

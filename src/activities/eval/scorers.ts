@@ -1,5 +1,5 @@
-import type { EvalExpect, Score } from '../../contract/eval';
-import type { ScoredRun } from '../../contract/eval-scorer';
+import type { EvalExpect, Score } from '../../contract/eval/eval';
+import type { ScoredRun } from '../../contract/eval/scorer';
 
 /**
  * The built-in scorers: pure functions of a case's expectation and its run. Each scores only when

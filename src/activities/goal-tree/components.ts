@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
 import { z } from 'zod';
 import { FailureType } from '../../contract/errors';
+import type { ModelQueues } from '../../contract/flow/model-queues';
 import {
   GOAL_COMPONENT_SCHEMAS,
   type Achievement,
@@ -18,8 +19,7 @@ import {
   type Synthesis,
 } from '../../contract/goal-tree/pursue-goal';
 import { describeIssues } from '../../contract/issues';
-import type { ModelQueues } from '../../contract/model-queues';
-import { priceOf, type ModelPrice } from '../../contract/pricing';
+import { priceOf, type ModelPrice } from '../../contract/model/pricing';
 import { withHeartbeats } from '../heartbeat';
 import { chat } from '../model/chat';
 import { EndpointQuirks } from '../model/endpoint-quirks';

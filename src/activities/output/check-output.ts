@@ -1,5 +1,5 @@
-import type { CheckOutputInput, CheckOutputResult } from '../../contract/output';
-import { compileOutputSchema } from '../../contract/output-schema';
+import type { CheckOutputInput, CheckOutputResult } from '../../contract/output/output';
+import { compileOutputSchema } from '../../contract/output/schema';
 import { readAnswer } from './read-answer';
 import { validationErrors } from './validation-errors';
 

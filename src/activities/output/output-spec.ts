@@ -1,8 +1,8 @@
 import type { AgentDefinition } from '../../agents/define';
 import { DEFAULT_OUTPUT_REPAIRS } from '../../contract/activity-options';
 import type { AgentLoopInput } from '../../contract/agent-loop';
-import type { OutputSpec } from '../../contract/output';
-import { outputSchemaProblem } from '../../contract/output-schema';
+import type { OutputSpec } from '../../contract/output/output';
+import { outputSchemaProblem } from '../../contract/output/schema';
 import { jsonSchemaOf } from '../model/tool-schema';
 
 /**

@@ -1,4 +1,4 @@
-import { inboxLink, type WebhookBody, type WebhookNotice, type WebhookPending } from '../../contract/webhooks';
+import { inboxLink, type WebhookBody, type WebhookNotice, type WebhookPending } from '../../contract/webhooks/webhooks';
 
 /** The JSON body of a notice, with the inbox links when `inboxUrl` (`WAVELOOP_INBOX_URL`) is known. */
 export function webhookBody(notice: WebhookNotice, inboxUrl: string | undefined): WebhookBody {

@@ -1,6 +1,6 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { FailureType } from '../../contract/errors';
-import { isSlackUrl, targetUrl, type PostWebhookInput, type PostWebhookOutput } from '../../contract/webhooks';
+import { isSlackUrl, targetUrl, type PostWebhookInput, type PostWebhookOutput } from '../../contract/webhooks/webhooks';
 import { slackMessage, webhookBody } from './body';
 import { SIGNATURE_HEADER, webhookSignature } from './signature';
 

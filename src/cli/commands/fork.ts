@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ForkRefusedError } from '../../contract/fork';
+import { ForkRefusedError } from '../../contract/fork/fork';
 import type { LoadedProject } from '../../project/load-project';
 import { UsageError } from '../errors';
 import { action, parsePositiveInt, projectOf } from '../support';

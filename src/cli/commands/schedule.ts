@@ -8,7 +8,7 @@ import {
   type ScheduleReport,
   type ScheduleTiming,
 } from '../../client/schedules';
-import { formatDuration } from '../../contract/duration';
+import { formatDuration } from '../../contract/settings/duration';
 import type { LoadedProject } from '../../project/load-project';
 import { projectAgents } from '../../project/project-agents';
 import { loadSettings } from '../../settings';

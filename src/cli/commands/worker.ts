@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { modelQueueName } from '../../contract/model-queues';
+import { modelQueueName } from '../../contract/flow/model-queues';
 import type { LoadedProject } from '../../project/load-project';
 import { loadSettings, modelConfigProblem, type WorkerDeployment } from '../../settings';
 import { UsageError } from '../errors';

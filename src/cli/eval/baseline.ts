@@ -1,4 +1,4 @@
-import type { EvalCaseReport, EvalReport } from '../../contract/eval';
+import type { EvalCaseReport, EvalReport } from '../../contract/eval/eval';
 
 /** A change in tokens or cost of more than this share counts (20 %). */
 export const BASELINE_TOLERANCE = 0.2;

@@ -1,4 +1,4 @@
-import type { EvalReport } from '../../contract/eval';
+import type { EvalReport } from '../../contract/eval/eval';
 import { alignColumns } from '../ui/table';
 
 /**

@@ -1,6 +1,6 @@
 import type { PendingApproval, PendingQuestion, RunEvent } from '../../client/follow';
-import { RATE_LIMIT_WAIT_TEXT } from '../../contract/rate-limit';
-import { unseenText, type StreamedText } from '../../contract/streaming';
+import { RATE_LIMIT_WAIT_TEXT } from '../../contract/flow/rate-limit';
+import { unseenText, type StreamedText } from '../../contract/model/streaming';
 import { toolSummary } from '../../contract/summaries';
 import { colors } from './colors';
 import { answerHint, approvalHint, renderCall } from './render';

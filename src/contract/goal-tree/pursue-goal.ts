@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Usage } from '../agent-loop';
+import { PriorityFieldsShape } from '../flow/priority-schema';
 import { parseWorkflowInput } from '../issues';
-import { PriorityFieldsShape } from '../priority-schema';
-import { WebhookUrlsSchema } from '../webhook-url';
+import { WebhookUrlsSchema } from '../webhooks/url';
 import { MAX_SUB_GOALS } from './defaults';
 
 /**

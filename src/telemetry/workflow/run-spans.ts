@@ -25,7 +25,7 @@ import {
   TOOL_CALL_ACTIVITY,
   toolCallCount,
   toolCallInput,
-} from '../../contract/model-activities';
+} from '../../contract/model/activities';
 import { APPROVAL_EVENT, Attr, ContentAttr, GenAiOperation } from './trace-attributes';
 
 /**

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/common';
-import { reportedUsage, type Usage } from '../../contract/usage';
+import { reportedUsage, type Usage } from '../../contract/model/usage';
 
 /** How a goal reads the failures of its activities and child workflows. Pure. */
 

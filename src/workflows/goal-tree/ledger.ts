@@ -1,8 +1,8 @@
 import type { AgentLoopResult } from '../../contract/agent-loop';
 import { DEFAULT_GOAL_CONSTRAINTS } from '../../contract/goal-tree/defaults';
 import type { ConstraintKind, GoalConstraints, GoalNode, GoalResult } from '../../contract/goal-tree/pursue-goal';
-import { costOf } from '../../contract/pricing';
-import { addUsage, ZERO_USAGE, type Usage } from '../../contract/usage';
+import { costOf } from '../../contract/model/pricing';
+import { addUsage, ZERO_USAGE, type Usage } from '../../contract/model/usage';
 import type { Grant, Left } from './budget';
 
 /**

@@ -1,10 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../contract/activity-options';
+import { temporalPriority, withPriority, type PriorityFields } from '../../contract/flow/priority';
 import type { GoalResult } from '../../contract/goal-tree/pursue-goal';
-import { costOf, type ModelPrice } from '../../contract/pricing';
-import { temporalPriority, withPriority, type PriorityFields } from '../../contract/priority';
-import { addUsage } from '../../contract/usage';
+import { costOf, type ModelPrice } from '../../contract/model/pricing';
+import { addUsage } from '../../contract/model/usage';
 
 const { shapeGoalOutput } = proxyActivities<ReturnType<typeof createActivities>>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
 

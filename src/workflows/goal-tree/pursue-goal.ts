@@ -7,6 +7,7 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../contract/activity-options';
+import { priorityFields, temporalPriority, withPriority } from '../../contract/flow/priority';
 import { executionWorkflowId, goalWorkflowId } from '../../contract/goal-tree/ids';
 import { groupIntoLevels } from '../../contract/goal-tree/levels';
 import type {
@@ -20,7 +21,6 @@ import type {
   SubGoal,
 } from '../../contract/goal-tree/pursue-goal';
 import { evidenceFor, executionGoal, otherGoals, toEvidence, workflowSummary } from '../../contract/goal-tree/text';
-import { priorityFields, temporalPriority, withPriority } from '../../contract/priority';
 import { agentLoop } from '../agent-loop';
 import { Notifier } from '../notices';
 import { Slots } from '../slots';

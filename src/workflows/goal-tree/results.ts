@@ -7,7 +7,7 @@ import type {
   Synthesis,
 } from '../../contract/goal-tree/pursue-goal';
 import { clip, MAX_EVIDENCE_ITEMS, MAX_EVIDENCE_SUMMARY_CHARS } from '../../contract/goal-tree/text';
-import { ZERO_USAGE } from '../../contract/usage';
+import { ZERO_USAGE } from '../../contract/model/usage';
 import type { Spent, Violation } from './ledger';
 
 /**

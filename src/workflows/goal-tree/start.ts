@@ -1,10 +1,10 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../../activities';
 import { RESOLVE_RUN_ACTIVITY_OPTIONS } from '../../contract/activity-options';
+import { temporalPriority, withPriority } from '../../contract/flow/priority';
 import { DEFAULT_GOAL_CONSTRAINTS } from '../../contract/goal-tree/defaults';
 import { goalWorkflowId } from '../../contract/goal-tree/ids';
 import type { GoalInput, GoalNode } from '../../contract/goal-tree/pursue-goal';
-import { temporalPriority, withPriority } from '../../contract/priority';
 import { lazy } from '../lazy';
 
 /**

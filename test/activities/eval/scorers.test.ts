@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinScores, mismatch } from '../../../src/activities/eval/scorers';
-import type { EvalRunResult } from '../../../src/contract/eval';
+import type { EvalRunResult } from '../../../src/contract/eval/eval';
 
 const result: EvalRunResult = {
   status: 'completed',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { replyUsage } from '../../../src/activities/model/usage-estimate';
-import { addUsage, ZERO_USAGE } from '../../../src/contract/usage';
+import { addUsage, ZERO_USAGE } from '../../../src/contract/model/usage';
 
 const request = {
   messages: [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { slackMessage, webhookBody } from '../../../src/activities/webhooks/body';
-import { WebhookUrlSchema } from '../../../src/contract/webhook-url';
-import { clipText, isSlackUrl, type WebhookNotice } from '../../../src/contract/webhooks';
+import { WebhookUrlSchema } from '../../../src/contract/webhooks/url';
+import { clipText, isSlackUrl, type WebhookNotice } from '../../../src/contract/webhooks/webhooks';
 
 const waiting: WebhookNotice = {
   event: 'waiting_for_approval',

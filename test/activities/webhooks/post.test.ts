@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostWebhook } from '../../../src/activities/webhooks/post';
 import { webhookSignature } from '../../../src/activities/webhooks/signature';
-import type { WebhookNotice } from '../../../src/contract/webhooks';
+import type { WebhookNotice } from '../../../src/contract/webhooks/webhooks';
 import { webhookReceiver } from '../../support/webhook-receiver';
 
 const notice: WebhookNotice = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareWithBaseline, isRegression, renderChanges } from '../../../src/cli/eval/baseline';
-import type { EvalCaseReport, EvalReport } from '../../../src/contract/eval';
+import type { EvalCaseReport, EvalReport } from '../../../src/contract/eval/eval';
 
 const kase = (goal: string, passed: boolean, tokens: number, costUsd = tokens / 1e6): EvalCaseReport => ({
   goal,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RunPrinter } from '../../../src/cli/ui/run-printer';
 import { followRun, type RunReader } from '../../../src/client/follow';
 import type { AgentLoopResult, RunProgress } from '../../../src/contract/agent-loop';
-import { streamedText, type StreamedText } from '../../../src/contract/streaming';
+import { streamedText, type StreamedText } from '../../../src/contract/model/streaming';
 import { eventually } from '../../support/wait';
 
 const PROGRESS: RunProgress = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GoalConstraints, GoalNode } from '../../../src/contract/goal-tree/pursue-goal';
-import type { Usage } from '../../../src/contract/usage';
+import type { Usage } from '../../../src/contract/model/usage';
 import { Ledger, type GoalTime } from '../../../src/workflows/goal-tree/ledger';
 
 const usage = (promptTokens: number, completionTokens: number): Usage => ({

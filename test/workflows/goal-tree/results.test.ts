@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentLoopResult, ToolCallRecord } from '../../../src/contract/agent-loop';
 import type { GoalResult, GoalStatus, Synthesis } from '../../../src/contract/goal-tree/pursue-goal';
-import { ZERO_USAGE } from '../../../src/contract/usage';
+import { ZERO_USAGE } from '../../../src/contract/model/usage';
 import type { Violation } from '../../../src/workflows/goal-tree/ledger';
 import * as results from '../../../src/workflows/goal-tree/results';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { RUN_STATUSES } from './agent-loop';
-import type { EvalCase } from './eval';
-import { BUILTIN_SCORERS } from './eval-scorer';
-import { describeIssues } from './issues';
+import { RUN_STATUSES } from '../../contract/agent-loop';
+import type { EvalCase } from '../../contract/eval/eval';
+import { BUILTIN_SCORERS } from '../../contract/eval/scorer';
+import { describeIssues } from '../../contract/issues';
 
 /**
  * A dataset: JSON Lines, one case a line (`{ goal, expect?, agent?, tags? }`); blank lines and lines

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outputSketch } from '../../src/contract/output-sketch';
+import { outputSketch } from '../../../src/contract/output/sketch';
 
 describe('outputSketch', () => {
   it('draws the value a schema asks for, a placeholder where each value goes', () => {

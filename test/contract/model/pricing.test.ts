@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, priceOf } from '../../src/contract/pricing';
+import { costOf, priceOf } from '../../../src/contract/model/pricing';
 
 describe('pricing', () => {
   it('priceOf: exact names, dated versions by prefix, overrides first, unknown models undefined', () => {

@@ -1,4 +1,4 @@
-import type { Usage } from './agent-loop';
+import type { Usage } from '../agent-loop';
 
 /**
  * What a model's tokens cost, in USD per million tokens. Pure: the worker resolves the price of a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationMs, formatDuration } from '../../src/contract/duration';
+import { durationMs, formatDuration } from '../../../src/contract/settings/duration';
 
 describe('durations', () => {
   it('durationMs: milliseconds, seconds (also bare numbers), minutes, hours and days; anything else is undefined', () => {

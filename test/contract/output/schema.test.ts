@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentLoopInputSchema } from '../../src/contract/agent-loop';
-import { describeIssues } from '../../src/contract/issues';
+import { AgentLoopInputSchema } from '../../../src/contract/agent-loop';
+import { describeIssues } from '../../../src/contract/issues';
 
 /** What `AgentLoopInputSchema` (the client's and the CLI's check) says of an input with `output`. */
 function problems(output: unknown): string | undefined {

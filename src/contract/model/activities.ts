@@ -1,4 +1,4 @@
-import type { Usage } from './agent-loop';
+import type { Usage } from '../agent-loop';
 
 /**
  * Which of waveloop's activities call the model and which runs a tool, and how to read the model,

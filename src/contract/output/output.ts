@@ -1,5 +1,5 @@
-import { outputSketch } from './output-sketch';
-import type { Planner } from './plan';
+import type { Planner } from '../plan';
+import { outputSketch } from './sketch';
 
 /**
  * Typed output: the shape a run's final answer must have (a JSON Schema), what the model is told

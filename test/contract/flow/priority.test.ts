@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseAgentLoopInput } from '../../src/contract/agent-loop';
-import { parseGoalInput } from '../../src/contract/goal-tree/pursue-goal';
-import { priorityFields, temporalPriority } from '../../src/contract/priority';
+import { parseAgentLoopInput } from '../../../src/contract/agent-loop';
+import { priorityFields, temporalPriority } from '../../../src/contract/flow/priority';
+import { parseGoalInput } from '../../../src/contract/goal-tree/pursue-goal';
 
 const refused = (input: Record<string, unknown>) => {
   try {

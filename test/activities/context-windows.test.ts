@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { contextWindowOf } from '../../src/activities/context-windows';
 import { clipped } from '../../src/activities/summarize';
-import { contextWindowOf } from '../../src/contract/context-windows';
 
 describe('memory pruning helpers', () => {
   it('contextWindowOf: exact names, dated versions by prefix (the longest), unknown models undefined', () => {

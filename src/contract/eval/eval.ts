@@ -1,8 +1,8 @@
-import type { RunStatus, Usage, WaveRecord } from './agent-loop';
+import type { RunStatus, Usage, WaveRecord } from '../agent-loop';
 
 /**
  * The contract of evals: the `evalRun` workflow's input and its report, and the report's summary.
- * Free of zod on purpose: workflow code imports it (the dataset's schema is `eval-dataset.ts`).
+ * Free of zod on purpose: workflow code imports it (the dataset's schema is `src/cli/eval/dataset.ts`).
  */
 
 export const EVAL_WORKFLOW = 'evalRun';

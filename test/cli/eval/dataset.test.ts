@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDataset } from '../../src/contract/eval-dataset';
+import { parseDataset } from '../../../src/cli/eval/dataset';
 
 describe('parseDataset', () => {
   it('reads one case a line, skipping blank lines and comments', () => {

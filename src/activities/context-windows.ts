@@ -1,4 +1,4 @@
-import { modelEntry } from './pricing';
+import { modelEntry } from '../contract/model/pricing';
 
 /**
  * How many tokens a model's context window holds, for memory pruning: past a share of it
