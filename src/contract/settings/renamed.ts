@@ -1,0 +1,51 @@
+/**
+ * Names that changed before 1.0, old → new: a client, a config file or an agent that still sends an
+ * old name is refused with a message naming the new one, never ignored. docs/contract.md has the
+ * same table for people.
+ */
+export type RenamedFields = Readonly<Record<string, string>>;
+
+/** An `agentLoop` input's old names. */
+export const RENAMED_RUN_FIELDS: RenamedFields = {
+  requireApproval: 'toolsToApprove',
+};
+
+/** A goal tree's (`pursueGoal`) old names: its task is `goal`, and its limits sit at the top level with a run's names. */
+export const RENAMED_TREE_FIELDS: RenamedFields = {
+  objective: 'goal',
+  constraints: 'maxDepth, maxGoals, timeoutSeconds, maxCostUsd, maxTokens and maxParallelGoals at the top level',
+  maxTimeSeconds: 'timeoutSeconds',
+};
+
+/** An agent's (`defineAgent`) old names: its limits sit at the top level, with a run's names. */
+export const RENAMED_AGENT_FIELDS: RenamedFields = {
+  limits: 'the same fields at the top level of the agent (maxIterations, maxTokens, …)',
+  requireApproval: 'toolsToApprove',
+};
+
+/** A tool's (`defineTool`, an MCP server's entry) old names: durations are in seconds. */
+export const RENAMED_TOOL_FIELDS: RenamedFields = {
+  timeoutMs: 'timeoutSeconds',
+  initialIntervalMs: 'initialIntervalSeconds',
+  maximumIntervalMs: 'maximumIntervalSeconds',
+  requireApproval: 'toolsToApprove',
+};
+
+/** The worker's old environment variables. */
+export const RENAMED_ENV_VARS: RenamedFields = {
+  WAVELOOP_MODEL_TIMEOUT: 'WAVELOOP_MODEL_TIMEOUT_SECONDS (a number of seconds)',
+  WAVELOOP_WEBHOOK_URL: 'WAVELOOP_WEBHOOKS',
+};
+
+/** "`objective` is now `goal`". */
+export function renamedMessage(old: string, now: string): string {
+  return `\`${old}\` is now ${/^[\w.]+$/.test(now) ? `\`${now}\`` : now}`;
+}
+
+/** The problems of `value`'s renamed fields (its own keys only), for checks outside zod. */
+export function renamedFieldProblems(value: unknown, renamed: RenamedFields): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  return Object.keys(value)
+    .filter((key) => Object.hasOwn(renamed, key))
+    .map((key) => renamedMessage(key, renamed[key]));
+}
