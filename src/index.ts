@@ -106,10 +106,10 @@ export {
 export { FailureType } from './contract/errors';
 export { FORKED_FROM_MEMO, ForkRefusedError, type ForkedFrom } from './contract/fork/fork';
 export { ForkSchema, type ForkInput } from './contract/fork/schema';
-export { DEFAULT_GOAL_CONSTRAINTS, PURSUE_GOAL_WORKFLOW } from './contract/goal-tree/defaults';
+export { PURSUE_GOAL_WORKFLOW } from './contract/goal-tree/defaults';
 export {
   GoalTreeInputSchema,
-  type GoalConstraints,
+  type GoalReport,
   type GoalResult,
   type GoalStatus,
   type GoalTreeInput,

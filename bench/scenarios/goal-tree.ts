@@ -77,8 +77,9 @@ export async function goalTrees(env: BenchEnv, sizes: number[]): Promise<Scenari
         workflowId: id,
         args: [
           {
-            objective: `Bench tree ${randomUUID().slice(0, 8)} level 0`,
-            constraints: { maxGoals: 1_000, maxDepth: widths.length + 1 },
+            goal: `Bench tree ${randomUUID().slice(0, 8)} level 0`,
+            maxGoals: 1_000,
+            maxDepth: widths.length + 1,
           },
         ],
       });

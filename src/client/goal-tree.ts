@@ -3,6 +3,11 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type WaveRecord } from '../contract/agent-loop';
+import {
+  GOAL_TREE_ACTIVITIES,
+  type GoalTreeActivities,
+  type GoalTreeActivityName,
+} from '../contract/goal-tree/activities';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { groupIntoLevels } from '../contract/goal-tree/levels';
 import type { GoalInput, GoalResult } from '../contract/goal-tree/pursue-goal';
@@ -11,7 +16,9 @@ import { decodeHistoryPayloads } from '../payloads/decode-history';
 /**
  * A goal tree read back from Temporal: the history of each goal workflow is the durable log, so
  * the tree, its timings and its event log are derived from the histories of the root and its child
- * workflows. Works while the tree runs, and long after.
+ * workflows. Works while the tree runs, and long after. The goal's steps are its activities, read
+ * by their names in `GOAL_TREE_ACTIVITIES` and typed by `GoalTreeActivities`, the names and
+ * signatures the workflow and the worker's activities use too.
  */
 
 type History = temporal.api.history.v1.IHistory;
@@ -19,6 +26,21 @@ type History = temporal.api.history.v1.IHistory;
 export type HistoryCache = Map<string, History>;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const EventType = temporal.api.enums.v1.EventType;
+
+/** A goal tree's activity that completed, as its history records it: what it was given and what it returned. */
+type CompletedActivity = {
+  [N in GoalTreeActivityName]: {
+    name: N;
+    input: Parameters<GoalTreeActivities[N]>[0];
+    output: Awaited<ReturnType<GoalTreeActivities[N]>>;
+  };
+}[GoalTreeActivityName];
+
+const ACTIVITY_NAMES: ReadonlySet<string> = new Set(Object.values(GOAL_TREE_ACTIVITIES));
+
+function isGoalTreeActivity(name: string): name is GoalTreeActivityName {
+  return ACTIVITY_NAMES.has(name);
+}
 
 /** What a goal's log records, plus the end of a goal that was not achieved or synthesized. */
 export type GoalEventType =
@@ -130,7 +152,7 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
   };
   const childIds: string[] = [];
   const executions = new Set<string>();
-  const scheduled = new Map<number, { type: string; input: any }>();
+  const scheduled = new Map<number, { name: GoalTreeActivityName; input: unknown }>();
   const emit = (event: HistoryEvent, type: GoalEventType, data: Record<string, unknown> = {}) =>
     node.events.push({
       timestamp: (optionalTsToDate(event.eventTime) ?? new Date(0)).toISOString(),
@@ -148,7 +170,7 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
         const input = decode<GoalInput>(event.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]);
         const stack = input?.node?.stack ?? [];
         Object.assign(node, {
-          goal: input?.node?.goal ?? input?.objective ?? '',
+          goal: input?.node?.goal ?? input?.goal ?? '',
           depth: stack.length,
           parentGoal: stack.length ? stack[stack.length - 1] : null,
           startTime: optionalTsToDate(event.eventTime),
@@ -158,17 +180,18 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
       }
       case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
         const attrs = event.activityTaskScheduledEventAttributes!;
-        scheduled.set(Number(event.eventId), {
-          type: attrs.activityType?.name ?? '',
-          input: decode(attrs.input?.payloads?.[0]),
-        });
+        const name = attrs.activityType?.name ?? '';
+        if (isGoalTreeActivity(name))
+          scheduled.set(Number(event.eventId), { name, input: decode(attrs.input?.payloads?.[0]) });
         break;
       }
       case EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: {
         const attrs = event.activityTaskCompletedEventAttributes!;
         const activity = scheduled.get(Number(attrs.scheduledEventId));
-        const output = decode<any>(attrs.result?.payloads?.[0]);
-        if (activity && output) componentEvent(event, activity, output, emit);
+        const output = decode(attrs.result?.payloads?.[0]);
+        // The payloads are what the activity was given and returned: its signature in `GoalTreeActivities`.
+        if (activity && output && activity.input)
+          componentEvent(event, { ...activity, output } as CompletedActivity, emit);
         break;
       }
       case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED: {
@@ -252,43 +275,55 @@ export function parseGoalHistory(workflowId: string, history: History): { node: 
   return { node, childIds };
 }
 
+/** The event of the log a goal tree's completed activity records, if it records one. */
 function componentEvent(
   event: HistoryEvent,
-  activity: { type: string; input: any },
-  output: any,
+  activity: CompletedActivity,
   emit: (event: HistoryEvent, type: GoalEventType, data?: Record<string, unknown>) => void,
 ): void {
-  const value = output.ok ? output.value : undefined;
-  switch (activity.type) {
-    case 'assessGoal':
-      if (value)
-        emit(event, 'assessed', { directly_executable: value.directly_executable, action: value.action?.kind ?? null });
+  const A = GOAL_TREE_ACTIVITIES;
+  switch (activity.name) {
+    case A.assess: {
+      const { output } = activity;
+      if (output.ok)
+        emit(event, 'assessed', {
+          directly_executable: output.value.directly_executable,
+          action: output.value.action?.kind ?? null,
+        });
       break;
-    case 'decomposeGoal':
-      if (value) {
-        const { levels, problem } = groupIntoLevels(
-          value.sub_goals.map((s: { dependencies: number[] }) => s.dependencies),
-        );
+    }
+    case A.decompose: {
+      const { output } = activity;
+      if (output.ok) {
+        const subGoals = output.value.sub_goals;
+        const { levels, problem } = groupIntoLevels(subGoals.map((s) => s.dependencies));
         emit(event, 'decomposed', {
-          sub_goal_count: value.sub_goals.length,
-          sub_goals: value.sub_goals.map((s: { description: string }) => s.description),
+          sub_goal_count: subGoals.length,
+          sub_goals: subGoals.map((s) => s.description),
           levels,
           ...(problem ? { dependency_problem: problem } : {}),
         });
       }
       break;
-    case 'checkAchieved':
-      if (value?.achieved)
+    }
+    case A.checkAchieved: {
+      const { input, output } = activity;
+      if (output.ok && output.value.achieved)
         emit(event, 'achieved', {
-          sub_goals_completed: activity.input?.results?.length ?? 0,
-          confidence: value.confidence,
+          sub_goals_completed: input.results?.length ?? 0,
+          confidence: output.value.confidence,
         });
       break;
-    case 'synthesizeGoal':
-      if (value) emit(event, 'synthesized', { confidence: value.confidence });
+    }
+    case A.synthesize:
+      if (activity.output.ok) emit(event, 'synthesized', { confidence: activity.output.value.confidence });
       break;
-    case 'answerGoal':
-      if (value || activity.input?.repair) emit(event, 'executed', { success: Boolean(value), mode: 'answer' });
+    case A.answer:
+      if (activity.output.ok || activity.input.repair)
+        emit(event, 'executed', { success: activity.output.ok, mode: 'answer' });
+      break;
+    case A.resolve:
+    case A.shapeOutput:
       break;
   }
 }

@@ -9,7 +9,7 @@ import { startGoalWorkflow } from './start-workflow';
 export interface GoalStartOptions {
   /** Workflow id of the root; default `goal-<random>`. Its sub-goals are `<id>/1`, `<id>/1.2`, … */
   workflowId?: string;
-  /** A hard wall-clock limit of the root workflow, on top of `constraints.maxTimeSeconds`. */
+  /** A hard wall-clock limit of the root workflow, on top of the tree's `timeoutSeconds`. */
   timeout?: string | number;
 }
 
@@ -25,13 +25,14 @@ export class GoalsClient {
 
   /**
    * Validates the input (throws a `ZodError` that says what is wrong) and starts a goal tree: a
-   * `pursueGoal` workflow whose summary in the Web UI (and goal in its memo) is the objective.
+   * `pursueGoal` workflow whose summary in the Web UI (and goal in its memo) is its `goal`. An old
+   * field name (`objective`, `constraints`, `maxTimeSeconds`) is refused with its new name.
    */
   async start(input: GoalTreeInput, options: GoalStartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const valid = GoalTreeInputSchema.parse(input);
     const problem = valid.output && outputSchemaProblem(valid.output);
     if (problem) throw new ZodError([{ code: 'custom', path: ['output'], message: problem, input: valid.output }]);
-    const start = { taskQueue: this.taskQueue, idPrefix: 'goal', goal: valid.objective, ...options };
+    const start = { taskQueue: this.taskQueue, idPrefix: 'goal', goal: valid.goal, ...options };
     return startGoalWorkflow(this.temporal, PURSUE_GOAL_WORKFLOW, valid, start);
   }
 

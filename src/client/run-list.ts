@@ -29,7 +29,7 @@ export type RunState = (typeof RUN_STATES)[number];
 // Fails to compile when the workflow gains a status this list lacks.
 const _allStates: Exclude<RunProgress['status'], (typeof RUN_STATES)[number]> extends never ? true : never = true;
 
-/** The memo field that holds a run's goal (a goal tree's objective), as `waveloop` starts them. */
+/** The memo field that holds a run's or a goal tree's goal, as `waveloop` starts them. */
 export const GOAL_MEMO = 'goal';
 
 /**
@@ -49,7 +49,7 @@ export interface ListedRun {
   status: string;
   /** Where the run was forked from (`waveloop fork`), when it was. */
   forkedFrom?: ForkedFrom;
-  /** The goal, or a goal tree's objective (its memo, else its summary in the Web UI); absent when it has neither. */
+  /** The run's or goal tree's goal (its memo, else its summary in the Web UI); absent when it has neither. */
   goal?: string;
   startTime: Date;
   closeTime?: Date;

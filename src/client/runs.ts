@@ -54,7 +54,7 @@ export interface RunSummary {
   execution: string;
   startTime: Date;
   closeTime?: Date;
-  /** The goal (a goal tree's: its objective) the run was started with, from its memo. */
+  /** The goal the run (or goal tree) was started with, from its memo. */
   goal?: string;
   /** The Priority the run was started with (`priority`, `fairnessKey`, `fairnessWeight`), when it has one. */
   priority?: Priority;

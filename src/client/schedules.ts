@@ -49,7 +49,7 @@ export interface ScheduleDefinition {
 export interface ScheduleReport {
   name: string;
   kind: 'agent' | 'goal-tree';
-  /** The goal or objective of its runs, when known. */
+  /** The goal of its runs (or trees), when known. */
   goal?: string;
   timing: string;
   paused: boolean;
@@ -170,7 +170,7 @@ export class WaveloopSchedules {
       timing.cron !== undefined ? { cronExpressions: [timing.cron] } : { intervals: [{ every: timing.every }] };
     if (definition.timezone) spec.timezone = definition.timezone;
     const workflowType = run.kind === 'agent' ? AGENT_LOOP_WORKFLOW : PURSUE_GOAL_WORKFLOW;
-    const goal = run.kind === 'agent' ? (input as AgentLoopInput).goal : (input as GoalTreeInput).objective;
+    const goal = input.goal;
     // Each run starts with the input's priority fields as its Priority, as `runs.start` starts one.
     const priority = temporalPriority(input as PriorityFields);
     return {
@@ -284,6 +284,7 @@ function reportOf(schedule: ScheduleDescription): ScheduleReport {
 function goalOf(input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
   const record = input as { goal?: unknown; objective?: unknown };
+  // A goal tree's schedule made before 1.0 names its goal `objective` (its trees are refused until it is updated).
   return typeof record.goal === 'string'
     ? record.goal
     : typeof record.objective === 'string'

@@ -12,7 +12,7 @@ export interface GoalWorkflowStart {
   idPrefix: string;
   /** A hard wall-clock limit (the workflow execution timeout), e.g. '10m' or milliseconds. */
   timeout?: string | number;
-  /** The run's goal (a tree's objective): its summary in the Web UI and its goal in `waveloop list`. */
+  /** The run's or the tree's goal: its summary in the Web UI and its goal in `waveloop list`. */
   goal: string;
 }
 

@@ -20,7 +20,7 @@ describe('waveloop CLI with ids of the other kind, of nothing, of ended runs', (
     await cli.client.runs.result('ids-done');
     // A goal tree no worker serves: it stays running, as far as it got.
     await new WaveloopClient(cli.h.client, `${cli.taskQueue}-unserved`).goals.start(
-      { objective: 'Plan a trip' },
+      { goal: 'Plan a trip' },
       { workflowId: 'ids-goal' },
     );
   });

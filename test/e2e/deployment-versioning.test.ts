@@ -270,7 +270,7 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
       });
       h.fake.script(...router.steps);
 
-      const tree = await deployment.startTree({ objective: TREE, tools: ['build_stamp', 'gated_stamp'] });
+      const tree = await deployment.startTree({ goal: TREE, tools: ['build_stamp', 'gated_stamp'] });
       const first = `${tree.workflowId}/1/exec`;
       const callId = await waitingApproval(first);
       await deployment.start('B');
@@ -279,7 +279,7 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
 
       const result = (await tree.result()) as GoalResult;
       router.assertDone();
-      expect(result.children.map((c) => [c.goal, c.summary])).toEqual([
+      expect(result.children.map((c) => [c.goal, c.report.summary])).toEqual([
         [FIRST, 'ran on build A'],
         [SECOND, 'ran on build A'],
       ]);

@@ -212,15 +212,15 @@ describe('flow control: priority and fairness', () => {
     h.fake.script(...router.steps);
 
     const { handle, result } = await h.pursue({
-      objective: GOAL,
+      goal: GOAL,
       tools: ['calculator'],
-      constraints: { maxParallelGoals: 1 },
+      maxParallelGoals: 1,
       priority: 2,
       fairnessKey: 'tenant-a',
       fairnessWeight: 2.5,
     });
     router.assertDone();
-    expect(result).toMatchObject({ status: 'achieved', summary: 'Both are 42.' });
+    expect(result).toMatchObject({ status: 'achieved', report: { summary: 'Both are 42.' } });
 
     const root = await handle.fetchHistory();
     expect(placements(root).map((p) => p.kind)).toEqual([

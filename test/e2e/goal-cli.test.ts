@@ -43,7 +43,8 @@ describe('waveloop goal and tree', () => {
     fake.script(...router.steps);
 
     const solo = { ...env, WAVELOOP_TASK_QUEUE: `${cli.taskQueue}-solo` };
-    const out = await waveloop(['goal', '--id', 'cli-goal', '--tools', 'calculator', '--max-goals', '5', GOAL], solo);
+    const limits = ['--max-goals', '5', '--timeout-seconds', '600', '--max-cost-usd', '1'];
+    const out = await waveloop(['goal', '--id', 'cli-goal', '--tools', 'calculator', ...limits, GOAL], solo);
 
     expect(out.stderr).toContain('running one in this process for the tree');
     expect(out.code).toBe(0);
@@ -119,8 +120,8 @@ describe('waveloop goal and tree', () => {
   it('waveloop goal: a priority or fairness weight out of range is refused before a tree starts (exit 2)', async () => {
     const out = await waveloop(['goal', '--priority', '0', '--fairness-weight', '5000', 'Anything'], env);
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain('priority must be a whole number from 1 (first) to 5 (last)');
-    expect(out.stderr).toContain('fairnessWeight must be from 0.001 to 1000');
+    expect(out.stderr).toContain('priority must be a whole number from 1 to 5');
+    expect(out.stderr).toContain('fairnessWeight must be a number from 0.001 to 1,000');
   });
 
   it('waveloop list: shows the goal tree by its root, and the agent run that executed a sub-goal, not the sub-goals', async () => {
@@ -220,9 +221,12 @@ describe('waveloop goal and tree', () => {
     return router;
   }
 
-  it('waveloop goal: bad options are refused before anything starts', async () => {
+  it('waveloop goal: bad options are refused before anything starts, a renamed one with its new name', async () => {
     const out = await waveloop(['goal', '--max-depth', '0', 'x'], env);
     expect(out.code).not.toBe(0);
-    expect(out.stderr).toContain('must be a positive whole number');
+    expect(out.stderr).toContain('maxDepth must be a whole number from 1 to 50');
+    const renamed = await waveloop(['goal', '--max-time', '10m', 'x'], env);
+    expect(renamed.code).not.toBe(0);
+    expect(renamed.stderr).toContain('`--max-time` is now `--timeout-seconds`');
   });
 });

@@ -138,10 +138,7 @@ describe('pursueGoal', () => {
       [AGENDA]: { assessment: [assess.answer()], synthesis: [synthesis('Day 1 workshops, day 2 sailing.')] },
     });
 
-    const { handle, result, error } = await h.pursue(
-      { objective: OFFSITE, tools: ['calculator'] },
-      { workflowId: TREE_ID },
-    );
+    const { handle, result, error } = await h.pursue({ goal: OFFSITE, tools: ['calculator'] }, { workflowId: TREE_ID });
     expect(error).toBeUndefined();
     await recordHistory('goal-tree', handle);
     await recordHistory('goal-tree-child', h.client.workflow.getHandle(`${TREE_ID}/1`));
@@ -156,7 +153,7 @@ describe('pursueGoal', () => {
         { [AGENDA]: 'achieved' },
       ],
     });
-    expect(result!.summary).toBe('Offsite planned: Casa Azul, 900 EUR each, two-day agenda.');
+    expect(result!.report.summary).toBe('Offsite planned: Casa Azul, 900 EUR each, two-day agenda.');
     const [venues, budget, agenda] = result!.children;
     expect([
       result!.workflowId,
@@ -168,11 +165,11 @@ describe('pursueGoal', () => {
     ]).toEqual([TREE_ID, `${TREE_ID}/1`, `${TREE_ID}/1.1`, `${TREE_ID}/1.2`, `${TREE_ID}/2`, `${TREE_ID}/3`]);
     expect(venues.children.map((c) => c.depth)).toEqual([2, 2]);
     // The atomic goal with tools ran as a tool loop; its tool calls are its findings.
-    expect(venues.children[0].summary).toBe('Casa Azul fits 30 people.');
-    expect(venues.children[0].key_findings).toEqual(['calculator({"expression":"20 * 1.5"}) → 30']);
+    expect(venues.children[0].report.summary).toBe('Casa Azul fits 30 people.');
+    expect(venues.children[0].report.key_findings).toEqual(['calculator({"expression":"20 * 1.5"}) → 30']);
     // Seed 002's raw evidence: the tool loop's tool results; the synthesis quotes what backs it.
-    expect(venues.children[0].raw_evidence).toEqual(['30']);
-    expect(result!.raw_evidence).toEqual(['Casa Azul fits 30 people.', 'Travel costs about 900 EUR a person.']);
+    expect(venues.children[0].report.raw_evidence).toEqual(['30']);
+    expect(result!.report.raw_evidence).toEqual(['Casa Azul fits 30 people.', 'Travel costs about 900 EUR a person.']);
     const synthesisRequest = h.fake.requests.find((r) => r.response_format?.json_schema?.name === 'synthesis');
     expect(JSON.stringify(synthesisRequest?.response_format?.json_schema?.schema)).toContain('"raw_evidence"');
     // Six goals; every model call (18, two of them the tool loop's) is accounted for at the root.
@@ -194,15 +191,15 @@ describe('pursueGoal', () => {
       summary: `tools · ${LIST}`,
     });
 
-    // The dependent goal saw the evidence of both earlier ones, and the original objective.
+    // The dependent goal saw the evidence of both earlier ones, and the goal of the whole tree.
     const agendaPrompt = prompt(router.requests(AGENDA, 'assessment')[0]);
     expect(agendaPrompt).toContain('[achieved] Research venues in Lisbon: Casa Azul is the best venue.');
     expect(agendaPrompt).toContain('[achieved] Estimate the travel budget: Travel costs about 900 EUR a person.');
-    expect(agendaPrompt).toContain(`Original objective: ${OFFSITE}`);
+    expect(agendaPrompt).toContain(`The goal of the whole tree: ${OFFSITE}`);
     expect(agendaPrompt).toContain(`Goal stack (root first): "${OFFSITE}"`);
     // A grandchild knows its whole stack; the tool loop got the goal first, then its context.
     expect(prompt(router.requests(LIST, 'assessment')[0])).toContain(`"${OFFSITE}" > "${VENUES}"`);
-    expect(prompt(router.requests(LIST, 'agent')[0])).toContain(`Original objective: ${OFFSITE}`);
+    expect(prompt(router.requests(LIST, 'agent')[0])).toContain(`The goal of the whole tree: ${OFFSITE}`);
     // A decomposition is told why it is needed and which goals the tree already pursues elsewhere (seed 002).
     const venuesPlan = prompt(router.requests(VENUES, 'decomposition')[0]);
     expect(venuesPlan).toContain('WHY DECOMPOSITION IS NEEDED: several parts');
@@ -267,14 +264,13 @@ describe('pursueGoal', () => {
       },
     });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, tools: [] });
+    const { handle, result } = await h.pursue({ goal: GOAL, tools: [] });
 
     h.fake.assertDone();
     router.assertDone();
     expect(result).toMatchObject({
       status: 'achieved',
-      summary: 'The capital of Portugal is Lisbon.',
-      confidence: 0.95,
+      report: { summary: 'The capital of Portugal is Lisbon.', confidence: 0.95 },
       goals: 2,
     });
     expect(result!.children.map((c) => [c.goal, c.status])).toEqual([[LOOKUP, 'achieved']]);
@@ -293,7 +289,7 @@ describe('pursueGoal', () => {
       [GOAL]: { assessment: [{ content: 'Sure! I think…' }, { content: '```json\n{"reasoning": 1}\n```' }] },
     });
 
-    const { result } = await h.pursue({ objective: GOAL });
+    const { result } = await h.pursue({ goal: GOAL });
 
     h.fake.assertDone();
     router.assertDone();
@@ -315,7 +311,7 @@ describe('pursueGoal', () => {
       'Estimate the market size': { assessment: [assess.answer()], synthesis: [synthesis('About 2 billion EUR.')] },
     });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxDepth: 2 }, tools: [] });
+    const { handle, result } = await h.pursue({ goal: GOAL, maxDepth: 2, tools: [] });
 
     h.fake.assertDone();
     router.assertDone();
@@ -344,7 +340,7 @@ describe('pursueGoal', () => {
       [B]: { assessment: [assess.answer()], synthesis: [synthesis('B is fine.')] },
     });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, constraints: { maxGoals: 3 }, tools: [] });
+    const { handle, result } = await h.pursue({ goal: GOAL, maxGoals: 3, tools: [] });
 
     h.fake.assertDone();
     router.assertDone();
@@ -352,7 +348,7 @@ describe('pursueGoal', () => {
       status: 'constrained',
       constraint: 'goals',
       goals: 3,
-      summary: 'Only B could be assessed.',
+      report: { summary: 'Only B could be assessed.' },
     });
     expect(result!.reason).toMatch(/^Goal limit \(3\) reached/);
     expect(result!.children.map((c) => [c.goal, c.status, c.workflowId])).toEqual([
@@ -383,7 +379,7 @@ describe('pursueGoal', () => {
     });
 
     const { handle, result } = await h.pursue(
-      { objective: GOAL, constraints: { maxTimeSeconds: 5 }, tools: [] },
+      { goal: GOAL, timeoutSeconds: 5, tools: [] },
       { workflowId: 'goal-time-limit' },
     );
     await recordHistory('goal-time-limit', handle);
@@ -443,7 +439,7 @@ describe('pursueGoal', () => {
     });
 
     // 2 root calls use 220 tokens; 80 are left, of which each child gets (80 × 0.8) / 2 = 32.
-    const { result } = await h.pursue({ objective: GOAL, constraints: { maxTokens: 300 }, tools: [] });
+    const { result } = await h.pursue({ goal: GOAL, maxTokens: 300, tools: [] });
 
     h.fake.assertDone();
     router.assertDone();
@@ -462,11 +458,11 @@ describe('pursueGoal', () => {
       [GOAL]: { assessment: [assess.tools()], agent: [{ content: 'Done: Bob Martin works at Globex now.' }] },
     });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, agent: 'back-office' });
+    const { handle, result } = await h.pursue({ goal: GOAL, agent: 'back-office' });
 
     h.fake.assertDone();
     router.assertDone();
-    expect(result).toMatchObject({ status: 'achieved', summary: 'Done: Bob Martin works at Globex now.' });
+    expect(result).toMatchObject({ status: 'achieved', report: { summary: 'Done: Bob Martin works at Globex now.' } });
     const loop = router.requests(GOAL, 'agent')[0];
     expect(loop.messages[0].content).toMatch(/^You are a back-office assistant/);
     expect(loop.tools!.map((t) => t.function.name).sort()).toEqual(
@@ -506,12 +502,12 @@ describe('pursueGoal', () => {
       [NOTES]: { assessment: [assess.answer()], synthesis: [synthesis('Notes for each slide.')] },
     });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, tools: [] });
+    const { handle, result } = await h.pursue({ goal: GOAL, tools: [] });
 
     h.fake.assertDone();
     router.assertDone();
-    expect(result).toMatchObject({ status: 'achieved', summary: 'Slides and notes are ready.' });
-    expect(result!.limitations).toContain(
+    expect(result).toMatchObject({ status: 'achieved', report: { summary: 'Slides and notes are ready.' } });
+    expect(result!.report.limitations).toContain(
       'Dependency cycle among sub-goals 0, 1: the sub-goals ran one after another.',
     );
     // One after another: the second child started after the first had closed.
@@ -532,9 +528,9 @@ describe('pursueGoal', () => {
     // gpt-4o-mini: 100 prompt and 10 completion tokens cost $0.000021 a call. The root's two calls
     // leave $0.000008 of $0.00005; each child gets a slice of it, which its first call overspends.
     const { result } = await h.pursue({
-      objective: GOAL,
+      goal: GOAL,
       model: 'gpt-4o-mini',
-      constraints: { maxCostUsd: 0.00005 },
+      maxCostUsd: 0.00005,
       tools: [],
     });
 
@@ -562,7 +558,7 @@ describe('pursueGoal', () => {
 
     // The assessment uses 110 of 500 tokens: the loop gets 390, room for three calls of 110, then its wrap-up call.
     const { handle, result } = await h.pursue(
-      { objective: GOAL, constraints: { maxTokens: 500 }, tools: ['calculator'] },
+      { goal: GOAL, maxTokens: 500, tools: ['calculator'] },
       { workflowId: 'goal-loop-budgets' },
     );
     await recordHistory('goal-loop-budgets', handle);
@@ -575,11 +571,15 @@ describe('pursueGoal', () => {
       iterations: 3,
       answer: 'So far: 2, 4 and 6.',
     });
-    expect(result).toMatchObject({ status: 'constrained', constraint: 'tokens', summary: 'So far: 2, 4 and 6.' });
+    expect(result).toMatchObject({
+      status: 'constrained',
+      constraint: 'tokens',
+      report: { summary: 'So far: 2, 4 and 6.' },
+    });
     expect(result!.reason).toMatch(
       /^Token limit \(500 for the tree\) reached.*: the tool loop stopped after 3 iterations$/,
     );
-    expect(result!.key_findings).toEqual(
+    expect(result!.report.key_findings).toEqual(
       ['1 + 1', '2 + 2', '3 + 3'].map((e, i) => `calculator({"expression":"${e}"}) → ${2 * (i + 1)}`),
     );
     expect(result!.usage.totalTokens).toBe(5 * FAKE_USAGE.total_tokens);
@@ -593,8 +593,8 @@ describe('pursueGoal', () => {
     });
 
     const { handle, result } = await h.pursue({
-      objective: GOAL,
-      constraints: { maxTimeSeconds: 3 },
+      goal: GOAL,
+      timeoutSeconds: 3,
       tools: ['calculator'],
     });
 
@@ -604,7 +604,11 @@ describe('pursueGoal', () => {
       status: 'deadline',
       iterations: 0,
     });
-    expect(result).toMatchObject({ status: 'constrained', constraint: 'time', summary: 'No contract checked yet.' });
+    expect(result).toMatchObject({
+      status: 'constrained',
+      constraint: 'time',
+      report: { summary: 'No contract checked yet.' },
+    });
     expect(result!.reason).toMatch(/^Time limit \(3s\) reached: the tool loop stopped after 0 iterations$/);
   });
 
@@ -621,7 +625,7 @@ describe('pursueGoal', () => {
       [DATA]: { assessment: [assess.answer()], synthesis: [synthesis('Panels reach 23%.')] },
     });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, tools: [] });
+    const { handle, result } = await h.pursue({ goal: GOAL, tools: [] });
 
     h.fake.assertDone();
     router.assertDone();
@@ -655,7 +659,7 @@ describe('pursueGoal', () => {
       [QUEUE]: { assessment: [assess.answer()], synthesis: [synthesis('Queue is empty.')] },
     });
 
-    const { handle, result } = await h.pursue({ objective: GOAL, tools: ['calculator'] });
+    const { handle, result } = await h.pursue({ goal: GOAL, tools: ['calculator'] });
 
     h.fake.assertDone();
     router.assertDone();
@@ -667,7 +671,7 @@ describe('pursueGoal', () => {
     // The failed loop's first model call is counted (its assessment, and the call before the refusal), and so in the root's total.
     expect(result!.children.map((c) => c.usage.totalTokens)).toEqual([2, 2, 2].map((n) => n * FAKE_USAGE.total_tokens));
     expect(result!.usage.totalTokens).toBe(10 * FAKE_USAGE.total_tokens);
-    expect(result!.limitations).toContain('Remaining gap: database unknown');
+    expect(result!.report.limitations).toContain('Remaining gap: database unknown');
     expect(prompt(router.requests(GOAL, 'synthesis')[0])).toContain(
       '[failed] Check the database: The tool loop failed',
     );
@@ -676,11 +680,17 @@ describe('pursueGoal', () => {
   });
 
   it.each([
-    ['an empty objective', { objective: '  ' }, /objective/],
-    ['an unknown field', { objective: 'x', maxDepth: 3 }, /maxDepth/],
-    ['a bad constraint', { objective: 'x', constraints: { maxGoals: 0 } }, /constraints\.maxGoals/],
-    ['an unknown tool', { objective: 'x', tools: ['rm_rf'] }, /Unknown tool "rm_rf"/],
-    ['an unknown agent', { objective: 'x', agent: 'nobody' }, /Unknown agent "nobody"/],
+    ['an empty goal', { goal: '  ' }, /goal: goal must be a non-empty string/],
+    ['an unknown field', { goal: 'x', maxDept: 3 }, /maxDept/],
+    ['a bad limit', { goal: 'x', maxGoals: 0 }, /maxGoals: maxGoals must be a whole number from 1/],
+    ['an old field name', { objective: 'x' }, /objective: `objective` is now `goal`/],
+    [
+      'the old limits',
+      { goal: 'x', constraints: { maxDepth: 3 } },
+      /`constraints` is now maxDepth, .* at the top level/,
+    ],
+    ['an unknown tool', { goal: 'x', tools: ['rm_rf'] }, /Unknown tool "rm_rf"/],
+    ['an unknown agent', { goal: 'x', agent: 'nobody' }, /Unknown agent "nobody"/],
   ])('invalid input (%s) fails the tree at once with a non-retryable InvalidInput', async (_name, input, message) => {
     h.fake.script();
     const { error } = await h.pursue(input);

@@ -93,7 +93,7 @@ describe('model rate limit (WAVELOOP_MODEL_RPM)', () => {
     const { worker, taskQueue } = await h.worker({ modelRpm: 6_000 });
     const client = new WaveloopClient(h.client, taskQueue);
     await worker.runUntil(async () => {
-      const { workflowId } = await client.goals.start({ objective: GOAL });
+      const { workflowId } = await client.goals.start({ goal: GOAL });
       expect(await client.goals.result(workflowId)).toMatchObject({ status: 'achieved' });
       const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
       const scheduled = (history.events ?? []).flatMap((e) => {

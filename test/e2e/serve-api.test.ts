@@ -237,8 +237,18 @@ describe('waveloop serve: the HTTP API', () => {
           headers: { authorization: `Bearer ${TOKENS[0]!.token}`, 'content-type': 'application/json' },
           body: json === undefined ? undefined : JSON.stringify(json),
         }).then(async (r) => ({ status: r.status, body: await r.json() }));
-      expect((await call('POST', '/api/goals', { objective: '' })).status).toBe(400);
-      const goal = await call('POST', '/api/goals', { objective: 'Plan the offsite', workflowId: 'serve-goal' });
+      expect((await call('POST', '/api/goals', { goal: '' })).status).toBe(400);
+      // An old field name is refused with its new one.
+      const renamed = await call('POST', '/api/goals', { objective: 'Plan the offsite', constraints: { maxDepth: 2 } });
+      expect(renamed.status).toBe(400);
+      expect((renamed.body as { error: { message: string } }).error.message).toMatch(
+        /objective: `objective` is now `goal`; constraints: `constraints` is now maxDepth/,
+      );
+      const goal = await call('POST', '/api/goals', {
+        goal: 'Plan the offsite',
+        maxDepth: 2,
+        workflowId: 'serve-goal',
+      });
       expect(goal).toEqual({ status: 201, body: { workflowId: 'serve-goal', runId: expect.any(String) } });
       // The list (the goal tree and the chat at least), a page at a time: the next page from the cursor.
       const page = await api('GET', '/api/runs?limit=1');

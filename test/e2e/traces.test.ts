@@ -218,7 +218,7 @@ describe('traces', () => {
     h.fake.script(...router.steps);
     const workflowId = 'traces-goal-tree';
     const { result } = await h.pursue(
-      { objective: GOAL },
+      { goal: GOAL },
       { workflowId, telemetry: telemetry({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/json' }) },
     );
     router.assertDone();

@@ -170,13 +170,13 @@ describe('typed output: the final answer matches the run’s JSON Schema', () =>
       [TAX]: { assessment: [assess.answer()], synthesis: [synthesis('The tax rate is 21 %.')] },
     });
     h.fake.script(...router.steps);
-    const { result, error } = await h.pursue({ objective: OBJECTIVE, tools: [], output: INVOICE });
+    const { result, error } = await h.pursue({ goal: OBJECTIVE, tools: [], output: INVOICE });
 
     expect(error).toBeUndefined();
     router.assertDone();
     expect(result).toMatchObject({
       status: 'achieved',
-      summary: 'Invoice 7 totals 121 EUR with tax.',
+      report: { summary: 'Invoice 7 totals 121 EUR with tax.' },
       output: { amount: 121, currency: 'EUR' },
     });
     expect(result!.outputErrors).toBeUndefined();

@@ -133,9 +133,9 @@ describe('webhooks', () => {
 
   it('a goal tree: its tool loop tells its wait, naming the tree; the root tells how the tree ended; the tool loop tells no end of its own', async () => {
     const treeId = 'webhooks-tree';
-    const objective = 'Move user 2 to EPAM';
+    const goal = 'Move user 2 to EPAM';
     const router = goalModel({
-      [objective]: {
+      [goal]: {
         assessment: [assess.tools('update the user')],
         agent: [
           { toolCalls: [{ id: 'call_tree', name: 'update_user', args: { id: 2, company: 'EPAM' } }] },
@@ -144,7 +144,7 @@ describe('webhooks', () => {
       },
     });
     cli.fake.script(...router.steps);
-    await cli.client.goals.start({ objective, webhooks: [receiver.url('/tree')] }, { workflowId: treeId });
+    await cli.client.goals.start({ goal, webhooks: [receiver.url('/tree')] }, { workflowId: treeId });
 
     const tree = () => receiver.received.filter((r) => r.path === '/tree').map((r) => bodyOf(r.raw));
     const [waiting] = await eventually(tree, (got) => got.length > 0);
@@ -160,7 +160,7 @@ describe('webhooks', () => {
       ['completed', treeId],
     ]);
     expect(told[1]).toMatchObject({
-      goal: objective,
+      goal,
       status: 'achieved',
       link: `http://127.0.0.1:8080/runs/${treeId}`,
     });

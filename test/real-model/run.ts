@@ -82,9 +82,10 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'goal-tree',
     tree: {
-      objective: 'Which rooms are free next weekend, and what would two nights in the cheapest one cost?',
+      goal: 'Which rooms are free next weekend, and what would two nights in the cheapest one cost?',
       agent: 'back-office',
-      constraints: { maxDepth: 2, maxGoals: 4 },
+      maxDepth: 2,
+      maxGoals: 4,
     },
     right: ({ answer }) => /\$?\d/.test(answer),
   },
@@ -229,7 +230,7 @@ async function runScenario(client: WaveloopClient, scenario: Scenario, db: DemoD
     } else {
       const result = (await handle.result()) as GoalResult;
       outcome = `${result.status} (${result.goals} goals)`;
-      answer = [result.summary, ...result.key_findings].join(' ');
+      answer = [result.report.summary, ...result.report.key_findings].join(' ');
     }
   } catch (err) {
     outcome =

@@ -4,6 +4,7 @@ import type OpenAI from 'openai';
 import { z } from 'zod';
 import { FailureType } from '../../contract/errors';
 import type { ModelQueues } from '../../contract/flow/model-queues';
+import type { GoalTreeActivities } from '../../contract/goal-tree/activities';
 import {
   GOAL_COMPONENT_SCHEMAS,
   type Achievement,
@@ -15,6 +16,7 @@ import {
   type Decomposition,
   type GoalSchemaName,
   type ResolvedGoalRun,
+  type ResolveGoalInput,
   type ResultsInput,
   type Synthesis,
 } from '../../contract/goal-tree/pursue-goal';
@@ -55,7 +57,9 @@ export interface GoalActivityDeps {
  * `response_format` JSON Schema made from the component's zod schema (written into the prompt
  * instead when the endpoint refuses it, see `EndpointQuirks`). A reply that does not parse
  * comes back as `{ ok: false }` (the workflow asks once more, showing the error); endpoint errors
- * are mapped like the agent loop's (`toModelFailure`) and retried by Temporal.
+ * are mapped like the agent loop's (`toModelFailure`) and retried by Temporal. The activities are
+ * named once, in `GOAL_TREE_ACTIVITIES`: the object satisfies `GoalTreeActivities`, so one renamed
+ * here and not there fails the build.
  */
 export function createGoalActivities({
   registry,
@@ -102,12 +106,7 @@ export function createGoalActivities({
 
   return {
     /** Settles the model, its price and the tool allowlist of a tree once, at its root. */
-    async resolveGoal(input: {
-      model?: string;
-      tools?: string[];
-      agent?: string;
-      webhooks?: string[];
-    }): Promise<ResolvedGoalRun> {
+    async resolveGoal(input: ResolveGoalInput): Promise<ResolvedGoalRun> {
       const agent = registry.agents.get(input.agent ?? 'default');
       if (input.agent && !agent) {
         throw ApplicationFailure.create({
@@ -148,13 +147,13 @@ export function createGoalActivities({
     async synthesizeGoal(input: ResultsInput): Promise<ComponentOutput<Synthesis>> {
       return structured('synthesis', input.model, synthesizePrompt(input, capabilities(input.tools)));
     },
-    /** The root's result as JSON of the tree's output schema (`shape-output.ts`). */
+    /** The root's report as JSON of the tree's output schema (`shape-output.ts`). */
     shapeGoalOutput: createShapeGoalOutput({ openai, quirks }),
     /** Executes an atomic goal that needs no tools: the answer comes back in the synthesis shape. */
     async answerGoal(input: AnswerInput): Promise<ComponentOutput<Synthesis>> {
       return structured('synthesis', input.model, answerPrompt(input, capabilities(input.tools)));
     },
-  };
+  } satisfies GoalTreeActivities;
 }
 
 const jsonSchemas = new Map<GoalSchemaName, Record<string, unknown>>();

@@ -9,7 +9,7 @@ import { formatEvidence } from '../../contract/goal-tree/text';
 
 /**
  * The prompts of the goal tree's components. Every user message starts with `GOAL: <goal>` and shows
- * the original objective, the goal stack and the evidence, so no decision loses the context.
+ * the goal of the whole tree, the goal stack and the evidence, so no decision loses the context.
  */
 
 export type PromptMessage = { role: 'system' | 'user' | 'assistant'; content: string };
@@ -77,7 +77,7 @@ function messages(input: GoalContextInput, capabilities: string, task: string[])
     `GOAL: ${input.goal}`,
     '',
     'CONTEXT:',
-    `- Original objective: ${input.objective}`,
+    `- The goal of the whole tree: ${input.rootGoal}`,
     `- Goal stack (root first): ${input.stack.length ? input.stack.map((g) => JSON.stringify(g)).join(' > ') : '(this is the root goal)'}`,
     `- Current depth: ${input.stack.length}`,
     `- Evidence so far:\n${formatEvidence(input.evidence)}`,

@@ -1,12 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
-import { DEFAULT_OUTPUT_REPAIRS } from '../../contract/activity-options';
 import { FailureType } from '../../contract/errors';
 import type { ShapeOutputInput, ShapeOutputResult } from '../../contract/goal-tree/pursue-goal';
 import { addUsage, ZERO_USAGE } from '../../contract/model/usage';
 import { outputRepairNote } from '../../contract/output/output';
 import { outputSchemaProblem } from '../../contract/output/schema';
+import { SETTINGS } from '../../contract/settings/declarations';
 import { withHeartbeats } from '../heartbeat';
 import { chat } from '../model/chat';
 import type { EndpointQuirks } from '../model/endpoint-quirks';
@@ -15,12 +15,12 @@ import { checkOutput } from '../output/check-output';
 import type { PromptMessage } from './prompts';
 
 /**
- * `shapeGoalOutput`: a goal tree's root result written as JSON of the tree's output schema. The
- * model gets the result and the schema (also as `response_format`); a reply that does not match
- * goes back to it with what is wrong, within this activity, `DEFAULT_OUTPUT_REPAIRS` times, and
+ * `shapeGoalOutput`: a goal tree's root report written as JSON of the tree's output schema. The
+ * model gets the report and the schema (also as `response_format`); a reply that does not match
+ * goes back to it with what is wrong, within this activity, as often as a run's `outputRepairs` default, and
  * then the result says why there is no output (`outputErrors`). A schema ajv cannot compile fails
  * the tree as a non-retryable `InvalidInput` (a raw Temporal client skips the client's check).
- * Done once, at the root, whether its result came from a synthesis, a tool loop or a direct answer.
+ * Done once, at the root, whether its report came from a synthesis, a tool loop or a direct answer.
  */
 export function createShapeGoalOutput({ openai, quirks }: { openai: OpenAI; quirks: EndpointQuirks }) {
   return async function shapeGoalOutput(input: ShapeOutputInput): Promise<ShapeOutputResult> {
@@ -39,7 +39,7 @@ export function createShapeGoalOutput({ openai, quirks }: { openai: OpenAI; quir
     } as const;
     let usage = ZERO_USAGE;
     let errors: string[] = [];
-    for (let attempt = 0; attempt <= DEFAULT_OUTPUT_REPAIRS; attempt++) {
+    for (let attempt = 0; attempt <= SETTINGS.outputRepairs.default; attempt++) {
       const reply = await withHeartbeats(async () => {
         try {
           return await chat(
@@ -69,7 +69,7 @@ export function createShapeGoalOutput({ openai, quirks }: { openai: OpenAI; quir
   };
 }
 
-function shapePrompt({ objective, schema, result }: ShapeOutputInput): PromptMessage[] {
+function shapePrompt({ goal, schema, result: { status, report } }: ShapeOutputInput): PromptMessage[] {
   return [
     {
       role: 'system',
@@ -80,12 +80,12 @@ function shapePrompt({ objective, schema, result }: ShapeOutputInput): PromptMes
     {
       role: 'user',
       content: [
-        `GOAL: ${objective}`,
+        `GOAL: ${goal}`,
         '',
-        `RESULT (${result.status}): ${result.summary}`,
-        ...(result.key_findings.length ? ['', 'KEY FINDINGS:', ...result.key_findings.map((f) => `- ${f}`)] : []),
-        ...(result.raw_evidence?.length ? ['', 'EVIDENCE:', ...result.raw_evidence.map((e) => `- ${e}`)] : []),
-        ...(result.limitations.length ? ['', 'LIMITATIONS:', ...result.limitations.map((l) => `- ${l}`)] : []),
+        `RESULT (${status}): ${report.summary}`,
+        ...(report.key_findings.length ? ['', 'KEY FINDINGS:', ...report.key_findings.map((f) => `- ${f}`)] : []),
+        ...(report.raw_evidence?.length ? ['', 'EVIDENCE:', ...report.raw_evidence.map((e) => `- ${e}`)] : []),
+        ...(report.limitations.length ? ['', 'LIMITATIONS:', ...report.limitations.map((l) => `- ${l}`)] : []),
         '',
         `JSON SCHEMA OF THE ANSWER: ${JSON.stringify(schema)}`,
       ].join('\n'),

@@ -1,39 +1,45 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { goalEventRecord, goalEvents } from '../../client/goal-tree';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { AGENT_LOOP_WORKFLOW } from '../../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalResult } from '../../contract/goal-tree/pursue-goal';
+import { flagOf, SETTINGS, type SettingsOf } from '../../contract/settings/declarations';
+import { renamedMessage } from '../../contract/settings/renamed';
 import { loadSettings, modelConfigProblem } from '../../settings';
 import { describeError, UsageError } from '../errors';
 import { readOutputSchemaFile } from '../output-schema-file';
 import { priorityFields, priorityOptions, type PriorityOptions } from '../priority-options';
-import {
-  action,
-  ensureServer,
-  note,
-  parseDuration,
-  parsePositiveInt,
-  print,
-  projectOf,
-  runUrl,
-  withClient,
-} from '../support';
+import { action, ensureServer, note, print, projectOf, runUrl, withClient } from '../support';
 import { followTree } from '../ui/goal-follow';
-import { renderGoalTotals, renderGoalTree } from '../ui/goal-render';
+import { renderGoalReport, renderGoalTotals, renderGoalTree } from '../ui/goal-render';
 import { renderOutput } from '../ui/render';
 import { terminalPrompts } from '../ui/terminal';
 import { createCliWorker } from '../worker-runtime';
 
-interface GoalOptions extends PriorityOptions {
-  maxDepth?: number;
-  maxGoals?: number;
-  maxTime?: number;
-  maxCost?: number;
-  maxTokens?: number;
-  maxParallelGoals?: number;
+/**
+ * The tree's limits, each a flag named after its setting (`timeoutSeconds` → `--timeout-seconds`),
+ * with what it limits across the tree; the help adds the setting's `treeDefault`.
+ */
+const LIMITS = {
+  maxDepth: 'deepest level of goals',
+  maxGoals: 'goals in the whole tree, the root included',
+  timeoutSeconds: 'seconds the whole tree may take',
+  maxCostUsd: 'USD the whole tree may spend',
+  maxTokens: 'tokens the whole tree may spend (default: no limit)',
+  maxParallelGoals: 'sub-goals of one level that run at once, under each goal (default: all of the level)',
+} as const satisfies Partial<Record<SettingsOf<'tree'>, string>>;
+type Limit = keyof typeof LIMITS;
+
+/** The flags that were renamed, old → new: given, they are refused with the new one. */
+const RENAMED_FLAGS = {
+  '--max-time': `\`${flagOf('timeoutSeconds')}\` (a number of seconds)`,
+  '--max-cost': `\`${flagOf('maxCostUsd')}\``,
+};
+
+interface GoalOptions extends PriorityOptions, Partial<Record<Limit, number>> {
   tools?: string;
   model?: string;
   agent?: string;
@@ -43,21 +49,18 @@ interface GoalOptions extends PriorityOptions {
   json?: boolean;
 }
 
-/** `waveloop goal "<objective>"` and `waveloop tree <id> [--jsonl]`. */
+/** `waveloop goal "<goal>"` and `waveloop tree <id> [--jsonl]`. */
 export function register(program: Command): void {
   const goal = program
     .command('goal')
-    .description('pursue an objective as a tree of goals (each a workflow) and follow it live')
-    .argument('<objective...>', 'what to achieve')
-    .option('--max-depth <n>', 'deepest level of goals (default 5)', parsePositiveInt)
-    .option('--max-goals <n>', 'goals in the whole tree (default 50)', parsePositiveInt)
-    .option('--max-time <duration>', 'time limit of the whole tree, e.g. 10m (default 1h)', parseDuration)
-    .option('--max-cost <usd>', 'cost limit in USD (default 10)', parsePositiveNumber)
-    .option('--max-tokens <n>', 'token limit of the whole tree', parsePositiveInt)
-    .option(
-      '--max-parallel-goals <n>',
-      'sub-goals of one level that run at once, under each goal (default: all of the level)',
-      parsePositiveInt,
+    .description('pursue a goal as a tree of goals (each a workflow) and follow it live')
+    .argument('<goal...>', 'what to achieve');
+  for (const name of Object.keys(LIMITS) as Limit[]) goal.addOption(limitOption(name));
+  for (const [old, now] of Object.entries(RENAMED_FLAGS))
+    goal.addOption(
+      new Option(`${old} <value>`).hideHelp().argParser(() => {
+        throw new InvalidArgumentError(renamedMessage(old, now));
+      }),
     );
   for (const option of priorityOptions("the tree's")) goal.addOption(option);
   goal
@@ -87,17 +90,9 @@ export function register(program: Command): void {
 async function goalCommand(program: Command, words: string[], options: GoalOptions): Promise<number> {
   const config = loadSettings();
   const project = await projectOf(program);
-  const constraints = {
-    maxDepth: options.maxDepth,
-    maxGoals: options.maxGoals,
-    maxTimeSeconds: options.maxTime === undefined ? undefined : options.maxTime / 1000,
-    maxCostUsd: options.maxCost,
-    maxTokens: options.maxTokens,
-    maxParallelGoals: options.maxParallelGoals,
-  };
   const input = GoalTreeInputSchema.parse({
-    objective: words.join(' '),
-    constraints: Object.values(constraints).some((v) => v !== undefined) ? constraints : undefined,
+    goal: words.join(' '),
+    ...Object.fromEntries(Object.keys(LIMITS).map((name) => [name, options[name as Limit]])),
     tools: options.tools
       ?.split(',')
       .map((t) => t.trim())
@@ -168,10 +163,7 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
         print('');
         renderGoalTree(tree).forEach((line) => print(line));
         print(`\nResult: ${result.status} (${renderGoalTotals(tree)})`);
-        print(result.summary);
-        if (result.key_findings.length) print(`Key findings:\n${result.key_findings.map((f) => `- ${f}`).join('\n')}`);
-        if (result.raw_evidence?.length) print(`Evidence:\n${result.raw_evidence.map((e) => `- ${e}`).join('\n')}`);
-        if (result.limitations.length) print(`Limitations:\n${result.limitations.map((l) => `- ${l}`).join('\n')}`);
+        renderGoalReport(result.report).forEach((line) => print(line));
         renderOutput(result).forEach((line) => print(line));
       }
       return result.status === 'achieved' || result.status === 'synthesized' ? 0 : 1;
@@ -220,8 +212,9 @@ async function notAGoalTree(client: WaveloopClient, id: string): Promise<string 
   return `${id} is a ${type} workflow, not a goal tree.`;
 }
 
-function parsePositiveNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
-  return n;
+/** The flag of a tree's limit, with its default; the contract's schema checks the value (`maxDepth must be …`). */
+function limitOption(name: Limit): Option {
+  const setting = SETTINGS[name];
+  const treeDefault = 'treeDefault' in setting ? ` (default ${setting.treeDefault})` : '';
+  return new Option(`${flagOf(name)} <n>`, `${LIMITS[name]}${treeDefault}`).argParser(Number);
 }

@@ -122,7 +122,7 @@ async function goalTreeStatus(
 }
 
 function summaryLine(result: GoalResult): string {
-  return clip(result.summary.replace(/\s+/g, ' ').trim(), 200);
+  return clip(result.report.summary.replace(/\s+/g, ' ').trim(), 200);
 }
 
 /**

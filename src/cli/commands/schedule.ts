@@ -242,7 +242,7 @@ function runOf(goal: string, options: ScheduleOptions, project: LoadedProject): 
   const priority = priorityFields(options);
   const webhooks = options.webhook;
   return options.goalTree
-    ? { kind: 'goal-tree', input: { objective: goal, agent: options.agent, tools, webhooks, ...priority } }
+    ? { kind: 'goal-tree', input: { goal, agent: options.agent, tools, webhooks, ...priority } }
     : {
         kind: 'agent',
         input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations, webhooks, ...priority },

@@ -1,5 +1,6 @@
 import type { GoalEvent, GoalTreeNode } from '../../client/goal-tree';
 import type { ToolCallRecord } from '../../contract/agent-loop';
+import type { GoalReport } from '../../contract/goal-tree/pursue-goal';
 import { colors, statusColor } from './colors';
 import { renderCall, tokenCount } from './render';
 
@@ -8,7 +9,7 @@ import { renderCall, tokenCount } from './render';
 const SUMMARY_CHARS = 160;
 
 /**
- * One line a goal, indented by depth: status, duration, goal and workflow id, then its summary
+ * One line a goal, indented by depth: status, duration, goal and workflow id, then its report's summary
  * (or why it failed) on the next line.
  *
  *     achieved       3.2s  Plan a team offsite in Lisbon  [offsite]
@@ -23,10 +24,11 @@ export function renderGoalTree(tree: GoalTreeNode, now: Date = new Date()): stri
     lines.push(
       `${indent}${statusColor(status)(status.padEnd(15))}${duration(node, now).padStart(7)}  ${oneLine(node.goal, 100)}${id}`,
     );
-    const detail = node.result ? node.result.summary || node.result.reason : node.failure;
+    const summary = node.result?.report.summary;
+    const detail = node.result ? summary || node.result.reason : node.failure;
     if (detail)
       lines.push(
-        `${indent}  → ${node.result?.summary ? oneLine(detail, SUMMARY_CHARS) : colors.red(oneLine(detail, SUMMARY_CHARS))}`,
+        `${indent}  → ${summary ? oneLine(detail, SUMMARY_CHARS) : colors.red(oneLine(detail, SUMMARY_CHARS))}`,
       );
     node.children.forEach((child) => walk(child, `${indent}  `));
   };
@@ -39,6 +41,18 @@ export function renderGoalTotals(tree: GoalTreeNode): string | undefined {
   const result = tree.result;
   if (!result) return undefined;
   return `${result.goals} goal${result.goals === 1 ? '' : 's'}, ${tokenCount(result.usage)}, $${result.costUsd.toFixed(4)}`;
+}
+
+/** A goal's report as `waveloop goal` prints the root's: its summary, then its findings, evidence and limitations. */
+export function renderGoalReport(report: GoalReport): string[] {
+  const list = (heading: string, items: readonly string[] | undefined) =>
+    items?.length ? [`${heading}:\n${items.map((item) => `- ${item}`).join('\n')}`] : [];
+  return [
+    report.summary,
+    ...list('Key findings', report.key_findings),
+    ...list('Evidence', report.raw_evidence),
+    ...list('Limitations', report.limitations),
+  ];
 }
 
 /** An event of the log as `waveloop goal` prints it live. */

@@ -1,37 +1,14 @@
 import { z } from 'zod';
 import type { Usage } from '../agent-loop';
-import { PriorityFieldsShape } from '../flow/priority-schema';
 import { parseWorkflowInput } from '../issues';
-import { WebhookUrlsSchema } from '../webhooks/url';
+import { RENAMED_TREE_FIELDS } from '../settings/renamed';
+import { renamedFieldsShape, settingsShape } from '../settings/schemas';
 import { MAX_SUB_GOALS } from './defaults';
 
 /**
  * The contract of the `pursueGoal` workflow: a goal pursued recursively as a tree of
  * child workflows. JSON-safe, shared by workflow, activities, client and tests.
  */
-
-export const GoalConstraintsSchema = z.strictObject({
-  maxDepth: z.number().int().min(1).max(50).optional(),
-  maxGoals: z.number().int().min(1).max(10_000).optional(),
-  maxTimeSeconds: z
-    .number()
-    .positive()
-    .max(30 * 86_400)
-    .optional(),
-  maxCostUsd: z.number().positive().optional(),
-  maxTokens: z.number().int().min(1).optional(),
-  /**
-   * How many sub-goals of one level run at once, under each goal (default: all of the level, at most
-   * 8); the others start as earlier ones end. The tool loops inside keep their own `maxParallelTools`.
-   */
-  maxParallelGoals: z
-    .number({ error: 'maxParallelGoals must be a whole number of at least 1' })
-    .int('maxParallelGoals must be a whole number of at least 1')
-    .min(1, 'maxParallelGoals must be at least 1 (the sub-goals of a level that run at once)')
-    .max(100)
-    .optional(),
-});
-export type GoalConstraints = z.infer<typeof GoalConstraintsSchema>;
 
 export const GoalStatusSchema = z.enum(['achieved', 'synthesized', 'constrained', 'cycle_detected', 'failed']);
 export type GoalStatus = z.infer<typeof GoalStatusSchema>;
@@ -85,34 +62,31 @@ export const GoalNodeSchema = z.strictObject({
 });
 export type GoalNode = z.infer<typeof GoalNodeSchema>;
 
+/**
+ * A goal tree's input: the task (`goal`, `tools`, `agent`, `output`) and its settings with a run's
+ * names, at the top level, each declared once in `../settings/declarations` (the limits `maxDepth`,
+ * `maxGoals`, `maxParallelGoals`, `timeoutSeconds`, `maxCostUsd`, `maxTokens`, and `model`, the
+ * priority fields and `webhooks`); their defaults are resolved by `resolveTreeSettings`. A field
+ * that was renamed (`objective`, `constraints`, `maxTimeSeconds`) is refused with its new name.
+ */
 export const GoalInputSchema = z.strictObject({
-  objective: z.string().trim().min(1, 'objective must be a non-empty string'),
-  constraints: GoalConstraintsSchema.optional(),
+  goal: z.string().trim().min(1, 'goal must be a non-empty string'),
   tools: z.array(z.string().trim().min(1)).optional(),
   /**
    * The agent profile the tree's tool loops run as (the sub-agent they delegate to): its
    * system prompt and limits, and its tools and model unless given. Default: the `default` agent.
    */
   agent: z.string().trim().min(1).optional(),
-  model: z.string().trim().min(1).optional(),
   /**
    * The shape of the root's result, a JSON Schema object: the tree's result then carries `output`,
-   * the model's JSON of that shape made from the root's result (or `outputErrors`). Checked as a
+   * the model's JSON of that shape made from the root's report (or `outputErrors`). Checked as a
    * schema by the client and by the `shapeGoalOutput` activity (ajv stays out of workflow code).
    */
   output: z.record(z.string(), z.unknown()).optional(),
-  /**
-   * The tree's place in the task queues (Temporal's Priority API): every goal, model call and tool
-   * loop of the tree gets it. `priority` 1 (first) to 5 (last), `fairnessKey` (≤ 64 bytes), `fairnessWeight`.
-   */
-  ...PriorityFieldsShape,
-  /**
-   * URLs told when the tree ends and when one of its tool loops waits for a person
-   * (docs/webhooks.md), besides its agent's and the worker's (`WAVELOOP_WEBHOOK_URL`).
-   */
-  webhooks: WebhookUrlsSchema.optional(),
   /** Set by a parent goal for its children; absent at the root. */
   node: GoalNodeSchema.optional(),
+  ...settingsShape('tree'),
+  ...renamedFieldsShape(RENAMED_TREE_FIELDS),
 });
 export type GoalInput = z.infer<typeof GoalInputSchema>;
 
@@ -125,11 +99,16 @@ export function parseGoalInput(rawInput: unknown): GoalInput {
 export const GoalTreeInputSchema = GoalInputSchema.omit({ node: true });
 export type GoalTreeInput = z.infer<typeof GoalTreeInputSchema>;
 
-export interface GoalResult {
-  goal: string;
-  status: GoalStatus;
+/**
+ * What the model wrote about a goal, snake_case as it writes it: a synthesis of its sub-goals'
+ * results, a direct answer, or what its tool loop found (the loop's answer, its tool calls, their
+ * results). A goal that ended without one (a limit, a failure) has what its completed sub-goals
+ * found, its reason as the summary.
+ */
+export interface GoalReport {
   summary: string;
   key_findings: string[];
+  /** 0 to 1; 0 when the goal ended without a synthesis or an answer. */
   confidence: number;
   limitations: string[];
   /**
@@ -137,6 +116,16 @@ export interface GoalResult {
    * a goal its tool loop executed has its tools' results. At most 12 items of 600 characters.
    */
   raw_evidence?: string[];
+}
+
+/**
+ * A goal's result: what the model wrote (`report`) apart from what the runtime knows of the goal
+ * (its status, workflow, depth, what it and its subtree used), and its sub-goals' results.
+ */
+export interface GoalResult {
+  goal: string;
+  status: GoalStatus;
+  report: GoalReport;
   children: GoalResult[];
   /** The goal's workflow; absent for a sub-goal that was never started (a cycle, a limit). */
   workflowId?: string;
@@ -148,18 +137,19 @@ export interface GoalResult {
   goals: number;
   usage: Usage;
   costUsd: number;
-  /** With an output schema, at the root: the result's JSON of that shape, when the model made one that matches. */
+  /** With an output schema, at the root: the report's JSON of that shape, when the model made one that matches. */
   output?: unknown;
   /** With an output schema, at the root: why there is no `output` (what was wrong with the model's last try). */
   outputErrors?: string[];
 }
 
-/** `shapeGoalOutput`: the root's result, to be written as JSON of the tree's output schema. */
+/** `shapeGoalOutput`: the root's report, to be written as JSON of the tree's output schema. */
 export interface ShapeOutputInput {
   model: string;
-  objective: string;
+  /** The tree's goal. */
+  goal: string;
   schema: Record<string, unknown>;
-  result: Pick<GoalResult, 'status' | 'summary' | 'key_findings' | 'limitations' | 'raw_evidence'>;
+  result: Pick<GoalResult, 'status' | 'report'>;
 }
 
 /** The output (or why there is none) and what the model calls used. */
@@ -234,7 +224,9 @@ export type GoalSchemaName = keyof typeof GOAL_COMPONENT_SCHEMAS;
 /** The situation of a goal, as every component sees it. */
 export interface GoalContextInput {
   model: string;
-  objective: string;
+  /** The goal of the whole tree, its root's. */
+  rootGoal: string;
+  /** This goal. */
   goal: string;
   /** Ancestors, root first. */
   stack: string[];
@@ -269,6 +261,9 @@ export interface ResultsInput extends GoalContextInput {
  */
 export type ComponentOutput<T> =
   { ok: true; value: T; usage: Usage } | { ok: false; reply: string; error: string; usage: Usage };
+
+/** `resolveGoal`: the root's input, from which it settles the model, the tools and the webhooks. */
+export type ResolveGoalInput = Pick<GoalInput, 'model' | 'tools' | 'agent' | 'webhooks'>;
 
 /** `resolveGoal`: what the root settles once for the whole tree. */
 export interface ResolvedGoalRun {

@@ -29,8 +29,8 @@ export function toEvidence(result: GoalResult): Evidence {
   return {
     goal: result.goal,
     status: result.status,
-    summary: clip(result.summary || result.reason || '', MAX_EVIDENCE_SUMMARY_CHARS),
-    key_findings: result.key_findings.slice(0, MAX_FINDINGS).map((f) => clip(f, MAX_FINDING_CHARS)),
+    summary: clip(result.report.summary || result.reason || '', MAX_EVIDENCE_SUMMARY_CHARS),
+    key_findings: result.report.key_findings.slice(0, MAX_FINDINGS).map((f) => clip(f, MAX_FINDING_CHARS)),
   };
 }
 
@@ -53,15 +53,15 @@ export function formatEvidence(evidence: readonly Evidence[]): string {
 /** The goal an `agentLoop` child is given: the goal on the first line, then its context. */
 export function executionGoal(
   goal: string,
-  objective: string,
+  rootGoal: string,
   action: string | undefined,
   evidence: readonly Evidence[],
 ): string {
   return [
     goal,
     '',
-    'Context: this is one step of a larger objective.',
-    `- Original objective: ${objective}`,
+    'Context: this is one step of a larger goal.',
+    `- The goal of the whole tree: ${rootGoal}`,
     ...(action ? [`- Planned action: ${action}`] : []),
     `- Evidence so far:\n${formatEvidence(evidence)}`,
     'Answer with what you found or did.',

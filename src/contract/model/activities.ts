@@ -1,4 +1,5 @@
 import type { Usage } from '../agent-loop';
+import { GOAL_TREE_MODEL_ACTIVITIES } from '../goal-tree/activities';
 
 /**
  * Which of waveloop's activities call the model and which runs a tool, and how to read the model,
@@ -11,11 +12,7 @@ import type { Usage } from '../agent-loop';
 export const MODEL_CALL_ACTIVITIES: ReadonlySet<string> = new Set([
   'callModel',
   'summarizeTranscript',
-  'assessGoal',
-  'decomposeGoal',
-  'checkAchieved',
-  'synthesizeGoal',
-  'answerGoal',
+  ...GOAL_TREE_MODEL_ACTIVITIES,
 ]);
 
 /** The activity that runs one tool call (`ToolCallInput` → `ToolCallOutput`). */

@@ -33,7 +33,7 @@ export interface WebhookNotice {
   workflowId: string;
   /** The run (of the chain, after a hand-over) that told it. */
   runId: string;
-  /** The run's goal (a goal tree's: its objective), at most `NOTICE_TEXT_CHARS` characters. */
+  /** The run's or the goal tree's goal, at most `NOTICE_TEXT_CHARS` characters. */
   goal: string;
   /** How the run ended (`completed`, `cancelled`), or `failed`. */
   status?: string;

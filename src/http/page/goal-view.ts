@@ -4,7 +4,7 @@ import { clip, pretty } from './format';
 import type { Html } from './layout';
 
 /**
- * A goal tree's page: each goal with its status, its result in brief, and a link to the run of its
+ * A goal tree's page: each goal with its status, its report's summary, and a link to the run of its
  * tool loop (where its waves and the decisions it waits for are). While the root runs, the section is
  * fetched anew every few seconds: a tree has no event stream of its own.
  */
@@ -42,7 +42,7 @@ function nodeView(node: GoalTreeNode): Html {
       <span class="status ${status}">${status}</span> ${node.goal}
       ${loop ? html` · <a href="/runs/${encodeURIComponent(loop)}">its run</a>` : ''}
     </div>
-    ${node.result?.summary ? html`<div class="muted">${clip(node.result.summary, 400)}</div>` : ''}
+    ${node.result?.report.summary ? html`<div class="muted">${clip(node.result.report.summary, 400)}</div>` : ''}
     ${node.failure ? html`<div class="error">${node.failure}</div>` : ''}
     ${
       node.children.length > 0

@@ -17,6 +17,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentLoopResult } from '../../contract/agent-loop';
+import { GOAL_TREE_ACTIVITIES } from '../../contract/goal-tree/activities';
+import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import type { GoalResult } from '../../contract/goal-tree/pursue-goal';
 import {
   MODEL_CALL_ACTIVITIES,
@@ -57,7 +59,7 @@ export class RunSpans {
     parent: Context | undefined,
     run: () => Promise<unknown>,
   ): Promise<unknown> {
-    const goal = workflowType === 'pursueGoal';
+    const goal = workflowType === PURSUE_GOAL_WORKFLOW;
     const start = goal ? goalStart(args[0]) : agentStart(args);
     const { workflowId } = workflowInfo();
     const attributes: Attributes = {
@@ -87,7 +89,7 @@ export class RunSpans {
 
   /** Schedules an activity (`schedule`) inside the span of the model call or tool call it is, if it is one. */
   activity<T>(activityType: string, args: unknown[], local: boolean, schedule: () => Promise<T>): Promise<T> {
-    if (activityType === 'resolveRun' || activityType === 'resolveGoal') {
+    if (activityType === 'resolveRun' || activityType === GOAL_TREE_ACTIVITIES.resolve) {
       const resolving = schedule();
       void resolving.then(
         (resolved) => this.resolved(resolved),
@@ -262,15 +264,15 @@ function agentStart(args: unknown[]): Start {
   };
 }
 
-/** A goal: the root's objective, or a sub-goal's node. */
+/** A goal: the root's, or a sub-goal's node's. */
 function goalStart(raw: unknown): Start {
   const input = (raw ?? {}) as {
-    objective?: unknown;
+    goal?: unknown;
     model?: unknown;
     node?: { goal?: unknown; model?: unknown; path?: unknown };
   };
   const node = input.node;
-  const goal = node?.goal ?? input.objective;
+  const goal = node?.goal ?? input.goal;
   const model = node?.model ?? input.model;
   return {
     agent: 'goal',
@@ -295,7 +297,7 @@ function goalEnd(result: GoalResult): Attributes {
     [Attr.status]: result.status,
     [Attr.inputTokens]: result.usage.promptTokens,
     [Attr.outputTokens]: result.usage.completionTokens,
-    [ContentAttr.outputMessages]: textMessages('assistant', result.summary),
+    [ContentAttr.outputMessages]: textMessages('assistant', result.report.summary),
   };
 }
 

@@ -1,12 +1,15 @@
 import type { AgentLoopResult } from '../../contract/agent-loop';
-import { DEFAULT_GOAL_CONSTRAINTS } from '../../contract/goal-tree/defaults';
-import type { ConstraintKind, GoalConstraints, GoalNode, GoalResult } from '../../contract/goal-tree/pursue-goal';
+import type { ConstraintKind, GoalNode, GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { costOf } from '../../contract/model/pricing';
 import { addUsage, ZERO_USAGE, type Usage } from '../../contract/model/usage';
+import type { TreeSettings } from '../../contract/settings/resolve';
 import type { Grant, Left } from './budget';
 
+/** The tree's limits, resolved with their defaults (`resolveTreeSettings`). */
+export type TreeLimits = Pick<TreeSettings, 'maxDepth' | 'maxGoals' | 'timeoutSeconds' | 'maxTokens' | 'maxCostUsd'>;
+
 /**
- * A goal's ledger (how it enforces its constraints): what the goal and its subtree have spent,
+ * A goal's ledger (how it enforces the tree's limits): what the goal and its subtree have spent,
  * what is left of its goals, tokens and cost, and, before each step, which limit forbids it if
  * one does. Pure: the goal's time comes in as two checks (`GoalTime`, durable timers in the
  * workflow), so the ledger never reads a clock itself.
@@ -42,8 +45,8 @@ export interface LedgerOptions {
   price: GoalNode['price'];
   /** The goal's depth: 0 at the root. */
   depth: number;
-  /** The tree's limits as its input set them, for the reasons and the depth limit. */
-  constraints?: GoalConstraints;
+  /** The tree's limits, for the depth limit and the reasons. */
+  limits: TreeLimits;
 }
 
 export class Ledger {
@@ -96,7 +99,7 @@ export class Ledger {
   /** The limit that forbids `step`, or undefined when the goal may go on. Time is checked first, then tokens, then cost. */
   check(step: Step): Violation | undefined {
     if (step === 'decompose') {
-      if (this.options.depth + 1 >= this.limit('maxDepth')) return this.violation('depth');
+      if (this.options.depth + 1 >= this.options.limits.maxDepth) return this.violation('depth');
       if (this.left().goals < 1) return this.violation('goals');
       return undefined;
     }
@@ -121,18 +124,14 @@ export class Ledger {
 
   /** The violation of `kind`, its reason naming the tree's limit. */
   violation(kind: ConstraintKind): Violation {
+    const limits = this.options.limits;
     const reasons: Record<ConstraintKind, () => string> = {
-      depth: () => `Max depth (${this.limit('maxDepth')}) reached: the goal cannot be decomposed further`,
-      goals: () => `Goal limit (${this.limit('maxGoals')}) reached`,
-      time: () => `Time limit (${this.limit('maxTimeSeconds')}s) reached`,
-      tokens: () =>
-        `Token limit (${this.options.constraints?.maxTokens} for the tree) reached: this goal's share is used up`,
-      cost: () => `Cost limit ($${this.limit('maxCostUsd')} for the tree) reached: this goal's share is used up`,
+      depth: () => `Max depth (${limits.maxDepth}) reached: the goal cannot be decomposed further`,
+      goals: () => `Goal limit (${limits.maxGoals}) reached`,
+      time: () => `Time limit (${limits.timeoutSeconds}s) reached`,
+      tokens: () => `Token limit (${limits.maxTokens} for the tree) reached: this goal's share is used up`,
+      cost: () => `Cost limit ($${limits.maxCostUsd} for the tree) reached: this goal's share is used up`,
     };
     return { kind, reason: reasons[kind]() };
-  }
-
-  private limit(name: keyof typeof DEFAULT_GOAL_CONSTRAINTS): number {
-    return this.options.constraints?.[name] ?? DEFAULT_GOAL_CONSTRAINTS[name];
   }
 }

@@ -1,15 +1,15 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { createActivities } from '../../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../contract/activity-options';
 import { temporalPriority, withPriority, type PriorityFields } from '../../contract/flow/priority';
+import type { GoalTreeActivities } from '../../contract/goal-tree/activities';
 import type { GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { costOf, type ModelPrice } from '../../contract/model/pricing';
 import { addUsage } from '../../contract/model/usage';
 
-const { shapeGoalOutput } = proxyActivities<ReturnType<typeof createActivities>>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
+const { shapeGoalOutput } = proxyActivities<GoalTreeActivities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
 
 /**
- * The root's result with its typed output: the `shapeGoalOutput` activity writes the result as JSON
+ * The root's result with its typed output: the `shapeGoalOutput` activity writes its report as JSON
  * of the tree's output schema, validated and repaired on the worker (no ajv in workflow code);
  * the result keeps its status and gains `output`, or `outputErrors` when no reply matched. What the
  * model calls used counts in the tree's usage and cost.
@@ -18,20 +18,19 @@ export async function withOutput(
   result: GoalResult,
   {
     schema,
-    objective,
+    goal,
     model,
     price,
     modelQueue,
     ...fields
   }: {
     schema: Record<string, unknown>;
-    objective: string;
+    goal: string;
     model: string;
     price: ModelPrice | null;
     modelQueue?: string;
   } & PriorityFields,
 ): Promise<GoalResult> {
-  const { status, summary, key_findings, limitations, raw_evidence } = result;
   const shaped = await shapeGoalOutput.executeWithOptions(
     {
       ...DEFAULT_MODEL_ACTIVITY_OPTIONS,
@@ -39,7 +38,7 @@ export async function withOutput(
       ...withPriority(temporalPriority(fields)),
       ...(modelQueue && { taskQueue: modelQueue }),
     },
-    [{ model, objective, schema, result: { status, summary, key_findings, limitations, raw_evidence } }],
+    [{ model, goal, schema, result: { status: result.status, report: result.report } }],
   );
   return {
     ...result,

@@ -5,9 +5,9 @@ import {
   setCurrentDetails,
   type ActivityFunctionWithOptions,
 } from '@temporalio/workflow';
-import type { createActivities } from '../../activities';
 import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../contract/activity-options';
 import { priorityFields, temporalPriority, withPriority } from '../../contract/flow/priority';
+import type { GoalTreeActivities } from '../../contract/goal-tree/activities';
 import { executionWorkflowId, goalWorkflowId } from '../../contract/goal-tree/ids';
 import { groupIntoLevels } from '../../contract/goal-tree/levels';
 import type {
@@ -21,6 +21,7 @@ import type {
   SubGoal,
 } from '../../contract/goal-tree/pursue-goal';
 import { evidenceFor, executionGoal, otherGoals, toEvidence, workflowSummary } from '../../contract/goal-tree/text';
+import { resolveTreeSettings, type TreeSettings } from '../../contract/settings/resolve';
 import { agentLoop } from '../agent-loop';
 import { Notifier } from '../notices';
 import { Slots } from '../slots';
@@ -34,7 +35,7 @@ import * as results from './results';
 import { goalInput, rootNode } from './start';
 
 const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
-  proxyActivities<ReturnType<typeof createActivities>>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
+  proxyActivities<GoalTreeActivities>(DEFAULT_MODEL_ACTIVITY_OPTIONS);
 
 /**
  * Pursues one goal: assess → execute (a tool loop, or a direct answer), or decompose →
@@ -43,43 +44,45 @@ const { assessGoal, decomposeGoal, checkAchieved, synthesizeGoal, answerGoal } =
  *
  * Before each step the goal asks its ledger whether a limit forbids it (time, tokens, cost; depth
  * and goals before decomposing); one that does ends the goal `constrained` with what its sub-goals
- * found so far. The root settles the model, the tools and the tree-wide limits; every child gets
+ * found so far. The root settles the model, the tools and the tree-wide budgets; every child gets
  * its goal, the goal stack, the evidence so far and its share of the budgets from its parent. A
  * failing, timed-out or refused child is evidence for its parent, never a crash of the tree. The
  * goal's current details (the Web UI's) say the goal and the step it is at, then how it ended.
  */
 export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
   const input = goalInput(rawInput);
-  if (input.node) return pursueNode(input, input.node);
+  // The tree's limits, with their defaults: a child gets the input as the root was given it.
+  const settings = resolveTreeSettings({ tree: input });
+  if (input.node) return pursueNode(input, settings, input.node);
   // The root tells the tree's webhooks how it ended; its tool loops tell what they wait for.
-  const root = await rootNode(input);
-  const notifier = new Notifier(root.webhooks, input.objective);
+  const root = await rootNode(input, settings);
+  const notifier = new Notifier(root.webhooks, input.goal);
   let result: GoalResult;
   try {
-    result = await pursueNode(input, root.node);
+    result = await pursueNode(input, settings, root.node);
   } catch (err) {
     await (isCancellation(err) ? notifier.ended({ status: 'cancelled', answer: '' }) : notifier.failed(err));
     throw err;
   }
-  await notifier.ended({ status: result.status, answer: result.summary, output: result.output });
+  await notifier.ended({ status: result.status, answer: result.report.summary, output: result.output });
   return result;
 }
 
 /** Pursues the goal of `node` to its result (the root's with its output, when the tree has an output schema). */
-async function pursueNode(input: GoalInput, node: GoalNode): Promise<GoalResult> {
-  const g = openGoal(input, node);
+async function pursueNode(input: GoalInput, settings: TreeSettings, node: GoalNode): Promise<GoalResult> {
+  const g = openGoal(input, settings, node);
   const pursued = await pursue(g);
   // The root of a tree with an output schema: its result also as JSON of that shape.
   const result =
     input.output && !input.node
       ? await withOutput(pursued, {
-          schema: input.output,
-          objective: input.objective,
           ...g.node,
+          schema: input.output,
+          goal: input.goal,
           ...priorityFields(input),
         })
       : pursued;
-  show(g, `**${result.status}** · ${result.summary}`);
+  show(g, `**${result.status}** · ${result.report.summary}`);
   return result;
 }
 
@@ -113,7 +116,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
   const stop = g.ledger.check('start');
   if (stop) return results.constrained(soFar(g), stop);
   const budgets = g.ledger.left();
-  const { objective, agent, webhooks } = g.input;
+  const { goal: rootGoal, agent, webhooks } = g.input;
   const workflowId = executionWorkflowId(g.id);
   show(g, `Running its tool loop \`${workflowId}\` (its details say what it waits for)`);
   try {
@@ -121,7 +124,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
       workflowId,
       args: [
         {
-          goal: executionGoal(g.node.goal, objective, action, g.node.evidence),
+          goal: executionGoal(g.node.goal, rootGoal, action, g.node.evidence),
           model: g.node.model,
           tools: g.node.tools,
           ...(agent ? { agent } : {}),
@@ -195,7 +198,7 @@ async function pursueLevel(g: Goal, level: number[], later: number): Promise<Goa
   const evidence = evidenceFor(g.node.evidence, g.children);
   const subGoals = level.map((i) => ({ goal: g.planned[i], position: i + 1, cycle: findCycle(g.planned[i], stack) }));
   const shares = shareLevel(subGoals.filter((s) => !s.cycle).length, later, g.ledger.left());
-  const slots = new Slots(g.input.constraints?.maxParallelGoals ?? subGoals.length);
+  const slots = new Slots(g.settings.maxParallelGoals ?? subGoals.length);
   let next = 0;
   return Promise.all(
     subGoals.map(({ goal, position, cycle }) => {
@@ -228,22 +231,13 @@ async function pursueChild(
     budget: { goals: grant.goals, deadlineMs: g.clock.childDeadlineMs, tokens: grant.tokens, costUsd: grant.costUsd },
     others: otherGoals(g.planned, child.goal, g.node.others),
   };
-  const { objective, constraints, tools, model, agent, webhooks } = g.input;
+  // The tree's input as the root was given it (its goal, tools and settings), with the child's own node.
+  // The output schema is the root's alone.
+  const { node: _parent, output: _rootOnly, ...tree } = g.input;
   try {
     const result = await executeChild(pursueGoal, {
       workflowId,
-      args: [
-        {
-          objective,
-          constraints,
-          tools,
-          model,
-          ...(agent ? { agent } : {}),
-          ...(webhooks ? { webhooks } : {}),
-          ...priorityFields(g.input),
-          node,
-        },
-      ],
+      args: [{ ...tree, node }],
       workflowExecutionTimeout: g.clock.childTimeoutMs(),
       staticSummary: workflowSummary(child.goal),
       ...placed(g),
@@ -263,9 +257,10 @@ async function pursueChild(
   }
 }
 
-/** One goal being pursued: its input and node, its ledger and clock, and what it has so far. */
+/** One goal being pursued: its input, the tree's settings and its node, its ledger and clock, and what it has so far. */
 interface Goal {
   readonly input: GoalInput;
+  readonly settings: TreeSettings;
   readonly node: GoalNode;
   readonly id: string;
   readonly depth: number;
@@ -282,12 +277,13 @@ interface Goal {
 }
 
 /** Opens the goal at `node`: its clock's timers start now, and its ledger holds its share of the budgets. */
-function openGoal(input: GoalInput, node: GoalNode): Goal {
+function openGoal(input: GoalInput, settings: TreeSettings, node: GoalNode): Goal {
   const depth = node.stack.length;
   const clock = goalClock(node.budget.deadlineMs, node.path.length === 0);
-  const ledger = new Ledger({ budget: node.budget, price: node.price, depth, constraints: input.constraints }, clock);
+  const ledger = new Ledger({ budget: node.budget, price: node.price, depth, limits: settings }, clock);
   return {
     input,
+    settings,
     node,
     id: goalWorkflowId(node.rootId, node.path),
     depth,
@@ -346,7 +342,7 @@ async function ask<I extends GoalContextInput, T>(
   const stop = g.ledger.check('work');
   if (stop) return { ok: false, stop };
   const { model, goal, stack, tools, evidence } = g.node;
-  const input = { model, objective: g.input.objective, goal, stack, tools, evidence, ...extra } as I;
+  const input = { model, rootGoal: g.input.goal, goal, stack, tools, evidence, ...extra } as I;
   const call = (request: I, summary: string) =>
     component.executeWithOptions(
       {

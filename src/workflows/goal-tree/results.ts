@@ -2,6 +2,7 @@ import type { AgentLoopResult } from '../../contract/agent-loop';
 import type {
   Achievement,
   ConstraintKind,
+  GoalReport,
   GoalResult,
   GoalStatus,
   Synthesis,
@@ -30,12 +31,11 @@ export interface GoalSoFar {
   spent: Spent;
 }
 
-type Fields = Partial<
-  Pick<GoalResult, 'summary' | 'key_findings' | 'confidence' | 'limitations' | 'raw_evidence' | 'reason' | 'constraint'>
->;
+/** What a result is built from: its report's fields, and why the goal ended as it did. */
+type Fields = Partial<GoalReport & Pick<GoalResult, 'reason' | 'constraint'>>;
 
 /**
- * The goal's result with `status` and `fields`. The summary falls back to the reason; findings and
+ * The goal's result with `status` and `fields`. The report's summary falls back to the reason; findings and
  * raw evidence list each fact once (in the order first found), and the raw evidence is capped
  * (`MAX_EVIDENCE_ITEMS` items of `MAX_EVIDENCE_SUMMARY_CHARS`); the goal's notes follow
  * `fields.limitations`.
@@ -48,11 +48,13 @@ export function finish(soFar: GoalSoFar, status: GoalStatus, fields: Fields): Go
   return {
     goal: soFar.goal,
     status,
-    summary: fields.summary || fields.reason || '',
-    key_findings: once(fields.key_findings ?? []),
-    confidence: fields.confidence ?? 0,
-    limitations: [...(fields.limitations ?? []), ...soFar.notes],
-    ...(raw.length ? { raw_evidence: raw } : {}),
+    report: {
+      summary: fields.summary || fields.reason || '',
+      key_findings: once(fields.key_findings ?? []),
+      confidence: fields.confidence ?? 0,
+      limitations: [...(fields.limitations ?? []), ...soFar.notes],
+      ...(raw.length ? { raw_evidence: raw } : {}),
+    },
     children: soFar.children,
     workflowId: soFar.workflowId,
     depth: soFar.depth,
@@ -73,9 +75,11 @@ export function partial(soFar: GoalSoFar, reason?: string): Fields {
     ? `${done.length} of ${soFar.planned} sub-goals completed${done.length ? ':' : '.'}`
     : '';
   return {
-    summary: [reason ? `${reason}.` : '', pursued, ...done.map((r) => clip(r.summary, 300))].filter(Boolean).join(' '),
-    key_findings: once(done.flatMap((r) => r.key_findings)).slice(0, 10),
-    raw_evidence: done.flatMap((r) => r.raw_evidence ?? []),
+    summary: [reason ? `${reason}.` : '', pursued, ...done.map((r) => clip(r.report.summary, 300))]
+      .filter(Boolean)
+      .join(' '),
+    key_findings: once(done.flatMap((r) => r.report.key_findings)).slice(0, 10),
+    raw_evidence: done.flatMap((r) => r.report.raw_evidence ?? []),
     confidence: 0,
   };
 }
@@ -125,7 +129,7 @@ export function noneStarted(soFar: GoalSoFar, refusal: Violation | undefined): G
 }
 
 /**
- * An atomic goal's result from how its tool loop ended. The loop's answer is the summary, its
+ * An atomic goal's result from how its tool loop ended. The loop's answer is the report's summary, its
  * successful tool calls the findings, their results the raw evidence. `completed` is `achieved`, as
  * confident as the share of calls that succeeded; a deadline or spent budgets is `constrained` by
  * `limit` (from `Ledger.loopLimit`); any other end is `failed`.
@@ -175,7 +179,7 @@ function once(items: readonly string[]): string[] {
 
 // Sub-goals that report no result of their own: their parent writes it.
 
-/** A sub-goal that was never started (at `depth`): no workflow, nothing spent; `reason` is its summary. */
+/** A sub-goal that was never started (at `depth`): no workflow, nothing spent; `reason` is its report's summary. */
 export function notStarted(
   goal: string,
   depth: number,
@@ -185,10 +189,7 @@ export function notStarted(
   return {
     goal,
     status,
-    summary: fields.reason,
-    key_findings: [],
-    confidence: 0,
-    limitations: [],
+    report: { summary: fields.reason, key_findings: [], confidence: 0, limitations: [] },
     children: [],
     depth,
     ...fields,

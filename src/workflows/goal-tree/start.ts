@@ -1,10 +1,10 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { createActivities } from '../../activities';
 import { RESOLVE_RUN_ACTIVITY_OPTIONS } from '../../contract/activity-options';
 import { temporalPriority, withPriority } from '../../contract/flow/priority';
-import { DEFAULT_GOAL_CONSTRAINTS } from '../../contract/goal-tree/defaults';
+import type { GoalTreeActivities } from '../../contract/goal-tree/activities';
 import { goalWorkflowId } from '../../contract/goal-tree/ids';
 import type { GoalInput, GoalNode } from '../../contract/goal-tree/pursue-goal';
+import type { TreeSettings } from '../../contract/settings/resolve';
 import { lazy } from '../lazy';
 
 /**
@@ -13,7 +13,7 @@ import { lazy } from '../lazy';
  * settles the node for the whole tree.
  */
 
-const { resolveGoal } = proxyActivities<ReturnType<typeof createActivities>>(RESOLVE_RUN_ACTIVITY_OPTIONS);
+const { resolveGoal } = proxyActivities<GoalTreeActivities>(RESOLVE_RUN_ACTIVITY_OPTIONS);
 
 /**
  * The goal's input: a sub-goal's as its parent built it, from the parent's validated input and the
@@ -37,10 +37,13 @@ export function goalInput(rawInput: unknown): GoalInput {
 
 /**
  * The root's node: the model, its price and the tools, settled once for the tree (`resolveGoal`;
- * a misconfiguration fails the tree at once), and the tree-wide budgets from the input's
- * constraints, its deadline counted from the run's start.
+ * a misconfiguration fails the tree at once), and the tree-wide budgets from its `settings` (the
+ * input's, resolved with the tree's defaults), its deadline counted from the run's start.
  */
-export async function rootNode(input: GoalInput): Promise<{ node: GoalNode; webhooks: string[] }> {
+export async function rootNode(
+  input: GoalInput,
+  settings: TreeSettings,
+): Promise<{ node: GoalNode; webhooks: string[] }> {
   let resolved;
   try {
     resolved = await resolveGoal.executeWithOptions(
@@ -67,20 +70,19 @@ export async function rootNode(input: GoalInput): Promise<{ node: GoalNode; webh
     throw err;
   }
   const info = workflowInfo();
-  const c = input.constraints ?? {};
   const { webhooks = [], ...settled } = resolved;
   const node: GoalNode = {
     rootId: info.workflowId,
     path: [],
-    goal: input.objective,
+    goal: input.goal,
     stack: [],
     evidence: [],
     others: [],
     budget: {
-      goals: c.maxGoals ?? DEFAULT_GOAL_CONSTRAINTS.maxGoals,
-      deadlineMs: info.runStartTime.getTime() + (c.maxTimeSeconds ?? DEFAULT_GOAL_CONSTRAINTS.maxTimeSeconds) * 1000,
-      tokens: c.maxTokens,
-      costUsd: c.maxCostUsd ?? DEFAULT_GOAL_CONSTRAINTS.maxCostUsd,
+      goals: settings.maxGoals,
+      deadlineMs: info.runStartTime.getTime() + settings.timeoutSeconds * 1000,
+      tokens: settings.maxTokens,
+      costUsd: settings.maxCostUsd,
     },
     ...settled,
   };

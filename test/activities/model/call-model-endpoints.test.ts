@@ -133,7 +133,7 @@ describe('goal components against endpoints that refuse response_format', () => 
     const { activities, logger } = worker();
     const input = {
       model: 'fake-model',
-      objective: 'Say hi',
+      rootGoal: 'Say hi',
       goal: 'Say hi',
       stack: [],
       tools: [],

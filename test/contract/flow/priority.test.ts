@@ -16,7 +16,7 @@ describe('priority and fairness fields', () => {
   it('priority 1 to 5, a fairness key of at most 64 bytes and a weight of 0.001 to 1000 are accepted', () => {
     const input = parseAgentLoopInput({ goal: 'x', priority: 1, fairnessKey: 'k'.repeat(64), fairnessWeight: 0.001 });
     expect(temporalPriority(input)).toEqual({ priorityKey: 1, fairnessKey: 'k'.repeat(64), fairnessWeight: 0.001 });
-    expect(parseGoalInput({ objective: 'x', priority: 5, fairnessWeight: 1000 })).toMatchObject({ priority: 5 });
+    expect(parseGoalInput({ goal: 'x', priority: 5, fairnessWeight: 1000 })).toMatchObject({ priority: 5 });
   });
 
   it('a priority outside 1 to 5, a fairness key over 64 bytes (UTF-8) or a weight out of range fails InvalidInput that says so', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { GoalConstraints, GoalNode } from '../../../src/contract/goal-tree/pursue-goal';
+import type { GoalNode } from '../../../src/contract/goal-tree/pursue-goal';
 import type { Usage } from '../../../src/contract/model/usage';
+import type { LayerSettings } from '../../../src/contract/settings/declarations';
+import { resolveTreeSettings } from '../../../src/contract/settings/resolve';
 import { Ledger, type GoalTime } from '../../../src/workflows/goal-tree/ledger';
 
 const usage = (promptTokens: number, completionTokens: number): Usage => ({
@@ -11,10 +13,13 @@ const usage = (promptTokens: number, completionTokens: number): Usage => ({
 /** $1 per million prompt tokens, $2 per million completion tokens. */
 const PRICE = { inputPerMTok: 1, outputPerMTok: 2 };
 
-/** A ledger for a goal at `depth` with `budget`; its time is what `time` says (not up by default). */
+/**
+ * A ledger for a goal at `depth` with `budget`, in a tree whose input gives the settings `tree` (the
+ * tree's defaults otherwise); its time is what `time` says (not up by default).
+ */
 function ledger(
   budget: Partial<GoalNode['budget']> = {},
-  options: { depth?: number; constraints?: GoalConstraints; time?: Partial<GoalTime>; price?: GoalNode['price'] } = {},
+  options: { depth?: number; tree?: LayerSettings<'tree'>; time?: Partial<GoalTime>; price?: GoalNode['price'] } = {},
 ) {
   const time: GoalTime = { isUp: () => false, tooLateToStart: () => false, ...options.time };
   return new Ledger(
@@ -22,7 +27,7 @@ function ledger(
       budget: { goals: 10, deadlineMs: 0, ...budget },
       price: options.price ?? null,
       depth: options.depth ?? 0,
-      constraints: options.constraints,
+      limits: resolveTreeSettings({ tree: options.tree }),
     },
     time,
   );
@@ -90,13 +95,13 @@ describe('Ledger.check: may the goal go on?', () => {
   });
 
   it('Ledger.check: spent tokens, then spent cost, forbid work and starts', () => {
-    const tokens = ledger({ tokens: 100, costUsd: 0.0001 }, { price: PRICE, constraints: { maxTokens: 500 } });
+    const tokens = ledger({ tokens: 100, costUsd: 0.0001 }, { price: PRICE, tree: { maxTokens: 500 } });
     tokens.spend(usage(100, 0));
     expect(tokens.check('work')).toEqual({
       kind: 'tokens',
       reason: "Token limit (500 for the tree) reached: this goal's share is used up",
     });
-    const cost = ledger({ tokens: 1_000, costUsd: 0.0001 }, { price: PRICE, constraints: { maxCostUsd: 0.5 } });
+    const cost = ledger({ tokens: 1_000, costUsd: 0.0001 }, { price: PRICE, tree: { maxCostUsd: 0.5 } });
     cost.spend(usage(200, 0));
     expect(cost.check('start')).toEqual({
       kind: 'cost',
@@ -118,13 +123,13 @@ describe('Ledger.check: may the goal go on?', () => {
       kind: 'depth',
       reason: 'Max depth (5) reached: the goal cannot be decomposed further',
     });
-    expect(ledger({}, { depth: 1, constraints: { maxDepth: 2 } }).check('decompose')?.reason).toMatch(
+    expect(ledger({}, { depth: 1, tree: { maxDepth: 2 } }).check('decompose')?.reason).toMatch(
       /^Max depth \(2\) reached/,
     );
   });
 
   it('Ledger.check: a goal with no goal left for a sub-goal may not decompose', () => {
-    expect(ledger({ goals: 1 }, { constraints: { maxGoals: 3 } }).check('decompose')).toEqual({
+    expect(ledger({ goals: 1 }, { tree: { maxGoals: 3 } }).check('decompose')).toEqual({
       kind: 'goals',
       reason: 'Goal limit (3) reached',
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentLoopResult, ToolCallRecord } from '../../../src/contract/agent-loop';
-import type { GoalResult, GoalStatus, Synthesis } from '../../../src/contract/goal-tree/pursue-goal';
+import type { GoalReport, GoalResult, GoalStatus, Synthesis } from '../../../src/contract/goal-tree/pursue-goal';
 import { ZERO_USAGE } from '../../../src/contract/model/usage';
 import type { Violation } from '../../../src/workflows/goal-tree/ledger';
 import * as results from '../../../src/workflows/goal-tree/results';
@@ -9,20 +9,16 @@ const SPENT = { goals: 3, usage: { promptTokens: 200, completionTokens: 20, tota
 const TOKENS: Violation = { kind: 'tokens', reason: 'Token limit (300 for the tree) reached' };
 const GOALS: Violation = { kind: 'goals', reason: 'Goal limit (3) reached' };
 
-function child(goal: string, status: GoalStatus, summary: string, extra: Partial<GoalResult> = {}): GoalResult {
+function child(goal: string, status: GoalStatus, summary: string, report: Partial<GoalReport> = {}): GoalResult {
   return {
     goal,
     status,
-    summary,
-    key_findings: [`${goal} finding`],
-    confidence: 1,
-    limitations: [],
+    report: { summary, key_findings: [`${goal} finding`], confidence: 1, limitations: [], ...report },
     children: [],
     depth: 1,
     goals: 1,
     usage: ZERO_USAGE,
     costUsd: 0,
-    ...extra,
   };
 }
 
@@ -48,15 +44,12 @@ const synthesis = (extra: Partial<Synthesis> = {}): Synthesis => ({
 });
 
 describe('finish', () => {
-  it('finish: the result names the goal and carries its children and what its subtree spent', () => {
+  it("finish: the result names the goal, holds the model's report apart, and carries its children and what its subtree spent", () => {
     const children = [child('Book a venue', 'achieved', 'Booked.')];
     expect(results.finish(soFar({ children }), 'achieved', { summary: 'Done.', confidence: 0.9 })).toEqual({
       goal: 'Plan the offsite',
       status: 'achieved',
-      summary: 'Done.',
-      key_findings: [],
-      confidence: 0.9,
-      limitations: [],
+      report: { summary: 'Done.', key_findings: [], confidence: 0.9, limitations: [] },
       children,
       workflowId: 'tree',
       depth: 0,
@@ -67,7 +60,7 @@ describe('finish', () => {
   it('finish: the summary falls back to the reason; reason and constraint are set only when given', () => {
     const result = results.finish(soFar(), 'constrained', { reason: 'Time limit (2s) reached', constraint: 'time' });
     expect(result).toMatchObject({
-      summary: 'Time limit (2s) reached',
+      report: { summary: 'Time limit (2s) reached' },
       reason: 'Time limit (2s) reached',
       constraint: 'time',
     });
@@ -79,16 +72,16 @@ describe('finish', () => {
     const result = results.finish(soFar({ notes: ['Dependency cycle among sub-goals 0, 1'] }), 'synthesized', {
       limitations: ['no prices'],
     });
-    expect(result.limitations).toEqual(['no prices', 'Dependency cycle among sub-goals 0, 1']);
+    expect(result.report.limitations).toEqual(['no prices', 'Dependency cycle among sub-goals 0, 1']);
   });
 
   it('finish: raw evidence is kept to 12 items of 600 characters, and left out when there is none', () => {
     const result = results.finish(soFar(), 'achieved', {
       raw_evidence: Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(1_000, 'x')),
     });
-    expect(result.raw_evidence).toHaveLength(12);
-    expect(result.raw_evidence!.every((item) => item.length === 600 && item.endsWith('…'))).toBe(true);
-    expect(results.finish(soFar(), 'achieved', { raw_evidence: [] })).not.toHaveProperty('raw_evidence');
+    expect(result.report.raw_evidence).toHaveLength(12);
+    expect(result.report.raw_evidence!.every((item) => item.length === 600 && item.endsWith('…'))).toBe(true);
+    expect(results.finish(soFar(), 'achieved', { raw_evidence: [] }).report).not.toHaveProperty('raw_evidence');
   });
 });
 
@@ -126,10 +119,9 @@ describe('partial, failed, constrained: a goal that ends without a synthesis', (
       status: 'constrained',
       reason: TOKENS.reason,
       constraint: 'tokens',
-      confidence: 0,
-      raw_evidence: ['Casa Azul: 30 seats'],
+      report: { confidence: 0, raw_evidence: ['Casa Azul: 30 seats'] },
     });
-    expect(result.summary).toBe(
+    expect(result.report.summary).toBe(
       'Token limit (300 for the tree) reached. 2 of 3 sub-goals completed: Casa Azul booked. Two days.',
     );
   });
@@ -137,14 +129,14 @@ describe('partial, failed, constrained: a goal that ends without a synthesis', (
   it('failed: the reason is the summary of a goal with nothing completed, the completed findings otherwise', () => {
     expect(results.failed(soFar(), 'assess failed: timeout')).toMatchObject({
       status: 'failed',
-      summary: 'assess failed: timeout',
+      report: { summary: 'assess failed: timeout' },
       reason: 'assess failed: timeout',
     });
     const withChildren = results.failed(soFar({ children, planned: 3 }), 'synthesize failed');
     expect(withChildren).toMatchObject({
       status: 'failed',
       reason: 'synthesize failed',
-      summary: '2 of 3 sub-goals completed: Casa Azul booked. Two days.',
+      report: { summary: '2 of 3 sub-goals completed: Casa Azul booked. Two days.' },
     });
     expect(withChildren).not.toHaveProperty('constraint');
   });
@@ -157,8 +149,7 @@ describe('synthesized, noneStarted: a decomposed goal', () => {
   it('synthesized: achieved when the last check said so, the synthesis as it is', () => {
     expect(results.synthesized(soFar(), synthesis(), achieved, GOALS)).toMatchObject({
       status: 'achieved',
-      summary: 'All planned.',
-      limitations: ['no catering yet'],
+      report: { summary: 'All planned.', limitations: ['no catering yet'] },
     });
   });
 
@@ -166,22 +157,21 @@ describe('synthesized, noneStarted: a decomposed goal', () => {
     const result = results.synthesized(soFar(), synthesis(), unachieved, undefined);
     expect(result).toMatchObject({
       status: 'synthesized',
-      limitations: ['no catering yet', 'Remaining gap: catering'],
+      report: { limitations: ['no catering yet', 'Remaining gap: catering'] },
     });
     expect(result).not.toHaveProperty('reason');
     expect(results.synthesized(soFar(), synthesis(), undefined, undefined)).toMatchObject({
       status: 'synthesized',
-      limitations: ['no catering yet'],
+      report: { limitations: ['no catering yet'] },
     });
   });
 
   it('synthesized: not achieved after a limit refused a sub-goal is constrained by that limit', () => {
     expect(results.synthesized(soFar(), synthesis(), unachieved, GOALS)).toMatchObject({
       status: 'constrained',
-      summary: 'All planned.',
+      report: { summary: 'All planned.', limitations: ['no catering yet', 'Remaining gap: catering'] },
       reason: GOALS.reason,
       constraint: 'goals',
-      limitations: ['no catering yet', 'Remaining gap: catering'],
     });
   });
 
@@ -189,11 +179,11 @@ describe('synthesized, noneStarted: a decomposed goal', () => {
     expect(results.noneStarted(soFar({ planned: 2 }), GOALS)).toMatchObject({
       status: 'constrained',
       constraint: 'goals',
-      summary: 'Goal limit (3) reached. 0 of 2 sub-goals completed.',
+      report: { summary: 'Goal limit (3) reached. 0 of 2 sub-goals completed.' },
     });
     expect(results.noneStarted(soFar({ planned: 2 }), undefined)).toMatchObject({
       status: 'failed',
-      summary: 'No sub-goal could be pursued: every one repeats a goal on the stack.',
+      report: { summary: 'No sub-goal could be pursued: every one repeats a goal on the stack.' },
     });
   });
 });
@@ -221,14 +211,14 @@ describe('toolLoopEnded: an atomic goal from how its tool loop ended', () => {
       run('completed', [call(true, '2'), call(false), call(true, '')]),
       limit,
     );
-    expect(result).toMatchObject({ status: 'achieved', summary: 'So far: 2.', raw_evidence: ['2'] });
-    expect(result.key_findings).toEqual([
+    expect(result).toMatchObject({ status: 'achieved', report: { summary: 'So far: 2.', raw_evidence: ['2'] } });
+    expect(result.report.key_findings).toEqual([
       'calculator({"expression":"1 + 1"}) → 2',
       'calculator({"expression":"1 + 1"}) → ',
     ]);
     // As confident as the share of calls that succeeded; fully without calls.
-    expect(result.confidence).toBeCloseTo(2 / 3);
-    expect(results.toolLoopEnded(soFar(), run('completed', []), limit).confidence).toBe(1);
+    expect(result.report.confidence).toBeCloseTo(2 / 3);
+    expect(results.toolLoopEnded(soFar(), run('completed', []), limit).report.confidence).toBe(1);
   });
 
   it('toolLoopEnded: a loop that called one tool many times alike lists each finding and each piece of evidence once', () => {
@@ -238,11 +228,11 @@ describe('toolLoopEnded: an atomic goal from how its tool loop ended', () => {
       { ...run('completed', []), waves: [...waves, { iteration: 18, calls: [call(true, '3'), call(true, '2')] }] },
       limit,
     );
-    expect(result.key_findings).toEqual([
+    expect(result.report.key_findings).toEqual([
       'calculator({"expression":"1 + 1"}) → 2',
       'calculator({"expression":"1 + 1"}) → 3',
     ]);
-    expect(result.raw_evidence).toEqual(['2', '3']);
+    expect(result.report.raw_evidence).toEqual(['2', '3']);
   });
 
   it('partial: the same finding of two sub-goals is listed once', () => {
@@ -251,8 +241,7 @@ describe('toolLoopEnded: an atomic goal from how its tool loop ended', () => {
       soFar({ children: [child('a', 'achieved', 'A', same), child('b', 'achieved', 'B', same)] }),
     );
     expect(results.finish(soFar(), 'failed', fields)).toMatchObject({
-      key_findings: ['the venue is free'],
-      raw_evidence: ['free on 4 Dec'],
+      report: { key_findings: ['the venue is free'], raw_evidence: ['free on 4 Dec'] },
     });
   });
 
@@ -260,7 +249,7 @@ describe('toolLoopEnded: an atomic goal from how its tool loop ended', () => {
     for (const status of ['deadline', 'budget_exhausted'] as const) {
       expect(results.toolLoopEnded(soFar(), run(status, [call(true, '2')]), limit)).toMatchObject({
         status: 'constrained',
-        summary: 'So far: 2.',
+        report: { summary: 'So far: 2.' },
         constraint: 'cost',
         reason: 'Cost limit ($1 for the tree) reached: the tool loop stopped after 3 iterations',
       });
@@ -275,14 +264,13 @@ describe('toolLoopEnded: an atomic goal from how its tool loop ended', () => {
     expect(results.toolLoopEnded(soFar(), run(status, [call(true, '2')]), limit)).toMatchObject({
       status: 'failed',
       reason,
-      summary: 'So far: 2.',
-      raw_evidence: ['2'],
+      report: { summary: 'So far: 2.', raw_evidence: ['2'] },
     });
   });
 });
 
 describe('sub-goals without a result of their own', () => {
-  it('notStarted, cycleDetected, refused: no workflow, nothing spent, the reason as summary', () => {
+  it("notStarted, cycleDetected, refused: no workflow, nothing spent, the reason as the report's summary", () => {
     const cycle = results.cycleDetected('Write a report about Solar Power.', 1, {
       ancestor: 'Write a report on solar power',
       similarity: 1,
@@ -290,11 +278,13 @@ describe('sub-goals without a result of their own', () => {
     expect(cycle).toEqual({
       goal: 'Write a report about Solar Power.',
       status: 'cycle_detected',
-      summary: 'Repeats "Write a report on solar power" on its goal stack (similarity 1.00).',
+      report: {
+        summary: 'Repeats "Write a report on solar power" on its goal stack (similarity 1.00).',
+        key_findings: [],
+        confidence: 0,
+        limitations: [],
+      },
       reason: 'Repeats "Write a report on solar power" on its goal stack (similarity 1.00).',
-      key_findings: [],
-      confidence: 0,
-      limitations: [],
       children: [],
       depth: 1,
       goals: 0,
