@@ -24,10 +24,9 @@ async function run(): Promise<void> {
       tools: [benchTool],
       agents: [defineAgent({ name: 'default', system: 'You are a benchmark agent. Call the tools as asked.' })],
       openai: createModelClient({ baseURL, apiKey: 'bench' }),
-      defaultModel: 'bench-model',
+      defaults: { model: 'bench-model', ...(modelRpm ? { modelRpm: Number(modelRpm) } : {}) },
       workflowBundle: { codePath },
       blobStore: blobStoreIn(dataDir),
-      ...(modelRpm ? { modelRpm: Number(modelRpm) } : {}),
     });
     await worker.runUntil(async () => {
       process.stdout.write('ready\n');

@@ -1,7 +1,10 @@
 import * as path from 'node:path';
 import { z } from 'zod';
+import { envVarOf, settingNamesOf, SETTINGS } from './contract/settings/declarations';
 import { durationMs } from './contract/settings/duration';
-import { WebhookUrlSchema } from './contract/webhooks/url';
+import { RENAMED_ENV_VARS, renamedMessage } from './contract/settings/renamed';
+import type { WorkerDefaults } from './contract/settings/resolve';
+import { settingSchema } from './contract/settings/schemas';
 import { encryptionKeysFromEnv, type EncryptionKeys } from './payloads/encryption-keys';
 
 /**
@@ -34,8 +37,15 @@ export interface WaveloopSettings {
   tlsCaPath: string | undefined;
   /** `TEMPORAL_TLS_SERVER_NAME`: the name the server's certificate is checked against, when not the address's host; implies TLS. */
   tlsServerName: string | undefined;
-  /** The model endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `WAVELOOP_MODEL`. */
+  /** The model endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `WAVELOOP_STREAM`. */
   model: ModelConfig;
+  /**
+   * The worker's settings of its runs, below a run's and its agent's: each worker setting of
+   * `src/contract/settings/declarations.ts` from its variable (`WAVELOOP_MODEL`,
+   * `WAVELOOP_MAX_PARALLEL_TOOLS`, `WAVELOOP_MODEL_TIMEOUT_SECONDS`, `WAVELOOP_MODEL_ATTEMPTS`,
+   * `WAVELOOP_MODEL_RPM`, `WAVELOOP_MODEL_TPM`, `WAVELOOP_WEBHOOKS`, …).
+   */
+  defaults: WorkerDefaults;
   /**
    * Keys that encrypt payloads at rest (`WAVELOOP_ENCRYPTION_KEY`, `WAVELOOP_ENCRYPTION_KEY_ID`,
    * `WAVELOOP_DECRYPTION_KEYS`); undefined: payloads are not encrypted.
@@ -51,19 +61,12 @@ export interface WaveloopSettings {
    * the workers waveloop starts (`createWorker({ deployment })`); undefined: unversioned workers.
    */
   deployment: WorkerDeployment | undefined;
-  /**
-   * `WAVELOOP_MAX_PARALLEL_TOOLS`: how many tool calls of one wave run at once when neither the run
-   * nor its agent says (`maxParallelTools`; default 16).
-   */
-  maxParallelTools?: number;
-  /** Webhooks (docs/webhooks.md): what a worker's runs tell, signed how, linking where. */
+  /** Webhooks (docs/webhooks.md): signed how, linking where (the URLs are `defaults.webhooks`). */
   webhooks: WebhookSettings;
 }
 
-/** The worker's webhooks. */
+/** How the worker's webhooks are signed and where they link. */
 export interface WebhookSettings {
-  /** `WAVELOOP_WEBHOOK_URL`: URLs, comma-separated, that every run tells (besides its agent's and its own). */
-  urls: string[];
   /** `WAVELOOP_WEBHOOK_SECRET`: signs every webhook (`X-Waveloop-Signature`); unset: unsigned. */
   secret?: string;
   /** `WAVELOOP_INBOX_URL`: where `waveloop serve` is reached, for the links `<base>/runs/<id>`; unset: no links. */
@@ -76,32 +79,17 @@ export interface WorkerDeployment {
   buildId: string;
 }
 
+/** The model endpoint (the model's name and limits are settings: `WaveloopSettings.defaults`). */
 export interface ModelConfig {
   baseURL: string | undefined;
   apiKey: string | undefined;
-  model: string | undefined;
   /** `WAVELOOP_STREAM`: stream replies (default), or `false` for endpoints that cannot. */
   stream: boolean;
-  /** `WAVELOOP_MODEL_TIMEOUT` (e.g. `20m`): how long one attempt of a model call may take (default 10 minutes). */
-  timeoutMs?: number;
-  /** `WAVELOOP_MODEL_ATTEMPTS`: attempts of a model call before the run fails (default 8). */
-  attempts?: number;
-  /**
-   * `WAVELOOP_MODEL_RPM`: the most model calls a minute of the task queue's runs, held by the
-   * Temporal server across every worker (docs/flow-control.md). Default: none.
-   */
-  requestsPerMinute?: number;
-  /**
-   * `WAVELOOP_MODEL_TPM`: the most tokens a minute each worker's model calls may spend, on top of
-   * what the endpoint's rate-limit headers say (docs/flow-control.md). Default: none.
-   */
-  tokensPerMinute?: number;
 }
 
 export const DEFAULT_TASK_QUEUE = 'waveloop';
 export const EMBEDDED_ADDRESS = '127.0.0.1:7233';
 export const EMBEDDED_UI_PORT = 8233;
-export const DEFAULT_MODEL = 'gpt-4o-mini';
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSettings {
@@ -120,24 +108,14 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
     model: {
       baseURL: blank(env.OPENAI_BASE_URL),
       apiKey: blank(env.OPENAI_API_KEY),
-      model: blank(env.WAVELOOP_MODEL),
       stream: !['false', '0', 'off', 'no'].includes((blank(env.WAVELOOP_STREAM) ?? '').toLowerCase()),
-      ...definedOnly({
-        timeoutMs: durationOf('WAVELOOP_MODEL_TIMEOUT', blank(env.WAVELOOP_MODEL_TIMEOUT)),
-        attempts: countOf('WAVELOOP_MODEL_ATTEMPTS', blank(env.WAVELOOP_MODEL_ATTEMPTS)),
-        requestsPerMinute: rateOf('WAVELOOP_MODEL_RPM', 'model calls a minute', blank(env.WAVELOOP_MODEL_RPM)),
-        tokensPerMinute: rateOf('WAVELOOP_MODEL_TPM', 'tokens a minute', blank(env.WAVELOOP_MODEL_TPM)),
-      }),
     },
+    defaults: workerDefaultsOf(env),
     encryption: encryptionKeysFromEnv(env),
     shutdownGraceMs:
       durationOf('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
     deployment: deploymentOf(blank(env.WAVELOOP_DEPLOYMENT), blank(env.WAVELOOP_BUILD_ID)),
-    ...definedOnly({
-      maxParallelTools: countOf('WAVELOOP_MAX_PARALLEL_TOOLS', blank(env.WAVELOOP_MAX_PARALLEL_TOOLS), 1_000),
-    }),
     webhooks: {
-      urls: webhookUrlsOf(blank(env.WAVELOOP_WEBHOOK_URL)),
       ...definedOnly({
         secret: blank(env.WAVELOOP_WEBHOOK_SECRET),
         inboxUrl: inboxUrlOf(blank(env.WAVELOOP_INBOX_URL)),
@@ -146,15 +124,55 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
   };
 }
 
-/** The URLs of `WAVELOOP_WEBHOOK_URL`, comma-separated; a `ZodError` naming the variable and the URL when one is not an http(s) URL. */
-function webhookUrlsOf(value: string | undefined): string[] {
-  if (value === undefined) return [];
-  const urls = value
-    .split(',')
-    .map((url) => url.trim())
-    .filter(Boolean);
-  return z.object({ WAVELOOP_WEBHOOK_URL: z.array(WebhookUrlSchema) }).parse({ WAVELOOP_WEBHOOK_URL: urls })
-    .WAVELOOP_WEBHOOK_URL;
+/**
+ * The worker's settings of its runs, each from its variable (`envVarOf`): a number or a word as
+ * the setting takes it, a list comma-separated. A value the setting refuses is a `ZodError` naming
+ * the variable; a variable that was renamed is one naming the new variable.
+ */
+function workerDefaultsOf(env: NodeJS.ProcessEnv): WorkerDefaults {
+  const renamed = Object.keys(RENAMED_ENV_VARS).filter((name) => env[name]?.trim());
+  if (renamed.length) {
+    throw new z.ZodError(
+      renamed.map((name) => ({
+        code: 'custom',
+        path: [name],
+        message: renamedMessage(name, RENAMED_ENV_VARS[name]),
+        input: env[name],
+      })),
+    );
+  }
+  const shape: Record<string, z.ZodType> = {};
+  const given: Record<string, unknown> = {};
+  for (const name of settingNamesOf('worker')) {
+    const variable = envVarOf(name);
+    const text = env[variable]?.trim();
+    if (!text) continue;
+    shape[variable] = settingSchema(name);
+    given[variable] = fromText(SETTINGS[name].type.kind, text);
+  }
+  const parsed = z.object(shape).parse(given);
+  return Object.fromEntries(
+    settingNamesOf('worker')
+      .filter((name) => parsed[envVarOf(name)] !== undefined)
+      .map((name) => [name, parsed[envVarOf(name)]]),
+  );
+}
+
+/** A variable's text as the value a setting of `kind` takes (left as text when it is not one, for the schema to refuse). */
+function fromText(kind: string, text: string): unknown {
+  if (kind === 'int' || kind === 'number') return text === '' || Number.isNaN(Number(text)) ? text : Number(text);
+  if (kind === 'boolean')
+    return ['true', '1', 'on', 'yes'].includes(text.toLowerCase())
+      ? true
+      : ['false', '0', 'off', 'no'].includes(text.toLowerCase())
+        ? false
+        : text;
+  if (kind === 'names' || kind === 'webhooks')
+    return text
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  return text;
 }
 
 /** `WAVELOOP_INBOX_URL`, an http(s) URL; a `ZodError` naming the variable when it is not. */
@@ -208,33 +226,6 @@ function durationOf(variable: string, value: string | undefined): number | undef
     .parse({ [variable]: durationMs(value) })[variable];
 }
 
-/** A whole number from 1 to `max` (`ZodError` naming `variable` when it is not). */
-function countOf(variable: string, value: string | undefined, max = 100): number | undefined {
-  if (value === undefined) return undefined;
-  return z
-    .object({
-      [variable]: z.coerce
-        .number({ error: `must be a whole number, not "${value}"` })
-        .int()
-        .min(1)
-        .max(max),
-    })
-    .parse({ [variable]: value })[variable];
-}
-
-/** A positive rate such as `120` (`ZodError` naming `variable` and what it counts when it is not). */
-function rateOf(variable: string, what: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  return z
-    .object({
-      [variable]: z.coerce
-        .number({ error: `must be a positive number of ${what}, not "${value}"` })
-        .positive(`must be a positive number of ${what}, not "${value}"`)
-        .max(1e9, `must be at most 1,000,000,000 ${what}`),
-    })
-    .parse({ [variable]: value })[variable];
-}
-
 function definedOnly<T extends object>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
@@ -250,7 +241,7 @@ function embeddedServerOf(port: string | undefined): WaveloopSettings['embeddedS
 
 /**
  * Why the model endpoint cannot be used, or undefined when it can. A run needs an API key or a
- * base URL (local servers such as Ollama take any key); the model name defaults to gpt-4o-mini.
+ * base URL (local servers such as Ollama take any key); the model name is a setting (`model`).
  */
 export function modelConfigProblem(model: ModelConfig): string | undefined {
   if (model.apiKey || model.baseURL) return undefined;

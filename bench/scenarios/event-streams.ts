@@ -59,7 +59,7 @@ export async function eventStreams(env: BenchEnv, sizes: EventStreamSizes): Prom
           env.client.workflow.start(AGENT_LOOP_WORKFLOW, {
             taskQueue,
             workflowId: id,
-            args: [{ goal: goalFor({ run: id }), maxIterations: 2, requireApproval: ['bench_tool'] }],
+            args: [{ goal: goalFor({ run: id }), maxIterations: 2, toolsToApprove: ['bench_tool'] }],
           }),
         ),
       );

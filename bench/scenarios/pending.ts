@@ -42,7 +42,7 @@ export async function pendingDecisions(env: BenchEnv, sizes: PendingSizes): Prom
         env.client.workflow.start(AGENT_LOOP_WORKFLOW, {
           taskQueue,
           workflowId: id,
-          args: [{ goal: goalFor({ run: id }), maxIterations: 2, requireApproval: ['bench_tool'] }],
+          args: [{ goal: goalFor({ run: id }), maxIterations: 2, toolsToApprove: ['bench_tool'] }],
         }),
       ),
     );

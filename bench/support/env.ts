@@ -146,7 +146,7 @@ export class BenchEnv {
       tools: options.tools ?? [benchTool],
       agents: [BENCH_AGENT],
       openai: createModelClient({ baseURL: this.model.baseURL, apiKey: 'bench' }),
-      defaultModel: 'bench-model',
+      defaults: { model: 'bench-model' },
       workflowBundle: this.bundle,
       blobStore: this.blobStore,
       tuning: { ...tuning, ...(process.env.BENCH_TUNING ? JSON.parse(process.env.BENCH_TUNING) : {}) },

@@ -3,8 +3,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities, Registry } from '../../src/activities';
 import { defineAgent } from '../../src/agents/define';
 import type { ModelCallOutput, ToolCallOutput } from '../../src/contract/activity-io';
-import { DEFAULT_MODEL_TIMEOUT_MS } from '../../src/contract/activity-options';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopResult, type ChatMessage } from '../../src/contract/agent-loop';
+import { SETTINGS } from '../../src/contract/settings/declarations';
 import { createModelClient } from '../../src/worker';
 import { benchTool } from './bench-tool';
 import type { BenchEnv } from './env';
@@ -77,7 +77,7 @@ export async function runFloor(env: BenchEnv, goal: string, maxIterations: numbe
   const activities = createActivities({
     registry: new Registry([benchTool], [defineAgent({ name: 'default', system: 'x' })]),
     openai: createModelClient({ baseURL: env.model.baseURL, apiKey: 'bench' }),
-    defaultModel: 'bench-model',
+    defaults: { model: 'bench-model' },
     readTranscript: async (_workflowId, _runId, count) => messages.slice(0, count),
   });
   messages = [
@@ -86,18 +86,17 @@ export async function runFloor(env: BenchEnv, goal: string, maxIterations: numbe
   ];
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     // A model call's attempt may take as long as a worker's default allows (the mock's default is 1 s).
-    const reply = (await new MockActivityEnvironment({ startToCloseTimeoutMs: DEFAULT_MODEL_TIMEOUT_MS }).run(
-      activities.callModel,
-      {
-        workflowId: 'floor',
-        runId: 'floor',
-        model: 'bench-model',
-        tools: ['bench_tool'],
-        planner: 'native' as const,
-        iteration,
-        transcript: { count: messages.length, from: 0, messages },
-      },
-    )) as ModelCallOutput;
+    const reply = (await new MockActivityEnvironment({
+      startToCloseTimeoutMs: SETTINGS.modelTimeoutSeconds.default * 1000,
+    }).run(activities.callModel, {
+      workflowId: 'floor',
+      runId: 'floor',
+      model: 'bench-model',
+      tools: ['bench_tool'],
+      planner: 'native' as const,
+      iteration,
+      transcript: { count: messages.length, from: 0, messages },
+    })) as ModelCallOutput;
     messages.push(reply.message);
     const calls = reply.message.tool_calls ?? [];
     if (calls.length === 0) return;

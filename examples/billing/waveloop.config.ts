@@ -16,7 +16,7 @@ const getInvoice = defineTool({
   name: 'get_invoice',
   description: 'Looks up an invoice by its number and returns its customer, amount and whether it is paid.',
   parameters: z.object({ number: z.string().describe('Invoice number, e.g. INV-2041') }),
-  timeoutMs: 10_000, // per attempt (default 60 s)
+  timeoutSeconds: 10, // per attempt (default 60)
   retry: { maximumAttempts: 5 }, // default 3
   async execute({ number }) {
     // 2nd argument: { signal, heartbeat, idempotencyKey, workflowId, toolCallId }
@@ -33,7 +33,7 @@ export default defineConfig({
     documents: {
       command: 'npx',
       args: ['-y', '@modelcontextprotocol/server-filesystem', path.join(__dirname, 'documents')],
-      requireApproval: ['write_file', 'edit_file', 'move_file'],
+      toolsToApprove: ['write_file', 'edit_file', 'move_file'],
     },
   },
   agents: [
@@ -41,7 +41,7 @@ export default defineConfig({
       name: 'billing',
       system: 'You answer questions about invoices. Payment terms are in the documents folder.',
       tools: ['get_invoice', 'documents__list_directory', 'documents__read_text_file'],
-      limits: { maxIterations: 10 },
+      maxIterations: 10,
     }),
   ],
 });

@@ -4,6 +4,8 @@ import type { ChatMessage } from '../contract/agent-loop';
 import type { ScorerDefinition } from '../contract/eval/scorer';
 import type { ModelQueues } from '../contract/flow/model-queues';
 import type { ModelPrice } from '../contract/model/pricing';
+import { SETTINGS } from '../contract/settings/declarations';
+import type { WorkerDefaults } from '../contract/settings/resolve';
 import type { BlobStore } from '../payloads/blob-store';
 import { createScoreEvalCase } from './eval/score-case';
 import { createGoalActivities } from './goal-tree/components';
@@ -20,9 +22,8 @@ import { ToolResultCache } from './tool-result-cache';
 import { createRunTool } from './tools';
 import { createPostWebhook } from './webhooks/post';
 
-/** The worker's webhooks: its URLs, the signing secret, the inbox's base URL (`loadSettings().webhooks`). */
+/** How the worker's webhooks are signed and where they link (`loadSettings().webhooks`; the URLs are `defaults.webhooks`). */
 export interface WorkerWebhooks {
-  urls?: readonly string[];
   secret?: string;
   inboxUrl?: string;
 }
@@ -32,7 +33,8 @@ export interface ActivityDeps extends ResolveForkDeps {
   blobStore?: BlobStore;
   registry: Registry;
   openai: OpenAI;
-  defaultModel: string;
+  /** The worker's settings of its runs (`createWorker({ defaults })`): below a run's and its agent's. */
+  defaults?: WorkerDefaults;
   readTranscript(workflowId: string, runId: string, count: number): Promise<ChatMessage[]>;
   now?: () => Date;
   /** Whether the namespace has waveloop's search attributes. */
@@ -43,21 +45,12 @@ export interface ActivityDeps extends ResolveForkDeps {
   stream?: boolean;
   /** How runs' model calls are retried (default `DEFAULT_MODEL_RETRY`). */
   modelRetry?: RetryPolicy;
-  /** How long one attempt of a run's model call may take (default `DEFAULT_MODEL_TIMEOUT_MS`). */
-  modelTimeoutMs?: number;
-  /** How many tool calls of a wave run at once when neither the run nor its agent says (default 16). */
-  maxParallelTools?: number;
-  /** The most tokens the worker's model calls may spend in any minute (`WAVELOOP_MODEL_TPM`; none by default). */
-  modelTpm?: number;
   /**
    * The task queues of rate-limited model calls (`WAVELOOP_MODEL_RPM`, an agent's `modelRpm`):
    * `default` for every run, `agents` for an agent's own; a run's model calls go to its queue.
    */
   modelQueues?: ModelQueues;
-  /**
-   * Webhooks (docs/webhooks.md): the worker's URLs (`WAVELOOP_WEBHOOK_URL`), which every run tells
-   * besides its agent's and its own, the secret that signs them and the inbox's base URL for links.
-   */
+  /** Webhooks (docs/webhooks.md): the secret that signs them and the inbox's base URL for links. */
   webhooks?: WorkerWebhooks;
   /** Why the attempt before this one of an activity failed, for the log (`describe()` of the run). */
   previousFailure?(workflowId: string, runId: string, activityId: string): Promise<string | undefined>;
@@ -75,20 +68,11 @@ export function createActivities(deps: ActivityDeps) {
   // What the model endpoint refused (`parallel_tool_calls`, `response_format` json_schema, …), for all model calls.
   const quirks = new EndpointQuirks();
   // What the endpoint's rate-limit headers and 429s said, for every model call of this worker.
-  const gate = new RateLimitGate({ tokensPerMinute: deps.modelTpm });
+  const gate = new RateLimitGate({ tokensPerMinute: deps.defaults?.modelTpm });
+  const defaultModel = deps.defaults?.model ?? SETTINGS.model.default;
+  const webhooks = { ...deps.webhooks, urls: deps.defaults?.webhooks };
   return {
-    resolveRun: createResolveRun({
-      registry: deps.registry,
-      defaultModel: deps.defaultModel,
-      now: deps.now ?? (() => new Date()),
-      modelPrices: deps.modelPrices,
-      searchAttributes: deps.searchAttributes,
-      modelRetry: deps.modelRetry,
-      modelTimeoutMs: deps.modelTimeoutMs,
-      maxParallelTools: deps.maxParallelTools,
-      modelQueues: deps.modelQueues,
-      webhooks: deps.webhooks?.urls,
-    }),
+    resolveRun: createResolveRun({ ...deps, now: deps.now ?? (() => new Date()) }),
     resolveFork: createResolveFork(deps),
     callModel: createCallModel({ ...deps, toolResults, quirks, gate }),
     runTool: createRunTool({ ...deps, toolResults }),
@@ -96,8 +80,8 @@ export function createActivities(deps: ActivityDeps) {
     checkOutput,
     postWebhook: createPostWebhook({ secret: deps.webhooks?.secret, inboxUrl: deps.webhooks?.inboxUrl }),
     summarizeTranscript: createSummarize({ ...deps, quirks }),
-    ...createGoalActivities({ ...deps, quirks }),
-    scoreEvalCase: createScoreEvalCase({ ...deps, quirks }),
+    ...createGoalActivities({ ...deps, defaultModel, webhooks, quirks }),
+    scoreEvalCase: createScoreEvalCase({ ...deps, defaultModel, quirks }),
   };
 }
 

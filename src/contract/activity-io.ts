@@ -5,15 +5,19 @@ import type { ForkedFrom } from './fork/fork';
 import type { ModelPrice } from './model/pricing';
 import type { OutputSpec } from './output/output';
 import type { Planner } from './plan';
+import type { RunSettings } from './settings/resolve';
 
 /** What the workflow needs to know about a tool to schedule its calls (no code, no schema). */
 export interface ToolInfo {
   name: string;
-  timeoutMs: number;
-  maximumAttempts: number;
-  initialIntervalMs: number;
-  backoffCoefficient: number;
-  maximumIntervalMs: number;
+  /** How long one attempt may take. */
+  timeoutSeconds: number;
+  retry: {
+    maximumAttempts: number;
+    initialIntervalSeconds: number;
+    backoffCoefficient: number;
+    maximumIntervalSeconds: number;
+  };
   loopBreaking: boolean;
   /** Handled by the workflow itself: `question` waits for an answer, `conversation` for the next message. */
   interaction?: 'question' | 'conversation';
@@ -30,57 +34,34 @@ export interface ToolInfo {
 export interface ToolApproval {
   when: 'always' | 'rule';
   /** How long a call waits for a decision before `onTimeout` decides it; none: as long as it takes. */
-  timeoutMs?: number;
+  timeoutSeconds?: number;
   onTimeout: 'deny' | 'approve';
 }
 
-/** `resolveRun`: the agent profile merged with the run's input. */
+/**
+ * `resolveRun`: the run's input merged with its agent profile and the worker's defaults. Its
+ * `settings` are every setting resolved once (`resolveRunSettings`), under the names and in the units
+ * they are declared with (`src/contract/settings/declarations.ts`); the rest is what the worker
+ * works out from them.
+ */
 export interface ResolvedRun {
   agent: string;
+  /** The system prompt, with the planner's and the output's instructions and today's date. */
   system: string;
-  model: string;
-  maxIterations: number;
-  planner: Planner;
   tools: ToolInfo[];
-  budget: { maxTokens?: number; maxCostUsd?: number; price: ModelPrice | null };
-  circuitBreaker: number;
-  answerTimeoutMs?: number;
-  /** How long a conversation waits for the next message. */
-  idleTimeoutMs: number;
-  /** After each answer, wait for the next message (`AgentLoopInput.conversation`). */
-  conversation?: boolean;
-  /** The run continues as new past this many history events (or when Temporal suggests it). */
-  maxHistoryEvents?: number;
-  /** How long the run may take (`AgentLoopInput.timeoutSeconds`), in milliseconds. */
-  timeoutMs?: number;
-  /** The model's context window in tokens, when known (`AgentLoopInput.maxContextTokens`). */
-  contextTokens?: number;
-  /** Model calls run as local activities (`AgentLoopInput.localModelCalls`). */
-  localModelCalls?: boolean;
+  settings: RunSettings;
+  /** The model's price, for `maxCostUsd`; null when unknown (it then costs 0). */
+  price: ModelPrice | null;
   /** The rate-limited task queue the run's model calls go to; none: the run's own task queue. */
   modelQueue?: ModelQueue;
   /** The run's place in the task queues, for its activities and children; none: they inherit the workflow's. */
   priority?: Priority;
-  /** How many tool calls of one wave run at once (`AgentLoopInput.maxParallelTools`). */
-  maxParallelTools: number;
+  /** How a model call is retried: the worker's policy with the run's `modelAttempts`. */
+  modelRetry: RetryPolicy;
   /** Whether the namespace has waveloop's search attributes, so the run may set them. */
   searchAttributes: boolean;
-  /** How long an attempt of a model call may take, and how the call is retried. */
-  modelCall: ModelCallPolicy;
-  /** The most tokens one model reply may have (`max_tokens`). */
-  maxOutputTokens: number;
-  /** Whether tool calls the model writes as text run as the wave (`AgentLoopInput.toolCallText`). */
-  toolCallText: ToolCallText;
   /** The shape the final answer must have, when the run or its agent gives one (`AgentLoopInput.output`). */
   output?: OutputSpec;
-  /** Where the run's webhooks go: the input's, the agent's and the worker's URLs (docs/webhooks.md). */
-  webhooks?: string[];
-}
-
-/** How a run's model calls run: each attempt's timeout and the retry policy. */
-export interface ModelCallPolicy {
-  timeoutMs: number;
-  retry: RetryPolicy;
 }
 
 /** The run's input as a client sent it: `resolveRun` validates it (`parseAgentLoopInput`). */

@@ -1,47 +1,12 @@
 import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
+import { SETTINGS } from './settings/declarations';
 
 /**
  * Behaviour-altering defaults, in one place.
  */
 
-/** Iterations of the model loop when neither the input nor the agent says otherwise. */
-export const DEFAULT_MAX_ITERATIONS = 20;
-
-/** Failures in a row (same tool, same error) that open the circuit breaker. */
-export const DEFAULT_CIRCUIT_BREAKER = 3;
-
 /**
- * A run continues as new past this many history events (Temporal warns at 10,240 and stops at
- * 51,200), or earlier when Temporal suggests it, so no single run's history grows large.
- */
-export const DEFAULT_MAX_HISTORY_EVENTS = 2_000;
-
-/** How long a conversation waits for the person's next message before it ends. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 7 * 24 * 3_600_000;
-
-/**
- * How many tool calls of one wave run at once when neither the run, its agent nor the worker says
- * (`maxParallelTools`). Models rarely ask for more than a handful of calls in one reply; 16 lets
- * those all run together, while a model that asks for 80 (a loop gone wrong, a prompt injection)
- * gets 16 at a time instead of 80 activities at once on the workers and the systems behind its tools.
- */
-export const DEFAULT_MAX_PARALLEL_TOOLS = 16;
-
-/** Times a final answer that does not match the run's output schema goes back to the model (`outputRepairs`). */
-export const DEFAULT_OUTPUT_REPAIRS = 2;
-
-/** The most tokens one model reply may have when neither the run nor its agent says (`max_tokens`). */
-export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
-
-/**
- * How long one attempt of a model call may take when neither the run, its agent nor the worker
- * says: long enough for a slow local model to read a long prompt and write a long reply. A worker
- * that dies mid-call is noticed sooner, by the call's heartbeats.
- */
-export const DEFAULT_MODEL_TIMEOUT_MS = 10 * 60_000;
-
-/**
- * How a run's model call is retried: 8 attempts, from 1 s, doubling, at most 1 min apart, so a model
+ * How a run's model call is retried: `modelAttempts` (8) attempts, from 1 s, doubling, at most 1 min apart, so a model
  * endpoint that keeps failing (or cannot be reached) fails the run after about 2 minutes (1 + 2 + 4
  * + 8 + 16 + 32 + 60 s between the attempts). A worker may set its own (`modelRetry`).
  */
@@ -49,7 +14,7 @@ export const DEFAULT_MODEL_RETRY: RetryPolicy = {
   initialInterval: '1 second',
   backoffCoefficient: 2,
   maximumInterval: '1 minute',
-  maximumAttempts: 8,
+  maximumAttempts: SETTINGS.modelAttempts.default,
 };
 
 /**
@@ -60,7 +25,7 @@ export const DEFAULT_MODEL_RETRY: RetryPolicy = {
  * Non-retryable model failures (400/401/403/404/422) stop the retries; 429 waits for `retry-after`.
  */
 export const DEFAULT_MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: DEFAULT_MODEL_TIMEOUT_MS,
+  startToCloseTimeout: SETTINGS.modelTimeoutSeconds.default * 1000,
   heartbeatTimeout: '10 seconds',
   retry: DEFAULT_MODEL_RETRY,
 };
@@ -95,13 +60,13 @@ export const CHECK_OUTPUT_ACTIVITY_OPTIONS: LocalActivityOptions = {
   retry: { maximumAttempts: 3 },
 };
 
-/** Tool defaults; each tool may override them (`timeoutMs`, `retry`). */
-export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+/** Tool defaults; each tool may override them (`timeoutSeconds`, `retry`). */
+export const DEFAULT_TOOL_TIMEOUT_SECONDS = 60;
 export const DEFAULT_TOOL_RETRY = {
   maximumAttempts: 3,
-  initialIntervalMs: 500,
+  initialIntervalSeconds: 0.5,
   backoffCoefficient: 2,
-  maximumIntervalMs: 10_000,
+  maximumIntervalSeconds: 10,
 } as const;
 
 /**

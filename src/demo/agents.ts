@@ -12,7 +12,7 @@ export const backOfficeAgent = defineAgent({
     'short answer that says what you changed or found.',
   ].join(' '),
   tools: [...DEMO_TOOL_NAMES, 'task_complete', 'ask_question'],
-  limits: { maxIterations: 20 },
+  maxIterations: 20,
 });
 
 /** The demo's agents, registered with the demo toolkit (`defaultAgent` is on every worker). */

@@ -111,11 +111,11 @@ function allowedTools(server: string, config: McpServerConfig, tools: Tool[]): T
   if (notThere.length > 0)
     throw new Error(`MCP server "${server}" has no tool ${quoted(notThere)} (named in "tools"); ${available}.`);
   const allowed = config.tools ? tools.filter((tool) => config.tools!.includes(tool.name)) : tools;
-  const approvals = config.requireApproval === '*' ? [] : (config.requireApproval ?? []);
+  const approvals = config.toolsToApprove === '*' ? [] : (config.toolsToApprove ?? []);
   const notOffered = approvals.filter((name) => !allowed.some((tool) => tool.name === name));
   if (notOffered.length > 0) {
     throw new Error(
-      `MCP server "${server}" does not offer ${quoted(notOffered)} (named in "requireApproval"); ${available}${config.tools ? `, of which "tools" allows ${quoted(config.tools)}` : ''}.`,
+      `MCP server "${server}" does not offer ${quoted(notOffered)} (named in "toolsToApprove"); ${available}${config.tools ? `, of which "tools" allows ${quoted(config.tools)}` : ''}.`,
     );
   }
   return allowed;

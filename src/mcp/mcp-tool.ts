@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { DEFAULT_TOOL_TIMEOUT_MS } from '../contract/activity-options';
+import { DEFAULT_TOOL_TIMEOUT_SECONDS } from '../contract/activity-options';
 import { ToolError, type AnyTool } from '../tools/define';
 import type { McpServerConfig } from './server-config';
 import type { McpServerConnection } from './server-connection';
@@ -12,7 +12,7 @@ const mcpArguments = z.looseObject({});
 
 /** Whether the config asks for a person's approval before calls of the server's tool `tool`. */
 export function mcpToolRequiresApproval(config: McpServerConfig, tool: string): boolean {
-  return config.requireApproval === '*' || (config.requireApproval ?? []).includes(tool);
+  return config.toolsToApprove === '*' || (config.toolsToApprove ?? []).includes(tool);
 }
 
 /**
@@ -24,16 +24,19 @@ export function mcpToolRequiresApproval(config: McpServerConfig, tool: string): 
  */
 export function mcpTool(connection: McpServerConnection, tool: Tool): AnyTool {
   const { server, config } = connection;
-  const timeoutMs = config.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const timeoutSeconds = config.timeoutSeconds ?? DEFAULT_TOOL_TIMEOUT_SECONDS;
   return {
     name: mcpToolName(server, tool.name),
     description: tool.description?.trim() || `Tool ${tool.name} of MCP server ${server}`,
     parameters: mcpArguments,
     inputSchema: tool.inputSchema,
-    timeoutMs,
+    timeoutSeconds,
     requiresApproval: mcpToolRequiresApproval(config, tool.name),
     async execute(args, context) {
-      const result = await connection.callTool(tool.name, args, { signal: context.signal, timeoutMs });
+      const result = await connection.callTool(tool.name, args, {
+        signal: context.signal,
+        timeoutMs: timeoutSeconds * 1000,
+      });
       const text = mcpResultText(result);
       if (result.isError)
         throw new ToolError(

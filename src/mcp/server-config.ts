@@ -1,13 +1,15 @@
 import { z } from 'zod';
+import { RENAMED_TOOL_FIELDS } from '../contract/settings/renamed';
+import { renamedFieldsShape } from '../contract/settings/schemas';
 
 /** What every MCP server entry may say, whatever its transport. */
 interface McpServerOptions {
   /** The server's tools to offer, by the server's own names; default: all of them. */
   tools?: string[];
   /** Server tool names whose calls wait for a person's approval, or `'*'` for all of them. */
-  requireApproval?: string[] | '*';
-  /** Time limit of one call (one attempt), in milliseconds; default 60 s. */
-  timeoutMs?: number;
+  toolsToApprove?: string[] | '*';
+  /** How long one call (one attempt) may take, in seconds; default 60. */
+  timeoutSeconds?: number;
 }
 
 /** A server that waveloop starts as a child process and talks to over its stdin and stdout. */
@@ -51,8 +53,9 @@ const flatServerSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: '"url" must be an http or https URL' }).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   tools: z.array(z.string().min(1)).optional(),
-  requireApproval: z.union([z.array(z.string().min(1)), z.literal('*')]).optional(),
-  timeoutMs: z.number().int().positive().optional(),
+  toolsToApprove: z.union([z.array(z.string().min(1)), z.literal('*')]).optional(),
+  timeoutSeconds: z.number().positive().optional(),
+  ...renamedFieldsShape(RENAMED_TOOL_FIELDS),
 });
 
 /**

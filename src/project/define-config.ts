@@ -14,7 +14,7 @@ export interface ProjectConfig {
   agents?: AgentDefinition[];
   /**
    * MCP servers by name: `{ command, args?, env?, cwd? }` (stdio) or `{ url, headers? }` (Streamable
-   * HTTP), each with `tools?`, `requireApproval?` and `timeoutMs?`. Their tools are offered as
+   * HTTP), each with `tools?`, `toolsToApprove?` and `timeoutSeconds?`. Their tools are offered as
    * `<server>__<tool>`.
    */
   mcpServers?: McpServers;

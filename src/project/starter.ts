@@ -38,7 +38,7 @@ export default defineConfig({
   ],
   // MCP servers' tools are offered as <server>__<tool>, e.g. files__read_text_file:
   // mcpServers: {
-  //   files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'], requireApproval: ['write_file'] },
+  //   files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'], toolsToApprove: ['write_file'] },
   // },
 });
 `;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import type { AgentDefinition } from '../agents/define';
-import { AgentLoopInputSchema } from '../contract/agent-loop';
+import { AgentDefinitionSchema, type AgentDefinition } from '../agents/define';
 import { BUILTIN_SCORERS, type ScorerDefinition } from '../contract/eval/scorer';
 import { describeIssues } from '../contract/issues';
+import { RENAMED_TOOL_FIELDS } from '../contract/settings/renamed';
+import { renamedFieldsShape, settingsShape } from '../contract/settings/schemas';
 import { mcpServersSchema, type McpServers } from '../mcp/server-config';
 import { TOOL_NAME, type AnyTool, type ApprovalRule } from '../tools/define';
 
@@ -29,14 +30,9 @@ const isZodObject = (value: unknown) =>
   value !== null &&
   (value as { _zod?: { def?: { type?: unknown } } })._zod?.def?.type === 'object';
 
-/** An agent's settings that a run's input may also give, checked the same way. */
-const run = AgentLoopInputSchema.shape;
-
 const approvalRule = z.union([z.boolean(), z.custom<ApprovalRule>((value) => typeof value === 'function')], {
   error: 'requiresApproval must be true, false or a function (args, context) => boolean | string',
 });
-const isZodSchema = (value: unknown) =>
-  typeof value === 'object' && value !== null && typeof (value as { _zod?: unknown })._zod === 'object';
 
 const toolSchema = z.strictObject({
   name: z
@@ -48,56 +44,22 @@ const toolSchema = z.strictObject({
   description: z.string().min(1, 'a tool needs a description: it tells the model what the tool does'),
   parameters: z.custom<z.ZodObject>(isZodObject, 'parameters must be a zod object schema, z.object({ … })'),
   execute: z.custom<AnyTool['execute']>((value) => typeof value === 'function', 'execute must be a function'),
-  timeoutMs: z.number().int().positive().optional(),
+  timeoutSeconds: z.number().positive().optional(),
   retry: z
     .strictObject({
       maximumAttempts: z.number().int().positive().optional(),
-      initialIntervalMs: z.number().int().positive().optional(),
+      initialIntervalSeconds: z.number().positive().optional(),
       backoffCoefficient: z.number().min(1).optional(),
-      maximumIntervalMs: z.number().int().positive().optional(),
+      maximumIntervalSeconds: z.number().positive().optional(),
+      ...renamedFieldsShape(RENAMED_TOOL_FIELDS),
     })
     .optional(),
   requiresApproval: approvalRule.optional(),
-  approvalTimeoutSeconds: run.approvalTimeoutSeconds,
-  onApprovalTimeout: run.onApprovalTimeout,
+  ...settingsShape('tool'),
+  ...renamedFieldsShape(RENAMED_TOOL_FIELDS),
   loopBreaking: z.boolean().optional(),
   interaction: z.enum(['question', 'conversation']).optional(),
   localActivity: z.boolean().optional(),
-});
-
-const agentSchema = z.strictObject({
-  name: z.string().trim().min(1, 'an agent needs a name'),
-  system: z.string().min(1, 'an agent needs a system prompt'),
-  model: z.string().min(1).optional(),
-  tools: z.array(z.string().min(1)).optional(),
-  toolCallText: run.toolCallText,
-  requiresApproval: z.record(z.string(), approvalRule).optional(),
-  approvalTimeoutSeconds: run.approvalTimeoutSeconds,
-  onApprovalTimeout: run.onApprovalTimeout,
-  output: z.custom<z.ZodType>(isZodSchema, 'output must be a zod schema, such as z.object({ … })').optional(),
-  outputRepairs: run.outputRepairs,
-  webhooks: run.webhooks,
-  priority: run.priority,
-  fairnessKey: run.fairnessKey,
-  fairnessWeight: run.fairnessWeight,
-  limits: z
-    .strictObject({
-      maxIterations: z.number().int().positive().optional(),
-      maxTokens: z.number().int().positive().optional(),
-      maxCostUsd: z.number().positive().optional(),
-      timeoutSeconds: z.number().positive().optional(),
-      maxContextTokens: z.number().int().positive().optional(),
-      maxOutputTokens: run.maxOutputTokens,
-      modelTimeoutSeconds: run.modelTimeoutSeconds,
-      modelAttempts: run.modelAttempts,
-      maxParallelTools: run.maxParallelTools,
-      modelRpm: z
-        .number({ error: 'modelRpm must be a number of model calls a minute' })
-        .positive("modelRpm must be positive: the most model calls a minute of the agent's runs")
-        .max(1_000_000)
-        .optional(),
-    })
-    .optional(),
 });
 
 const scorerSchema = z.strictObject({
@@ -113,7 +75,7 @@ const scorerSchema = z.strictObject({
 const projectSchema = z.strictObject(
   {
     tools: z.array(toolSchema).default([]),
-    agents: z.array(agentSchema).default([]),
+    agents: z.array(AgentDefinitionSchema).default([]),
     mcpServers: mcpServersSchema.default({}),
     scorers: z.array(scorerSchema).default([]),
     demo: z.boolean().default(false),

@@ -44,12 +44,16 @@ export type ApprovalRule<A = Record<string, unknown>> =
 /** What happens to a call whose approval deadline passed: it is denied (default) or runs. */
 export type OnApprovalTimeout = 'deny' | 'approve';
 
-/** Retry settings for a tool's activity (Temporal's retry policy; durations like '1s' or milliseconds). */
+/** Retries of a tool's failed attempts (Temporal's retry policy), the intervals in seconds. */
 export interface ToolRetry {
+  /** Attempts in all (default 3). */
   maximumAttempts?: number;
-  initialIntervalMs?: number;
+  /** Seconds before the first retry (default 0.5). */
+  initialIntervalSeconds?: number;
+  /** How much longer each wait is than the one before (default 2). */
   backoffCoefficient?: number;
-  maximumIntervalMs?: number;
+  /** The longest wait between attempts, in seconds (default 10). */
+  maximumIntervalSeconds?: number;
 }
 
 export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown> {
@@ -70,8 +74,8 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
   inputSchema?: Record<string, unknown>;
   /** Does the work. The return value reaches the model as JSON (a string is passed as is). */
   execute(args: z.infer<P>, context: ToolContext): Promise<R> | R;
-  /** Start-to-close timeout of one attempt, in milliseconds (default 60 s). */
-  timeoutMs?: number;
+  /** How long one attempt may take, in seconds (default 60). */
+  timeoutSeconds?: number;
   /** Retries of failed attempts (default: 3 attempts); validation errors are never retried. */
   retry?: ToolRetry;
   /** Whether a call to this tool waits for a person's approval before it runs (default false; see `ApprovalRule`). */

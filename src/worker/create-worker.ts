@@ -8,11 +8,13 @@ import type { ScorerDefinition } from '../contract/eval/scorer';
 import { transcriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/model/pricing';
 import { RUN_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
+import { RENAMED_WORKER_OPTIONS, renamedFieldProblems } from '../contract/settings/renamed';
+import type { WorkerDefaults } from '../contract/settings/resolve';
 import type { BlobStore } from '../payloads/blob-store';
 import { waveloopDataConverter } from '../payloads/data-converter';
 import { encryptedBlobStore } from '../payloads/encrypted-blob-store';
 import type { EncryptionKeys } from '../payloads/encryption-keys';
-import { DEFAULT_MODEL, type ModelConfig, type WorkerDeployment } from '../settings';
+import type { ModelConfig, WorkerDeployment } from '../settings';
 import type { TracingOptions } from '../telemetry/tracing-config';
 import { workerTelemetry } from '../telemetry/worker-telemetry';
 import { readForkPoint } from '../temporal/fork-point';
@@ -35,7 +37,13 @@ export interface WaveloopWorkerOptions {
   /** Scorers of evals besides the built-in ones (the project config's `scorers`). */
   scorers?: readonly ScorerDefinition[];
   openai: OpenAI;
-  defaultModel?: string;
+  /**
+   * The worker's settings of its runs, below a run's and its agent's (`loadSettings().defaults` reads
+   * them from the environment): `model`, `maxParallelTools`, `modelTimeoutSeconds`, `modelAttempts`,
+   * `modelRpm`, `modelTpm`, `webhooks` (docs/contract.md#settings). Every worker of a task queue must
+   * be given the same `modelRpm`: the server holds the model queue to the last rate a worker sent.
+   */
+  defaults?: WorkerDefaults;
   /**
    * A pre-built workflow bundle (tests build it once); default: the bundle of `src/workflows`, built
    * once and kept in the temporary directory for the next worker (`cachedWorkerBundle`). With
@@ -60,30 +68,6 @@ export interface WaveloopWorkerOptions {
    * minutes, after which the run fails `ModelUnavailable`). Goal components keep the default.
    */
   modelRetry?: RetryPolicy;
-  /**
-   * How long one attempt of a run's model call may take (default 10 minutes; `WAVELOOP_MODEL_TIMEOUT`).
-   * A worker that dies mid-call is noticed within seconds anyway, by the call's heartbeats.
-   */
-  modelTimeoutMs?: number;
-  /**
-   * How many tool calls of one wave run at once when neither the run nor its agent says (default 16;
-   * `WAVELOOP_MAX_PARALLEL_TOOLS`; docs/flow-control.md).
-   */
-  maxParallelTools?: number;
-  /**
-   * The most model calls a minute of the task queue's runs, held by the Temporal server across every
-   * worker (`WAVELOOP_MODEL_RPM`; docs/flow-control.md): the runs' model calls go to the task queue
-   * `<taskQueue>-model`, which this worker polls too, with that rate. An agent's `limits.modelRpm`
-   * gives its runs a queue of their own (`<taskQueue>-model-<agent>`). Every worker of the task queue
-   * must be given the same limits. Runs with `localModelCalls` are refused under a limit.
-   */
-  modelRpm?: number;
-  /**
-   * The most tokens a minute this worker's model calls may spend (`WAVELOOP_MODEL_TPM`): a call that
-   * would pass it waits. Every worker also reads the endpoint's rate-limit headers and 429s, and holds
-   * all its model calls back together when they say so (docs/flow-control.md).
-   */
-  modelTpm?: number;
   /** Model prices (USD per 1M tokens) overriding `DEFAULT_MODEL_PRICES`, for `maxCostUsd` limits. */
   modelPrices?: Readonly<Record<string, ModelPrice>>;
   /**
@@ -120,15 +104,16 @@ export interface WaveloopWorkerOptions {
    */
   deployment?: WorkerDeployment;
   /**
-   * Webhooks (docs/webhooks.md; `loadSettings().webhooks`): URLs every run of this worker tells
-   * when it waits for a person and when it ends, besides its agent's and its own; the secret that
-   * signs them; the inbox's base URL for their links.
+   * Webhooks (docs/webhooks.md; `loadSettings().webhooks`): the secret that signs them and the
+   * inbox's base URL for their links (the URLs every run tells are `defaults.webhooks`).
    */
   webhooks?: WorkerWebhooks;
 }
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
 export async function createWorker(options: WaveloopWorkerOptions): Promise<Worker> {
+  const renamed = renamedFieldProblems(options, RENAMED_WORKER_OPTIONS);
+  if (renamed.length) throw new TypeError(`createWorker: ${renamed.join('; ')}.`);
   // Clients given here must use the same converter (`waveloopDataConverter(store, keys)`).
   const dataConverter = waveloopDataConverter(options.blobStore, options.encryption);
   const client =
@@ -136,19 +121,16 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   const registry = new Registry(options.tools, options.agents);
   const { blobStore, encryption } = options;
   const searchAttributes = once(() => hasSearchAttributes(client, options.namespace));
-  const modelQueues = modelQueuesOf(options.taskQueue, options.modelRpm, options.agents);
+  const modelQueues = modelQueuesOf(options.taskQueue, options.defaults?.modelRpm, options.agents);
   const activities = createActivities({
     registry,
     blobStore: blobStore && encryption?.currentId ? encryptedBlobStore(blobStore, encryption) : blobStore,
     openai: options.openai,
-    defaultModel: options.defaultModel ?? DEFAULT_MODEL,
+    defaults: options.defaults,
     now: options.now,
     modelPrices: options.modelPrices,
     stream: options.stream,
     modelRetry: options.modelRetry,
-    modelTimeoutMs: options.modelTimeoutMs,
-    maxParallelTools: options.maxParallelTools,
-    modelTpm: options.modelTpm,
     modelQueues,
     webhooks: options.webhooks,
     searchAttributes,

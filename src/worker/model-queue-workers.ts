@@ -6,14 +6,14 @@ import type { WorkerTuning } from './tuning';
 /**
  * The rate-limited model queues of a worker of `taskQueue`: `<taskQueue>-model` when the worker has
  * `requestsPerMinute` (`WAVELOOP_MODEL_RPM`), and `<taskQueue>-model-<agent>` for each agent with a
- * `limits.modelRpm` of its own. Undefined when there is none.
+ * `modelRpm` of its own. Undefined when there is none.
  */
 export function modelQueuesOf(
   taskQueue: string,
   requestsPerMinute: number | undefined,
   agents: readonly AgentDefinition[],
 ): ModelQueues | undefined {
-  const own = agents.filter((agent) => agent.limits?.modelRpm !== undefined);
+  const own = agents.filter((agent) => agent.modelRpm !== undefined);
   if (requestsPerMinute === undefined && own.length === 0) return undefined;
   return {
     ...(requestsPerMinute === undefined
@@ -22,7 +22,7 @@ export function modelQueuesOf(
     agents: Object.fromEntries(
       own.map((agent) => [
         agent.name,
-        { taskQueue: modelQueueName(taskQueue, agent.name), requestsPerMinute: agent.limits!.modelRpm! },
+        { taskQueue: modelQueueName(taskQueue, agent.name), requestsPerMinute: agent.modelRpm! },
       ]),
     ),
   };

@@ -1,5 +1,4 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { DEFAULT_MODEL_RETRY } from '../contract/activity-options';
 import { blobStoreIn } from '../payloads/blob-store';
 import type { LoadedProject } from '../project/load-project';
 import { openToolset } from '../project/toolset';
@@ -40,15 +39,8 @@ export async function createProjectWorker(
       blobStore: blobStoreIn(config.dataDir),
       encryption: config.encryption,
       openai: createModelClient(config.model),
-      defaultModel: config.model.model,
+      defaults: config.defaults,
       stream: config.model.stream,
-      ...(config.model.timeoutMs === undefined ? {} : { modelTimeoutMs: config.model.timeoutMs }),
-      ...(config.model.attempts === undefined
-        ? {}
-        : { modelRetry: { ...DEFAULT_MODEL_RETRY, maximumAttempts: config.model.attempts } }),
-      ...(config.maxParallelTools === undefined ? {} : { maxParallelTools: config.maxParallelTools }),
-      ...(config.model.requestsPerMinute === undefined ? {} : { modelRpm: config.model.requestsPerMinute }),
-      ...(config.model.tokensPerMinute === undefined ? {} : { modelTpm: config.model.tokensPerMinute }),
       tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
       deployment: config.deployment,
       webhooks: config.webhooks,

@@ -1,4 +1,4 @@
-import { ApplicationFailure, ContinueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ContinueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ForkPoint, ModelCallInput, ModelCallOutput, ResolvedRun, ToolInfo } from '../contract/activity-io';
 import type {
   AgentLoopInput,
@@ -6,18 +6,18 @@ import type {
   RunProgress,
   RunStatus,
   ToolCallMessagePart,
-  ToolCallRecord,
   WaveRecord,
 } from '../contract/agent-loop';
 import { transcriptQuery } from '../contract/messages';
-import { addUsage, usageReport, type Usage } from '../contract/model/usage';
+import { addUsage, type Usage } from '../contract/model/usage';
 import { alarm } from './alarm';
 import { clippedWaves } from './compaction';
-import { forkPoint, recordForkedFrom } from './fork';
+import { startingState, type Continuation } from './continuation';
+import { firstMessages, forkPoint, recordForkedFrom } from './fork';
 import { HumanGate } from './human-gate';
 import { runDeadline, RunLimits } from './limits';
-import { Memory, type Continuation } from './memory';
-import { askModel, isContextExceeded, resolveRun } from './model-calls';
+import { Memory } from './memory';
+import { askModel, isContextExceeded, resolveRun, withUsageReport } from './model-calls';
 import { Notifier } from './notices';
 import { plannerFor, type PlannerRules } from './planners';
 import { Publisher } from './publishing';
@@ -34,10 +34,8 @@ import { loopBreak, ranOnWorker, runWave } from './wave';
  * (`budget_exhausted`) or the time limit (`deadline`), both with one last model call to answer from
  * what the run has, the circuit breaker (`circuit_open`), or cancellation (`cancelled`).
  *
- * `carried` is what the previous run of the chain handed over (continue-as-new); it is read only in
- * a run that was continued, never from a client. A run with `input.fork` starts from the source
- * run's transcript after that iteration (`resolveFork`), with its own system prompt, and counts its
- * iterations on from there.
+ * `carried` is what the previous run of the chain handed over (continue-as-new), read only in a run
+ * that was continued. A run with `input.fork` starts from the source's transcript (`firstMessages`).
  */
 export async function agentLoop(input: AgentLoopInput, carried?: Continuation): Promise<AgentLoopResult> {
   const publisher = new Publisher();
@@ -91,60 +89,31 @@ class AgentRun {
     parts: { publisher: Publisher; transcript: Transcript; gate: HumanGate; forked?: ForkPoint },
   ) {
     ({ publisher: this.publisher, transcript: this.transcript, gate: this.gate } = parts);
-    this.progress = this.publisher.progress;
-    this.publisher.searchAttributes = run.searchAttributes;
-    this.handOvers = carried?.handOvers ?? 0;
-    Object.assign(this.progress, {
-      agent: run.agent,
-      model: run.model,
-      maxIterations: run.maxIterations,
-      handOvers: this.handOvers,
-      ...(run.modelQueue && { modelRateLimit: { ...run.modelQueue } }),
-    });
-    if (carried) {
-      this.progress.waves.push(...carried.waves);
-      Object.assign(this.progress, { usage: carried.usage, iteration: carried.iteration });
-      this.lastText = carried.lastText;
-    } else if (parts.forked) {
-      this.startFrom(parts.forked);
-    } else {
-      this.transcript.add({ role: 'system', content: run.system }, { role: 'user', content: input.goal.trim() });
-    }
-    const forkedFrom = carried?.forkedFrom ?? parts.forked;
-    if (forkedFrom) {
-      const { workflowId, runId, iteration } = forkedFrom;
-      this.progress.forkedFrom = { workflowId, runId, iteration };
-      recordForkedFrom(this.progress.forkedFrom);
+    const { startTime, executionExpirationTime, executionTimeoutMs } = workflowInfo();
+    const state = startingState(carried, { startedAtMs: startTime.getTime(), forked: parts.forked });
+    const { settings } = run;
+    this.progress = this.publisher.start(run, state);
+    ({ handOvers: this.handOvers, startedAtMs: this.startedAtMs, lastText: this.lastText } = state);
+    if (!state.handedOver) this.transcript.add(...firstMessages(run.system, input, parts.forked));
+    if (state.forkedFrom) {
+      this.progress.forkedFrom = state.forkedFrom;
+      recordForkedFrom(state.forkedFrom);
     }
     this.tools = new Map(run.tools.map((tool) => [tool.name, tool]));
-    this.planner = plannerFor(run.planner, { earlier: carried?.messages ?? parts.forked?.messages });
-
-    const { startTime, executionExpirationTime, executionTimeoutMs } = workflowInfo();
-    this.startedAtMs = carried?.startedAtMs ?? startTime.getTime();
+    this.planner = plannerFor(settings.planner, { earlier: carried?.messages ?? parts.forked?.messages });
     const deadline = runDeadline(
       { expiration: executionExpirationTime, timeoutMs: executionTimeoutMs },
-      { timeoutMs: run.timeoutMs, startedAtMs: this.startedAtMs },
+      { timeoutSeconds: settings.timeoutSeconds, startedAtMs: this.startedAtMs },
     );
     this.limits = new RunLimits(
-      run,
+      { ...settings, price: run.price },
       deadline === undefined ? () => false : alarm(deadline, startTime.getTime()),
-      carried?.turnStart,
+      state.turnStart,
     );
-    this.memory = new Memory(this.transcript, run, (usage) => this.spend(usage), carried);
-    this.output = new TypedOutput(run.output, carried?.outputRepairs);
-    this.notifier = new Notifier(run.webhooks ?? [], input.goal);
+    this.memory = new Memory(this.transcript, run, this.spend, state);
+    this.output = new TypedOutput(run.output, state.outputRepairs);
+    this.notifier = new Notifier(settings.webhooks ?? [], input.goal);
     this.gate.onWait = (waiting) => this.notifier.waiting(waiting);
-  }
-
-  /** A fork's transcript: the source's after its iteration, under this run's system prompt, then the fork's message. */
-  private startFrom({ messages, iteration }: ForkPoint): void {
-    const message = this.input.fork?.message?.trim();
-    this.transcript.add(
-      { role: 'system', content: this.run.system },
-      ...(messages[0]?.role === 'system' ? messages.slice(1) : messages),
-      ...(message ? [{ role: 'user' as const, content: message }] : []),
-    );
-    this.progress.iteration = iteration;
   }
 
   /** Check limits → keep the transcript within bounds → ask the model → read the plan → run the wave → stop or repeat. */
@@ -167,7 +136,7 @@ class AgentRun {
       const step = planner.read(reply.message, iteration, reply.unreadableToolCall);
       if (step.kind === 'answer') {
         // In a chat the answer is this turn's; the run waits for the person's next message.
-        if (!this.run.conversation || !(await this.nextTurn(step.answer))) {
+        if (!this.run.settings.conversation || !(await this.nextTurn(step.answer))) {
           const ended = await this.answered(step.answer);
           if (ended) return ended;
         }
@@ -208,10 +177,10 @@ class AgentRun {
     const request = () => this.request(iteration, { note: this.limits.warning(iteration) });
     let reply: ModelCallOutput;
     try {
-      reply = await askModel(request(), this.callOptions());
+      reply = await askModel(request(), this.run);
     } catch (err) {
       if (!isContextExceeded(err) || !(await this.memory.prune())) throw err;
-      reply = await askModel(request(), this.callOptions());
+      reply = await askModel(request(), this.run);
     }
     this.heard(reply);
     this.memory.measured(reply.usage);
@@ -227,10 +196,7 @@ class AgentRun {
     });
     this.progress.phase = 'model';
     this.publisher.describe();
-    const reply = await askModel(
-      this.request(this.progress.iteration + 1, { tools: [], planner: 'native' }),
-      this.callOptions(),
-    );
+    const reply = await askModel(this.request(this.progress.iteration + 1, { tools: [], planner: 'native' }), this.run);
     this.heard(reply);
     return this.finishLimited(status, reply.message.content || this.lastText);
   }
@@ -256,28 +222,17 @@ class AgentRun {
 
   /** Runs the calls of one reply as a wave; its results join the transcript. Followers see each call as it settles. */
   private async runWave(iteration: number, calls: ToolCallMessagePart[]): Promise<WaveRecord> {
-    const { progress, tools, publisher } = this;
-    progress.phase = 'tools';
-    const settling: WaveRecord = { iteration, calls: [] };
-    progress.settling = settling;
-    publisher.wave = calls.map((call) => call.function.name);
-    publisher.describe();
+    const { tools, publisher } = this;
+    const settled = publisher.waveStarted(iteration, calls);
     let wave: WaveRecord;
     try {
       const { workflowId } = workflowInfo();
-      const { agent, answerTimeoutMs, maxParallelTools, priority } = this.run;
-      const { gate } = this;
-      const context = { iteration, tools, workflowId, agent, gate, answerTimeoutMs, maxParallelTools, priority };
-      const settled = (record: ToolCallRecord) => {
-        settling.calls.push(record);
-        publisher.describe();
-      };
-      wave = { iteration, calls: await runWave(calls, { ...context, settled }) };
+      const context = { iteration, tools, workflowId, gate: this.gate, run: this.run, settled };
+      wave = { iteration, calls: await runWave(calls, context) };
     } finally {
-      delete progress.settling;
-      publisher.wave = undefined;
+      publisher.waveSettled();
     }
-    progress.waves.push(wave);
+    this.progress.waves.push(wave);
     this.transcript.addResults(this.planner.report(wave), ranOnWorker(wave.calls, tools));
     return wave;
   }
@@ -285,7 +240,7 @@ class AgentRun {
   /** A turn of the conversation is out (`message`): waits for the person's next message, which starts a turn. False when the conversation ended. */
   private async nextTurn(message: string): Promise<boolean> {
     this.progress.phase = 'waiting';
-    const turn = await this.gate.converse(message, this.run.idleTimeoutMs);
+    const turn = await this.gate.converse(message, this.run.settings.idleTimeoutSeconds);
     if (turn.kind !== 'message') return false;
     this.transcript.add({ role: 'user', content: turn.text });
     this.limits.newTurn(this.progress.iteration);
@@ -294,8 +249,9 @@ class AgentRun {
 
   private request(iteration: number, overrides: Partial<ModelCallInput>): ModelCallInput {
     const { workflowId, runId } = workflowInfo();
-    const { model, tools, planner, localModelCalls, maxOutputTokens, toolCallText } = this.run;
-    const transcript = this.transcript.slice(localModelCalls);
+    const { tools, settings } = this.run;
+    const { model, planner, maxOutputTokens, toolCallText } = settings;
+    const transcript = this.transcript.slice(settings.localModelCalls);
     return {
       workflowId,
       runId,
@@ -310,25 +266,13 @@ class AgentRun {
     };
   }
 
-  /** How the run's model calls run: locally or not, each attempt's timeout, the retries, their priority and task queue. */
-  private callOptions() {
-    return {
-      local: this.run.localModelCalls ?? false,
-      ...this.run.modelCall,
-      priority: this.run.priority,
-      taskQueue: this.run.modelQueue?.taskQueue,
-    };
-  }
-
   private heard(reply: ModelCallOutput): void {
     this.transcript.heard(reply);
     this.publisher.replyAt = reply.at;
     this.spend(reply.usage);
   }
 
-  private spend(usage: Usage): void {
-    this.progress.usage = addUsage(this.progress.usage, usage);
-  }
+  private spend = (usage: Usage) => void (this.progress.usage = addUsage(this.progress.usage, usage));
 
   private finish(status: RunStatus, answer: string, output?: OutputFields): AgentLoopResult {
     return this.publisher.finish(status, answer, output);
@@ -336,7 +280,7 @@ class AgentRun {
 
   /** What the next run of the chain starts from (its transcript is pruned at the hand-over). */
   private continuation(): Omit<Continuation, 'messages'> {
-    const { waves, usage, iteration } = this.progress;
+    const { waves, usage, iteration, forkedFrom } = this.progress;
     return {
       run: this.run,
       waves: clippedWaves(waves),
@@ -348,19 +292,7 @@ class AgentRun {
       handOvers: this.handOvers + 1,
       startedAtMs: this.startedAtMs,
       outputRepairs: this.output.repairsUsed,
-      ...(this.progress.forkedFrom ? { forkedFrom: this.progress.forkedFrom } : {}),
+      forkedFrom,
     };
   }
-}
-
-/** A run's failure, with what the run used in its details (a goal tree's parent counts it). */
-function withUsageReport(err: unknown, usage: Usage): unknown {
-  if (!(err instanceof ApplicationFailure) || usage.totalTokens === 0 || err.details?.length) return err;
-  return ApplicationFailure.create({
-    type: err.type ?? undefined,
-    message: err.message,
-    nonRetryable: err.nonRetryable ?? undefined,
-    cause: err.cause,
-    details: [usageReport(usage)],
-  });
 }

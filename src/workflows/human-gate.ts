@@ -24,8 +24,8 @@ export interface ApprovalRequest {
   iteration: number;
   /** Why it waits (its rule's reason). */
   reason?: string;
-  /** After this long `onTimeout` decides; none: as long as it takes. */
-  timeoutMs?: number;
+  /** After this many seconds `onTimeout` decides; none: as long as it takes. */
+  timeoutSeconds?: number;
   onTimeout: 'deny' | 'approve';
 }
 
@@ -137,8 +137,8 @@ export class HumanGate {
     );
   }
 
-  /** `ask_question`: waits for the `answer` update (or `timeoutMs`); undefined when nobody answered. */
-  async ask(callId: string, question: string, timeoutMs: number | undefined): Promise<string | undefined> {
+  /** `ask_question`: waits for the `answer` update (or `timeoutSeconds`); undefined when nobody answered. */
+  async ask(callId: string, question: string, timeoutSeconds: number | undefined): Promise<string | undefined> {
     this.progress.pendingQuestions.push({ callId, question, since: workflowTime() });
     this.refresh();
     this.onWait({
@@ -147,7 +147,7 @@ export class HumanGate {
       pending: { callId, question },
     });
     try {
-      const answered = await waitFor(() => this.answers.has(callId), timeoutMs);
+      const answered = await waitFor(() => this.answers.has(callId), timeoutSeconds);
       return answered ? this.answers.get(callId) : undefined;
     } finally {
       this.progress.pendingQuestions = this.progress.pendingQuestions.filter((q) => q.callId !== callId);
@@ -160,9 +160,10 @@ export class HumanGate {
    * timer), after which `onTimeout` decides, `by: 'timeout'`. Other calls are not held back.
    */
   async approval(request: ApprovalRequest): Promise<Decision> {
-    const { callId, tool, args, iteration, reason, timeoutMs, onTimeout } = request;
+    const { callId, tool, args, iteration, reason, timeoutSeconds, onTimeout } = request;
     const since = workflowTime();
-    const deadline = timeoutMs === undefined ? undefined : new Date(Date.parse(since) + timeoutMs).toISOString();
+    const deadline =
+      timeoutSeconds === undefined ? undefined : new Date(Date.parse(since) + timeoutSeconds * 1000).toISOString();
     this.progress.pendingApprovals.push({
       callId,
       tool,
@@ -179,7 +180,7 @@ export class HumanGate {
       pending: { callId, tool, args, ...(reason ? { reason } : {}), ...(deadline ? { deadline } : {}) },
     });
     try {
-      if (await waitFor(() => this.decisions.has(callId), timeoutMs)) return this.decisions.get(callId)!;
+      if (await waitFor(() => this.decisions.has(callId), timeoutSeconds)) return this.decisions.get(callId)!;
       const at = workflowTime();
       return onTimeout === 'approve'
         ? { approved: true, by: 'timeout', at }
@@ -187,7 +188,7 @@ export class HumanGate {
             approved: false,
             by: 'timeout',
             at,
-            reason: `nobody decided within ${Math.round(timeoutMs! / 1000)} seconds`,
+            reason: `nobody decided within ${Math.round(timeoutSeconds!)} seconds`,
           };
     } finally {
       this.progress.pendingApprovals = this.progress.pendingApprovals.filter((a) => a.callId !== callId);
@@ -195,14 +196,14 @@ export class HumanGate {
     }
   }
 
-  /** `converse`: the turn's message is out; waits for `send`, `end` or `idleTimeoutMs` of silence. */
-  async converse(message: string, idleTimeoutMs: number | undefined): Promise<ConversationTurn> {
+  /** `converse`: the turn's message is out; waits for `send`, `end` or `idleTimeoutSeconds` of silence. */
+  async converse(message: string, idleTimeoutSeconds: number | undefined): Promise<ConversationTurn> {
     this.progress.conversation = { message, since: workflowTime() };
     this.incoming = undefined;
     this.refresh();
     this.onWait({ event: 'waiting_for_message', key: String(this.progress.iteration), message });
     try {
-      const heard = await waitFor(() => this.incoming !== undefined, idleTimeoutMs);
+      const heard = await waitFor(() => this.incoming !== undefined, idleTimeoutSeconds);
       return heard ? this.incoming! : { kind: 'idle' };
     } finally {
       this.progress.conversation = undefined;
@@ -274,12 +275,12 @@ function requireText(text: unknown, what: string): void {
 }
 
 /** `condition` with an optional timeout; true when `predicate` came true. */
-async function waitFor(predicate: () => boolean, timeoutMs: number | undefined): Promise<boolean> {
-  if (timeoutMs === undefined) {
+async function waitFor(predicate: () => boolean, timeoutSeconds: number | undefined): Promise<boolean> {
+  if (timeoutSeconds === undefined) {
     await condition(predicate);
     return true;
   }
-  return condition(predicate, timeoutMs);
+  return condition(predicate, timeoutSeconds * 1000);
 }
 
 /** The workflow's time now (its task's start time, the same on replay), as ISO 8601: when a wait began. */

@@ -1,6 +1,7 @@
 import type { ToolCallRecord, Usage } from '../contract/agent-loop';
 import type { ModelPrice } from '../contract/model/pricing';
 import { costOf } from '../contract/model/pricing';
+import type { RunSettings } from '../contract/settings/resolve';
 import { textHash } from '../contract/text-hash';
 
 /**
@@ -14,11 +15,10 @@ export type Stop = { status: 'max_iterations' } | { status: 'budget_exhausted' |
 /** How a denied call's result starts, as the model sees it. A denial is a person's decision, not a failure. */
 export const DENIED = 'denied:';
 
-export interface RunLimitSettings {
-  maxIterations: number;
-  budget: Budget;
-  circuitBreaker: number;
-}
+/** The run's settings its limits read, and its model's price. */
+export type RunLimitSettings = Pick<RunSettings, 'maxIterations' | 'circuitBreaker' | 'maxTokens' | 'maxCostUsd'> & {
+  price: ModelPrice | null;
+};
 
 /** What a wave did to the circuit breaker: opened it (the run ends), or left a note for the model. */
 export type WaveVerdict = { opened: string } | { note: string } | undefined;
@@ -45,7 +45,7 @@ export class RunLimits {
   /** Why the run must stop before iteration `iteration + 1`, given what it used and what its latest call used. */
   check(iteration: number, used: Usage, lastCall: Usage | undefined): Stop | undefined {
     if (iteration - this.turnStart >= this.settings.maxIterations) return { status: 'max_iterations' };
-    const overBudget = budgetProblem(this.settings.budget, used, lastCall);
+    const overBudget = budgetProblem(this.settings, used, lastCall);
     if (overBudget) return { status: 'budget_exhausted', reason: overBudget };
     if (this.pastDeadline()) return { status: 'deadline', reason: 'the time limit of this run is close' };
     return undefined;
@@ -128,15 +128,15 @@ export function softDeadline(expiration: Date | undefined, timeoutMs: number | u
 
 /**
  * The run's deadline (epoch ms), if it has one: the earlier of the soft deadline before its
- * execution timeout and its own time limit (`timeoutMs`), counted from when its chain started.
+ * execution timeout and its own time limit (`timeoutSeconds`), counted from when its chain started.
  */
 export function runDeadline(
   execution: { expiration: Date | undefined; timeoutMs: number | undefined },
-  limit: { timeoutMs: number | undefined; startedAtMs: number },
+  limit: { timeoutSeconds: number | undefined; startedAtMs: number },
 ): number | undefined {
   const times = [
     softDeadline(execution.expiration, execution.timeoutMs),
-    limit.timeoutMs === undefined ? undefined : limit.startedAtMs + limit.timeoutMs,
+    limit.timeoutSeconds === undefined ? undefined : limit.startedAtMs + limit.timeoutSeconds * 1000,
   ];
   const known = times.filter((time): time is number => time !== undefined);
   return known.length ? Math.min(...known) : undefined;

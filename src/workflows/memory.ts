@@ -1,34 +1,13 @@
 import { isCancellation, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import type { ResolvedRun } from '../contract/activity-io';
-import { DEFAULT_MAX_HISTORY_EVENTS } from '../contract/activity-options';
-import type { AgentLoopInput, ChatMessage, Usage, WaveRecord } from '../contract/agent-loop';
-import type { ForkedFrom } from '../contract/fork/fork';
+import type { AgentLoopInput, ChatMessage, Usage } from '../contract/agent-loop';
 import { compacted, compactionRange } from './compaction';
+import type { Continuation, StartingState } from './continuation';
 import { summarize } from './model-calls';
 import type { Transcript } from './transcript';
 
 /** Past this share of the model's context window, the transcript is pruned before the next model call. */
 export const CONTEXT_PRUNE_SHARE = 0.8;
-
-/** What a run hands over to the next run of its chain when it continues as new. */
-export interface Continuation {
-  run: ResolvedRun;
-  messages: ChatMessage[];
-  waves: WaveRecord[];
-  usage: Usage;
-  iteration: number;
-  turnStart: number;
-  lastText: string;
-  lastCall?: Usage;
-  /** How many hand-overs happened before this run. */
-  handOvers: number;
-  /** When the first run of the chain started (epoch ms), for `timeoutSeconds`. */
-  startedAtMs: number;
-  /** Repair turns the chain has had for answers that did not match its output schema. */
-  outputRepairs?: number;
-  /** Where the chain was forked from, when it was. */
-  forkedFrom?: ForkedFrom;
-}
 
 /**
  * A run's memory: the transcript kept within the model's context window and the run's history kept
@@ -45,13 +24,13 @@ export class Memory {
 
   constructor(
     private readonly transcript: Transcript,
-    private readonly run: Pick<ResolvedRun, 'model' | 'contextTokens' | 'maxHistoryEvents' | 'priority'>,
+    private readonly run: Pick<ResolvedRun, 'settings' | 'priority' | 'modelQueue'>,
     /** Counts the tokens a summary used. */
     private readonly spend: (usage: Usage) => void,
-    carried?: Pick<Continuation, 'lastCall'>,
+    start: Pick<StartingState, 'lastCall' | 'handedOver'>,
   ) {
-    this.lastCall = carried?.lastCall;
-    this.pruned = carried !== undefined;
+    this.lastCall = start.lastCall;
+    this.pruned = start.handedOver;
   }
 
   /** A model call answered, having used `usage`. */
@@ -65,7 +44,7 @@ export class Memory {
    * the latest call's tokens plus what came after it (about 4 characters a token).
    */
   nearlyFull(): boolean {
-    const { contextTokens } = this.run;
+    const contextTokens = this.run.settings.maxContextTokens;
     if (!contextTokens || !this.lastCall || this.pruned) return false;
     const next =
       this.lastCall.promptTokens + this.lastCall.completionTokens + Math.ceil(this.transcript.charsSinceReply() / 4);
@@ -84,9 +63,7 @@ export class Memory {
   /** Whether the history has grown long enough for a hand-over (or Temporal suggests one). */
   handOverDue(): boolean {
     const info = workflowInfo();
-    return (
-      info.continueAsNewSuggested || info.historyLength >= (this.run.maxHistoryEvents ?? DEFAULT_MAX_HISTORY_EVENTS)
-    );
+    return info.continueAsNewSuggested || info.historyLength >= this.run.settings.maxHistoryEvents;
   }
 
   /**

@@ -1,4 +1,3 @@
-import type { Priority } from '@temporalio/common';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -8,13 +7,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type {
-  ModelCallInput,
-  ModelCallOutput,
-  ModelCallPolicy,
-  ResolvedRun,
-  SummarizeOutput,
-} from '../contract/activity-io';
+import type { ModelCallInput, ModelCallOutput, ResolvedRun, SummarizeOutput } from '../contract/activity-io';
 import {
   DEFAULT_MODEL_ACTIVITY_OPTIONS,
   LOCAL_MODEL_ACTIVITY_OPTIONS,
@@ -22,6 +15,7 @@ import {
 } from '../contract/activity-options';
 import { FailureType } from '../contract/errors';
 import { withPriority } from '../contract/flow/priority';
+import { usageReport, type Usage } from '../contract/model/usage';
 import { modelSummary } from '../contract/summaries';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -47,26 +41,23 @@ export async function resolveRun(input: unknown): Promise<ResolvedRun> {
 }
 
 /**
- * One model call, each attempt limited to `timeoutMs` and retried per `retry`; `local` runs it as
- * a local activity (`localModelCalls`); `priority` places it in the task queue (a local activity
- * runs in the workflow task, which has the workflow's); `taskQueue` sends it to a rate-limited
- * model queue (`ResolvedRun.modelQueue`) instead of the run's own. Not an async function: the SDK captures a stack trace for
- * every promise workflow code creates, and the loop makes many. Retries that run out fail the run
- * as `ModelUnavailable`, with the last attempt's failure; a non-retryable cause keeps its type.
+ * One model call of `run`: each attempt limited to its `modelTimeoutSeconds` and retried per its
+ * `modelRetry`; with `localModelCalls` it runs as a local activity; its `priority` places it in the
+ * task queue (a local activity runs in the workflow task, which has the workflow's); its
+ * `modelQueue` sends it to a rate-limited model queue instead of the run's own. Not an async
+ * function: the SDK captures a stack trace for every promise workflow code creates, and the loop
+ * makes many. Retries that run out fail the run as `ModelUnavailable`, with the last attempt's
+ * failure; a non-retryable cause keeps its type.
  */
 export function askModel(
   request: ModelCallInput,
-  {
-    local,
-    timeoutMs,
-    retry,
-    priority,
-    taskQueue,
-  }: ModelCallPolicy & { local: boolean; priority?: Priority; taskQueue?: string },
+  run: Pick<ResolvedRun, 'settings' | 'modelRetry' | 'priority' | 'modelQueue'>,
 ): Promise<ModelCallOutput> {
+  const { settings, modelRetry: retry, priority, modelQueue } = run;
+  const taskQueue = modelQueue?.taskQueue;
   const summary = modelSummary(request.iteration);
-  const options = { summary, startToCloseTimeout: timeoutMs, retry };
-  const call = local
+  const options = { summary, startToCloseTimeout: settings.modelTimeoutSeconds * 1000, retry };
+  const call = settings.localModelCalls
     ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, ...options }, [request])
     : callModel.executeWithOptions(
         { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, ...options, ...withPriority(priority), ...(taskQueue && { taskQueue }) },
@@ -89,7 +80,7 @@ export function askModel(
 export function summarize(
   label: string,
   range: { from: number; to: number },
-  run: Pick<ResolvedRun, 'model' | 'contextTokens' | 'priority' | 'modelQueue'>,
+  run: Pick<ResolvedRun, 'settings' | 'priority' | 'modelQueue'>,
 ): Promise<SummarizeOutput> {
   const { workflowId, runId } = workflowInfo();
   return summarizeTranscript.executeWithOptions(
@@ -104,8 +95,8 @@ export function summarize(
         workflowId,
         runId,
         ...range,
-        model: run.model,
-        ...(run.contextTokens ? { maxChars: run.contextTokens * 2 } : {}),
+        model: run.settings.model,
+        ...(run.settings.maxContextTokens ? { maxChars: run.settings.maxContextTokens * 2 } : {}),
       },
     ],
   );
@@ -137,5 +128,17 @@ export function asRunFailure(err: unknown, context: string, fallbackType = 'Acti
     message: `${context}: ${cause?.message ?? err.message}`,
     nonRetryable: true,
     cause: err,
+  });
+}
+
+/** A run's failure, with what the run used in its details (a goal tree's parent counts it). */
+export function withUsageReport(err: unknown, usage: Usage): unknown {
+  if (!(err instanceof ApplicationFailure) || usage.totalTokens === 0 || err.details?.length) return err;
+  return ApplicationFailure.create({
+    type: err.type ?? undefined,
+    message: err.message,
+    nonRetryable: err.nonRetryable ?? undefined,
+    cause: err.cause,
+    details: [usageReport(usage)],
   });
 }

@@ -1,9 +1,18 @@
 import { setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { ResolvedRun } from '../contract/activity-io';
 import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../contract/activity-options';
-import type { AgentLoopResult, RunProgress, RunStatus } from '../contract/agent-loop';
+import type {
+  AgentLoopResult,
+  RunProgress,
+  RunStatus,
+  ToolCallMessagePart,
+  ToolCallRecord,
+  WaveRecord,
+} from '../contract/agent-loop';
 import { statusQuery } from '../contract/messages';
 import { ZERO_USAGE } from '../contract/model/usage';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../contract/search-attributes';
+import type { StartingState } from './continuation';
 import { runDetails } from './run-details';
 
 /**
@@ -37,6 +46,39 @@ export class Publisher {
   constructor() {
     setHandler(statusQuery, () => this.progress);
     this.describe();
+  }
+
+  /** A wave of `calls` starts: followers see each call as it settles (the callback it returns). */
+  waveStarted(iteration: number, calls: readonly ToolCallMessagePart[]): (record: ToolCallRecord) => void {
+    const settling: WaveRecord = { iteration, calls: [] };
+    Object.assign(this.progress, { phase: 'tools', settling });
+    this.wave = calls.map((call) => call.function.name);
+    this.describe();
+    return (record) => {
+      settling.calls.push(record);
+      this.describe();
+    };
+  }
+
+  /** The wave ended (or was cancelled): its calls join `waves` (the loop adds the whole wave). */
+  waveSettled(): void {
+    delete this.progress.settling;
+    this.wave = undefined;
+  }
+
+  /** The run's progress once it is resolved: its agent, model and limit, and what it starts from. */
+  start(run: ResolvedRun, state: StartingState): RunProgress {
+    this.searchAttributes = run.searchAttributes;
+    this.progress.waves.push(...state.waves);
+    return Object.assign(this.progress, {
+      agent: run.agent,
+      model: run.settings.model,
+      maxIterations: run.settings.maxIterations,
+      handOvers: state.handOvers,
+      usage: state.usage,
+      iteration: state.iteration,
+      ...(run.modelQueue && { modelRateLimit: { ...run.modelQueue } }),
+    });
   }
 
   /**

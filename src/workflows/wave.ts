@@ -7,7 +7,7 @@ import {
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activity-io';
+import type { ResolvedRun, ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activity-io';
 import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import type { ApprovalRecord, ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
 import { FailureType } from '../contract/errors';
@@ -27,14 +27,12 @@ export interface WaveContext {
   iteration: number;
   tools: Map<string, ToolInfo>;
   workflowId: string;
-  /** The run's agent, whose approval rules a rule-checked call asks. */
-  agent: string;
   gate: HumanGate;
-  answerTimeoutMs: number | undefined;
-  /** How many of the wave's tool activities may run at once (`maxParallelTools`). */
-  maxParallelTools: number;
-  /** The run's place in the task queue, for its tool activities (none: they inherit the workflow's). */
-  priority?: Priority;
+  /**
+   * The run: its agent (whose approval rules a rule-checked call asks), its place in the task queue
+   * (for its tool activities), and its settings (`maxParallelTools`, `answerTimeoutSeconds`).
+   */
+  run: Pick<ResolvedRun, 'agent' | 'priority' | 'settings'>;
   /** Told of each call as it settles, before the rest of its wave (for live followers). */
   settled?: (record: ToolCallRecord) => void;
 }
@@ -51,7 +49,7 @@ export interface WaveContext {
  */
 export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Promise<ToolCallRecord[]> {
   const { settled } = context;
-  const slots = new Slots(context.maxParallelTools);
+  const slots = new Slots(context.run.settings.maxParallelTools);
   return Promise.all(
     calls.map((call) =>
       settled
@@ -63,9 +61,10 @@ export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Pro
 
 async function runCall(
   call: ToolCallMessagePart,
-  { iteration, tools, workflowId, agent, gate, answerTimeoutMs, priority }: WaveContext,
+  { iteration, tools, workflowId, gate, run }: WaveContext,
   slots: Slots,
 ): Promise<ToolCallRecord> {
+  const { agent, priority } = run;
   const execute = (tool: ToolInfo, input: ToolCallInput, summary: string) =>
     slots.run(() => executeNow(tool, input, summary, priority));
   const name = call.function.name;
@@ -77,7 +76,8 @@ async function runCall(
     return { ...record, ok: false, error: `Unknown tool "${name}". Available tools: ${available}.` };
   }
   if (!args.ok) return { ...record, ok: false, error: args.error };
-  if (tool.interaction) return { ...record, ...(await interact(tool, call.id, args.value, gate, answerTimeoutMs)) };
+  if (tool.interaction)
+    return { ...record, ...(await interact(tool, call.id, args.value, gate, run.settings.answerTimeoutSeconds)) };
   const target = { workflowId, toolCallId: call.id, name };
   let approval: { approval: ApprovalRecord } | undefined;
   let runArgs = args.value;
@@ -120,17 +120,17 @@ function executeNow(
   priority: Priority | undefined,
 ): Promise<ToolCallOutput> {
   const retry = {
-    maximumAttempts: tool.maximumAttempts,
-    initialInterval: tool.initialIntervalMs,
-    backoffCoefficient: tool.backoffCoefficient,
-    maximumInterval: tool.maximumIntervalMs,
+    maximumAttempts: tool.retry.maximumAttempts,
+    initialInterval: tool.retry.initialIntervalSeconds * 1000,
+    backoffCoefficient: tool.retry.backoffCoefficient,
+    maximumInterval: tool.retry.maximumIntervalSeconds * 1000,
     nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
   };
-  if (tool.localActivity)
-    return runToolLocally.executeWithOptions({ summary, startToCloseTimeout: tool.timeoutMs, retry }, [input]);
-  const heartbeatTimeout = Math.min(tool.timeoutMs, TOOL_HEARTBEAT_TIMEOUT_MS);
+  const startToCloseTimeout = tool.timeoutSeconds * 1000;
+  if (tool.localActivity) return runToolLocally.executeWithOptions({ summary, startToCloseTimeout, retry }, [input]);
+  const heartbeatTimeout = Math.min(startToCloseTimeout, TOOL_HEARTBEAT_TIMEOUT_MS);
   return runTool.executeWithOptions(
-    { summary, startToCloseTimeout: tool.timeoutMs, heartbeatTimeout, retry, ...withPriority(priority) },
+    { summary, startToCloseTimeout, heartbeatTimeout, retry, ...withPriority(priority) },
     [input],
   );
 }
@@ -183,15 +183,15 @@ async function interact(
   callId: string,
   args: Record<string, unknown>,
   gate: HumanGate,
-  answerTimeoutMs: number | undefined,
+  answerTimeoutSeconds: number | undefined,
 ): Promise<Pick<ToolCallRecord, 'ok' | 'result' | 'error'>> {
   const field = tool.interaction === 'question' ? 'question' : 'message';
   const text = typeof args[field] === 'string' ? (args[field] as string).trim() : '';
   if (!text) return { ok: false, error: `${tool.name} needs a non-empty "${field}" string.` };
   if (tool.interaction === 'conversation') return { ok: true, result: text };
-  const answer = await gate.ask(callId, text, answerTimeoutMs);
+  const answer = await gate.ask(callId, text, answerTimeoutSeconds);
   if (answer === undefined)
-    return { ok: true, result: `Nobody answered within ${Math.round(answerTimeoutMs! / 1000)} seconds.` };
+    return { ok: true, result: `Nobody answered within ${Math.round(answerTimeoutSeconds!)} seconds.` };
   return { ok: true, result: answer };
 }
 

@@ -59,22 +59,26 @@ describe('approval rules', () => {
   });
 
   it('resolveRun: a rule is asked on the worker, a boolean decides in the workflow; deadlines come from the run, else the agent, else the tool', async () => {
-    const resolve = createResolveRun({ registry, defaultModel: 'm', now: () => new Date('2026-11-22T10:00:00Z') });
+    const resolve = createResolveRun({
+      registry,
+      defaults: { model: 'm' },
+      now: () => new Date('2026-11-22T10:00:00Z'),
+    });
     const approvals = async (input: Record<string, unknown>) =>
       Object.fromEntries(
         (await resolve({ goal: 'x', tools: ['pay', 'read'], ...input })).tools.map((t) => [t.name, t.approval]),
       );
     expect(await approvals({})).toEqual({
-      pay: { when: 'rule', timeoutMs: 3_600_000, onTimeout: 'deny' },
+      pay: { when: 'rule', timeoutSeconds: 3_600, onTimeout: 'deny' },
       read: undefined,
     });
     expect(await approvals({ agent: 'strict' })).toEqual({
-      pay: { when: 'always', timeoutMs: 3_600_000, onTimeout: 'approve' },
+      pay: { when: 'always', timeoutSeconds: 3_600, onTimeout: 'approve' },
       read: { when: 'always', onTimeout: 'approve' },
     });
-    expect(await approvals({ agent: 'lax', requireApproval: ['read'], approvalTimeoutSeconds: 60 })).toEqual({
+    expect(await approvals({ agent: 'lax', toolsToApprove: ['read'], approvalTimeoutSeconds: 60 })).toEqual({
       pay: undefined,
-      read: { when: 'always', timeoutMs: 60_000, onTimeout: 'deny' },
+      read: { when: 'always', timeoutSeconds: 60, onTimeout: 'deny' },
     });
   });
 

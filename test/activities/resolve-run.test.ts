@@ -10,36 +10,36 @@ const agents = [
     name: 'slow',
     system: 'You help slowly.',
     toolCallText: 'off',
-    limits: { maxOutputTokens: 512, modelTimeoutSeconds: 1_800, modelAttempts: 2 },
+    maxOutputTokens: 512,
+    modelTimeoutSeconds: 1_800,
+    modelAttempts: 2,
   }),
 ];
-const resolve = (workerModelCalls: { modelTimeoutMs?: number; modelRetry?: { maximumAttempts: number } } = {}) =>
+const resolve = (defaults: { modelTimeoutSeconds?: number; modelAttempts?: number } = {}) =>
   createResolveRun({
     registry: new Registry(builtinTools(), agents),
-    defaultModel: 'm',
+    defaults: { model: 'm', ...defaults },
     now: () => new Date('2026-11-22T10:00:00Z'),
-    ...workerModelCalls,
   });
 
 describe('resolveRun: model calls', () => {
   it('defaults: 4,096 output tokens, text tool calls recovered, 10 minutes an attempt, 8 attempts', async () => {
     const run = await resolve()({ goal: 'x' });
     expect(run).toMatchObject({
-      maxOutputTokens: 4_096,
-      toolCallText: 'recover',
-      modelCall: { timeoutMs: 600_000, retry: { maximumAttempts: 8, initialInterval: '1 second' } },
+      settings: { maxOutputTokens: 4_096, toolCallText: 'recover', modelTimeoutSeconds: 600, modelAttempts: 8 },
+      modelRetry: { maximumAttempts: 8, initialInterval: '1 second' },
     });
   });
 
   it('the run overrides its agent, and the agent the worker', async () => {
-    const worker = resolve({ modelTimeoutMs: 120_000, modelRetry: { maximumAttempts: 5 } });
+    const worker = resolve({ modelTimeoutSeconds: 120, modelAttempts: 5 });
     expect(await worker({ goal: 'x' })).toMatchObject({
-      modelCall: { timeoutMs: 120_000, retry: { maximumAttempts: 5 } },
+      settings: { modelTimeoutSeconds: 120, modelAttempts: 5 },
+      modelRetry: { maximumAttempts: 5 },
     });
     expect(await worker({ goal: 'x', agent: 'slow' })).toMatchObject({
-      maxOutputTokens: 512,
-      toolCallText: 'off',
-      modelCall: { timeoutMs: 1_800_000, retry: { maximumAttempts: 2 } },
+      settings: { maxOutputTokens: 512, toolCallText: 'off', modelTimeoutSeconds: 1_800 },
+      modelRetry: { maximumAttempts: 2 },
     });
     const run = await worker({
       goal: 'x',
@@ -50,9 +50,8 @@ describe('resolveRun: model calls', () => {
       modelAttempts: 1,
     });
     expect(run).toMatchObject({
-      maxOutputTokens: 64,
-      toolCallText: 'recover',
-      modelCall: { timeoutMs: 30_000, retry: { maximumAttempts: 1 } },
+      settings: { maxOutputTokens: 64, toolCallText: 'recover', modelTimeoutSeconds: 30 },
+      modelRetry: { maximumAttempts: 1 },
     });
   });
 
@@ -66,24 +65,23 @@ describe('resolveRun: model calls', () => {
 describe('resolveRun: flow control', () => {
   const withWidth = [
     ...agents,
-    defineAgent({ name: 'narrow', system: 'You help one call at a time.', limits: { maxParallelTools: 2 } }),
+    defineAgent({ name: 'narrow', system: 'You help one call at a time.', maxParallelTools: 2 }),
     defineAgent({ name: 'batch', system: 'You help later.', priority: 4, fairnessKey: 'ops' }),
   ];
   const resolveWidth = (maxParallelTools?: number) =>
     createResolveRun({
       registry: new Registry(builtinTools(), withWidth),
-      defaultModel: 'm',
+      defaults: { model: 'm', maxParallelTools },
       now: () => new Date('2026-11-22T10:00:00Z'),
-      maxParallelTools,
     });
 
   it('maxParallelTools: 16 by default; the run overrides its agent, the agent the worker', async () => {
-    expect(await resolveWidth()({ goal: 'x' })).toMatchObject({ maxParallelTools: 16 });
-    expect(await resolveWidth(6)({ goal: 'x' })).toMatchObject({ maxParallelTools: 6 });
-    expect(await resolveWidth(6)({ goal: 'x', agent: 'narrow' })).toMatchObject({ maxParallelTools: 2 });
-    expect(await resolveWidth(6)({ goal: 'x', agent: 'narrow', maxParallelTools: 40 })).toMatchObject({
-      maxParallelTools: 40,
-    });
+    const width = async (resolving: Promise<{ settings: { maxParallelTools: number } }>) =>
+      (await resolving).settings.maxParallelTools;
+    expect(await width(resolveWidth()({ goal: 'x' }))).toBe(16);
+    expect(await width(resolveWidth(6)({ goal: 'x' }))).toBe(6);
+    expect(await width(resolveWidth(6)({ goal: 'x', agent: 'narrow' }))).toBe(2);
+    expect(await width(resolveWidth(6)({ goal: 'x', agent: 'narrow', maxParallelTools: 40 }))).toBe(40);
   });
 
   it("priority: the run's fields over its agent's, field by field; none at all: no Priority (tasks inherit the workflow's)", async () => {
@@ -99,7 +97,16 @@ describe('resolveRun: flow control', () => {
     for (const bad of [0, -3, 2.5, '4'])
       await expect(resolveWidth()({ goal: 'x', maxParallelTools: bad }), String(bad)).rejects.toMatchObject({
         type: 'InvalidInput',
-        message: expect.stringMatching(/maxParallelTools.*(at least 1|whole number)/),
+        message: expect.stringMatching(/maxParallelTools must be a whole number from 1 to 1,000/),
       });
+  });
+});
+
+describe('resolveRun: names that changed', () => {
+  it('an old field name is refused with its new name, and nothing resolves', async () => {
+    await expect(resolve()({ goal: 'x', requireApproval: ['ask_question'] })).rejects.toMatchObject({
+      type: 'InvalidInput',
+      message: expect.stringContaining('`requireApproval` is now `toolsToApprove`'),
+    });
   });
 });

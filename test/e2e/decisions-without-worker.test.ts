@@ -43,7 +43,7 @@ describe('decisions without a worker', () => {
     cli.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] }, { content: 'It is 42.' });
     const client = new WaveloopClient(cli.h.client, queue);
     const workflowId = `decide-${randomUUID().slice(0, 8)}`;
-    await client.runs.start({ goal: 'Compute 6*7', requireApproval: ['calculator'] }, { workflowId, timeout: '2m' });
+    await client.runs.start({ goal: 'Compute 6*7', toolsToApprove: ['calculator'] }, { workflowId, timeout: '2m' });
     return { client, workflowId };
   };
 

@@ -161,7 +161,7 @@ describe('Worker Deployments: runs stay on the version that started them', () =>
       const waiting = await deployment.startRun({
         goal: 'Stamp, once approved',
         tools: ['build_stamp'],
-        requireApproval: ['build_stamp'],
+        toolsToApprove: ['build_stamp'],
       });
       const approval = await waitForProgress(h.client, waiting, (p) => p.pendingApprovals.length > 0);
       expect(await versionOf(waiting)).toEqual({

@@ -81,7 +81,7 @@ describe('following a run that waits', () => {
     const { client, polls } = await countingClient();
     try {
       h.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] }, { content: 'It is 42.' });
-      const { workflowId } = await client.runs.start({ goal: 'Compute 6*7', requireApproval: ['calculator'] });
+      const { workflowId } = await client.runs.start({ goal: 'Compute 6*7', toolsToApprove: ['calculator'] });
       const waiting = await waitForProgress(
         h.client,
         h.client.workflow.getHandle(workflowId),

@@ -62,14 +62,14 @@ describe('MCP over Streamable HTTP (the everything server)', () => {
     ]);
   });
 
-  it('a call that outlives timeoutMs fails its attempt with a retryable error naming the server; the next call goes through', async () => {
+  it('a call that outlives timeoutSeconds fails its attempt with a retryable error naming the server; the next call goes through', async () => {
     const slow = await McpConnections.connect({
-      slow: everything.config({ tools: ['trigger-long-running-operation', 'echo'], timeoutMs: 300 }),
+      slow: everything.config({ tools: ['trigger-long-running-operation', 'echo'], timeoutSeconds: 0.3 }),
     });
     try {
       const longRunning = slow.tools().find((tool) => tool.name === 'slow__trigger-long-running-operation')!;
       const echo = slow.tools().find((tool) => tool.name === 'slow__echo')!;
-      expect(longRunning.timeoutMs).toBe(300);
+      expect(longRunning.timeoutSeconds).toBe(0.3);
       const call = callTool(longRunning, { duration: 5, steps: 1 });
       await expect(call).rejects.toThrow(
         /^MCP server "slow" did not answer the call of trigger-long-running-operation in time/,

@@ -22,7 +22,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(root, 'notes.txt'), 'Buy milk.\nCall Bob.');
   fs.writeFileSync(path.join(root, 'later.txt'), 'Water the plants.');
   [mcp] = await Promise.all([
-    McpConnections.connect({ files: filesystemServer(root, { requireApproval: ['write_file'] }) }),
+    McpConnections.connect({ files: filesystemServer(root, { toolsToApprove: ['write_file'] }) }),
     h.start(),
   ]);
 });
@@ -62,7 +62,7 @@ describe('MCP over stdio (the filesystem server)', () => {
     ]);
   });
 
-  it('write_file (requireApproval): nothing is written until a person approves; then the file holds the content', async () => {
+  it('write_file (toolsToApprove): nothing is written until a person approves; then the file holds the content', async () => {
     const file = path.join(root, 'todo.txt');
     h.fake.script(
       { toolCalls: [{ name: 'files__write_file', args: { path: file, content: 'Ship the MCP tools.' } }] },
@@ -131,10 +131,10 @@ describe('MCP over stdio (the filesystem server)', () => {
     expect(childProcessesMentioning(dir)).toEqual([]);
   });
 
-  it('the allowlist hides the other tools; requireApproval "*" marks every offered tool; onStderr gets the server\'s stderr', async () => {
+  it('the allowlist hides the other tools; toolsToApprove "*" marks every offered tool; onStderr gets the server\'s stderr', async () => {
     const stderr: string[] = [];
     const listed = await McpConnections.connect(
-      { files: filesystemServer(root, { tools: ['read_text_file', 'list_directory'], requireApproval: '*' }) },
+      { files: filesystemServer(root, { tools: ['read_text_file', 'list_directory'], toolsToApprove: '*' }) },
       { onStderr: (server, line) => stderr.push(`${server}: ${line}`) },
     );
     try {

@@ -2,6 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResolvedRun } from '../../src/contract/activity-io';
 import { Memory } from '../../src/workflows/memory';
 import { Transcript } from '../../src/workflows/transcript';
 import { FAKE_USAGE, type ChatRequest, type ScriptedReply } from '../support/fake-model';
@@ -118,7 +119,8 @@ describe('agentLoop: memory pruning at the context window', () => {
 });
 
 describe('Memory: when the transcript is pruned (no server)', () => {
-  const run = { model: 'm', contextTokens: 1_000 };
+  const run = { settings: { model: 'm', maxContextTokens: 1_000, maxHistoryEvents: 2_000 } } as unknown as ResolvedRun;
+  const fresh = { lastCall: undefined, handedOver: false };
   const call = (prompt: number) => ({ promptTokens: prompt, completionTokens: 50, totalTokens: prompt + 50 });
 
   it("nearlyFull: the latest call's tokens plus what came since (4 characters a token) past 80 % of the window", () => {
@@ -126,18 +128,19 @@ describe('Memory: when the transcript is pruned (no server)', () => {
       { role: 'system', content: 's' },
       { role: 'user', content: 'g' },
     ]);
-    const memory = new Memory(transcript, run, () => undefined);
+    const memory = new Memory(transcript, run, () => undefined, fresh);
     expect(memory.nearlyFull()).toBe(false); // no call has measured the transcript yet
     memory.measured(call(700));
     expect(memory.nearlyFull()).toBe(false); // 750 + 1 token
     transcript.add({ role: 'user', content: 'x'.repeat(200) });
     expect(memory.nearlyFull()).toBe(true); // 750 + 51 tokens > 800
-    expect(new Memory(transcript, { model: 'm' }, () => undefined).nearlyFull()).toBe(false); // window unknown
+    const unknownWindow = { settings: { model: 'm' } } as unknown as ResolvedRun;
+    expect(new Memory(transcript, unknownWindow, () => undefined, fresh).nearlyFull()).toBe(false); // window unknown
   });
 
   it('nearlyFull: a run handed over waits for its first call, whose usage describes the pruned transcript', () => {
     const transcript = new Transcript([{ role: 'user', content: 'x'.repeat(4_000) }]);
-    const memory = new Memory(transcript, run, () => undefined, { lastCall: call(900) });
+    const memory = new Memory(transcript, run, () => undefined, { lastCall: call(900), handedOver: true });
     expect(memory.nearlyFull()).toBe(false);
     memory.measured(call(900));
     expect(memory.nearlyFull()).toBe(true);

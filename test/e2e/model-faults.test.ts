@@ -235,7 +235,7 @@ describe('callModel: faults of the endpoint', () => {
     const { callModel } = createActivities({
       registry: new Registry([], []),
       openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0, timeout: timeoutMs }),
-      defaultModel: 'fake-model',
+      defaults: { model: 'fake-model' },
       readTranscript: async () => messages,
     });
     const transcript = { count: messages.length, from: 0, messages };
@@ -284,7 +284,7 @@ describe('callModel: faults of the endpoint', () => {
     const { callModel } = createActivities({
       registry: new Registry([], []),
       openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 }),
-      defaultModel: 'fake-model',
+      defaults: { model: 'fake-model' },
       readTranscript: async () => messages,
       previousFailure: async (_workflowId, _runId, activityId) =>
         activityId === 'model-1' ? 'timed out (start-to-close)' : undefined,

@@ -67,10 +67,10 @@ describe('agentLoop: approvals and conversations', () => {
     ]);
   });
 
-  it('requireApproval: a run can require approval for any tool; updates of the wrong type are refused; approved calls run', async () => {
+  it('toolsToApprove: a run can require approval for any tool; updates of the wrong type are refused; approved calls run', async () => {
     h.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] }, { content: '42' });
     const { result } = await h.run(
-      { goal: 'Compute', requireApproval: ['calculator'] },
+      { goal: 'Compute', toolsToApprove: ['calculator'] },
       {
         during: async (handle) => {
           const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_approval');
@@ -186,11 +186,11 @@ describe('agentLoop: approvals and conversations', () => {
     expect(events.filter((event) => event.type === 'ended')).toEqual([{ type: 'ended', result }]);
   });
 
-  it('requireApproval: naming a tool the run does not have is InvalidInput', async () => {
+  it('toolsToApprove: naming a tool the run does not have is InvalidInput', async () => {
     h.fake.script();
-    const { error } = await h.run({ goal: 'x', tools: ['calculator'], requireApproval: ['update_user'] });
+    const { error } = await h.run({ goal: 'x', tools: ['calculator'], toolsToApprove: ['update_user'] });
     expect((error as any).cause.type).toBe('InvalidInput');
-    expect((error as any).cause.message).toMatch(/requireApproval names tools the run does not have: "update_user"/);
+    expect((error as any).cause.message).toMatch(/toolsToApprove names tools the run does not have: "update_user"/);
   });
 
   it('conversation: true: each answer is a turn; the next message continues the run with the whole conversation; end ends it', async () => {

@@ -6,7 +6,7 @@ import { backOfficeAgent } from '../../src/demo/agents';
 import { cliFixture, waveloop, type CliFixture } from '../support/cli';
 
 /**
- * `requireApproval` that names a tool the run does not offer: the run is refused before its first
+ * `toolsToApprove` that names a tool the run does not offer: the run is refused before its first
  * model call (InvalidInput, naming the tool), rather than running with an approval that could never
  * be asked for.
  */
@@ -36,48 +36,48 @@ async function eventTypes(workflowId: string): Promise<string[]> {
   return (history.events ?? []).map((event) => EventType[event.eventType!]);
 }
 
-describe('requireApproval', () => {
-  it('requireApproval: naming tools the run does not offer fails the run with InvalidInput naming them; no model call, no tool call', async () => {
+describe('toolsToApprove', () => {
+  it('toolsToApprove: naming tools the run does not offer fails the run with InvalidInput naming them; no model call, no tool call', async () => {
     cli.fake.script();
     const { workflowId, cause } = await failureOf({
       goal: 'Move user 3 to Globex',
       tools: ['calculator', 'get_user'],
-      requireApproval: ['get_user', 'update_user', 'rm_rf'],
+      toolsToApprove: ['get_user', 'update_user', 'rm_rf'],
     });
 
     expect(cause.type).toBe('InvalidInput');
     expect(cause.nonRetryable).toBe(true);
-    expect(cause.message).toBe('requireApproval names tools the run does not have: "update_user", "rm_rf".');
+    expect(cause.message).toBe('toolsToApprove names tools the run does not have: "update_user", "rm_rf".');
     expect(cli.fake.requests).toEqual([]);
     const events = await eventTypes(workflowId);
     expect(events).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
     expect(events.at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_FAILED');
   });
 
-  it("requireApproval: a registered tool outside the agent's own tool list counts as not offered", async () => {
+  it("toolsToApprove: a registered tool outside the agent's own tool list counts as not offered", async () => {
     cli.fake.script();
     const offered = new Set(backOfficeAgent.tools);
     const outside = cli.h.demoTools().find((tool) => !offered.has(tool.name))!.name;
-    const { cause } = await failureOf({ goal: 'Look Bob up', agent: 'back-office', requireApproval: [outside] });
+    const { cause } = await failureOf({ goal: 'Look Bob up', agent: 'back-office', toolsToApprove: [outside] });
 
     expect(cause.type).toBe('InvalidInput');
-    expect(cause.message).toBe(`requireApproval names tools the run does not have: "${outside}".`);
+    expect(cause.message).toBe(`toolsToApprove names tools the run does not have: "${outside}".`);
     expect(cli.fake.requests).toEqual([]);
   });
 
-  it('waveloop status: a run refused for its requireApproval shows as failed, with the reason', async () => {
+  it('waveloop status: a run refused for its toolsToApprove shows as failed, with the reason', async () => {
     cli.fake.script();
     const { workflowId } = await failureOf({
       goal: 'Compute',
       tools: ['calculator'],
-      requireApproval: ['update_user'],
+      toolsToApprove: ['update_user'],
     });
 
     const status = await waveloop(['status', workflowId], cli.env);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain('Status:     failed\n');
     expect(status.stdout).toContain(
-      'Failure:    InvalidInput: requireApproval names tools the run does not have: "update_user".\n',
+      'Failure:    InvalidInput: toolsToApprove names tools the run does not have: "update_user".\n',
     );
   });
 });

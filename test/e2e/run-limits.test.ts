@@ -213,9 +213,9 @@ describe('agentLoop: people and limits', () => {
       name: 'patient',
       system: 'You add numbers.',
       tools: ['calculator'],
-      limits: { timeoutSeconds: 60 },
+      timeoutSeconds: 60,
     };
-    const hasty = { ...patient, name: 'hasty', limits: { timeoutSeconds: 1 } };
+    const hasty = { ...patient, name: 'hasty', timeoutSeconds: 1 };
     // The first model call alone takes longer than the hasty agent's second.
     h.fake.script({ ...calc('1+1', 'thinking slowly'), delayMs: 1_500 }, { content: 'Out of time: 2.' });
     const { result } = await h.run({ goal: 'Add slowly', agent: 'hasty' }, { agents: [patient, hasty] });

@@ -135,7 +135,7 @@ describe('connecting to Temporal', () => {
         tools: builtinTools(),
         agents: [defaultAgent],
         openai: createModelClient(settings.model),
-        defaultModel: 'fake-model',
+        defaults: { model: 'fake-model' },
         blobStore: blobStoreIn(settings.dataDir),
         workflowBundle: await workflowBundle(),
         tracing: false,

@@ -69,7 +69,7 @@ describe('tool retries and timeouts', () => {
       name: 'shaky_lookup',
       description: 'Looks a key up in a service that sometimes fails.',
       parameters: z.object({ key: z.string(), succeedOn: z.number() }),
-      retry: { maximumAttempts: 4, initialIntervalMs: 100, backoffCoefficient: 1.5, maximumIntervalMs: 200 },
+      retry: { maximumAttempts: 4, initialIntervalSeconds: 0.1, backoffCoefficient: 1.5, maximumIntervalSeconds: 0.2 },
       execute: ({ key, succeedOn }, { toolCallId }) => {
         const n = attempts.next(toolCallId);
         if (n < succeedOn) throw new Error(`the lookup service is down (attempt ${n})`);
@@ -121,7 +121,7 @@ describe('tool retries and timeouts', () => {
       name: 'always_down',
       description: 'A service that is always down.',
       parameters: z.object({}),
-      retry: { initialIntervalMs: 50 },
+      retry: { initialIntervalSeconds: 0.05 },
       execute: (_args, { toolCallId }) => {
         throw new Error(`still down (attempt ${attempts.next(toolCallId)})`);
       },
@@ -144,7 +144,7 @@ describe('tool retries and timeouts', () => {
       name: 'get_invoice',
       description: 'An invoice by number.',
       parameters: z.object({ number: z.number() }),
-      retry: { maximumAttempts: 5, initialIntervalMs: 50 },
+      retry: { maximumAttempts: 5, initialIntervalSeconds: 0.05 },
       execute: ({ number }, { toolCallId }) => {
         attempts.next(toolCallId);
         throw new ToolError(`No invoice ${number}`);
@@ -178,7 +178,7 @@ describe('tool retries and timeouts', () => {
       description: 'An exchange rate from the local cache.',
       parameters: z.object({ currency: z.string() }),
       localActivity: true,
-      retry: { maximumAttempts: 2, initialIntervalMs: 50 },
+      retry: { maximumAttempts: 2, initialIntervalSeconds: 0.05 },
       execute: ({ currency }, { toolCallId }) => {
         const n = attempts.next(toolCallId);
         if (currency === 'XXX') throw new ToolError('No rate for XXX');
@@ -213,15 +213,15 @@ describe('tool retries and timeouts', () => {
     expect(markers).toHaveLength(3);
   });
 
-  it('timeoutMs: an attempt that outlives it is cut by a start-to-close timeout, its signal fires, and the model reads the timeout', async () => {
+  it('timeoutSeconds: an attempt that outlives it is cut by a start-to-close timeout, its signal fires, and the model reads the timeout', async () => {
     const attempts = attemptCounter();
     let aborted = 0;
     const stuck = defineTool({
       name: 'stuck_export',
       description: 'An export that never finishes.',
       parameters: z.object({}),
-      timeoutMs: 1_000,
-      retry: { maximumAttempts: 2, initialIntervalMs: 50 },
+      timeoutSeconds: 1,
+      retry: { maximumAttempts: 2, initialIntervalSeconds: 0.05 },
       execute: async (_args, { toolCallId, signal }) => {
         attempts.next(toolCallId);
         // Never done on its own: only the activity's cancellation ends it.

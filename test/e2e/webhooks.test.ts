@@ -7,7 +7,7 @@ import { signatureHolds, webhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Webhooks as a receiver gets them: a `waveloop worker` process, configured by the environment
- * (`WAVELOOP_WEBHOOK_URL` with a plain and a Slack-shaped URL, `WAVELOOP_WEBHOOK_SECRET`,
+ * (`WAVELOOP_WEBHOOKS` with a plain and a Slack-shaped URL, `WAVELOOP_WEBHOOK_SECRET`,
  * `WAVELOOP_INBOX_URL`), runs the demo's `update_user`, which waits for approval; a real HTTP
  * receiver answers the first delivery 500, then 200. The worker is killed while the call waits and
  * another takes the run over.
@@ -21,7 +21,7 @@ let worker: LiveCommand | undefined;
 async function startWorker(): Promise<void> {
   worker = await workerProcess({
     ...cli.env,
-    WAVELOOP_WEBHOOK_URL: `${receiver.url('/hook')}, slack:${receiver.url('/slack')}`,
+    WAVELOOP_WEBHOOKS: `${receiver.url('/hook')}, slack:${receiver.url('/slack')}`,
     WAVELOOP_WEBHOOK_SECRET: SECRET,
     WAVELOOP_INBOX_URL: 'http://127.0.0.1:8080/',
   });

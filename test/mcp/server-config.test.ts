@@ -16,14 +16,14 @@ describe('mcpServerConfigSchema', () => {
       env: { LOG: '1' },
       cwd: '/srv',
       tools: ['read_text_file'],
-      requireApproval: ['write_file'],
-      timeoutMs: 5_000,
+      toolsToApprove: ['write_file'],
+      timeoutSeconds: 5,
     };
     expect(mcpServerConfigSchema.parse(stdio)).toEqual(stdio);
   });
 
-  it('mcpServerConfigSchema: takes a Streamable HTTP server with headers, and requireApproval "*"', () => {
-    const http = { url: 'http://127.0.0.1:3001/mcp', headers: { Authorization: 'Bearer x' }, requireApproval: '*' };
+  it('mcpServerConfigSchema: takes a Streamable HTTP server with headers, and toolsToApprove "*"', () => {
+    const http = { url: 'http://127.0.0.1:3001/mcp', headers: { Authorization: 'Bearer x' }, toolsToApprove: '*' };
     expect(mcpServerConfigSchema.parse(http)).toEqual(http);
   });
 
@@ -50,7 +50,7 @@ describe('mcpServerConfigSchema', () => {
     expect(problems({ command: '' })).toBe('command: "command" must not be empty');
     expect(problems({ url: 'file:///tmp/socket' })).toBe('url: "url" must be an http or https URL');
     expect(problems({ command: 'npx', timeoutMs: 0 })).toMatch(/^timeoutMs: /);
-    expect(problems({ command: 'npx', requireApproval: 'write_file' })).toMatch(/^requireApproval: /);
+    expect(problems({ command: 'npx', toolsToApprove: 'write_file' })).toMatch(/^toolsToApprove: /);
   });
 });
 

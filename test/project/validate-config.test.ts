@@ -59,8 +59,8 @@ describe('validateProjectConfig', () => {
     expect(problemOf({ tools: [{ name: 'a', description: 'x', parameters: z.object({}) }] })).toBe(
       'tools.0.execute: execute must be a function',
     );
-    expect(problemOf({ tools: [{ ...tool('a'), requireApproval: true }] })).toMatch(
-      /^tools\.0: Unrecognized key: "requireApproval"/,
+    expect(problemOf({ tools: [{ ...tool('a'), toolsToApprove: true }] })).toMatch(
+      /^tools\.0: Unrecognized key: "toolsToApprove"/,
     );
   });
 
@@ -108,18 +108,33 @@ describe('validateProjectConfig: approval rules', () => {
   });
 
   it("an agent's modelRpm is a positive number of model calls a minute", () => {
-    const limited = (modelRpm: unknown) => ({ agents: [{ ...agent('clerk'), limits: { modelRpm } }] });
+    const limited = (modelRpm: unknown) => ({ agents: [{ ...agent('clerk'), modelRpm }] });
     expect(problemOf(limited(30))).toBeUndefined();
-    expect(problemOf(limited(0))).toMatch(
-      /^agents\.0\.limits\.modelRpm: modelRpm must be positive: the most model calls a minute of the agent's runs/,
-    );
-    expect(problemOf(limited('fast'))).toMatch(/modelRpm must be a number of model calls a minute/);
+    expect(problemOf(limited(0))).toMatch(/^agents\.0\.modelRpm: modelRpm must be a number more than 0/);
+    expect(problemOf(limited('fast'))).toMatch(/modelRpm must be a number more than 0/);
   });
 
   it("an agent's maxParallelTools is a whole number of at least 1, as a run's is", () => {
-    const narrow = (maxParallelTools: unknown) => ({ agents: [{ ...agent('clerk'), limits: { maxParallelTools } }] });
+    const narrow = (maxParallelTools: unknown) => ({ agents: [{ ...agent('clerk'), maxParallelTools }] });
     expect(problemOf(narrow(4))).toBe(undefined);
-    expect(problemOf(narrow(0))).toMatch(/^agents\.0\.limits\.maxParallelTools: maxParallelTools must be at least 1/);
+    expect(problemOf(narrow(0))).toMatch(
+      /^agents\.0\.maxParallelTools: maxParallelTools must be a whole number from 1/,
+    );
     expect(problemOf(narrow(1.5))).toMatch(/maxParallelTools must be a whole number/);
+  });
+
+  it('an old name in an agent, a tool or an MCP server is refused with its new name', () => {
+    expect(problemOf({ agents: [{ ...agent('clerk'), limits: { maxIterations: 3 } }] })).toMatch(
+      /^agents\.0\.limits: `limits` is now the same fields at the top level of the agent/,
+    );
+    expect(problemOf({ tools: [{ ...tool('pay'), timeoutMs: 1_000 }] })).toMatch(
+      /^tools\.0\.timeoutMs: `timeoutMs` is now `timeoutSeconds`/,
+    );
+    expect(problemOf({ tools: [{ ...tool('pay'), retry: { initialIntervalMs: 5 } }] })).toMatch(
+      /`initialIntervalMs` is now `initialIntervalSeconds`/,
+    );
+    expect(problemOf({ mcpServers: { files: { command: 'npx', requireApproval: ['write_file'] } } })).toMatch(
+      /`requireApproval` is now `toolsToApprove`/,
+    );
   });
 });

@@ -149,7 +149,7 @@ interface Row {
 async function main(): Promise<void> {
   const config = loadSettings();
   const problem = modelConfigProblem(config.model);
-  if (problem || !config.model.model) {
+  if (problem || !config.defaults.model) {
     console.error(
       `${problem ?? 'Set WAVELOOP_MODEL to the model the endpoint serves.'}\nTo start a local one: source ../shared/real-model/realmodel.sh && realmodel_start 1.5b`,
     );
@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     tools: [...createDemoTools({ db, now: () => new Date() }), ...builtinTools()],
     agents: [defaultAgent, ...demoAgents],
     openai: createModelClient(config.model),
-    defaultModel: config.model.model,
+    defaults: config.defaults,
     stream: config.model.stream,
     tracing: false,
   });
@@ -188,7 +188,7 @@ async function main(): Promise<void> {
   );
   const rows: Row[] = [];
   console.log(
-    `${config.model.model} at ${config.model.baseURL ?? 'OpenAI'}: ${scenarios.map((s) => s.name).join(', ')}`,
+    `${config.defaults.model} at ${config.model.baseURL ?? 'OpenAI'}: ${scenarios.map((s) => s.name).join(', ')}`,
   );
   await worker.runUntil(async () => {
     for (const scenario of scenarios) {
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
   });
   console.log(`\n${table(rows)}`);
   if (process.env.REAL_MODEL_OUT)
-    fs.writeFileSync(process.env.REAL_MODEL_OUT, JSON.stringify({ model: config.model.model, rows }, null, 2));
+    fs.writeFileSync(process.env.REAL_MODEL_OUT, JSON.stringify({ model: config.defaults.model, rows }, null, 2));
   db.close();
   await env.teardown();
   fs.rmSync(dataDir, { recursive: true, force: true });

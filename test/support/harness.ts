@@ -160,7 +160,7 @@ export class Harness {
       openai: options.modelTimeoutMs
         ? new OpenAI({ baseURL, apiKey: 'test-key', maxRetries: 0, timeout: options.modelTimeoutMs })
         : createModelClient({ baseURL, apiKey: 'test-key' }),
-      defaultModel: 'fake-model',
+      defaults: { model: 'fake-model', ...(options.modelRpm === undefined ? {} : { modelRpm: options.modelRpm }) },
       stream: options.stream,
       modelRetry: options.modelRetry,
       workflowBundle:
@@ -173,7 +173,6 @@ export class Harness {
       tracing: options.telemetry?.tracing ?? false,
       metrics: options.telemetry?.metrics,
       deployment: options.deployment,
-      modelRpm: options.modelRpm,
     });
     return { worker, taskQueue };
   }

@@ -87,20 +87,20 @@ describe('limits', () => {
   it("runDeadline: the earlier of the soft deadline and the time limit counted from the chain's start", () => {
     const end = new Date('2026-11-22T12:00:00Z');
     const start = end.getTime() - 3_600_000;
-    expect(runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutMs: 60_000, startedAtMs: start })).toBe(
+    expect(runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutSeconds: 60, startedAtMs: start })).toBe(
       start + 60_000,
     );
-    expect(runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutMs: undefined, startedAtMs: start })).toBe(
-      end.getTime() - 120_000,
-    );
     expect(
-      runDeadline({ expiration: undefined, timeoutMs: undefined }, { timeoutMs: undefined, startedAtMs: start }),
+      runDeadline({ expiration: end, timeoutMs: 3_600_000 }, { timeoutSeconds: undefined, startedAtMs: start }),
+    ).toBe(end.getTime() - 120_000);
+    expect(
+      runDeadline({ expiration: undefined, timeoutMs: undefined }, { timeoutSeconds: undefined, startedAtMs: start }),
     ).toBeUndefined();
   });
 });
 
 describe('RunLimits: one answer to "must the run stop?"', () => {
-  const settings = { maxIterations: 3, budget: { maxTokens: 1_000 }, circuitBreaker: 2 };
+  const settings = { maxIterations: 3, maxTokens: 1_000, maxCostUsd: undefined, circuitBreaker: 2, price: null };
 
   it('check: the iteration limit first, then the budgets, then the deadline', () => {
     let late = false;

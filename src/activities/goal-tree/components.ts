@@ -47,7 +47,7 @@ export interface GoalActivityDeps {
   quirks?: EndpointQuirks;
   /** The worker's rate-limited model queues: a tree's model steps go to its agent's, else the default. */
   modelQueues?: ModelQueues;
-  /** The worker's webhooks (`WAVELOOP_WEBHOOK_URL`), told by every tree besides its agent's and its own. */
+  /** The worker's webhooks (`WAVELOOP_WEBHOOKS`), told by every tree besides its agent's and its own. */
   webhooks?: { urls?: readonly string[] };
 }
 

@@ -150,7 +150,8 @@ async function replayEval(
   const replaying: WaveloopSettings = {
     ...config,
     taskQueue,
-    model: { ...config.model, baseURL, apiKey: 'replay', stream: false, model: config.model.model ?? 'replay' },
+    model: { ...config.model, baseURL, apiKey: 'replay', stream: false },
+    defaults: { ...config.defaults, model: config.defaults.model ?? 'replay' },
   };
   const worker = new InProcessWorker(replaying, project, () => undefined);
   try {

@@ -1,5 +1,5 @@
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { AgentLoopInputSchema, type AgentLoopInput } from '../../contract/agent-loop';
 import type { LoadedProject } from '../../project/load-project';
@@ -8,20 +8,9 @@ import { UsageError } from '../errors';
 import { atTerminal, followUntilEnd } from '../follow-run';
 import { InProcessWorker } from '../in-process-worker';
 import { readOutputSchemaFile } from '../output-schema-file';
-import { priorityFields, priorityOptions, type PriorityOptions } from '../priority-options';
+import { settingFields, settingOptions } from '../setting-options';
 import { exitStatusOf, listenForStop, type StopRequest } from '../stop-signals';
-import {
-  action,
-  ensureServer,
-  note,
-  parseDuration,
-  parsePositiveInt,
-  print,
-  projectOf,
-  runUrl,
-  withClient,
-  write,
-} from '../support';
+import { action, ensureServer, note, parseDuration, print, projectOf, runUrl, withClient, write } from '../support';
 import { renderResult } from '../ui/render';
 import { noWorkerNote } from '../worker-hint';
 
@@ -38,21 +27,16 @@ export function register(program: Command): void {
     .description('start an agent run and follow it wave by wave until its answer')
     .argument('<goal...>', 'what the agent should do')
     .option('--agent <name>', 'agent profile (default, back-office, …)')
-    .option('--model <name>', 'model name (overrides the agent and WAVELOOP_MODEL)')
     .option('--system <prompt>', 'system prompt (overrides the agent)')
-    .option('--tools <a,b>', 'tool allowlist, comma-separated')
-    .option('--max-iterations <n>', 'iteration limit (default 20)', parsePositiveInt)
-    .option(
-      '--max-parallel-tools <n>',
-      "tool calls of one wave that run at once (default: the agent's, else the worker's, 16)",
-      parsePositiveInt,
-    );
-  for (const option of priorityOptions("the run's")) command.addOption(option);
+    .option('--tools <a,b>', 'tool allowlist, comma-separated');
+  // Each setting's flag, named after it; a run's setting wins over its agent's and the worker's.
+  for (const option of settingOptions('run')) command.addOption(option);
   command
-    .addOption(
-      new Option('--planner <kind>', 'native tool calls, or one JSON wave plan a turn').choices(['native', 'json']),
+    .option(
+      '--timeout <duration>',
+      "Temporal's hard execution timeout of the run, e.g. 10m (the run wraps up before it)",
+      parseDuration,
     )
-    .option('--timeout <duration>', 'hard wall-clock limit of the run, e.g. 10m', parseDuration)
     .option(
       '--output-schema <file>',
       'JSON Schema file the final answer must match (printed as JSON; else invalid_output)',
@@ -68,14 +52,10 @@ export function register(program: Command): void {
 }
 
 /** The options of `waveloop run`. */
-interface RunOptions extends PriorityOptions {
+interface RunOptions {
   agent?: string;
-  model?: string;
   system?: string;
   tools?: string;
-  maxIterations?: number;
-  maxParallelTools?: number;
-  planner?: 'native' | 'json';
   timeout?: number;
   outputSchema?: string;
   id?: string;
@@ -93,16 +73,12 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
   const input: AgentLoopInput = AgentLoopInputSchema.parse({
     goal: goalWords.join(' '),
     agent: options.agent,
-    model: options.model,
     system: options.system,
     tools: options.tools
       ?.split(',')
       .map((t) => t.trim())
       .filter(Boolean),
-    maxIterations: options.maxIterations,
-    maxParallelTools: options.maxParallelTools,
-    ...priorityFields(options),
-    planner: options.planner,
+    ...settingFields('run', options),
     conversation: options.chat || undefined,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });

@@ -60,7 +60,7 @@ async function workerCommand(
   note(
     `Worker polling task queue "${config.taskQueue}" on ${target} (namespace ${config.namespace}) with ${offered(project)}${version}. Ctrl-C stops it.`,
   );
-  const rpm = config.model.requestsPerMinute;
+  const rpm = config.defaults.modelRpm;
   if (rpm !== undefined)
     note(
       `Model calls held to ${rpm} a minute for every worker of the task queue (WAVELOOP_MODEL_RPM): they wait their turn on task queue "${modelQueueName(config.taskQueue)}".`,

@@ -10,8 +10,11 @@
  * seconds and says so in its name.
  */
 
-/** Where a setting may be given: a run's input, an agent, a worker (its options and environment), a goal tree's input. */
-export type Layer = 'run' | 'agent' | 'worker' | 'tree';
+/**
+ * Where a setting may be given: a run's input, an agent, a worker (its options and environment), a
+ * goal tree's input, a tool (its own approval deadline).
+ */
+export type Layer = 'run' | 'agent' | 'worker' | 'tree' | 'tool';
 
 /** The type of a setting's value, with its bounds. */
 export type SettingType =
@@ -39,7 +42,7 @@ export interface SettingDeclaration {
   flag?: boolean;
 }
 
-const seconds = (max: number): SettingType => ({ kind: 'number', min: 0, max, exclusiveMin: true });
+const seconds = (max: number) => ({ kind: 'number', min: 0, max, exclusiveMin: true }) as const;
 const DAY = 86_400;
 
 export const SETTINGS = {
@@ -157,13 +160,13 @@ export const SETTINGS = {
   },
   approvalTimeoutSeconds: {
     type: seconds(365 * DAY),
-    doc: 'Seconds a call waits for a decision before `onApprovalTimeout` decides it (a tool’s own, unless the run or agent says; none: forever).',
-    layers: ['run', 'agent'],
+    doc: 'Seconds a call waits for a decision before `onApprovalTimeout` decides it (none: forever).',
+    layers: ['run', 'agent', 'tool'],
   },
   onApprovalTimeout: {
     type: { kind: 'enum', values: ['deny', 'approve'] },
     doc: 'What a passed approval deadline decides.',
-    layers: ['run', 'agent'],
+    layers: ['run', 'agent', 'tool'],
     default: 'deny',
   },
   answerTimeoutSeconds: {

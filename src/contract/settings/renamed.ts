@@ -31,6 +31,15 @@ export const RENAMED_TOOL_FIELDS: RenamedFields = {
   requireApproval: 'toolsToApprove',
 };
 
+/** `createWorker`'s old options: the worker's settings of its runs are `defaults`. */
+export const RENAMED_WORKER_OPTIONS: RenamedFields = {
+  defaultModel: 'defaults.model',
+  modelTimeoutMs: 'defaults.modelTimeoutSeconds',
+  maxParallelTools: 'defaults.maxParallelTools',
+  modelRpm: 'defaults.modelRpm',
+  modelTpm: 'defaults.modelTpm',
+};
+
 /** The worker's old environment variables. */
 export const RENAMED_ENV_VARS: RenamedFields = {
   WAVELOOP_MODEL_TIMEOUT: 'WAVELOOP_MODEL_TIMEOUT_SECONDS (a number of seconds)',

@@ -2,6 +2,7 @@ import {
   settingNamesOf,
   SETTINGS,
   type Layer,
+  type LayerSettings,
   type SettingName,
   type SettingsOf,
   type SettingValue,
@@ -16,6 +17,12 @@ export type Resolved<K extends SettingName, D extends 'default' | 'treeDefault' 
 /** A run's settings, resolved: every setting a run, its agent or its worker may give. */
 export type RunSettings = { [K in SettingsOf<'run'> | SettingsOf<'agent'> | SettingsOf<'worker'>]: Resolved<K> };
 
+/** The settings a worker gives its runs, below a run's and its agent's (`createWorker({ defaults })`, the environment). */
+export type WorkerDefaults = LayerSettings<'worker'>;
+
+/** A tool's settings in a run, resolved. */
+export type ToolSettings = { [K in SettingsOf<'tool'>]: Resolved<K> };
+
 /** A goal tree's settings, resolved. */
 export type TreeSettings = { [K in SettingsOf<'tree'>]: Resolved<K, 'treeDefault'> };
 
@@ -29,6 +36,11 @@ type Given = Readonly<Partial<Record<SettingName, unknown>>> | undefined;
 export function resolveRunSettings(layers: { run?: Given; agent?: Given; worker?: Given }): RunSettings {
   const names = [...new Set<SettingName>([...runNames, ...settingNamesOf('worker')])];
   return resolve(names, [layers.run, layers.agent, layers.worker], 'default') as RunSettings;
+}
+
+/** How a tool's calls wait for approval in a run: the run's, else its agent's, else the tool's own, else the default. */
+export function resolveToolSettings(layers: { run?: Given; agent?: Given; tool?: Given }): ToolSettings {
+  return resolve(settingNamesOf('tool'), [layers.run, layers.agent, layers.tool], 'default') as ToolSettings;
 }
 
 /** A goal tree's settings: the tree's input, then the worker's, then the tree's defaults. */

@@ -67,6 +67,15 @@ export function settingsShape<L extends Layer>(
  */
 export function renamedFieldsShape(renamed: RenamedFields): Record<string, z.ZodOptional<z.ZodNever>> {
   return Object.fromEntries(
-    Object.entries(renamed).map(([old, now]) => [old, z.never({ error: renamedMessage(old, now) }).optional()]),
+    Object.entries(renamed).map(([old, now]) => {
+      const message = renamedMessage(old, now);
+      // Not `z.never()`: an OpenAPI document cannot describe it. Typed `never`, so TypeScript refuses the old name too.
+      const refused = z
+        .unknown()
+        .superRefine((_value, ctx) => ctx.addIssue({ code: 'custom', message }))
+        .optional()
+        .meta({ deprecated: true, description: message });
+      return [old, refused as unknown as z.ZodOptional<z.ZodNever>];
+    }),
   );
 }

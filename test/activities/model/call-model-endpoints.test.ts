@@ -29,7 +29,7 @@ function worker() {
   const activities = createActivities({
     registry: new Registry([], []),
     openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 }),
-    defaultModel: 'fake-model',
+    defaults: { model: 'fake-model' },
     readTranscript: async () => messages,
   });
   const logged: string[] = [];

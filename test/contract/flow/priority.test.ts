@@ -23,7 +23,7 @@ describe('priority and fairness fields', () => {
     for (const priority of [0, 6, 2.5, '1'])
       expect(refused({ priority }), String(priority)).toMatchObject({
         type: 'InvalidInput',
-        message: expect.stringContaining('priority: priority must be a whole number from 1 (first) to 5 (last)'),
+        message: expect.stringContaining('priority: priority must be a whole number from 1 to 5'),
       });
     // 22 three-byte characters: 22 characters, 66 bytes.
     for (const fairnessKey of ['k'.repeat(65), '€'.repeat(22)])
@@ -32,7 +32,7 @@ describe('priority and fairness fields', () => {
       });
     expect(refused({ fairnessKey: '' })?.message).toContain('fairnessKey must not be empty');
     for (const fairnessWeight of [0, 1001])
-      expect(refused({ fairnessWeight })?.message).toContain('fairnessWeight must be from 0.001 to 1000');
+      expect(refused({ fairnessWeight })?.message).toContain('fairnessWeight must be a number from 0.001 to 1,000');
   });
 
   it('no fields: no Priority, so the run’s tasks inherit the workflow’s; only the fields set are handed on', () => {

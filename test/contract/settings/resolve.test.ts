@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { SETTING_NAMES, SETTINGS, type SettingName } from '../../../src/contract/settings/declarations';
-import { resolveRunSettings, resolveTreeSettings } from '../../../src/contract/settings/resolve';
+import { resolveRunSettings, resolveToolSettings, resolveTreeSettings } from '../../../src/contract/settings/resolve';
 
 /**
  * Every setting, with a value for each layer that may give it and what wins. A run's input beats
  * its agent, the agent beats the worker, the worker beats the default; lists that join (webhooks,
  * tools to approve) hold every layer's items once. `-` : the layer may not give the setting.
  */
-type Row = { run: unknown; agent: unknown; worker: unknown; tree: unknown; default: unknown; treeDefault?: unknown };
+type Row = {
+  run: unknown;
+  agent: unknown;
+  worker: unknown;
+  tree: unknown;
+  tool?: unknown;
+  default: unknown;
+  treeDefault?: unknown;
+};
 const _ = undefined;
 const NO = '-';
 const TABLE: Record<SettingName, Row> = {
@@ -29,8 +37,8 @@ const TABLE: Record<SettingName, Row> = {
   localModelCalls: { run: false, agent: true, worker: NO, tree: NO, default: false },
   maxParallelTools: { run: 2, agent: 4, worker: 8, tree: NO, default: 16 },
   toolsToApprove: { run: ['a'], agent: ['b', 'a'], worker: NO, tree: NO, default: _ },
-  approvalTimeoutSeconds: { run: 10, agent: 20, worker: NO, tree: NO, default: _ },
-  onApprovalTimeout: { run: 'approve', agent: 'deny', worker: NO, tree: NO, default: 'deny' },
+  approvalTimeoutSeconds: { run: 10, agent: 20, worker: NO, tree: NO, tool: 30, default: _ },
+  onApprovalTimeout: { run: 'approve', agent: 'deny', worker: NO, tree: NO, tool: 'approve', default: 'deny' },
   answerTimeoutSeconds: { run: 10, agent: 20, worker: NO, tree: NO, default: _ },
   conversation: { run: true, agent: false, worker: NO, tree: NO, default: false },
   idleTimeoutSeconds: { run: 10, agent: 20, worker: NO, tree: NO, default: 604_800 },
@@ -50,7 +58,8 @@ const TABLE: Record<SettingName, Row> = {
   maxParallelGoals: { run: NO, agent: NO, worker: NO, tree: 3, default: _ },
 };
 
-const given = (row: Row, layer: 'run' | 'agent' | 'worker' | 'tree') => (row[layer] === NO ? undefined : row[layer]);
+const given = (row: Row, layer: 'run' | 'agent' | 'worker' | 'tree' | 'tool') =>
+  row[layer] === NO ? undefined : row[layer];
 const isUnion = (name: SettingName) => 'merge' in SETTINGS[name];
 const one = (name: SettingName, value: unknown) => (value === undefined ? {} : { [name]: value });
 
@@ -61,8 +70,8 @@ describe('resolveRunSettings: run, then agent, then worker, then the default', (
 
   it('the table gives a value exactly for the layers each setting declares', () => {
     for (const name of SETTING_NAMES) {
-      for (const layer of ['run', 'agent', 'worker', 'tree'] as const) {
-        expect(TABLE[name][layer] !== NO, `${name} at ${layer}`).toBe(
+      for (const layer of ['run', 'agent', 'worker', 'tree', 'tool'] as const) {
+        expect((TABLE[name][layer] ?? NO) !== NO, `${name} at ${layer}`).toBe(
           (SETTINGS[name].layers as readonly string[]).includes(layer),
         );
       }
@@ -139,6 +148,27 @@ describe('resolveTreeSettings: the tree, then the worker, then the tree’s defa
         if (worker !== undefined) expect(resolved({ worker })).toEqual(worker);
       }
       expect(resolved({})).toEqual(treeDefault);
+    });
+  }
+});
+
+describe('resolveToolSettings: the run, then its agent, then the tool, then the default', () => {
+  for (const name of SETTING_NAMES.filter((n) => (SETTINGS[n].layers as readonly string[]).includes('tool'))) {
+    const row = TABLE[name];
+    it(`${name}`, () => {
+      const [run, agent, tool] = [given(row, 'run'), given(row, 'agent'), given(row, 'tool')];
+      const resolved = (layers: { run?: unknown; agent?: unknown; tool?: unknown }) =>
+        (
+          resolveToolSettings({
+            run: one(name, layers.run),
+            agent: one(name, layers.agent),
+            tool: one(name, layers.tool),
+          }) as Record<string, unknown>
+        )[name];
+      expect(resolved({ run, agent, tool })).toEqual(run);
+      expect(resolved({ agent, tool })).toEqual(agent);
+      expect(resolved({ tool })).toEqual(tool);
+      expect(resolved({})).toEqual(row.default);
     });
   }
 });
