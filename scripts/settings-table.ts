@@ -25,7 +25,7 @@ export function settingsTable(): string {
     const layers = declared.layers.filter((layer) => layer !== 'worker');
     const worker = declared.layers.includes('worker') ? `\`${envVarOf(name)}\`` : '–';
     const flag = declared.flag ? `\`${flagOf(name)}\`` : '–';
-    return `| \`${name}\` | ${valueOf(declared.type)} | ${defaultOf(declared)} | ${layers.join(', ') || '–'} | ${worker} | ${flag} | ${declared.doc}${declared.merge === 'union' ? ' Each layer’s are joined.' : ''} |`;
+    return `| \`${name}\` | ${valueOf(declared.type)} | ${defaultOf(declared)} | ${layers.join(', ') || '–'} | ${worker} | ${flag} | ${declared.doc} |`;
   });
   return [
     '| setting | value | default | run, agent, tree, tool | worker (variable) | CLI flag | what it does |',

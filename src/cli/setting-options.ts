@@ -4,6 +4,7 @@ import {
   settingNamesOf,
   SETTINGS,
   type Layer,
+  type SettingDeclaration,
   type SettingName,
   type SettingType,
 } from '../contract/settings/declarations';
@@ -11,12 +12,14 @@ import {
 /**
  * The flags of a layer's settings that the CLI offers (`flag: true` in the declarations), each named
  * after its setting (`maxParallelTools` → `--max-parallel-tools <n>`), with the setting's doc and
- * default as its help. The contract's schema checks the values.
+ * default (a tree's, for `tree`) as its help. The contract's schema checks the values.
  */
 export function settingOptions(layer: Layer): Option[] {
   return flaggedSettings(layer).map((name) => {
-    const { type, doc } = SETTINGS[name];
-    const fallback = 'default' in SETTINGS[name] ? ` (default ${JSON.stringify(SETTINGS[name].default)})` : '';
+    const declared: SettingDeclaration = SETTINGS[name];
+    const { type, doc } = declared;
+    const value = layer === 'tree' ? declared.treeDefault : declared.default;
+    const fallback = value === undefined ? '' : ` (default ${JSON.stringify(value)})`;
     const help = `${doc.replace(/\.$/, '')}${fallback}`;
     const option = new Option(`${flagOf(name)}${argumentOf(type)}`, help);
     if (type.kind === 'enum') return option.choices(type.values);

@@ -51,6 +51,8 @@ export interface ScheduleReport {
   kind: 'agent' | 'goal-tree';
   /** The goal of its runs (or trees), when known. */
   goal?: string;
+  /** What each run does: the input it starts with, as the schedule holds it. */
+  run: ScheduleDefinition['run'];
   timing: string;
   paused: boolean;
   note?: string;
@@ -270,6 +272,7 @@ function reportOf(schedule: ScheduleDescription): ScheduleReport {
     name: schedule.scheduleId,
     kind: schedule.action.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal-tree' : 'agent',
     ...(goal ? { goal } : {}),
+    run: runOf(schedule),
     timing: `${timing?.cron ?? (timing?.every !== undefined ? `every ${formatDuration(timing.every)}` : 'calendar')}${schedule.spec.timezone ? ` (${schedule.spec.timezone})` : ''}`,
     paused: schedule.state.paused,
     ...(schedule.state.note ? { note: schedule.state.note } : {}),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RENAMED_TOOL_FIELDS } from '../contract/settings/renamed';
+import { RENAMED_MCP_FIELDS } from '../contract/settings/renamed';
 import { renamedFieldsShape } from '../contract/settings/schemas';
 
 /** What every MCP server entry may say, whatever its transport. */
@@ -55,7 +55,7 @@ const flatServerSchema = z.strictObject({
   tools: z.array(z.string().min(1)).optional(),
   toolsToApprove: z.union([z.array(z.string().min(1)), z.literal('*')]).optional(),
   timeoutSeconds: z.number().positive().optional(),
-  ...renamedFieldsShape(RENAMED_TOOL_FIELDS),
+  ...renamedFieldsShape(RENAMED_MCP_FIELDS),
 });
 
 /**

@@ -33,7 +33,7 @@ export default defineConfig({
       name: '${STARTER_AGENT}',
       system: 'You answer questions about orders. Look each order up with get_order before you answer.',
       tools: ['get_order'],
-      limits: { maxIterations: 10 },
+      maxIterations: 10,
     }),
   ],
   // MCP servers' tools are offered as <server>__<tool>, e.g. files__read_text_file:

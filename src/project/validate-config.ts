@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentDefinitionSchema, type AgentDefinition } from '../agents/define';
 import { BUILTIN_SCORERS, type ScorerDefinition } from '../contract/eval/scorer';
 import { describeIssues } from '../contract/issues';
-import { RENAMED_TOOL_FIELDS } from '../contract/settings/renamed';
+import { RENAMED_RETRY_FIELDS, RENAMED_TOOL_FIELDS } from '../contract/settings/renamed';
 import { renamedFieldsShape, settingsShape } from '../contract/settings/schemas';
 import { mcpServersSchema, type McpServers } from '../mcp/server-config';
 import { TOOL_NAME, type AnyTool, type ApprovalRule } from '../tools/define';
@@ -51,7 +51,7 @@ const toolSchema = z.strictObject({
       initialIntervalSeconds: z.number().positive().optional(),
       backoffCoefficient: z.number().min(1).optional(),
       maximumIntervalSeconds: z.number().positive().optional(),
-      ...renamedFieldsShape(RENAMED_TOOL_FIELDS),
+      ...renamedFieldsShape(RENAMED_RETRY_FIELDS),
     })
     .optional(),
   requiresApproval: approvalRule.optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RENAMED_RETRY_FIELDS, RENAMED_TOOL_FIELDS, renamedFieldProblems } from '../contract/settings/renamed';
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -108,12 +109,18 @@ export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Declares a tool. The argument type of `execute` is inferred from `parameters`; a name the
- * OpenAI API would reject throws here, at definition time, rather than at the first model call.
+ * OpenAI API would reject, or an option's old name (`timeoutMs`), throws here, at definition time,
+ * rather than at the first model call.
  */
 export function defineTool<P extends z.ZodObject, R>(definition: ToolDefinition<P, R>): ToolDefinition<P, R> {
   if (!TOOL_NAME.test(definition.name)) {
     throw new TypeError(`Tool name "${definition.name}" must match ${TOOL_NAME} (letters, digits, _ and -).`);
   }
+  const renamed = [
+    ...renamedFieldProblems(definition, RENAMED_TOOL_FIELDS),
+    ...renamedFieldProblems(definition.retry, RENAMED_RETRY_FIELDS).map((problem) => `retry: ${problem}`),
+  ];
+  if (renamed.length) throw new TypeError(`Tool "${definition.name}": ${renamed.join('; ')}.`);
   return definition;
 }
 

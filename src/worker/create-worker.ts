@@ -112,7 +112,10 @@ export interface WaveloopWorkerOptions {
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
 export async function createWorker(options: WaveloopWorkerOptions): Promise<Worker> {
-  const renamed = renamedFieldProblems(options, RENAMED_WORKER_OPTIONS);
+  const renamed = [
+    ...renamedFieldProblems(options, RENAMED_WORKER_OPTIONS),
+    ...renamedFieldProblems(options.webhooks, { urls: 'defaults.webhooks' }).map((problem) => `webhooks: ${problem}`),
+  ];
   if (renamed.length) throw new TypeError(`createWorker: ${renamed.join('; ')}.`);
   // Clients given here must use the same converter (`waveloopDataConverter(store, keys)`).
   const dataConverter = waveloopDataConverter(options.blobStore, options.encryption);

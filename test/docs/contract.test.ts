@@ -4,9 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { CONTRACT_DOC, withSettingsTable } from '../../scripts/settings-table';
 import { AgentLoopInputSchema } from '../../src/contract/agent-loop';
 import { GoalTreeInputSchema } from '../../src/contract/goal-tree/pursue-goal';
+import { SETTING_NAMES } from '../../src/contract/settings/declarations';
 import {
   RENAMED_AGENT_FIELDS,
   RENAMED_ENV_VARS,
+  RENAMED_MCP_FIELDS,
+  RENAMED_RETRY_FIELDS,
   RENAMED_RUN_FIELDS,
   RENAMED_TOOL_FIELDS,
   RENAMED_TREE_FIELDS,
@@ -29,9 +32,9 @@ function inputSamples(text: string): Array<Record<string, unknown>> {
     try {
       const value = JSON.parse(block) as unknown;
       const record = value as Record<string, unknown>;
-      return value && typeof value === 'object' && typeof record.goal === 'string' && !('status' in record)
-        ? [record]
-        : [];
+      // A result has a status, a webhook's body an event.
+      const input = typeof record.goal === 'string' && !('status' in record) && !('event' in record);
+      return value && typeof value === 'object' && input ? [record] : [];
     } catch {
       return [];
     }
@@ -66,9 +69,11 @@ describe('docs/contract.md and the contract in the docs', () => {
       ...RENAMED_TREE_FIELDS,
       ...RENAMED_AGENT_FIELDS,
       ...RENAMED_TOOL_FIELDS,
+      ...RENAMED_RETRY_FIELDS,
+      ...RENAMED_MCP_FIELDS,
       ...RENAMED_WORKER_OPTIONS,
       ...RENAMED_ENV_VARS,
-    });
+    }).filter((name) => !(SETTING_NAMES as readonly string[]).includes(name)); // createWorker's became settings
     for (const { file, text } of pages()) {
       const kept = file === 'docs/contract.md' ? text.slice(0, text.indexOf('## Names that changed')) : text;
       for (const name of old) {

@@ -244,7 +244,7 @@ describe('waveloop CLI', () => {
     // Commander's own errors too exit 2, the status of a mistake in the command line.
     const limit = await waveloop(['run', '--max-iterations', '-3', 'x'], env);
     expect(limit.code).toBe(2);
-    expect(limit.stderr).toContain('must be a positive whole number');
+    expect(limit.stderr).toContain('maxIterations must be a whole number from 1 to 10,000');
     const unknown = await waveloop(['run', '--no-such-option', 'x'], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("error: unknown option '--no-such-option'");
@@ -252,11 +252,11 @@ describe('waveloop CLI', () => {
     // Flow control's values out of range: refused with what they must be, before a run starts.
     const priority = await waveloop(['run', '--priority', '9', '--fairness-key', 'k'.repeat(65), 'x'], env);
     expect(priority.code).toBe(2);
-    expect(priority.stderr).toContain('priority must be a whole number from 1 (first) to 5 (last)');
+    expect(priority.stderr).toContain('priority must be a whole number from 1 to 5');
     expect(priority.stderr).toContain('fairnessKey must be at most 64 bytes (UTF-8)');
     const width = await waveloop(['run', '--max-parallel-tools', '0', 'x'], env);
     expect(width.code).toBe(2);
-    expect(width.stderr).toContain('must be a positive whole number');
+    expect(width.stderr).toContain('maxParallelTools must be a whole number from 1 to 1,000');
   });
 
   it('waveloop cancel: a detached run waiting on a slow model is cancelled and says so', async () => {

@@ -82,6 +82,42 @@ describe('waveloop schedule', () => {
     }
   });
 
+  it("update: what is not given stays (the runs' limit, tools, webhooks, priority); a setting a goal tree does not take is refused", async () => {
+    const id = name();
+    const created = await waveloop(
+      ['schedule', 'create', id, 'Send the report', '--every', '1h', '--paused'].concat(
+        ['--max-iterations', '3', '--tools', 'search_users,get_user', '--priority', '2'],
+        ['--webhooks', 'https://ops.example.com/hook', '--max-cost-usd', '0.5'],
+      ),
+      env,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    try {
+      const updated = await waveloop(['schedule', 'update', id, '--agent', 'back-office'], env);
+      expect(updated.code, updated.stderr).toBe(0);
+      const report = JSON.parse((await waveloop(['schedule', 'describe', id, '--json'], env)).stdout) as {
+        run: { kind: string; input: Record<string, unknown> };
+      };
+      expect(report.run).toEqual({
+        kind: 'agent',
+        input: {
+          goal: 'Send the report',
+          agent: 'back-office',
+          maxIterations: 3,
+          tools: ['search_users', 'get_user'],
+          priority: 2,
+          webhooks: ['https://ops.example.com/hook'],
+          maxCostUsd: 0.5,
+        },
+      });
+      const tree = await waveloop(['schedule', 'update', id, '--goal-tree', '--max-iterations', '4'], env);
+      expect(tree.code).toBe(2);
+      expect(tree.stderr.trim()).toBe('--max-iterations does not apply to a goal tree.');
+    } finally {
+      await waveloop(['schedule', 'delete', id], env);
+    }
+  });
+
   it('create, trigger, describe, update, pause, delete: a triggered run is an ordinary run tied to its schedule', async () => {
     const id = name();
     cli.fake.script({ content: 'Report sent.' });

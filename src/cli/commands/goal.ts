@@ -6,12 +6,12 @@ import type { WaveloopClient } from '../../client/waveloop-client';
 import { AGENT_LOOP_WORKFLOW } from '../../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalResult } from '../../contract/goal-tree/pursue-goal';
-import { flagOf, SETTINGS, type SettingsOf } from '../../contract/settings/declarations';
+import { flagOf } from '../../contract/settings/declarations';
 import { renamedMessage } from '../../contract/settings/renamed';
 import { loadSettings, modelConfigProblem } from '../../settings';
 import { describeError, UsageError } from '../errors';
 import { readOutputSchemaFile } from '../output-schema-file';
-import { priorityFields, priorityOptions, type PriorityOptions } from '../priority-options';
+import { settingFields, settingOptions } from '../setting-options';
 import { action, ensureServer, note, print, projectOf, runUrl, withClient } from '../support';
 import { followTree } from '../ui/goal-follow';
 import { renderGoalReport, renderGoalTotals, renderGoalTree } from '../ui/goal-render';
@@ -19,29 +19,14 @@ import { renderOutput } from '../ui/render';
 import { terminalPrompts } from '../ui/terminal';
 import { createCliWorker } from '../worker-runtime';
 
-/**
- * The tree's limits, each a flag named after its setting (`timeoutSeconds` → `--timeout-seconds`),
- * with what it limits across the tree; the help adds the setting's `treeDefault`.
- */
-const LIMITS = {
-  maxDepth: 'deepest level of goals',
-  maxGoals: 'goals in the whole tree, the root included',
-  timeoutSeconds: 'seconds the whole tree may take',
-  maxCostUsd: 'USD the whole tree may spend',
-  maxTokens: 'tokens the whole tree may spend (default: no limit)',
-  maxParallelGoals: 'sub-goals of one level that run at once, under each goal (default: all of the level)',
-} as const satisfies Partial<Record<SettingsOf<'tree'>, string>>;
-type Limit = keyof typeof LIMITS;
-
 /** The flags that were renamed, old → new: given, they are refused with the new one. */
 const RENAMED_FLAGS = {
   '--max-time': `\`${flagOf('timeoutSeconds')}\` (a number of seconds)`,
   '--max-cost': `\`${flagOf('maxCostUsd')}\``,
 };
 
-interface GoalOptions extends PriorityOptions, Partial<Record<Limit, number>> {
+interface GoalOptions {
   tools?: string;
-  model?: string;
   agent?: string;
   outputSchema?: string;
   id?: string;
@@ -55,17 +40,16 @@ export function register(program: Command): void {
     .command('goal')
     .description('pursue a goal as a tree of goals (each a workflow) and follow it live')
     .argument('<goal...>', 'what to achieve');
-  for (const name of Object.keys(LIMITS) as Limit[]) goal.addOption(limitOption(name));
+  // Each of the tree's settings, a flag named after it (`timeoutSeconds` → `--timeout-seconds`).
+  for (const option of settingOptions('tree')) goal.addOption(option);
   for (const [old, now] of Object.entries(RENAMED_FLAGS))
     goal.addOption(
       new Option(`${old} <value>`).hideHelp().argParser(() => {
         throw new InvalidArgumentError(renamedMessage(old, now));
       }),
     );
-  for (const option of priorityOptions("the tree's")) goal.addOption(option);
   goal
     .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
-    .option('--model <name>', 'model name (overrides WAVELOOP_MODEL)')
     .option(
       '--agent <name>',
       'agent profile the tool loops run as (its instructions, and its tools and model unless given)',
@@ -92,14 +76,12 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
   const project = await projectOf(program);
   const input = GoalTreeInputSchema.parse({
     goal: words.join(' '),
-    ...Object.fromEntries(Object.keys(LIMITS).map((name) => [name, options[name as Limit]])),
+    ...settingFields('tree', options),
     tools: options.tools
       ?.split(',')
       .map((t) => t.trim())
       .filter(Boolean),
-    model: options.model,
     agent: options.agent,
-    ...priorityFields(options),
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });
   // Trees on the embedded server are served by a worker of this machine, so it needs a model now.
@@ -210,11 +192,4 @@ async function notAGoalTree(client: WaveloopClient, id: string): Promise<string 
   if (type === AGENT_LOOP_WORKFLOW)
     return `${id} is an agent run, not a goal tree: use \`waveloop status ${id}\` or \`waveloop show ${id}\`.`;
   return `${id} is a ${type} workflow, not a goal tree.`;
-}
-
-/** The flag of a tree's limit, with its default; the contract's schema checks the value (`maxDepth must be …`). */
-function limitOption(name: Limit): Option {
-  const setting = SETTINGS[name];
-  const treeDefault = 'treeDefault' in setting ? ` (default ${setting.treeDefault})` : '';
-  return new Option(`${flagOf(name)} <n>`, `${LIMITS[name]}${treeDefault}`).argParser(Number);
 }

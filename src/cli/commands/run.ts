@@ -48,7 +48,7 @@ export function register(program: Command): void {
     )
     .option('--detach', 'start the run and exit (saying so when no worker polls for it)')
     .option('--json', 'print the result object, with the workflow id, as JSON (what the run waits for goes to stderr)')
-    .action(action(async (goal: string[], options: RunOptions) => runCommand(goal, options, await projectOf(program))));
+    .action(action(async (goal: string[], options: RunOptions) => runCommand(goal, options, () => projectOf(program))));
 }
 
 /** The options of `waveloop run`. */
@@ -69,7 +69,12 @@ interface RunOptions {
  * result. When no worker polls the task queue (at the start, or while the run waits for its first
  * workflow task), it runs a worker in this process until the command ends (`launchRun`).
  */
-async function runCommand(goalWords: string[], options: RunOptions, project: LoadedProject): Promise<number> {
+async function runCommand(
+  goalWords: string[],
+  options: RunOptions,
+  project: () => Promise<LoadedProject>,
+): Promise<number> {
+  // The input is checked before the project config loads, so a bad flag stops the command at once.
   const input: AgentLoopInput = AgentLoopInputSchema.parse({
     goal: goalWords.join(' '),
     agent: options.agent,
@@ -84,7 +89,7 @@ async function runCommand(goalWords: string[], options: RunOptions, project: Loa
   });
   return launchRun((client) => client.runs.start(input, { workflowId: options.id, timeout: options.timeout }), {
     options,
-    project,
+    project: await project(),
   });
 }
 

@@ -8,13 +8,14 @@ import {
   type ScheduleReport,
   type ScheduleTiming,
 } from '../../client/schedules';
+import { flagOf, settingNamesOf, type SettingName } from '../../contract/settings/declarations';
 import { formatDuration } from '../../contract/settings/duration';
 import type { LoadedProject } from '../../project/load-project';
 import { projectAgents } from '../../project/project-agents';
 import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
-import { priorityFields, priorityOptions, type PriorityOptions } from '../priority-options';
-import { action, note, parseDuration, parsePositiveInt, print, projectOf, withClient } from '../support';
+import { settingFields, settingOptions } from '../setting-options';
+import { action, note, parseDuration, print, projectOf, withClient } from '../support';
 import { alignColumns } from '../ui/table';
 
 /**
@@ -23,18 +24,16 @@ import { alignColumns } from '../ui/table';
  * schedule (bad goal, agent, cron expression, time zone) throws a `UsageError` and makes nothing.
  */
 
-interface ScheduleOptions extends PriorityOptions {
+interface ScheduleOptions {
   cron?: string;
   every?: number;
   agent?: string;
   tools?: string;
-  maxIterations?: number;
   timezone?: string;
   overlap?: Overlap;
   paused?: boolean;
   goalTree?: boolean;
   goal?: string;
-  webhook?: string[];
   json?: boolean;
 }
 
@@ -60,14 +59,9 @@ export function register(program: Command): void {
     command
       .option('--agent <name>', 'agent profile of the runs')
       .option('--tools <a,b>', 'tool allowlist, comma-separated')
-      .option('--max-iterations <n>', 'iteration limit of each run', parsePositiveInt)
-      .option(
-        '--webhook <url>',
-        'a URL told when a run waits for a person and when it ends; slack:<url> for Slack (repeatable)',
-        (url: string, earlier: string[] = []) => [...earlier, url],
-      )
       .option('--goal-tree', 'start a goal tree (pursueGoal) instead of an agent run');
-    for (const option of priorityOptions("each run's")) command.addOption(option);
+    // Each run's settings, a flag named after each, as `waveloop run` has them.
+    for (const option of settingOptions('run')) command.addOption(option);
     return command;
   };
 
@@ -142,25 +136,23 @@ async function createCommand(
 
 async function updateCommand(name: string, options: ScheduleOptions, project: LoadedProject): Promise<number> {
   const timing = timingOf(options);
-  const changesRun =
-    options.goal !== undefined ||
-    options.agent !== undefined ||
-    options.tools !== undefined ||
-    options.maxIterations !== undefined ||
-    options.webhook !== undefined ||
-    options.goalTree ||
-    Object.values(priorityFields(options)).some((value) => value !== undefined);
+  const changesRun = options.goal !== undefined || options.goalTree || Object.keys(givenRunFields(options)).length > 0;
   if (!timing && !changesRun && !options.timezone && !options.overlap)
     throw new UsageError(
-      'Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --agent, --tools, --max-iterations, --webhook, --priority, --fairness-key or --fairness-weight.',
+      `Nothing to update: give --cron, --every, --timezone, --overlap, --goal, --goal-tree, --agent, --tools or a setting (${settingOptions(
+        'run',
+      )
+        .map((option) => option.long)
+        .join(', ')}).`,
     );
   await withSchedules(async (schedules) => {
-    const current = changesRun ? await schedules.describe(name) : undefined;
+    // What is not given stays: the run's input as the schedule holds it, with what was given over it.
+    const current = changesRun ? (await schedules.describe(name)).run : undefined;
     await schedules.update(name, {
       ...(timing ? { timing } : {}),
       ...(options.timezone ? { timezone: options.timezone } : {}),
       ...(options.overlap ? { overlap: options.overlap } : {}),
-      ...(changesRun ? { run: runOf(options.goal ?? current?.goal ?? '', options, project) } : {}),
+      ...(changesRun ? { run: runOf(options.goal ?? current?.input.goal ?? '', options, project, current) } : {}),
     });
   });
   print(`Updated schedule ${name}.`);
@@ -229,24 +221,38 @@ function timingOf(options: ScheduleOptions): ScheduleTiming | undefined {
 }
 
 /** The run each due time starts; the agent must be one this project's workers offer. */
-function runOf(goal: string, options: ScheduleOptions, project: LoadedProject): ScheduleDefinition['run'] {
+function runOf(
+  goal: string,
+  options: ScheduleOptions,
+  project: LoadedProject,
+  current?: ScheduleDefinition['run'],
+): ScheduleDefinition['run'] {
   if (options.agent) {
     const known = projectAgents(project.config).map((agent) => agent.name);
     if (!known.includes(options.agent))
       throw new UsageError(`Unknown agent "${options.agent}". This project's agents: ${known.join(', ')}.`);
   }
+  const given = givenRunFields(options);
+  const kind = options.goalTree ? 'goal-tree' : (current?.kind ?? 'agent');
+  const kept = current?.kind === kind ? current.input : {};
+  if (kind === 'agent') return { kind, input: { ...kept, ...given, goal } };
+  const treeSettings: readonly string[] = settingNamesOf('tree');
+  const notForTrees = Object.keys(given).filter((field) => !['agent', 'tools', ...treeSettings].includes(field));
+  if (notForTrees.length)
+    throw new UsageError(
+      `${notForTrees.map((field) => flagOf(field as SettingName)).join(', ')} do${notForTrees.length > 1 ? '' : 'es'} not apply to a goal tree.`,
+    );
+  return { kind, input: { ...kept, ...given, goal } };
+}
+
+/** The run's fields the options give (the agent, the tools, each setting flag), and only those. */
+function givenRunFields(options: ScheduleOptions): Record<string, unknown> {
   const tools = options.tools
     ?.split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  const priority = priorityFields(options);
-  const webhooks = options.webhook;
-  return options.goalTree
-    ? { kind: 'goal-tree', input: { goal, agent: options.agent, tools, webhooks, ...priority } }
-    : {
-        kind: 'agent',
-        input: { goal, agent: options.agent, tools, maxIterations: options.maxIterations, webhooks, ...priority },
-      };
+  const fields = { agent: options.agent, tools, ...settingFields('run', options) };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
 function describeTiming(timing: ScheduleTiming, timezone: string | undefined): string {

@@ -38,7 +38,7 @@ export interface SettingDeclaration {
   treeDefault?: unknown;
   /** `union`: the layers' lists are joined (each item once) instead of the first one winning. */
   merge?: 'union';
-  /** Offered as a flag of `waveloop run`, `fork`, `schedule create|update` (`--kebab-case`). */
+  /** Offered as a flag (`--kebab-case`) of `waveloop run` and `schedule create|update` (a run's), `waveloop goal` (a tree's). */
   flag?: boolean;
 }
 
@@ -222,17 +222,20 @@ export const SETTINGS = {
     doc: 'Levels of a goal tree: a goal at the deepest level is executed directly.',
     layers: ['tree'],
     treeDefault: 5,
+    flag: true,
   },
   maxGoals: {
     type: { kind: 'int', min: 1, max: 10_000 },
     doc: 'Goals in a whole goal tree, the root included.',
     layers: ['tree'],
     treeDefault: 50,
+    flag: true,
   },
   maxParallelGoals: {
     type: { kind: 'int', min: 1, max: 100 },
     doc: 'Sub-goals of one level that run at once under each goal (none: all of the level, at most 8).',
     layers: ['tree'],
+    flag: true,
   },
 } as const satisfies Record<string, SettingDeclaration>;
 

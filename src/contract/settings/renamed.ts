@@ -20,15 +20,23 @@ export const RENAMED_TREE_FIELDS: RenamedFields = {
 /** An agent's (`defineAgent`) old names: its limits sit at the top level, with a run's names. */
 export const RENAMED_AGENT_FIELDS: RenamedFields = {
   limits: 'the same fields at the top level of the agent (maxIterations, maxTokens, …)',
-  requireApproval: 'toolsToApprove',
 };
 
-/** A tool's (`defineTool`, an MCP server's entry) old names: durations are in seconds. */
+/** A tool's (`defineTool`) old names: durations are in seconds. */
 export const RENAMED_TOOL_FIELDS: RenamedFields = {
   timeoutMs: 'timeoutSeconds',
+};
+
+/** A tool's `retry`'s old names: its intervals are in seconds. */
+export const RENAMED_RETRY_FIELDS: RenamedFields = {
   initialIntervalMs: 'initialIntervalSeconds',
   maximumIntervalMs: 'maximumIntervalSeconds',
+};
+
+/** An MCP server entry's old names. */
+export const RENAMED_MCP_FIELDS: RenamedFields = {
   requireApproval: 'toolsToApprove',
+  timeoutMs: 'timeoutSeconds',
 };
 
 /** `createWorker`'s old options: the worker's settings of its runs are `defaults`. */

@@ -16,6 +16,7 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { ResolvedRun } from '../../contract/activity-io';
 import type { AgentLoopResult } from '../../contract/agent-loop';
 import { GOAL_TREE_ACTIVITIES } from '../../contract/goal-tree/activities';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
@@ -114,7 +115,9 @@ export class RunSpans {
 
   /** The agent and model a run resolved to (`resolveRun`), or a goal tree's model (`resolveGoal`). */
   private resolved(resolved: unknown): void {
-    const { agent, model, system } = (resolved ?? {}) as { agent?: unknown; model?: unknown; system?: unknown };
+    // A run's `ResolvedRun` has its model in `settings`; a goal tree's resolution has it at the top.
+    const { agent, system, settings, ...goal } = (resolved ?? {}) as Partial<ResolvedRun> & { model?: unknown };
+    const model = settings?.model ?? goal.model;
     if (!this.root) return;
     if (typeof agent === 'string') {
       this.root.setAttribute(Attr.agentName, agent);
@@ -254,9 +257,9 @@ interface Start {
 /** An `agentLoop` run: its input, or what the run it continues handed over. */
 function agentStart(args: unknown[]): Start {
   const input = (args[0] ?? {}) as { agent?: unknown; model?: unknown; goal?: unknown };
-  const carried = (args[1] as { run?: { agent?: unknown; model?: unknown } } | undefined)?.run;
+  const carried = (args[1] as { run?: Partial<ResolvedRun> } | undefined)?.run;
   const agent = carried?.agent ?? input.agent;
-  const model = carried?.model ?? input.model;
+  const model = carried?.settings?.model ?? input.model;
   return {
     agent: typeof agent === 'string' ? agent : 'default',
     model: typeof model === 'string' ? model : undefined,
