@@ -53,7 +53,7 @@ export type {
   StartOptions,
 } from './client/runs';
 export type { ModelCallState } from './client/model-call';
-export { RUN_STATES, type ListedRun, type ListOptions, type RunPage, type RunState } from './client/run-list';
+export type { ListedRun, ListOptions, RunPage } from './client/run-list';
 export {
   RUN_ENDED,
   type Follower,
@@ -63,7 +63,7 @@ export {
   type RunEvent,
 } from './client/follow';
 export type { PersonUpdate } from './client/person-updates';
-export { WAITING_STATES, type PendingDecision, type PendingList } from './client/pending';
+export type { PendingDecision, PendingList } from './client/pending';
 export type { GoalsClient, GoalStartOptions } from './client/goals';
 export type { EvalsClient, ExportOptions } from './client/evals';
 export type { EvalRecording, RecordedCase } from './client/eval-recording';
@@ -86,7 +86,11 @@ export {
   type AgentLoopResult,
   type ApprovalRecord,
   type ChatMessage,
+  RUN_STATES,
+  RUN_STATUSES,
+  WAITING_STATES,
   type RunProgress,
+  type RunState,
   type RunStatus,
   type ToolCallRecord,
   type WaveRecord,

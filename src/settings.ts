@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { envVarOf, settingNamesOf, SETTINGS } from './contract/settings/declarations';
-import { durationMs } from './contract/settings/duration';
 import { RENAMED_ENV_VARS, renamedMessage } from './contract/settings/renamed';
 import type { WorkerDefaults } from './contract/settings/resolve';
 import { settingSchema } from './contract/settings/schemas';
@@ -52,10 +51,10 @@ export interface WaveloopSettings {
    */
   encryption: EncryptionKeys | undefined;
   /**
-   * `WAVELOOP_SHUTDOWN_GRACE` (e.g. `30s`, `2m`; a bare number is seconds): how long a stopping
+   * `WAVELOOP_SHUTDOWN_GRACE_SECONDS` (default 30): how long, in seconds, a stopping
    * worker lets the calls in flight finish before it cancels them. Default 30 s.
    */
-  shutdownGraceMs: number;
+  shutdownGraceSeconds: number;
   /**
    * `WAVELOOP_DEPLOYMENT` and `WAVELOOP_BUILD_ID` (both or neither): the Worker Deployment version of
    * the workers waveloop starts (`createWorker({ deployment })`); undefined: unversioned workers.
@@ -90,7 +89,7 @@ export interface ModelConfig {
 export const DEFAULT_TASK_QUEUE = 'waveloop';
 export const EMBEDDED_ADDRESS = '127.0.0.1:7233';
 export const EMBEDDED_UI_PORT = 8233;
-export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
+export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 30;
 
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSettings {
   const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
@@ -112,8 +111,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
     },
     defaults: workerDefaultsOf(env),
     encryption: encryptionKeysFromEnv(env),
-    shutdownGraceMs:
-      durationOf('WAVELOOP_SHUTDOWN_GRACE', blank(env.WAVELOOP_SHUTDOWN_GRACE)) ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    shutdownGraceSeconds:
+      secondsOf('WAVELOOP_SHUTDOWN_GRACE_SECONDS', blank(env.WAVELOOP_SHUTDOWN_GRACE_SECONDS)) ??
+      DEFAULT_SHUTDOWN_GRACE_SECONDS,
     deployment: deploymentOf(blank(env.WAVELOOP_DEPLOYMENT), blank(env.WAVELOOP_BUILD_ID)),
     webhooks: {
       ...definedOnly({
@@ -218,12 +218,14 @@ function clientCertificateOf(
   return { tlsCertPath: parsed.TEMPORAL_TLS_CERT, tlsKeyPath: parsed.TEMPORAL_TLS_KEY };
 }
 
-/** Milliseconds in a duration such as `90s`, `2m` or `500ms` (a bare number is seconds); a `ZodError` naming `variable` when malformed. */
-function durationOf(variable: string, value: string | undefined): number | undefined {
+/** A number of seconds, 0 or more; a `ZodError` naming `variable` when it is not one. */
+function secondsOf(variable: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   return z
-    .object({ [variable]: z.number({ error: `must be a duration such as 30s or 2m, not "${value}"` }).nonnegative() })
-    .parse({ [variable]: durationMs(value) })[variable];
+    .object({
+      [variable]: z.coerce.number({ error: `must be a number of seconds, such as 30, not "${value}"` }).nonnegative(),
+    })
+    .parse({ [variable]: value })[variable];
 }
 
 function definedOnly<T extends object>(fields: T): Partial<T> {

@@ -111,12 +111,12 @@ describe('loadSettings', () => {
     expect(() => loadSettings({ WAVELOOP_WEBHOOKS: 'ftp://x' })).toThrow(/WAVELOOP_WEBHOOKS/);
   });
 
-  it('loadSettings: WAVELOOP_SHUTDOWN_GRACE is how long a stopping worker lets calls finish (default 30 s); a malformed one names the variable', () => {
-    expect(loadSettings({}).shutdownGraceMs).toBe(30_000);
-    expect(loadSettings({ WAVELOOP_SHUTDOWN_GRACE: '2m' }).shutdownGraceMs).toBe(120_000);
-    expect(loadSettings({ WAVELOOP_SHUTDOWN_GRACE: '45' }).shutdownGraceMs).toBe(45_000);
-    expect(() => loadSettings({ WAVELOOP_SHUTDOWN_GRACE: 'soon' })).toThrow(
-      /WAVELOOP_SHUTDOWN_GRACE.*must be a duration such as 30s or 2m, not .*soon/s,
+  it('loadSettings: WAVELOOP_SHUTDOWN_GRACE_SECONDS is how long a stopping worker lets calls finish (default 30); a malformed one names the variable', () => {
+    expect(loadSettings({}).shutdownGraceSeconds).toBe(30);
+    expect(loadSettings({ WAVELOOP_SHUTDOWN_GRACE_SECONDS: '45' }).shutdownGraceSeconds).toBe(45);
+    expect(() => loadSettings({ WAVELOOP_SHUTDOWN_GRACE: '2m' })).toThrow(/is now WAVELOOP_SHUTDOWN_GRACE_SECONDS/);
+    expect(() => loadSettings({ WAVELOOP_SHUTDOWN_GRACE_SECONDS: 'soon' })).toThrow(
+      /WAVELOOP_SHUTDOWN_GRACE_SECONDS.*must be a number of seconds, such as 30, not .*soon/s,
     );
   });
 

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopInput, type AgentLoopResult } from '../contract/agent-loop';
+import type { RunState } from '../contract/agent-loop';
 import { EVAL_WORKFLOW, type EvalCase, type EvalInput, type EvalReport } from '../contract/eval/eval';
 import { workflowSummary } from '../contract/goal-tree/text';
 import { WAVELOOP_EVAL, WAVELOOP_STATUS } from '../contract/search-attributes';
 import { recordEval, type EvalRecording } from './eval-recording';
-import type { RunState } from './run-list';
 
 /** Which runs `evals.exportCases` writes as cases. */
 export interface ExportOptions {

@@ -1,13 +1,6 @@
 import type { RunProgress } from '../contract/agent-loop';
 import { answerCommandLine, approveCommandLine, sendCommandLine } from '../contract/command-lines';
-import type { ListedRun, RunState } from './run-list';
-
-/** The statuses of a run that waits for a person. */
-export const WAITING_STATES = [
-  'waiting_for_input',
-  'waiting_for_approval',
-  'waiting_for_message',
-] as const satisfies readonly RunState[];
+import type { ListedRun } from './run-list';
 
 /** One decision waiting for a person (`runs.pending`, `waveloop pending`). */
 export interface PendingDecision {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Priority } from '@temporalio/common';
-import { AGENT_LOOP_WORKFLOW, RUN_STATUSES, type RunProgress } from '../contract/agent-loop';
+import { AGENT_LOOP_WORKFLOW, type RunState } from '../contract/agent-loop';
 import { setPriority, withPriority } from '../contract/flow/priority';
 import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
@@ -12,22 +12,6 @@ import { WAVELOOP_EVAL, WAVELOOP_STATUS } from '../contract/search-attributes';
  * The runs `waveloop list` shows: agent runs and goal trees, newest first, from Temporal's
  * visibility store, each with its own status and its goal.
  */
-
-/** Every status an agent run's `WaveloopStatus` takes: while it runs, then how it ended. */
-export const RUN_STATES = [
-  'running',
-  'waiting_for_input',
-  'waiting_for_approval',
-  'waiting_for_message',
-  ...RUN_STATUSES,
-  'failed',
-] as const satisfies readonly RunProgress['status'][];
-
-/** A status an agent run's `WaveloopStatus` takes. */
-export type RunState = (typeof RUN_STATES)[number];
-
-// Fails to compile when the workflow gains a status this list lacks.
-const _allStates: Exclude<RunProgress['status'], (typeof RUN_STATES)[number]> extends never ? true : never = true;
 
 /** The memo field that holds a run's or a goal tree's goal, as `waveloop` starts them. */
 export const GOAL_MEMO = 'goal';

@@ -10,6 +10,7 @@ import { temporal } from '@temporalio/proto';
 import {
   AGENT_LOOP_WORKFLOW,
   AgentLoopInputSchema,
+  WAITING_STATES,
   type AgentLoopInput,
   type AgentLoopResult,
   type ChatMessage,
@@ -32,7 +33,7 @@ import { followRun, type Follower, type FollowOptions } from './follow';
 import { hasLiveWorker } from './live-worker';
 import { readModelCall, type ModelCallState } from './model-call';
 import { NoWorkerError } from './no-worker-error';
-import { pendingOf, WAITING_STATES, type PendingDecision, type PendingList } from './pending';
+import { pendingOf, type PendingDecision, type PendingList } from './pending';
 import { readPersonUpdates, type PersonUpdate } from './person-updates';
 import { waitUntilClosed } from './run-closed';
 import { GOAL_MEMO, listRuns, listRunsPage, type ListedRun, type ListOptions, type RunPage } from './run-list';
@@ -76,15 +77,15 @@ export interface RunStatusReport extends RunSummary {
  * update, which only a worker can accept: when no worker polls the run's task queue, the decision
  * is refused with a `NoWorkerError` and nothing is sent. When a worker polled a moment ago (one that
  * has just stopped still counts for `LIVE_POLLER_WINDOW_MS`), the decision is sent and waits at most
- * `waitMs` for a worker to take it; then it is a `NoWorkerError` with `sent: true`.
+ * `waitSeconds` for a worker to take it; then it is a `NoWorkerError` with `sent: true`.
  */
 export interface DecisionOptions {
-  /** How long to wait for a worker to take the decision, in milliseconds (default 15 s). */
-  waitMs?: number;
+  /** How long to wait for a worker to take the decision, in seconds (default 15). */
+  waitSeconds?: number;
 }
 
 /** How long a decision waits for a worker to take it, by default. */
-const DECISION_WAIT_MS = 15_000;
+const DECISION_WAIT_SECONDS = 15;
 
 /** Options of `runs.result`. */
 export interface ResultOptions {
@@ -269,12 +270,12 @@ export class RunsClient {
 
   /**
    * Sends a decision (`update`) to a running run, unless no worker polls its task queue
-   * (`NoWorkerError`, nothing sent), and waits at most `waitMs` for a worker to take it
+   * (`NoWorkerError`, nothing sent), and waits at most `waitSeconds` for a worker to take it
    * (`NoWorkerError` with `sent`). On a run that has ended, the update fails as Temporal says.
    */
   private async decide<T>(
     workflowId: string,
-    { waitMs = DECISION_WAIT_MS }: DecisionOptions,
+    { waitSeconds = DECISION_WAIT_SECONDS }: DecisionOptions,
     update: (run: WorkflowHandle) => Promise<T>,
   ): Promise<T> {
     const handle = this.handle(workflowId);
@@ -282,12 +283,12 @@ export class RunsClient {
     const running = description.status.name === 'RUNNING';
     if (running && !(await hasLiveWorker(this.temporal, description.taskQueue)))
       throw new NoWorkerError(workflowId, description.taskQueue);
-    const deadline = Date.now() + waitMs;
+    const deadline = Date.now() + waitSeconds * 1000;
     try {
       return await this.temporal.withDeadline(deadline, () => update(handle));
     } catch (err) {
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError && Date.now() >= deadline)
-        throw new NoWorkerError(workflowId, description.taskQueue, waitMs);
+        throw new NoWorkerError(workflowId, description.taskQueue, waitSeconds * 1000);
       throw err;
     }
   }

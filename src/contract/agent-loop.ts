@@ -73,6 +73,16 @@ export const RUN_STATUSES = [
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** The statuses of a run that waits for a person: for an answer, a decision, the next message. */
+export const WAITING_STATES = ['waiting_for_input', 'waiting_for_approval', 'waiting_for_message'] as const;
+
+/**
+ * Every status a run has (its `status` query and its `WaveloopStatus`): `running`, one of
+ * `WAITING_STATES`, then how it ended (`RUN_STATUSES`) or `failed`. The one list of them.
+ */
+export const RUN_STATES = ['running', ...WAITING_STATES, ...RUN_STATUSES, 'failed'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
 export interface ToolCallRecord {
   /** The model's tool call id. */
   id: string;
@@ -127,7 +137,7 @@ export interface AgentLoopResult<O = unknown> {
 /** What the `status` query returns while a run is going and after it ended. */
 export interface RunProgress {
   /** `running` (or waiting for a person) until the loop ends, then the result's status, or `failed`. */
-  status: 'running' | 'waiting_for_input' | 'waiting_for_approval' | 'waiting_for_message' | RunStatus | 'failed';
+  status: RunState;
   iteration: number;
   maxIterations: number;
   phase: 'starting' | 'model' | 'tools' | 'waiting' | 'done';

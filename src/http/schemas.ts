@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { RUN_STATES } from '../client/run-list';
-import { AgentLoopInputSchema } from '../contract/agent-loop';
+import { AgentLoopInputSchema, RUN_STATES } from '../contract/agent-loop';
 import { GoalTreeInputSchema } from '../contract/goal-tree/pursue-goal';
 
 /**

@@ -41,7 +41,7 @@ export async function createProjectWorker(
       openai: createModelClient(config.model),
       defaults: config.defaults,
       stream: config.model.stream,
-      tuning: { shutdownGraceTime: config.shutdownGraceMs, ...tuning },
+      tuning: { shutdownGraceTime: config.shutdownGraceSeconds * 1000, ...tuning },
       deployment: config.deployment,
       webhooks: config.webhooks,
     });

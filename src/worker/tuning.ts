@@ -1,6 +1,6 @@
 import type { WorkerOptions } from '@temporalio/worker';
 import { STREAM_HEARTBEAT_INTERVAL_MS } from '../contract/activity-options';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../settings';
+import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from '../settings';
 
 /**
  * The worker options a waveloop worker lets you tune (`createWorker({ tuning })`): slots, pollers,
@@ -40,7 +40,7 @@ export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   maxHeartbeatThrottleInterval: STREAM_HEARTBEAT_INTERVAL_MS,
   // On SIGTERM or SIGINT the worker stops polling and lets the model and tool calls in flight
   // finish for this long before it cancels them (a cancelled call is retried by another worker).
-  shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE_MS,
+  shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE_SECONDS * 1000,
 };
 
 /**

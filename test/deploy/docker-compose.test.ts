@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../src/settings';
+import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from '../../src/settings';
 
 /**
  * Static checks of the container stack: docker-compose.yml, the Dockerfile and .dockerignore.
@@ -268,7 +268,7 @@ it('docker-compose: the worker passes the model endpoint, the encryption keys, i
     'WAVELOOP_ENCRYPTION_KEY_ID',
     'WAVELOOP_DECRYPTION_KEYS',
   ];
-  for (const name of [...passed, 'WAVELOOP_DEPLOYMENT', 'WAVELOOP_BUILD_ID', 'WAVELOOP_SHUTDOWN_GRACE']) {
+  for (const name of [...passed, 'WAVELOOP_DEPLOYMENT', 'WAVELOOP_BUILD_ID', 'WAVELOOP_SHUTDOWN_GRACE_SECONDS']) {
     expect(env[name], `${name} is not passed through`).toMatch(new RegExp(`^\\$\\{${name}(:?-[^}]*)?\\}$`));
   }
 });
@@ -276,7 +276,7 @@ it('docker-compose: the worker passes the model endpoint, the encryption keys, i
 it('docker-compose: Docker waits longer for a stopping worker than the worker waits for its calls in flight', () => {
   const seconds = (text: string) => Number(/^(\d+)s$/.exec(text)![1]);
   const grace = String(service('worker').stop_grace_period ?? '10s');
-  expect(seconds(grace)).toBeGreaterThan(DEFAULT_SHUTDOWN_GRACE_MS / 1000);
+  expect(seconds(grace)).toBeGreaterThan(DEFAULT_SHUTDOWN_GRACE_SECONDS);
 });
 
 it('docker-compose: the worker keeps its data in a named volume and can be scaled', () => {

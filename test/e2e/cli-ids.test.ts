@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RUN_STATES } from '../../src/client/run-list';
 import { WaveloopClient } from '../../src/client/waveloop-client';
+import { RUN_STATES } from '../../src/contract/agent-loop';
 import { cliFixture, waveloop, type CliFixture } from '../support/cli';
 
 /**

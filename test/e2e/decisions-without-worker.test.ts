@@ -159,7 +159,7 @@ describe('decisions without a worker', () => {
     cli.fake.assertDone();
   });
 
-  it('runs.approve: a worker that has just stopped still counts as live, so the decision is sent and waits at most waitMs (NoWorkerError, sent); a worker that takes the run up soon still applies it', async () => {
+  it('runs.approve: a worker that has just stopped still counts as live, so the decision is sent and waits at most waitSeconds (NoWorkerError, sent); a worker that takes the run up soon still applies it', async () => {
     const queue = `${cli.taskQueue}-just-stopped`;
     const { client, workflowId } = await startRun(queue);
     const first = await workerOn(queue);
@@ -167,7 +167,7 @@ describe('decisions without a worker', () => {
     await first.stop();
     expect(await client.hasLiveWorker(queue)).toBe(true);
 
-    const err = await client.runs.approve(workflowId, callId, { waitMs: 2_000 }).catch((e: unknown) => e);
+    const err = await client.runs.approve(workflowId, callId, { waitSeconds: 2 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NoWorkerError);
     expect(err).toMatchObject({ workflowId, taskQueue: queue, sent: true, waitedMs: 2_000 });
     expect((err as Error).message).toBe(

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
-import { RUN_STATES, type ListedRun, type RunState } from '../../client/run-list';
+import { type ListedRun } from '../../client/run-list';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { identifyWorkflow, requireKind, useInstead, type IdentifiedWorkflow } from '../../client/workflow-kind';
+import { RUN_STATES, type RunState } from '../../contract/agent-loop';
 import { FORKED_FROM_MEMO, type ForkedFrom } from '../../contract/fork/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import type { GoalResult } from '../../contract/goal-tree/pursue-goal';

@@ -52,6 +52,7 @@ export const RENAMED_WORKER_OPTIONS: RenamedFields = {
 export const RENAMED_ENV_VARS: RenamedFields = {
   WAVELOOP_MODEL_TIMEOUT: 'WAVELOOP_MODEL_TIMEOUT_SECONDS (a number of seconds)',
   WAVELOOP_WEBHOOK_URL: 'WAVELOOP_WEBHOOKS',
+  WAVELOOP_SHUTDOWN_GRACE: 'WAVELOOP_SHUTDOWN_GRACE_SECONDS (a number of seconds)',
 };
 
 /** "`objective` is now `goal`". */

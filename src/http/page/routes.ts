@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import { pendingOf, type PendingDecision } from '../../client/pending';
-import { RUN_STATES } from '../../client/run-list';
-import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema } from '../../contract/agent-loop';
+import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, RUN_STATES } from '../../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { describeIssues } from '../../contract/issues';
 import type { Api, RouteDeps } from '../api-env';

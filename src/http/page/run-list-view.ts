@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
-import { RUN_STATES, type RunPage } from '../../client/run-list';
+import { type RunPage } from '../../client/run-list';
+import { RUN_STATES } from '../../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { ago, clip } from './format';
 import type { Html } from './layout';
