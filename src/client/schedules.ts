@@ -27,9 +27,8 @@ export const OVERLAP_POLICIES = [
 ] as const;
 export type Overlap = (typeof OVERLAP_POLICIES)[number];
 
-/** When a schedule starts runs: cron expressions, or a fixed interval. */
-/** `every` in milliseconds. */
-export type ScheduleTiming = { cron: string; every?: undefined } | { every: number; cron?: undefined };
+/** When a schedule starts runs: a cron expression, or a fixed interval of `everySeconds`. */
+export type ScheduleTiming = { cron: string; everySeconds?: undefined } | { everySeconds: number; cron?: undefined };
 
 /** A recurring automation: an agent run (or a goal tree) started on a schedule. */
 export interface ScheduleDefinition {
@@ -169,7 +168,9 @@ export class WaveloopSchedules {
     }
     const input = parseRunInput(run);
     const spec: ScheduleSpec =
-      timing.cron !== undefined ? { cronExpressions: [timing.cron] } : { intervals: [{ every: timing.every }] };
+      timing.cron !== undefined
+        ? { cronExpressions: [timing.cron] }
+        : { intervals: [{ every: timing.everySeconds * 1000 }] };
     if (definition.timezone) spec.timezone = definition.timezone;
     const workflowType = run.kind === 'agent' ? AGENT_LOOP_WORKFLOW : PURSUE_GOAL_WORKFLOW;
     const goal = input.goal;
@@ -246,9 +247,9 @@ function refused(name: string, err: unknown): Error {
 
 function timingOf(schedule: ScheduleDescription): ScheduleTiming {
   const timing = schedule.action.memo?.timing as ScheduleTiming | undefined;
-  if (timing && (typeof timing.cron === 'string' || timing.every !== undefined)) return timing;
+  if (timing && (typeof timing.cron === 'string' || typeof timing.everySeconds === 'number')) return timing;
   const every = schedule.spec.intervals?.[0]?.every;
-  if (every !== undefined) return { every: Number(every) };
+  if (every !== undefined) return { everySeconds: Number(every) / 1000 };
   throw new ScheduleError(`Schedule "${schedule.scheduleId}" was not made by waveloop; give --cron or --every.`);
 }
 
@@ -273,7 +274,7 @@ function reportOf(schedule: ScheduleDescription): ScheduleReport {
     kind: schedule.action.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal-tree' : 'agent',
     ...(goal ? { goal } : {}),
     run: runOf(schedule),
-    timing: `${timing?.cron ?? (timing?.every !== undefined ? `every ${formatDuration(timing.every)}` : 'calendar')}${schedule.spec.timezone ? ` (${schedule.spec.timezone})` : ''}`,
+    timing: `${timing?.cron ?? (timing?.everySeconds !== undefined ? `every ${formatDuration(timing.everySeconds * 1000)}` : 'calendar')}${schedule.spec.timezone ? ` (${schedule.spec.timezone})` : ''}`,
     paused: schedule.state.paused,
     ...(schedule.state.note ? { note: schedule.state.note } : {}),
     recentRuns: schedule.info.recentActions.map((action) => ({

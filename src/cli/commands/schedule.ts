@@ -216,7 +216,7 @@ function timingOf(options: ScheduleOptions): ScheduleTiming | undefined {
   if (options.cron !== undefined && options.every !== undefined)
     throw new UsageError('Give --cron or --every, not both.');
   if (options.cron !== undefined) return { cron: options.cron };
-  if (options.every !== undefined) return { every: options.every };
+  if (options.every !== undefined) return { everySeconds: options.every / 1000 };
   return undefined;
 }
 
@@ -256,7 +256,8 @@ function givenRunFields(options: ScheduleOptions): Record<string, unknown> {
 }
 
 function describeTiming(timing: ScheduleTiming, timezone: string | undefined): string {
-  const when = timing.cron !== undefined ? `cron "${timing.cron}"` : `every ${formatDuration(timing.every)}`;
+  const when =
+    timing.cron !== undefined ? `cron "${timing.cron}"` : `every ${formatDuration(timing.everySeconds * 1000)}`;
   return timezone ? `${when} (${timezone})` : when;
 }
 
