@@ -14,7 +14,8 @@ export interface HttpToken {
 /**
  * The tokens of `WAVELOOP_HTTP_TOKENS`: `name:token` pairs separated by commas (a token may hold
  * colons; the name is what comes before the first). Throws a `TypeError` that says which pair is
- * wrong: an empty name or token, or a name given twice.
+ * wrong: an empty name or token, a name given twice, or one token given to two names (which would
+ * make who decided ambiguous).
  */
 export function parseTokens(text: string): HttpToken[] {
   const tokens = text
@@ -31,6 +32,13 @@ export function parseTokens(text: string): HttpToken[] {
   const names = tokens.map((t) => t.name);
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice) throw new TypeError(`WAVELOOP_HTTP_TOKENS: the name ${twice} is given twice.`);
+  const shared = tokens.findIndex((t, i) => tokens.findIndex((u) => u.token === t.token) !== i);
+  if (shared >= 0) {
+    const first = tokens.find((t) => t.token === tokens[shared]!.token)!;
+    throw new TypeError(
+      `WAVELOOP_HTTP_TOKENS: ${first.name} and ${tokens[shared]!.name} share one token; give each their own.`,
+    );
+  }
   return tokens;
 }
 

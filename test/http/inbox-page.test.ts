@@ -19,6 +19,16 @@ const app = createHttpApp({
 const cookie = 'waveloop_token=alice-token';
 
 describe('the inbox page', () => {
+  it("/assets/ serves only its own files: an object's inherited names are 404, not 500", async () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'nothing.js']) {
+      const response = await app.request(`/assets/${name}`, { headers: { cookie } });
+      expect(response.status, name).toBe(404);
+    }
+    const css = await app.request('/assets/inbox.css', { headers: { cookie } });
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+  });
+
   it('the printed address signs a browser in: the token goes into an HttpOnly, SameSite=Strict cookie and out of the address', async () => {
     const signedIn = await app.request('/runs?status=failed&token=alice-token');
     expect(signedIn.status).toBe(303);

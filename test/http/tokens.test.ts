@@ -13,6 +13,9 @@ describe('HTTP tokens', () => {
     expect(() => parseTokens('alice:s3cret,bob')).toThrow('WAVELOOP_HTTP_TOKENS: pair 2 is not name:token.');
     expect(() => parseTokens(':s3cret')).toThrow('pair 1 is not name:token');
     expect(() => parseTokens('alice:a,alice:b')).toThrow('the name alice is given twice');
+    expect(() => parseTokens('alice:same-token,bob:other,carol:same-token')).toThrow(
+      'WAVELOOP_HTTP_TOKENS: alice and carol share one token; give each their own.',
+    );
   });
 
   it('authenticate: the holder of a bearer token, else nothing', () => {

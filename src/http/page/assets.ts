@@ -12,10 +12,10 @@ const ASSETS: Record<string, { type: string; text: () => string }> = {
   'inbox.css': { type: 'text/css', text: () => STYLE },
 };
 
-/** The asset named `name` (read once), or undefined when there is none. */
+/** The asset named `name` (read once), or undefined when there is none (only the table's own names are found). */
 export function asset(name: string): { type: string; text: string } | undefined {
-  const found = ASSETS[name];
-  if (!found) return undefined;
+  if (!Object.hasOwn(ASSETS, name)) return undefined;
+  const found = ASSETS[name]!;
   cache.set(name, cache.get(name) ?? found.text());
   return { type: found.type, text: cache.get(name)! };
 }
