@@ -15,9 +15,9 @@ import { builtinTools, defineTool } from '../../dist/src/tools/index.js';
 import { createModelClient, createWorker } from '../../dist/src/worker/index.js';
 
 /** Attempts of the slowed tools time out after this long, so a call cut off by a kill is retried within seconds. */
-const TOOL_TIMEOUT_MS = 4_000;
+const TOOL_TIMEOUT_SECONDS = 4;
 /** A kill ends an attempt, and a run meets many kills: these tools allow more attempts than the default 3. */
-const TOOL_RETRY = { maximumAttempts: 20, initialIntervalMs: 200 };
+const TOOL_RETRY = { maximumAttempts: 20, initialIntervalSeconds: 0.2 };
 
 const env = (name) => {
   const value = process.env[name];
@@ -38,7 +38,7 @@ async function run() {
 
   const slowUpdate = {
     ...update,
-    timeoutMs: TOOL_TIMEOUT_MS,
+    timeoutSeconds: TOOL_TIMEOUT_SECONDS,
     retry: TOOL_RETRY,
     async execute(args, context) {
       note(`start ${process.pid} ${context.idempotencyKey}`);
@@ -54,7 +54,7 @@ async function run() {
     name: 'chaos_step',
     description: 'Test-only: one step of a chaos run; logs each execution.',
     parameters: z.object({ run: z.number().int(), step: z.number().int() }),
-    timeoutMs: TOOL_TIMEOUT_MS,
+    timeoutSeconds: TOOL_TIMEOUT_SECONDS,
     retry: TOOL_RETRY,
     async execute({ run, step }, context) {
       note(`start ${process.pid} ${context.idempotencyKey}`);
@@ -74,9 +74,8 @@ async function run() {
     openai: createModelClient({
       baseURL: env('OPENAI_BASE_URL'),
       apiKey: `chaos-key-${process.pid}`,
-      model: undefined,
     }),
-    defaultModel: 'fake-model',
+    defaults: { model: 'fake-model' },
     workflowBundle: { codePath: env('CHAOS_BUNDLE') },
   });
   process.stdout.write('ready\n');
