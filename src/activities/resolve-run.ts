@@ -121,11 +121,6 @@ export function createResolveRun({
   };
 }
 
-/**
- * When calls of `name` wait for approval in this run: always when the run's (or its agent's)
- * `toolsToApprove` names it; else as the agent's rule for it says, else as the tool's own. A deadline
- * and what it decides come from the run, else the agent, else the tool.
- */
 interface Approvals {
   input: AgentLoopInput;
   settings: RunSettings;
@@ -133,6 +128,11 @@ interface Approvals {
   registry: Registry;
 }
 
+/**
+ * When calls of `name` wait for approval in this run: always when the run's (or its agent's)
+ * `toolsToApprove` names it; else as the agent's rule for it says, else as the tool's own. A deadline
+ * and what it decides come from the run, else the agent, else the tool.
+ */
 function approvalOf(name: string, { input, settings, agent, registry }: Approvals): ToolApproval | undefined {
   const tool = registry.tools.get(name)!;
   const rule = settings.toolsToApprove?.includes(name) ? true : approvalRuleOf(registry, agent.name, name);

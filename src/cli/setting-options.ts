@@ -8,6 +8,7 @@ import {
   type SettingName,
   type SettingType,
 } from '../contract/settings/declarations';
+import { commaList } from './support';
 
 /**
  * The flags of a layer's settings that the CLI offers (`flag: true` in the declarations), each named
@@ -24,7 +25,7 @@ export function settingOptions(layer: Layer): Option[] {
     const option = new Option(`${flagOf(name)}${argumentOf(type)}`, help);
     if (type.kind === 'enum') return option.choices(type.values);
     if (type.kind === 'int' || type.kind === 'number') return option.argParser(Number);
-    if (type.kind === 'names' || type.kind === 'webhooks') return option.argParser(list);
+    if (type.kind === 'names' || type.kind === 'webhooks') return option.argParser(commaList);
     return option;
   });
 }
@@ -54,11 +55,4 @@ function argumentOf(type: SettingType): string {
     default:
       return ' <value>';
   }
-}
-
-function list(text: string): string[] {
-  return text
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
 }

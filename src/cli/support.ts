@@ -64,6 +64,14 @@ export const write = (text: string) => process.stdout.write(text);
 /** Writes one line to stderr. */
 export const note = (line: string) => process.stderr.write(`${line}\n`);
 
+/** The items of a comma-separated list, trimmed, empty ones left out (`a, b,` → `['a', 'b']`); a commander option parser. */
+export function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 /** The milliseconds in a duration such as `90s`, `1.5h`, `3d` or `500ms` (a bare number is seconds); a commander option parser. */
 export function parseDuration(value: string): number {
   const ms = durationMs(value);

@@ -12,7 +12,7 @@ import { loadSettings, modelConfigProblem } from '../../settings';
 import { describeError, UsageError } from '../errors';
 import { readOutputSchemaFile } from '../output-schema-file';
 import { settingFields, settingOptions } from '../setting-options';
-import { action, ensureServer, note, print, projectOf, runUrl, withClient } from '../support';
+import { action, commaList, ensureServer, note, print, projectOf, runUrl, withClient } from '../support';
 import { followTree } from '../ui/goal-follow';
 import { renderGoalReport, renderGoalTotals, renderGoalTree } from '../ui/goal-render';
 import { renderOutput } from '../ui/render';
@@ -26,7 +26,7 @@ const RENAMED_FLAGS = {
 };
 
 interface GoalOptions {
-  tools?: string;
+  tools?: string[];
   agent?: string;
   outputSchema?: string;
   id?: string;
@@ -49,7 +49,7 @@ export function register(program: Command): void {
       }),
     );
   goal
-    .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)')
+    .option('--tools <a,b>', 'tools of the atomic goals, comma-separated (default: all)', commaList)
     .option(
       '--agent <name>',
       'agent profile the tool loops run as (its instructions, and its tools and model unless given)',
@@ -77,10 +77,7 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
   const input = GoalTreeInputSchema.parse({
     goal: words.join(' '),
     ...settingFields('tree', options),
-    tools: options.tools
-      ?.split(',')
-      .map((t) => t.trim())
-      .filter(Boolean),
+    tools: options.tools,
     agent: options.agent,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });

@@ -10,7 +10,18 @@ import { InProcessWorker } from '../in-process-worker';
 import { readOutputSchemaFile } from '../output-schema-file';
 import { settingFields, settingOptions } from '../setting-options';
 import { exitStatusOf, listenForStop, type StopRequest } from '../stop-signals';
-import { action, ensureServer, note, parseDuration, print, projectOf, runUrl, withClient, write } from '../support';
+import {
+  action,
+  commaList,
+  ensureServer,
+  note,
+  parseDuration,
+  print,
+  projectOf,
+  runUrl,
+  withClient,
+  write,
+} from '../support';
 import { renderResult } from '../ui/render';
 import { noWorkerNote } from '../worker-hint';
 
@@ -28,7 +39,7 @@ export function register(program: Command): void {
     .argument('<goal...>', 'what the agent should do')
     .option('--agent <name>', 'agent profile (default, back-office, …)')
     .option('--system <prompt>', 'system prompt (overrides the agent)')
-    .option('--tools <a,b>', 'tool allowlist, comma-separated');
+    .option('--tools <a,b>', 'tool allowlist, comma-separated', commaList);
   // Each setting's flag, named after it; a run's setting wins over its agent's and the worker's.
   for (const option of settingOptions('run')) command.addOption(option);
   command
@@ -55,7 +66,7 @@ export function register(program: Command): void {
 interface RunOptions {
   agent?: string;
   system?: string;
-  tools?: string;
+  tools?: string[];
   timeout?: number;
   outputSchema?: string;
   id?: string;
@@ -79,10 +90,7 @@ async function runCommand(
     goal: goalWords.join(' '),
     agent: options.agent,
     system: options.system,
-    tools: options.tools
-      ?.split(',')
-      .map((t) => t.trim())
-      .filter(Boolean),
+    tools: options.tools,
     ...settingFields('run', options),
     conversation: options.chat || undefined,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),

@@ -15,7 +15,7 @@ import { projectAgents } from '../../project/project-agents';
 import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { settingFields, settingOptions } from '../setting-options';
-import { action, note, parseDuration, print, projectOf, withClient } from '../support';
+import { action, commaList, note, parseDuration, print, projectOf, withClient } from '../support';
 import { alignColumns } from '../ui/table';
 
 /**
@@ -28,7 +28,7 @@ interface ScheduleOptions {
   cron?: string;
   every?: number;
   agent?: string;
-  tools?: string;
+  tools?: string[];
   timezone?: string;
   overlap?: Overlap;
   paused?: boolean;
@@ -58,7 +58,7 @@ export function register(program: Command): void {
   const runOptions = (command: Command) => {
     command
       .option('--agent <name>', 'agent profile of the runs')
-      .option('--tools <a,b>', 'tool allowlist, comma-separated')
+      .option('--tools <a,b>', 'tool allowlist, comma-separated', commaList)
       .option('--goal-tree', 'start a goal tree (pursueGoal) instead of an agent run');
     // Each run's settings, a flag named after each, as `waveloop run` has them.
     for (const option of settingOptions('run')) command.addOption(option);
@@ -247,11 +247,7 @@ function runOf(
 
 /** The run's fields the options give (the agent, the tools, each setting flag), and only those. */
 function givenRunFields(options: ScheduleOptions): Record<string, unknown> {
-  const tools = options.tools
-    ?.split(',')
-    .map((t) => t.trim())
-    .filter(Boolean);
-  const fields = { agent: options.agent, tools, ...settingFields('run', options) };
+  const fields = { agent: options.agent, tools: options.tools, ...settingFields('run', options) };
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 

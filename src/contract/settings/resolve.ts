@@ -1,7 +1,6 @@
 import {
   settingNamesOf,
   SETTINGS,
-  type Layer,
   type LayerSettings,
   type SettingName,
   type SettingsOf,
@@ -70,9 +69,4 @@ function resolve(
 function union(lists: readonly unknown[][]): unknown[] | undefined {
   const items = [...new Set(lists.flat())];
   return items.length ? items : undefined;
-}
-
-/** Whether `layer` may give setting `name`. */
-export function layerGives(layer: Layer, name: SettingName): boolean {
-  return (SETTINGS[name].layers as readonly Layer[]).includes(layer);
 }
