@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Priority } from '@temporalio/common';
-import { AGENT_LOOP_WORKFLOW, type RunState } from '../contract/agent-loop';
+import { AGENT_LOOP_WORKFLOW, RUN_STATUSES, type RunState } from '../contract/agent-loop';
 import { setPriority, withPriority } from '../contract/flow/priority';
 import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
@@ -29,7 +29,11 @@ export interface ListedRun {
   workflowType: string;
   /** Temporal's status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, … */
   execution: string;
-  /** The run's own status (its `WaveloopStatus`, e.g. `waiting_for_approval`, `cancelled`), else Temporal's in lower case. */
+  /**
+   * The run's own status (its `WaveloopStatus`, e.g. `waiting_for_approval`, `cancelled`), unless
+   * Temporal closed it before it ended on its own (`failed`, `terminated`, `timed_out`, `cancelled`:
+   * `CLOSED_AS`); else Temporal's in lower case.
+   */
   status: string;
   /** Where the run was forked from (`waveloop fork`), when it was. */
   forkedFrom?: ForkedFrom;
@@ -131,14 +135,64 @@ function checksum(token: Uint8Array, query: string): string {
   return createHash('sha256').update(query).update(token).digest().subarray(0, 12).toString('base64url');
 }
 
+/**
+ * The statuses a run ends with on its own (`RUN_STATUSES`, and `failed`, which only the status query
+ * says): one of them in `WaveloopStatus` is how the run ended, whatever Temporal's status.
+ */
+const ENDED: readonly string[] = [...RUN_STATUSES, 'failed'];
+
+/**
+ * How Temporal closed a run that had not ended on its own (its `WaveloopStatus` still `running` or
+ * waiting): its status in the list, by Temporal's status (its name in the client, its name in a
+ * visibility query). A run continued as new is not here: its chain goes on, and its own status
+ * stays what it was when it handed over; a completed one has ended on its own.
+ */
+const CLOSED_AS = [
+  { execution: 'FAILED', visibility: 'Failed', status: 'failed' },
+  { execution: 'TERMINATED', visibility: 'Terminated', status: 'terminated' },
+  { execution: 'TIMED_OUT', visibility: 'TimedOut', status: 'timed_out' },
+  { execution: 'CANCELLED', visibility: 'Canceled', status: 'cancelled' },
+] as const;
+
+/**
+ * A run's status in the list, from its own status (`WaveloopStatus`, absent when it never set one)
+ * and Temporal's (`execution`): the own status once the run ended on its own; else how Temporal
+ * closed it (`CLOSED_AS`); else the own status, or Temporal's in lower case.
+ */
+export function listedStatus(own: string | undefined, execution: string): string {
+  if (own !== undefined && ENDED.includes(own)) return own;
+  const closed = CLOSED_AS.find((closing) => closing.execution === execution);
+  return closed?.status ?? own ?? execution.toLowerCase();
+}
+
 /** The visibility query of `options`: agent runs in a status, else agent runs and goal trees' roots. */
 function listQuery({ status, schedule, eval: evalName }: ListOptions): string {
   const states = typeof status === 'string' ? [status] : status;
   const kinds = states
-    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND ${WAVELOOP_STATUS.name} IN (${states.map((state) => `'${state}'`).join(', ')})`
+    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND (${states.map(stateQuery).join(' OR ')})`
     : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
   const scheduled = schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${quoted(schedule)}'`;
   return evalName === undefined ? scheduled : `${scheduled} AND ${WAVELOOP_EVAL.name} = '${quoted(evalName)}'`;
+}
+
+/**
+ * The visibility query of the agent runs `listedStatus` lists as `state`: an ended state is the own
+ * status, or Temporal's closing of a run that had not ended (`failed` finds a run whose
+ * `WaveloopStatus` still says `running` but that Temporal failed); a state of a run that goes on
+ * (`running`, waiting) is the own status of a run Temporal did not close that way.
+ */
+function stateQuery(state: RunState): string {
+  const own = `${WAVELOOP_STATUS.name} = '${state}'`;
+  if (!ENDED.includes(state)) {
+    const closings = CLOSED_AS.map((closing) => `'${closing.visibility}'`).join(', ');
+    return `(${own} AND ExecutionStatus NOT IN (${closings}))`;
+  }
+  const ended = ENDED.map((status) => `'${status}'`).join(', ');
+  const closedAs = CLOSED_AS.filter((closing) => closing.status === state).map(
+    (closing) =>
+      `(ExecutionStatus = '${closing.visibility}' AND (${WAVELOOP_STATUS.name} IS NULL OR ${WAVELOOP_STATUS.name} NOT IN (${ended})))`,
+  );
+  return closedAs.length ? `(${[own, ...closedAs].join(' OR ')})` : own;
 }
 
 /** `text` for a visibility query's single-quoted string. */
@@ -156,7 +210,7 @@ function listedRun(run: WorkflowExecutionInfo): ListedRun {
     runId: run.runId,
     workflowType: run.type,
     execution: run.status.name,
-    status: own ?? run.status.name.toLowerCase(),
+    status: listedStatus(own, run.status.name),
     goal: typeof goal === 'string' ? goal : undefined,
     ...(forkedFrom ? { forkedFrom } : {}),
     startTime: run.startTime,
