@@ -25,8 +25,13 @@ export const FailureType = {
   ModelServerError: 'ModelServerError',
   /** The request timed out (408 or no answer in time); retried. */
   ModelTimeout: 'ModelTimeout',
-  /** The endpoint could not be reached; retried. */
+  /** The endpoint could not be reached (connection refused or reset, the resolver not answering); retried. */
   ModelConnection: 'ModelConnection',
+  /**
+   * The endpoint's host name does not resolve (`ENOTFOUND`): `OPENAI_BASE_URL` names no host. Never
+   * retried: the run fails at once, naming the host.
+   */
+  ModelHostNotFound: 'ModelHostNotFound',
   /** The endpoint's content filter withheld the reply (`finish_reason: content_filter`). Never retried. */
   ModelContentFiltered: 'ModelContentFiltered',
   /** The answer was cut off at the model's output limit (`finish_reason: length`). Never retried. */
@@ -41,9 +46,16 @@ export const FailureType = {
   /** A tool reported an error that retrying cannot fix; goes back to the model. */
   ToolError: 'ToolError',
 
-  /** A webhook's receiver refused it (a 4xx answer other than 408 and 429): not tried again. */
+  /**
+   * A webhook cannot be delivered as it is: its receiver refused it (a 4xx answer other than 408 and
+   * 429), or fetch will never send it (a port the Fetch standard blocks, a user name or password in
+   * the URL). Not tried again.
+   */
   WebhookRefused: 'WebhookRefused',
-  /** A webhook's receiver could not be reached or answered 408, 429 or 5xx: tried again. */
+  /**
+   * A webhook's receiver could not be reached (no answer, connection refused, a host name that does
+   * not resolve) or answered 408, 429 or 5xx: tried again.
+   */
   WebhookUndelivered: 'WebhookUndelivered',
 } as const;
 
@@ -55,6 +67,7 @@ export const NON_RETRYABLE_MODEL_FAILURES: readonly FailureType[] = [
   FailureType.ModelPermissionDenied,
   FailureType.ModelNotFound,
   FailureType.ModelBadRequest,
+  FailureType.ModelHostNotFound,
   FailureType.ModelContextExceeded,
   FailureType.ModelContentFiltered,
   FailureType.ModelOutputTruncated,

@@ -36,7 +36,8 @@ const SERVER_ERROR: StatusRule = { type: FailureType.ModelServerError, retryable
 
 /**
  * Maps an error of the `openai` client to the `ApplicationFailure` Temporal acts on:
- * 400/401/403/404/422 are non-retryable; 408/409/429/5xx and network errors are retried, and a
+ * 400/401/403/404/422 are non-retryable, and so is a host name that does not resolve
+ * (`ENOTFOUND`: `ModelHostNotFound`); 408/409/429/5xx and other network errors are retried, and a
  * `retry-after` (or `retry-after-ms`) header becomes the next retry's delay; an error sent in the
  * middle of a stream is a retryable `ModelServerError` unless its code says otherwise. The cause is kept.
  * The message names the endpoint (`endpoint`, the client's base URL) and, for a network error, the
@@ -56,6 +57,15 @@ export function toModelFailure(err: unknown, endpoint?: string): ApplicationFail
   }
   if (err instanceof APIConnectionTimeoutError) {
     return failure(FailureType.ModelTimeout, true, `${theEndpoint} did not answer in time: ${err.message}`, err);
+  }
+  const unresolved = err instanceof Error ? unresolvedHost(err, endpoint) : undefined;
+  if (unresolved) {
+    return failure(
+      FailureType.ModelHostNotFound,
+      false,
+      `${theEndpoint} could not be reached: its host ${unresolved} does not resolve (ENOTFOUND); check OPENAI_BASE_URL.`,
+      err as Error,
+    );
   }
   if (err instanceof APIConnectionError) {
     return failure(
@@ -150,6 +160,29 @@ export function retryAfterMs(headers: Headers | undefined, now: () => number = D
   const date = Date.parse(value);
   if (Number.isFinite(date)) return Math.max(0, date - now());
   return undefined;
+}
+
+/**
+ * The host name whose lookup failed for good (`ENOTFOUND`, the resolver's "no such name"), from the
+ * error's causes (else the endpoint's host), or undefined when no cause says so. `EAI_AGAIN` (the
+ * resolver could not answer now) is not one: it passes, and is retried as any connection error.
+ */
+function unresolvedHost(err: Error, endpoint: string | undefined): string | undefined {
+  for (let cause: unknown = err, depth = 0; cause instanceof Error && depth < 6; depth++) {
+    const { code, hostname } = cause as { code?: unknown; hostname?: unknown };
+    if (code === 'ENOTFOUND') return typeof hostname === 'string' && hostname ? hostname : hostOf(endpoint);
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The host of `url`, or a stand-in when there is none to read. */
+function hostOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '').hostname || 'of the endpoint';
+  } catch {
+    return 'of the endpoint';
+  }
 }
 
 /** The error's message, then its causes' down to the innermost (`Connection error. (fetch failed: connect ECONNREFUSED …)`). */

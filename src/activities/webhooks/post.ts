@@ -21,8 +21,9 @@ const REQUEST_TIMEOUT_MS = 20_000;
  * `postWebhook`: posts a notice to one URL, signed with the worker's secret at the time of this
  * attempt, with the delivery id (`X-Waveloop-Delivery`) that every attempt of this notice shares. A
  * 2xx answer delivers it. A 4xx other than 408 and 429 fails it for good (`WebhookRefused`,
- * logged); anything else (no answer, 408, 429, 5xx) fails this attempt (`WebhookUndelivered`), and
- * Temporal tries again with backoff (`WEBHOOK_ACTIVITY_OPTIONS`).
+ * logged), and so does a URL that fetch will never request (`unsendable`); anything else (no answer,
+ * 408, 429, 5xx) fails this attempt (`WebhookUndelivered`), and Temporal tries again with backoff
+ * (`WEBHOOK_ACTIVITY_OPTIONS`).
  */
 export function createPostWebhook(deps: WebhookDeps) {
   return async function postWebhook({ deliveryId, url, notice }: PostWebhookInput): Promise<PostWebhookOutput> {
@@ -48,6 +49,14 @@ export function createPostWebhook(deps: WebhookDeps) {
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (err) {
+      const never = unsendable(err, url);
+      // Not logged here: deliverWebhooks logs the delivery it gives up, with this message.
+      if (never)
+        throw ApplicationFailure.create({
+          type: FailureType.WebhookRefused,
+          message: `The webhook ${where} cannot be sent: ${never}.`,
+          nonRetryable: true,
+        });
       throw ApplicationFailure.create({
         type: FailureType.WebhookUndelivered,
         message: `The webhook ${where} could not be reached: ${(err as Error).cause ?? (err as Error).message}`,
@@ -72,6 +81,32 @@ export function createPostWebhook(deps: WebhookDeps) {
       message: `The webhook ${where} answered HTTP ${status} to the ${notice.event} notice of ${notice.workflowId}.`,
     });
   };
+}
+
+/**
+ * Why fetch will never send a request to `url`, as it said in `err`, or undefined when the request
+ * failed on its way and may pass later. Never sent: a port fetch blocks (`bad port`: 25, 6000 and
+ * the other ports of the Fetch standard's list, whatever listens there), and a request fetch could
+ * not make at all (a `TypeError` without a network cause, e.g. a user name or password in the URL).
+ * Tried again: no answer in time, a name that does not resolve (a receiver's DNS record may come),
+ * and a connection refused, even on a loopback address: a receiver being restarted refuses for a
+ * moment, and a retry costs a request at growing intervals, while a notice given up is lost.
+ */
+function unsendable(err: unknown, url: string): string | undefined {
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  let target: URL;
+  try {
+    target = new URL(targetUrl(url));
+  } catch {
+    return 'it is not a URL fetch can read';
+  }
+  if (cause instanceof Error && cause.message === 'bad port')
+    return `fetch never sends to port ${target.port} (a port the Fetch standard blocks); use another port`;
+  if (err instanceof TypeError && cause === undefined)
+    return target.username || target.password
+      ? 'fetch does not send a request to a URL with a user name or password in it'
+      : 'fetch cannot make a request of it';
+  return undefined;
 }
 
 /** The URL as logs may show it: its origin only (a Slack URL's path is its secret). */

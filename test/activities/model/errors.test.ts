@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { retryAfterMs, toModelFailure } from '../../../src/activities/model/errors';
 
@@ -138,6 +138,36 @@ describe('toModelFailure', () => {
     expect(toModelFailure(refused, 'http://10.0.0.1/v1').message).toBe(
       'The model endpoint http://10.0.0.1/v1 could not be reached: Connection error. (fetch failed: connect ECONNREFUSED 10.0.0.1:80)',
     );
+  });
+
+  it('toModelFailure: a host that does not resolve (ENOTFOUND, from the real client) fails for good, naming the host and the variable', async () => {
+    const endpoint = 'http://no-such-host.invalid/v1';
+    const openai = new OpenAI({ baseURL: endpoint, apiKey: 'test-key', maxRetries: 0 });
+    const err = await openai.chat.completions
+      .create({ model: 'fake-model', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIConnectionError);
+    const failure = toModelFailure(err, endpoint);
+    expect(failure).toMatchObject({ type: 'ModelHostNotFound', nonRetryable: true, cause: err });
+    expect(failure.message).toBe(
+      'The model endpoint http://no-such-host.invalid/v1 could not be reached: its host no-such-host.invalid does not resolve (ENOTFOUND); check OPENAI_BASE_URL.',
+    );
+  });
+
+  it('toModelFailure: a resolver that cannot answer now (EAI_AGAIN) is a retryable ModelConnection', () => {
+    const lookup = Object.assign(new Error('getaddrinfo EAI_AGAIN models.internal'), {
+      code: 'EAI_AGAIN',
+      hostname: 'models.internal',
+    });
+    const err = new APIConnectionError({
+      message: 'Connection error.',
+      cause: new Error('fetch failed', { cause: lookup }),
+    });
+    expect(toModelFailure(err, 'http://models.internal/v1')).toMatchObject({
+      type: 'ModelConnection',
+      nonRetryable: false,
+      message: expect.stringContaining('getaddrinfo EAI_AGAIN models.internal'),
+    });
   });
 
   it('toModelFailure: the 401 message says which variable to check', () => {

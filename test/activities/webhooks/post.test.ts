@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostWebhook } from '../../../src/activities/webhooks/post';
 import { webhookSignature } from '../../../src/activities/webhooks/signature';
 import type { WebhookNotice } from '../../../src/contract/webhooks/webhooks';
+import { freePort } from '../../support/ports';
 import { webhookReceiver } from '../../support/webhook-receiver';
 
 const notice: WebhookNotice = {
@@ -46,12 +47,37 @@ describe('postWebhook', () => {
     await expect(post('/410')).rejects.toMatchObject({ type: 'WebhookRefused', nonRetryable: true });
     for (const status of ['/408', '/429', '/503'])
       await expect(post(status), status).rejects.toMatchObject({ type: 'WebhookUndelivered', nonRetryable: false });
-    await expect(
-      new MockActivityEnvironment().run(createPostWebhook({}), {
-        deliveryId: 'd',
-        url: 'http://127.0.0.1:1/x',
-        notice,
-      }),
-    ).rejects.toMatchObject({ type: 'WebhookUndelivered', message: expect.stringContaining('could not be reached') });
+    // Nothing listens on the port: refused now, perhaps not once the receiver is back.
+    await expect(postTo(`http://127.0.0.1:${await freePort()}/x`)).rejects.toMatchObject({
+      type: 'WebhookUndelivered',
+      nonRetryable: false,
+      message: expect.stringContaining('could not be reached'),
+    });
+    // A host name that does not resolve (ENOTFOUND): its DNS record may come, the notice is kept.
+    await expect(postTo('http://no-such-host.invalid/x')).rejects.toMatchObject({
+      type: 'WebhookUndelivered',
+      nonRetryable: false,
+    });
+  });
+
+  it('postWebhook: a URL fetch never requests (a port the Fetch standard blocks, a password in it) fails for good, saying why', async () => {
+    for (const port of [1, 25, 6000])
+      await expect(postTo(`http://127.0.0.1:${port}/x`), `port ${port}`).rejects.toMatchObject({
+        type: 'WebhookRefused',
+        nonRetryable: true,
+        message: `The webhook http://127.0.0.1:${port} cannot be sent: fetch never sends to port ${port} (a port the Fetch standard blocks); use another port.`,
+      });
+    const withPassword = postTo(`${receiver.url('/200').replace('://', '://hook:s3cret@')}`);
+    await expect(withPassword).rejects.toMatchObject({
+      type: 'WebhookRefused',
+      nonRetryable: true,
+      message: expect.stringContaining('fetch does not send a request to a URL with a user name or password in it'),
+    });
+    await expect(withPassword).rejects.not.toMatchObject({ message: expect.stringContaining('s3cret') });
   });
 });
+
+/** `postWebhook` of the notice to `url`, as one attempt of the activity. */
+function postTo(url: string): Promise<unknown> {
+  return new MockActivityEnvironment().run(createPostWebhook({}), { deliveryId: 'd', url, notice });
+}
