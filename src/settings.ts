@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { z } from 'zod';
+import type { Person } from './contract/people/people';
 import { envVarOf, settingNamesOf, SETTINGS } from './contract/settings/declarations';
 import { RENAMED_ENV_VARS, renamedMessage } from './contract/settings/renamed';
 import type { WorkerDefaults } from './contract/settings/resolve';
@@ -62,6 +64,11 @@ export interface WaveloopSettings {
   deployment: WorkerDeployment | undefined;
   /** Webhooks (docs/webhooks.md): signed how, linking where (the URLs are `defaults.webhooks`). */
   webhooks: WebhookSettings;
+  /**
+   * The people of `WAVELOOP_HTTP_TOKENS` (`name:token[:group+group]`, comma-separated), their tokens
+   * kept only as digests; with the project config's `people`, the people directory (docs/security.md).
+   */
+  people: Person[];
 }
 
 /** How the worker's webhooks are signed and where they link. */
@@ -115,6 +122,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
       secondsOf('WAVELOOP_SHUTDOWN_GRACE_SECONDS', blank(env.WAVELOOP_SHUTDOWN_GRACE_SECONDS)) ??
       DEFAULT_SHUTDOWN_GRACE_SECONDS,
     deployment: deploymentOf(blank(env.WAVELOOP_DEPLOYMENT), blank(env.WAVELOOP_BUILD_ID)),
+    people: peopleOfTokens(blank(env.WAVELOOP_HTTP_TOKENS) ?? ''),
     webhooks: {
       ...definedOnly({
         secret: blank(env.WAVELOOP_WEBHOOK_SECRET),
@@ -252,4 +260,38 @@ export function modelConfigProblem(model: ModelConfig): string | undefined {
     '  OPENAI_API_KEY=sk-...                                  (OpenAI; optionally WAVELOOP_MODEL=gpt-4o-mini)',
     '  OPENAI_BASE_URL=http://localhost:11434/v1 WAVELOOP_MODEL=llama3.1   (Ollama, vLLM, LM Studio, llama.cpp, Azure OpenAI: any OpenAI-compatible endpoint)',
   ].join('\n');
+}
+
+/** The shortest token `WAVELOOP_HTTP_TOKENS` takes. */
+export const MIN_TOKEN_CHARS = 12;
+
+/** The SHA-256 of a token, in hex: how the people directory keeps it. */
+export function tokenSha256(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * The people of `WAVELOOP_HTTP_TOKENS`: `name:token` or `name:token:group+group`, separated by
+ * commas. A token therefore holds no `:`, `,` or `+`, and has at least `MIN_TOKEN_CHARS`
+ * characters. Throws a `TypeError` that names the entry that is wrong (never its token).
+ */
+export function peopleOfTokens(text: string): Person[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry, i) => {
+      const [name = '', token = '', groups, ...rest] = entry.split(':').map((part) => part.trim());
+      const where = `WAVELOOP_HTTP_TOKENS: entry ${i + 1}${name ? ` (${name})` : ''}`;
+      if (!name || !token || rest.length || groups === '')
+        throw new TypeError(`${where} is not name:token or name:token:group+group (a token holds no ":").`);
+      if (/[\s+]/.test(name)) throw new TypeError(`${where}: a name has no spaces and no "+".`);
+      if (token.includes('+')) throw new TypeError(`${where}: a token holds no "+", ":" or ",".`);
+      if (token.length < MIN_TOKEN_CHARS)
+        throw new TypeError(`${where}: the token is shorter than ${MIN_TOKEN_CHARS} characters.`);
+      const groupList = groups === undefined ? [] : groups.split('+').map((group) => group.trim());
+      if (groupList.some((group) => !group || /\s/.test(group)))
+        throw new TypeError(`${where}: groups are names joined by "+", such as finance+ops.`);
+      return { name, groups: groupList, tokenSha256: tokenSha256(token) };
+    });
 }

@@ -106,6 +106,7 @@ export async function runFloor(env: BenchEnv, goal: string, maxIterations: numbe
           new MockActivityEnvironment().run(activities.runTool, {
             workflowId: 'floor',
             toolCallId: call.id,
+            startedBy: 'bench',
             name: call.function.name,
             args: JSON.parse(call.function.arguments) as Record<string, unknown>,
           }) as Promise<ToolCallOutput>,

@@ -4,6 +4,7 @@ import type { ChatMessage } from '../contract/agent-loop';
 import type { ScorerDefinition } from '../contract/eval/scorer';
 import type { ModelQueues } from '../contract/flow/model-queues';
 import type { ModelPrice } from '../contract/model/pricing';
+import type { People } from '../contract/people/people';
 import { SETTINGS } from '../contract/settings/declarations';
 import type { WorkerDefaults } from '../contract/settings/resolve';
 import type { BlobStore } from '../payloads/blob-store';
@@ -19,7 +20,7 @@ import { createResolveRun } from './resolve-run';
 import { createSummarize } from './summarize';
 import { createCheckToolArguments } from './tool-arguments';
 import { ToolResultCache } from './tool-result-cache';
-import { createRunTool } from './tools';
+import { createPrepareApproval, createRunTool } from './tools';
 import { createPostWebhook } from './webhooks/post';
 
 /** How the worker's webhooks are signed and where they link (`loadSettings().webhooks`; the URLs are `defaults.webhooks`). */
@@ -32,6 +33,8 @@ export interface ActivityDeps extends ResolveForkDeps {
   /** Keeps full tool results that are too long for the transcript (see `runTool`). */
   blobStore?: BlobStore;
   registry: Registry;
+  /** The people directory: whom an approval rule's groups stand for (`createWorker({ people })`). */
+  people?: People;
   openai: OpenAI;
   /** The worker's settings of its runs (`createWorker({ defaults })`): below a run's and its agent's. */
   defaults?: WorkerDefaults;
@@ -76,6 +79,7 @@ export function createActivities(deps: ActivityDeps) {
     resolveFork: createResolveFork(deps),
     callModel: createCallModel({ ...deps, toolResults, quirks, gate }),
     runTool: createRunTool({ ...deps, toolResults }),
+    prepareApproval: createPrepareApproval(deps),
     checkToolArguments: createCheckToolArguments(deps),
     checkOutput,
     postWebhook: createPostWebhook({ secret: deps.webhooks?.secret, inboxUrl: deps.webhooks?.inboxUrl }),

@@ -1,10 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ToolCallInput, ToolCallOutput } from '../contract/activity-io';
+import type { PrepareApprovalInput, ToolCallInput, ToolCallOutput } from '../contract/activity-io';
 import { FailureType } from '../contract/errors';
+import type { ApprovalPolicy } from '../contract/people/approvals';
+import { People } from '../contract/people/people';
 import type { BlobStore } from '../payloads/blob-store';
 import { ToolError } from '../tools/define';
-import { approvalRuleOf, askApprovalRule } from './approval-rule';
+import { approvalPolicy, approvalRuleOf, askApprovalRule } from './approval-rule';
 import { withHeartbeats } from './heartbeat';
 import type { Registry } from './registry';
 import { parseToolArguments, registeredTool } from './tool-arguments';
@@ -17,14 +19,17 @@ import type { ToolResultCache } from './tool-result-cache';
  * non-retryable too; any other error is retried per the tool's retry policy. A result longer than
  * `TOOL_RESULT_MAX_CHARS` reaches the model truncated, with a note (see `resultForTranscript`).
  * With `approvalRule`, the tool's approval rule is asked first, in the same activity, so a call
- * that needs no approval costs nothing more; one that does returns `needsApproval` without running.
+ * that needs no approval costs nothing more; one that does returns `needsApproval` without running:
+ * who may decide it and what they see (`approvalPolicy`).
  */
 export function createRunTool({
   registry,
+  people = new People(),
   blobStore,
   toolResults,
 }: {
   registry: Registry;
+  people?: People;
   blobStore?: BlobStore;
   toolResults?: ToolResultCache;
 }) {
@@ -32,10 +37,14 @@ export function createRunTool({
     const tool = registeredTool(registry, input.name);
     const args = parseToolArguments(tool, input.args);
     if (input.approvalRule) {
-      const { agent } = input.approvalRule;
-      const rule = approvalRuleOf(registry, agent, tool.name);
-      const verdict = await askApprovalRule(rule, args, { workflowId: input.workflowId, agent, tool: tool.name });
-      if (verdict) return { needsApproval: verdict };
+      const context = {
+        workflowId: input.workflowId,
+        agent: input.approvalRule.agent,
+        tool: tool.name,
+        startedBy: input.startedBy,
+      };
+      const requirement = await askApprovalRule(approvalRuleOf(registry, context.agent, tool.name), args, context);
+      if (requirement) return { needsApproval: await approvalPolicy(requirement, { registry, people, args, context }) };
     }
 
     const context = Context.current();
@@ -47,6 +56,8 @@ export function createRunTool({
           idempotencyKey: `${input.workflowId}/${input.toolCallId}`,
           workflowId: input.workflowId,
           toolCallId: input.toolCallId,
+          startedBy: input.startedBy,
+          ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
         });
       } catch (err) {
         if (err instanceof ApplicationFailure) throw err;
@@ -73,4 +84,24 @@ export function createRunTool({
 function editNote({ args, originalArgs }: ToolCallInput): string {
   if (!originalArgs) return '';
   return `(A person approved this call with changed arguments: ${JSON.stringify(args)} instead of ${JSON.stringify(originalArgs)}.)\n`;
+}
+
+/**
+ * A call that waits for approval whatever its arguments (`toolsToApprove`, a rule of `true` or an
+ * object): who may decide it and what they see, as `runTool` settles it for a rule that asked for
+ * approval. A rule that is a function is asked too, for its approvers and reason.
+ */
+export function createPrepareApproval({ registry, people = new People() }: { registry: Registry; people?: People }) {
+  return async function prepareApproval(input: PrepareApprovalInput): Promise<ApprovalPolicy> {
+    const tool = registeredTool(registry, input.name);
+    const context = { workflowId: input.workflowId, agent: input.agent, tool: tool.name, startedBy: input.startedBy };
+    let args = input.args;
+    try {
+      args = parseToolArguments(tool, input.args);
+    } catch {
+      // The call's arguments do not suit the tool: it waits all the same, and fails when approved.
+    }
+    const requirement = (await askApprovalRule(approvalRuleOf(registry, input.agent, tool.name), args, context)) ?? {};
+    return approvalPolicy(requirement, { registry, people, args, context });
+  };
 }

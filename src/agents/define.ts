@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalRuleSchema } from '../contract/people/schemas';
 import type { LayerSettings } from '../contract/settings/declarations';
 import { RENAMED_AGENT_FIELDS } from '../contract/settings/renamed';
 import { renamedFieldsShape, settingsShape } from '../contract/settings/schemas';
@@ -32,9 +33,7 @@ export type AgentDefinition<O = unknown> = {
 /** The type of a run's `output` when it runs as agent `A`: `client.runs.result<AgentOutput<typeof invoices>>(id)`. */
 export type AgentOutput<A> = A extends AgentDefinition<infer O> ? O : unknown;
 
-const approvalRule = z.union([z.boolean(), z.custom<ApprovalRule>((value) => typeof value === 'function')], {
-  error: 'requiresApproval must be true, false or a function (args, context) => boolean | string',
-});
+const approvalRule = approvalRuleSchema<ApprovalRule>();
 const isZodSchema = (value: unknown) =>
   typeof value === 'object' && value !== null && typeof (value as { _zod?: unknown })._zod === 'object';
 

@@ -1,5 +1,5 @@
 import * as os from 'node:os';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { WaveloopClient } from '../client/waveloop-client';
 import { durationMs } from '../contract/settings/duration';
 import type { LoadedProject } from '../project/load-project';
@@ -48,7 +48,18 @@ export async function projectOf(program: Command): Promise<LoadedProject> {
   return loadProject({ file: program.opts<{ config?: string }>().config ?? process.env.WAVELOOP_CONFIG });
 }
 
-/** The OS user's name: who decides, unless `--by` says otherwise. */
+/**
+ * `--by <name>`: who starts a run or decides (`what` says which); without it, the OS user. An
+ * assertion, trusted as far as this machine's access to Temporal is (docs/security.md).
+ */
+export function byOption(what: string): Option {
+  return new Option('--by <name>', `who ${what} (default: your OS user name)`).argParser((value: string) => {
+    if (value.trim() === '') throw new InvalidArgumentError('must be a name, not empty');
+    return value.trim();
+  });
+}
+
+/** The OS user's name: who starts runs and decides, unless `--by` says otherwise. */
 export function osUser(): string {
   try {
     return os.userInfo().username || 'unknown';
@@ -104,7 +115,7 @@ export async function withClient<T>(
   config: WaveloopSettings,
   work: (client: WaveloopClient) => Promise<T>,
 ): Promise<T> {
-  const client = await WaveloopClient.connect(config);
+  const client = await WaveloopClient.connect(config, { identity: osUser() });
   try {
     return await work(client);
   } finally {

@@ -18,10 +18,16 @@ export interface GoalStartOptions {
  * the workflow histories, cancel it. `WaveloopClient.goals`.
  */
 export class GoalsClient {
+  /** Who starts runs and decides through this client: its `identity`, else the Temporal client's. */
+  private readonly identity: string;
+
   constructor(
     private readonly temporal: Client,
     private readonly taskQueue: string,
-  ) {}
+    identity?: string,
+  ) {
+    this.identity = identity ?? temporal.options.identity;
+  }
 
   /**
    * Validates the input (throws a `ZodError` that says what is wrong) and starts a goal tree: a
@@ -29,7 +35,7 @@ export class GoalsClient {
    * field name (`objective`, `constraints`, `maxTimeSeconds`) is refused with its new name.
    */
   async start(input: GoalTreeInput, options: GoalStartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
-    const valid = GoalTreeInputSchema.parse(input);
+    const valid = GoalTreeInputSchema.parse({ ...input, startedBy: input.startedBy ?? this.identity });
     const problem = valid.output && outputSchemaProblem(valid.output);
     if (problem) throw new ZodError([{ code: 'custom', path: ['output'], message: problem, input: valid.output }]);
     const start = { taskQueue: this.taskQueue, idPrefix: 'goal', goal: valid.goal, ...options };

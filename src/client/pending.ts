@@ -1,5 +1,6 @@
 import type { RunProgress } from '../contract/agent-loop';
 import { answerCommandLine, approveCommandLine, sendCommandLine } from '../contract/command-lines';
+import type { ApprovalVote, CallPreview } from '../contract/people/approvals';
 import type { ListedRun } from './run-list';
 
 /** One decision waiting for a person (`runs.pending`, `waveloop pending`). */
@@ -13,9 +14,26 @@ export interface PendingDecision {
   tool?: string;
   iteration?: number;
   args?: Record<string, unknown>;
+  /** The model's arguments, when a person's edit replaced them (`args` holds the edit). */
+  originalArgs?: Record<string, unknown>;
   /** Why the approval is asked (the tool's rule said), and until when it may wait before its deadline decides. */
   reason?: string;
   deadline?: string;
+  /** An approval's tool's description. */
+  description?: string;
+  /** Who may decide an approval (the rule's words, and the people they stand for); absent: anyone. */
+  approvers?: { label: string; names: string[] };
+  /** How many people must approve, and who has so far (each with when). */
+  quorum?: number;
+  approvals?: ApprovalVote[];
+  /** The run's starter may not approve it (four eyes). */
+  fourEyes?: boolean;
+  /** What the call would change (its tool's `preview`), or why that could not be read. */
+  preview?: CallPreview;
+  /** Who started the run, and when; its agent. */
+  startedBy?: string;
+  startedAt?: string;
+  agent?: string;
   /** A question's text. */
   question?: string;
   /** A conversation's last message from the agent. */
@@ -38,21 +56,28 @@ export interface PendingList {
 /** The decisions `progress` shows waiting on `run`. */
 export function pendingOf(run: Pick<ListedRun, 'workflowId' | 'goal'>, progress: RunProgress): PendingDecision[] {
   const { workflowId, goal } = run;
-  const approvals = progress.pendingApprovals.map(
-    ({ callId, tool, iteration, args, since, reason, deadline }): PendingDecision => ({
-      workflowId,
-      kind: 'approval',
-      callId,
-      tool,
-      iteration,
-      args,
-      ...(reason ? { reason } : {}),
-      ...(deadline ? { deadline } : {}),
-      goal,
-      waitingSince: since,
-      command: approveCommandLine(workflowId, callId),
-    }),
-  );
+  const starter = { startedBy: progress.startedBy, startedAt: progress.startedAt, agent: progress.agent };
+  const approvals = progress.pendingApprovals.map((call): PendingDecision => ({
+    workflowId,
+    kind: 'approval',
+    callId: call.callId,
+    tool: call.tool,
+    iteration: call.iteration,
+    args: call.args,
+    ...(call.originalArgs ? { originalArgs: call.originalArgs } : {}),
+    ...(call.reason ? { reason: call.reason } : {}),
+    ...(call.deadline ? { deadline: call.deadline } : {}),
+    ...(call.description ? { description: call.description } : {}),
+    ...(call.approvers ? { approvers: call.approvers } : {}),
+    quorum: call.quorum ?? 1,
+    approvals: call.approvals ?? [],
+    ...(call.fourEyes ? { fourEyes: true } : {}),
+    ...(call.preview ? { preview: call.preview } : {}),
+    ...starter,
+    goal,
+    waitingSince: call.since,
+    command: approveCommandLine(workflowId, call.callId),
+  }));
   const questions = progress.pendingQuestions.map(({ callId, question, since }): PendingDecision => ({
     workflowId,
     kind: 'question',

@@ -26,6 +26,7 @@ import {
   sendUpdate,
   statusQuery,
   transcriptQuery,
+  type ApprovalOutcome,
 } from '../contract/messages';
 import { locateIteration } from '../temporal/fork-point';
 import { queryWithRetry } from '../temporal/query';
@@ -108,14 +109,20 @@ export interface QueryOptions {
  * a mistake is reported before anything is started. `WaveloopClient.runs`.
  */
 export class RunsClient {
+  /** Who starts runs and decides through this client: its `identity`, else the Temporal client's. */
+  private readonly identity: string;
+
   constructor(
     private readonly temporal: Client,
     private readonly taskQueue: string,
-  ) {}
+    identity?: string,
+  ) {
+    this.identity = identity ?? temporal.options.identity;
+  }
 
   /** Validates the input (throws a `ZodError` that says what is wrong) and starts an `agentLoop` run. */
   async start(input: AgentLoopInput, options: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
-    const valid = AgentLoopInputSchema.parse(input);
+    const valid = AgentLoopInputSchema.parse({ ...input, startedBy: input.startedBy ?? this.identity });
     const start = { taskQueue: this.taskQueue, idPrefix: 'waveloop', goal: valid.goal, ...options };
     return startGoalWorkflow(this.temporal, AGENT_LOOP_WORKFLOW, valid, start);
   }
@@ -133,7 +140,8 @@ export class RunsClient {
     options: StartOptions = {},
   ): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const { input, run } = await locateIteration(this.temporal, source);
-    const { fork: _sourceFork, ...inherited } = input;
+    // The fork is started by whoever forks it, not by the source's starter.
+    const { fork: _sourceFork, startedBy: _sourceStarter, ...inherited } = input;
     const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
     return this.start({ ...inherited, ...given, fork: { ...source, runId: run.runId } }, options);
   }
@@ -226,16 +234,17 @@ export class RunsClient {
   }
 
   /**
-   * Approves a call waiting for approval; it starts at once, with `args` instead of the model's
-   * arguments when given. Edited arguments that do not suit the tool are refused
-   * (WorkflowUpdateFailedError saying what is wrong) and the call keeps waiting. The decision is
-   * recorded as made `by` the given name, else the client's identity.
+   * Approves a call waiting for approval; it starts once its quorum is met (`decided: 'approved'`),
+   * with `args` instead of the model's arguments when given. Edited arguments that do not suit the
+   * tool, and a decision `by` someone who may not make it, are refused (WorkflowUpdateFailedError
+   * saying why) and the call keeps waiting. The decision is recorded as made `by` the given name,
+   * else the client's identity.
    */
   async approve(
     workflowId: string,
     callId: string,
     { by, args, ...options }: { by?: string; args?: Record<string, unknown> } & DecisionOptions = {},
-  ): Promise<{ callId: string; tool: string }> {
+  ): Promise<ApprovalOutcome> {
     const decision = { by: this.decider(by), ...(args ? { args } : {}) };
     return this.decide(workflowId, options, (run) => run.executeUpdate(approveUpdate, { args: [callId, decision] }));
   }
@@ -245,7 +254,7 @@ export class RunsClient {
     workflowId: string,
     callId: string,
     { reason = '', by, ...options }: { reason?: string; by?: string } & DecisionOptions = {},
-  ): Promise<{ callId: string; tool: string }> {
+  ): Promise<ApprovalOutcome> {
     const decision = { by: this.decider(by) };
     return this.decide(workflowId, options, (run) =>
       run.executeUpdate(denyUpdate, { args: [callId, reason, decision] }),
@@ -255,7 +264,7 @@ export class RunsClient {
   /** Who decides: `by`, else the identity the client connected with; an empty name is refused. */
   private decider(by: string | undefined): string {
     if (by !== undefined && by.trim() === '') throw new TypeError('by: the name of who decides must not be empty.');
-    return by?.trim() ?? this.temporal.options.identity;
+    return by?.trim() ?? this.identity;
   }
 
   /** Sends the next message of a conversation. */

@@ -4,6 +4,9 @@ import { temporalPriority, withPriority, type PriorityFields } from '../contract
 import { workflowSummary } from '../contract/goal-tree/text';
 import { GOAL_MEMO, PRIORITY_MEMO } from './run-list';
 
+/** The memo field of who started a run or a goal tree (`startedBy`), which `waveloop list` reads. */
+export const STARTED_BY_MEMO = 'startedBy';
+
 /** What starting an agent run or a goal tree takes besides its validated input. */
 export interface GoalWorkflowStart {
   taskQueue: string;
@@ -18,13 +21,14 @@ export interface GoalWorkflowStart {
 
 /**
  * Starts `workflowType` with `input`, its goal as its Web UI summary and in its memo (`GOAL_MEMO`),
+ * who started it in its memo (`STARTED_BY_MEMO`),
  * and the input's priority fields as the workflow's Priority, so its workflow tasks are placed as
  * its activities are, and in its memo (`PRIORITY_MEMO`), which `waveloop list` reads.
  */
 export async function startGoalWorkflow(
   temporal: Client,
   workflowType: string,
-  input: PriorityFields,
+  input: PriorityFields & { startedBy?: string },
   { taskQueue, workflowId, idPrefix, timeout, goal }: GoalWorkflowStart,
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   const summary = workflowSummary(goal);
@@ -35,7 +39,11 @@ export async function startGoalWorkflow(
     args: [input],
     workflowExecutionTimeout: timeout as never,
     staticSummary: summary,
-    memo: { [GOAL_MEMO]: summary, ...(priority ? { [PRIORITY_MEMO]: priority } : {}) },
+    memo: {
+      [GOAL_MEMO]: summary,
+      ...(input.startedBy ? { [STARTED_BY_MEMO]: input.startedBy } : {}),
+      ...(priority ? { [PRIORITY_MEMO]: priority } : {}),
+    },
     ...withPriority(priority),
   });
 }

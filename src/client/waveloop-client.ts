@@ -9,6 +9,16 @@ import { hasLiveWorker } from './live-worker';
 import { RunsClient } from './runs';
 import { WaveloopSchedules } from './schedules';
 
+/** Options of a `WaveloopClient`. */
+export interface WaveloopClientOptions {
+  /**
+   * Who starts runs (their `startedBy`) and decides (`by`) through this client, unless a call names
+   * someone else; default: the Temporal client's identity (`<user>@<host>`). An assertion, trusted
+   * as far as the client's access to Temporal is (docs/security.md).
+   */
+  identity?: string;
+}
+
 /**
  * waveloop's client, shaped like Temporal's: `runs` (agent runs), `goals` (goal trees) and
  * `schedules`, over one Temporal client (`temporal`) and one task queue. The CLI uses it, and
@@ -36,16 +46,20 @@ export class WaveloopClient {
     readonly temporal: Client,
     /** The task queue runs start on (`WAVELOOP_TASK_QUEUE`). */
     readonly taskQueue: string,
+    { identity }: WaveloopClientOptions = {},
   ) {
-    this.runs = new RunsClient(temporal, taskQueue);
-    this.goals = new GoalsClient(temporal, taskQueue);
+    this.runs = new RunsClient(temporal, taskQueue, identity);
+    this.goals = new GoalsClient(temporal, taskQueue, identity);
     this.schedules = new WaveloopSchedules(temporal, taskQueue);
     this.evals = new EvalsClient(temporal, taskQueue);
   }
 
   /** Connects to the Temporal service the settings name (default: read from the environment). */
-  static async connect(settings: WaveloopSettings = loadSettings()): Promise<WaveloopClient> {
-    return new WaveloopClient(await connectClient(settings), settings.taskQueue);
+  static async connect(
+    settings: WaveloopSettings = loadSettings(),
+    options: WaveloopClientOptions = {},
+  ): Promise<WaveloopClient> {
+    return new WaveloopClient(await connectClient(settings), settings.taskQueue, options);
   }
 
   /** Closes the connection. */

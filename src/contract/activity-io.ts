@@ -4,6 +4,7 @@ import type { ModelQueue } from './flow/model-queues';
 import type { ForkedFrom } from './fork/fork';
 import type { ModelPrice } from './model/pricing';
 import type { OutputSpec } from './output/output';
+import type { ApprovalPolicy } from './people/approvals';
 import type { Planner } from './plan';
 import type { RunSettings } from './settings/resolve';
 
@@ -155,17 +156,31 @@ export interface ToolCallInput {
   toolCallId: string;
   name: string;
   args: Record<string, unknown>;
+  /** Who started the run (`unknown` when its client did not say): the tool's context says so. */
+  startedBy: string;
   /** Ask the approval rule of the tool (or of this agent) first: the tool runs only if it needs no approval. */
   approvalRule?: { agent: string };
+  /** Who approved the call, when it waited for approval. */
+  approvedBy?: string[];
   /** The model's arguments, when a person approved the call with edited ones (`args`): the model is told of the change. */
   originalArgs?: Record<string, unknown>;
 }
 
+/** `prepareApproval`: a call that waits for approval, whose policy the worker settles (who decides, the preview). */
+export interface PrepareApprovalInput {
+  workflowId: string;
+  toolCallId: string;
+  name: string;
+  args: Record<string, unknown>;
+  agent: string;
+  startedBy: string;
+}
+
 /**
  * The tool's return value, as the model will see it (JSON, or the string itself); or, when the
- * approval rule was asked and says the call needs approval, why (the tool did not run).
+ * approval rule was asked and says the call needs approval, how it is decided (the tool did not run).
  */
-export type ToolCallOutput = { content: string } | { needsApproval: { reason?: string } };
+export type ToolCallOutput = { content: string } | { needsApproval: ApprovalPolicy };
 
 /** `checkToolArguments`: arguments a person edited, checked against the tool's parameters. */
 export interface ToolArgumentsCheck {

@@ -4,6 +4,7 @@ import { ForkSchema } from './fork/schema';
 import { parseWorkflowInput } from './issues';
 import type { Usage } from './model/usage';
 import { OutputSchemaSchema } from './output/schema';
+import type { ApprovalPolicy, ApprovalVote } from './people/approvals';
 import type { SettingValue } from './settings/declarations';
 import { RENAMED_RUN_FIELDS } from './settings/renamed';
 import { renamedFieldsShape, settingsShape } from './settings/schemas';
@@ -48,6 +49,11 @@ export const AgentLoopInputSchema = z.strictObject({
    * `goal` still names the run (the source's goal, as `waveloop fork` sets it).
    */
   fork: ForkSchema.optional(),
+  /**
+   * Who started the run: the person of the token (`waveloop serve`), `--by` or the OS user (the
+   * CLI), the client's `identity`. Absent: `unknown` (a raw Temporal client that did not say).
+   */
+  startedBy: z.string().trim().min(1, 'startedBy must name someone').max(200).optional(),
   ...settingsShape('run'),
   ...renamedFieldsShape(RENAMED_RUN_FIELDS),
 });
@@ -99,13 +105,16 @@ export interface ToolCallRecord {
 
 /**
  * Who decided a call that waited for approval, when, and how. `by` is the person's name (the CLI's
- * `--by`, the client's identity) or `timeout` when the call's deadline decided it.
+ * `--by`, the client's identity) or `timeout` when the call's deadline decided it; for a quorum,
+ * the person whose approval completed it, and `approvals` has everyone's.
  */
 export interface ApprovalRecord {
   decision: 'approved' | 'denied';
   by: string;
   /** When (ISO 8601, the workflow's time). */
   at: string;
+  /** Every approval that counted, in the order given, each with when (of an approved call). */
+  approvals?: ApprovalVote[];
   /** Why it was denied (the model read it). */
   reason?: string;
   /** Why the call needed approval, when its rule said. */
@@ -134,6 +143,24 @@ export interface AgentLoopResult<O = unknown> {
   outputErrors?: string[];
 }
 
+/**
+ * A tool call waiting for `approve` or `deny`: its arguments (a person's edit, with the model's as
+ * `originalArgs`), when it began to wait, until when (its deadline, after which `onTimeout`
+ * decides), how it is decided (`ApprovalPolicy`: who may, how many, the preview) and the approvals
+ * it has so far.
+ */
+export interface PendingApproval extends ApprovalPolicy {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  originalArgs?: Record<string, unknown>;
+  iteration: number;
+  since: string;
+  deadline?: string;
+  onTimeout?: 'deny' | 'approve';
+  approvals: ApprovalVote[];
+}
+
 /** What the `status` query returns while a run is going and after it ended. */
 export interface RunProgress {
   /** `running` (or waiting for a person) until the loop ends, then the result's status, or `failed`. */
@@ -156,16 +183,10 @@ export interface RunProgress {
    * Tool calls waiting for `approve` or `deny`, with their arguments, when they began to wait, why
    * (their rule's reason) and until when (their deadline, after which `onTimeout` decides).
    */
-  pendingApprovals: Array<{
-    callId: string;
-    tool: string;
-    args: Record<string, unknown>;
-    iteration: number;
-    since: string;
-    reason?: string;
-    deadline?: string;
-    onTimeout?: 'deny' | 'approve';
-  }>;
+  pendingApprovals: PendingApproval[];
+  /** Who started the run (`AgentLoopInput.startedBy`, else `unknown`), and when its chain started (ISO 8601). */
+  startedBy: string;
+  startedAt: string;
   /** Set while a conversation waits for the next message (`send`) or its end (`end`), since when. */
   conversation?: { message: string; since: string };
   /** What the model said with its latest tool calls (its "thinking"), for live followers. */

@@ -6,6 +6,12 @@ export const FailureType = {
   /** The run's input (or an update's) is invalid: fix it and start again. Never retried. */
   InvalidInput: 'InvalidInput',
 
+  /**
+   * A decision by someone who may not make it: not among the call's approvers, or the run's starter
+   * approving under four eyes. The update is refused and the call keeps waiting.
+   */
+  DecisionNotAllowed: 'DecisionNotAllowed',
+
   /** The model endpoint rejected the credentials (401). Never retried. */
   ModelAuthentication: 'ModelAuthentication',
   /** The credentials may not use this model or endpoint (403). Never retried. */

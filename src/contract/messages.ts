@@ -1,5 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { ChatMessage, RunProgress } from './agent-loop';
+import type { ApprovalVote } from './people/approvals';
 
 /**
  * The queries and updates of an `agentLoop` run, defined once: the workflow handles them
@@ -25,21 +26,37 @@ export interface DecisionBy {
 }
 
 /**
- * Approves a tool call waiting for approval (by its call id); it starts at once. With `args`, it
- * runs with those instead of the model's: they are checked against the tool's parameters first,
- * and arguments that do not match fail the update, saying what is wrong, while the call keeps
- * waiting. The model is told the arguments changed.
+ * What became of a call a person decided: `approved` (it runs), `denied`, or still `waiting` for
+ * more approvals (a quorum: `approvals` so far of `quorum`).
+ */
+export interface ApprovalOutcome {
+  callId: string;
+  tool: string;
+  decided: 'approved' | 'denied' | 'waiting';
+  approvals: ApprovalVote[];
+  quorum: number;
+}
+
+/**
+ * Approves a tool call waiting for approval (by its call id); it starts once its quorum is met
+ * (one approval unless its rule asks more). With `args`, it runs with those instead of the model's:
+ * they are checked against the tool's parameters first, and arguments that do not match fail the
+ * update, saying what is wrong, while the call keeps waiting; edited arguments start the quorum
+ * again. The model is told the arguments changed. Refused (`DecisionNotAllowed`) when `by` is not
+ * among the call's approvers, or started the run and the call needs four eyes.
  */
 export const approveUpdate = defineUpdate<
-  { callId: string; tool: string },
+  ApprovalOutcome,
   [callId: string, decision?: DecisionBy & { args?: Record<string, unknown> }]
 >('approve');
 
-/** Denies a tool call waiting for approval; the model sees `denied: <reason>` (an empty reason: "denied by a person"). */
-export const denyUpdate = defineUpdate<
-  { callId: string; tool: string },
-  [callId: string, reason?: string, decision?: DecisionBy]
->('deny');
+/**
+ * Denies a tool call waiting for approval; the model sees `denied: <reason>` (an empty reason:
+ * "denied by a person"). Refused (`DecisionNotAllowed`) when `by` is not among the call's approvers.
+ */
+export const denyUpdate = defineUpdate<ApprovalOutcome, [callId: string, reason?: string, decision?: DecisionBy]>(
+  'deny',
+);
 
 /** Sends the next message of a conversation (after the model called `converse`). */
 export const sendUpdate = defineUpdate<void, [text: string]>('send');

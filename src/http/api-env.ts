@@ -1,9 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { WaveloopClient } from '../client/waveloop-client';
+import type { Person } from '../contract/people/people';
 import { ErrorSchema, JsonObjectSchema } from './schemas';
 
-/** What each request of the API carries: `person`, the name of the token it came with (who decides). */
-export type HttpEnv = { Variables: { person: string } };
+/** What each request of the API carries: `person`, whose token it came with (who starts and decides). */
+export type HttpEnv = { Variables: { person: Person } };
 
 /** The API app, to which each `*-routes.ts` adds its routes. */
 export type Api = OpenAPIHono<HttpEnv>;
@@ -25,9 +26,10 @@ export function json(description: string) {
 }
 
 /** The error responses a route may give, for its OpenAPI description. */
-export function errors(...statuses: Array<400 | 404 | 409 | 503>) {
+export function errors(...statuses: Array<400 | 403 | 404 | 409 | 503>) {
   const words = {
     400: 'bad body or query',
+    403: 'the person may not make this decision (not an approver, or four eyes)',
     404: 'unknown run or call',
     409: 'the run ended, or the call is not waiting',
     503: 'no worker serves the run',

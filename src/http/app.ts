@@ -5,6 +5,7 @@ import { html } from 'hono/html';
 import { HTTPException } from 'hono/http-exception';
 import type { WaveloopClient } from '../client/waveloop-client';
 import { describeIssues } from '../contract/issues';
+import type { People } from '../contract/people/people';
 import type { HttpEnv } from './api-env';
 import { addDecisionRoutes } from './decision-routes';
 import { HttpError, toHttpError } from './errors';
@@ -14,7 +15,7 @@ import { addPageRoutes } from './page/routes';
 import { signInView } from './page/sign-in-view';
 import { addRunRoutes } from './run-routes';
 import { callerOf, mayDo, startSession } from './session';
-import { authenticateToken, type HttpToken } from './tokens';
+import { authenticateToken } from './tokens';
 
 /** The largest request body `waveloop serve` takes, by default: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -23,8 +24,8 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export interface HttpAppOptions {
   /** The client every route works through: its task queue is where runs start. */
   client: WaveloopClient;
-  /** Who may call: each request needs `Authorization: Bearer <token>` of one of them. */
-  tokens: readonly HttpToken[];
+  /** Who may call: each request needs `Authorization: Bearer <token>` of one of them (or the inbox's cookie). */
+  people: People;
   /** The one browser origin allowed to call (CORS); none by default. */
   cors?: string;
   /** The largest request body, in bytes (default `DEFAULT_MAX_BODY_BYTES`); a larger one is 413. */
@@ -45,7 +46,7 @@ export interface HttpAppOptions {
  */
 export function createHttpApp({
   client,
-  tokens,
+  people,
   cors: origin,
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
   log = (line) => process.stderr.write(`${line}\n`),
@@ -77,13 +78,13 @@ export function createHttpApp({
     const given = api || c.req.method !== 'GET' ? undefined : c.req.query('token');
     if (given !== undefined) {
       // The address `serve` printed: the token goes into the session cookie and out of the address bar.
-      if (authenticateToken(given, tokens) === undefined) return c.html(layout('Sign in', signInView(true)), 401);
+      if (authenticateToken(given, people) === undefined) return c.html(layout('Sign in', signInView(true)), 401);
       startSession(c, given);
       const url = new URL(c.req.url);
       url.searchParams.delete('token');
       return c.redirect(`${url.pathname}${url.search}`, 303);
     }
-    const caller = callerOf(c, tokens);
+    const caller = callerOf(c, people);
     if (caller === undefined || !mayDo(c, caller)) {
       if (!api) return c.html(layout('Sign in', signInView(false)), 401);
       return fail(

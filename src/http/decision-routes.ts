@@ -36,11 +36,16 @@ export function addDecisionRoutes(app: Api, { client }: RouteDeps): void {
       path: '/api/runs/{id}/approvals/{callId}',
       summary: 'Approve (with edited `args`, maybe) or deny (with a `reason`) a call that waits',
       request: { params: CallParamsSchema, ...body(ApprovalBodySchema) },
-      responses: { 200: json('`{ callId, tool }`: decided'), ...errors(400, 404, 409, 503) },
+      responses: {
+        200: json(
+          '`{ callId, tool, decided, approvals, quorum }`: `decided` is `waiting` while a quorum lacks approvals',
+        ),
+        ...errors(400, 403, 404, 409, 503),
+      },
     }),
     async (c) => {
       const { id, callId } = c.req.valid('param');
-      return c.json(await decideApproval(runs, id, callId, c.req.valid('json'), c.get('person')), 200);
+      return c.json(await decideApproval(runs, id, callId, c.req.valid('json'), c.get('person').name), 200);
     },
   );
 

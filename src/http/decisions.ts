@@ -1,6 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { RunsClient } from '../client/runs';
-import { HttpError } from './errors';
+import type { ApprovalOutcome } from '../contract/messages';
+import { HttpError, toHttpError } from './errors';
 import { requireRunning, requireWaiting } from './run-state';
 
 /**
@@ -17,8 +18,9 @@ export interface ApprovalDecision {
 }
 
 /**
- * Approves or denies call `callId`. Edited arguments that do not suit the tool are a 400 and leave
- * the call waiting; a call decided by someone else meanwhile is a 409.
+ * Approves or denies call `callId`. A decision `by` may not make (not among the call's approvers,
+ * or the run's starter under four eyes) is a 403, edited arguments that do not suit the tool a 400,
+ * and both leave the call waiting; a call decided by someone else meanwhile is a 409.
  */
 export async function decideApproval(
   runs: RunsClient,
@@ -26,14 +28,14 @@ export async function decideApproval(
   callId: string,
   { approve, reason, args }: ApprovalDecision,
   by: string,
-): Promise<{ callId: string; tool: string }> {
+): Promise<ApprovalOutcome> {
   await requireWaiting(runs, workflowId, callId, 'approval');
   try {
     return approve
       ? await runs.approve(workflowId, callId, { by, ...(args ? { args } : {}) })
       : await runs.deny(workflowId, callId, { by, ...(reason !== undefined ? { reason } : {}) });
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError && args) {
+    if (err instanceof WorkflowUpdateFailedError && args && toHttpError(err, () => undefined).status !== 403) {
       const progress = await runs.progress(workflowId, { quick: true }).catch(() => undefined);
       if (progress?.pendingApprovals.some((call) => call.callId === callId))
         throw new HttpError(400, 'bad_request', `Refused: ${err.cause?.message ?? err.message}`);

@@ -1,7 +1,8 @@
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ZodError } from 'zod';
 import { NoWorkerError } from '../client/no-worker-error';
+import { FailureType } from '../contract/errors';
 import { describeIssues } from '../contract/issues';
 import { GrpcStatus, isGrpcStatus } from '../temporal/grpc-status';
 
@@ -13,14 +14,21 @@ import { GrpcStatus, isGrpcStatus } from '../temporal/grpc-status';
 
 /** The codes of the API's errors, by status. */
 export type HttpErrorCode =
-  'bad_request' | 'unauthorized' | 'not_found' | 'conflict' | 'payload_too_large' | 'no_worker' | 'internal';
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'no_worker'
+  | 'internal';
 
 /** An error the API answers with `{ "error": { "code", "message" } }` and `status`. */
 export class HttpError extends Error {
   override readonly name = 'HttpError';
 
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503,
     readonly code: HttpErrorCode,
     message: string,
   ) {
@@ -34,8 +42,9 @@ export class HttpError extends Error {
 }
 
 /**
- * The `HttpError` for `err`: zod issues and a bad cursor are 400, an unknown workflow 404, a
- * workflow id in use and an update the workflow refused (nothing waits for it) 409, no worker 503.
+ * The `HttpError` for `err`: zod issues and a bad cursor are 400, a decision its person may not
+ * make 403, an unknown workflow 404, a workflow id in use and an update the workflow refused
+ * (nothing waits for it) 409, no worker 503.
  * Anything else is a 500 whose message says only that it failed; `log` gets the error's message.
  */
 export function toHttpError(err: unknown, log: (line: string) => void): HttpError {
@@ -51,9 +60,16 @@ export function toHttpError(err: unknown, log: (line: string) => void): HttpErro
   if (err instanceof WorkflowExecutionAlreadyStartedError || isGrpcStatus(err, GrpcStatus.ALREADY_EXISTS))
     return new HttpError(409, 'conflict', 'A run with that workflowId is running already.');
   if (err instanceof WorkflowUpdateFailedError)
-    return new HttpError(409, 'conflict', `Refused: ${err.cause?.message ?? err.message}`);
+    return isNotAllowed(err)
+      ? new HttpError(403, 'forbidden', `Refused: ${err.cause?.message ?? err.message}`)
+      : new HttpError(409, 'conflict', `Refused: ${err.cause?.message ?? err.message}`);
   if (err instanceof NoWorkerError) return new HttpError(503, 'no_worker', err.message);
   if (err instanceof WorkflowFailedError) return new HttpError(409, 'conflict', 'The run failed.');
   log(`waveloop serve: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
   return new HttpError(500, 'internal', 'The server failed to answer; its log says why.');
+}
+
+/** An update the run refused because its decider may not make it (`DecisionNotAllowed`). */
+function isNotAllowed(err: WorkflowUpdateFailedError): boolean {
+  return err.cause instanceof ApplicationFailure && err.cause.type === FailureType.DecisionNotAllowed;
 }

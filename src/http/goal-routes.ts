@@ -2,6 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Api, RouteDeps } from './api-env';
 import { body, errors, json, jsonOf } from './api-env';
 import { RunParamsSchema, StartedSchema, StartGoalBodySchema } from './schemas';
+import { starter } from './starter';
 
 /** The routes of goal trees: start one, read its tree (as `waveloop tree`). */
 export function addGoalRoutes(app: Api, { client }: RouteDeps): void {
@@ -17,7 +18,10 @@ export function addGoalRoutes(app: Api, { client }: RouteDeps): void {
     }),
     async (c) => {
       const { workflowId, ...input } = c.req.valid('json');
-      const handle = await goals.start(input, { workflowId });
+      const handle = await goals.start(
+        { ...input, startedBy: starter(c.get('person'), input.startedBy) },
+        { workflowId },
+      );
       return c.json({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }, 201);
     },
   );

@@ -5,6 +5,7 @@ import { body, errors, json, jsonOf } from './api-env';
 import { runEventStream } from './run-events';
 import { requireRunning } from './run-state';
 import { EventsQuerySchema, ListQuerySchema, RunParamsSchema, StartedSchema, StartRunBodySchema } from './schemas';
+import { starter } from './starter';
 
 /** The routes of agent runs: start, list, read, follow (SSE), cancel. */
 export function addRunRoutes(app: Api, { client }: RouteDeps): void {
@@ -20,7 +21,10 @@ export function addRunRoutes(app: Api, { client }: RouteDeps): void {
     }),
     async (c) => {
       const { workflowId, ...input } = c.req.valid('json');
-      const handle = await runs.start(input, { workflowId });
+      const handle = await runs.start(
+        { ...input, startedBy: starter(c.get('person'), input.startedBy) },
+        { workflowId },
+      );
       return c.json({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }, 201);
     },
   );

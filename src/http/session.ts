@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { authenticate, authenticateToken, type HttpToken } from './tokens';
+import type { People, Person } from '../contract/people/people';
+import { authenticate, authenticateToken } from './tokens';
 
 /**
  * How a browser holds its token: the inbox page's URL carries it once (`/?token=…`, as `waveloop
@@ -14,19 +15,19 @@ export const SESSION_COOKIE = 'waveloop_token';
 
 /** Who sent a request, and how: by its `Authorization: Bearer` header, or by the session cookie. */
 export interface Caller {
-  person: string;
+  person: Person;
   via: 'bearer' | 'cookie';
 }
 
-/** The caller of `c`: its bearer token's holder, else its cookie's; undefined when neither is a known token. */
-export function callerOf(c: Context, tokens: readonly HttpToken[]): Caller | undefined {
+/** The caller of `c`: its bearer token's person, else its cookie's; undefined when neither is a known token. */
+export function callerOf(c: Context, people: People): Caller | undefined {
   const header = c.req.header('authorization');
   if (header !== undefined) {
-    const person = authenticate(header, tokens);
+    const person = authenticate(header, people);
     return person === undefined ? undefined : { person, via: 'bearer' };
   }
   const cookie = getCookie(c, SESSION_COOKIE);
-  const person = cookie === undefined ? undefined : authenticateToken(cookie, tokens);
+  const person = cookie === undefined ? undefined : authenticateToken(cookie, people);
   return person === undefined ? undefined : { person, via: 'cookie' };
 }
 

@@ -42,7 +42,8 @@ export function findConfigFile(from: string = process.cwd()): string | undefined
 export async function loadProject(options: { file?: string; cwd?: string } = {}): Promise<LoadedProject> {
   const cwd = options.cwd ?? process.cwd();
   const file = options.file ? path.resolve(cwd, options.file) : findConfigFile(cwd);
-  if (!file) return { file: undefined, config: { tools: [], agents: [], mcpServers: {}, scorers: [], demo: true } };
+  if (!file)
+    return { file: undefined, config: { tools: [], agents: [], mcpServers: {}, scorers: [], demo: true, people: [] } };
   if (!fs.existsSync(file)) throw new ConfigFileError(file, 'no such file');
 
   let exported: unknown;

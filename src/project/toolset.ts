@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { Registry } from '../activities/registry';
 import type { AgentDefinition } from '../agents/define';
+import type { ApprovalRequirement } from '../contract/people/approvals';
 import { createDemoTools, openDemoDatabase } from '../demo';
 import { McpConnections } from '../mcp';
 import { builtinTools, type AnyTool } from '../tools';
@@ -16,8 +17,8 @@ export interface ToolListing {
   name: string;
   source: ToolSource;
   description: string;
-  /** `rule`: a function of the call's arguments decides. */
-  requiresApproval: boolean | 'rule';
+  /** `rule`: a function of the call's arguments decides; an object: every call waits, for whom it says. */
+  requiresApproval: boolean | 'rule' | ApprovalRequirement;
 }
 
 /** The tools and agents of a project, ready for a worker, and what to close when the worker is done. */

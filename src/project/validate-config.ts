@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { AgentDefinitionSchema, type AgentDefinition } from '../agents/define';
 import { BUILTIN_SCORERS, type ScorerDefinition } from '../contract/eval/scorer';
 import { describeIssues } from '../contract/issues';
+import { PersonSchema, type Person } from '../contract/people/people';
+import { approvalRuleSchema } from '../contract/people/schemas';
 import { RENAMED_RETRY_FIELDS, RENAMED_TOOL_FIELDS } from '../contract/settings/renamed';
 import { renamedFieldsShape, settingsShape } from '../contract/settings/schemas';
 import { mcpServersSchema, type McpServers } from '../mcp/server-config';
@@ -14,6 +16,7 @@ export interface ValidProjectConfig {
   mcpServers: McpServers;
   scorers: ScorerDefinition[];
   demo: boolean;
+  people: Person[];
 }
 
 /** The tool and agent names a project's own cannot take, because the worker offers them already. */
@@ -30,9 +33,7 @@ const isZodObject = (value: unknown) =>
   value !== null &&
   (value as { _zod?: { def?: { type?: unknown } } })._zod?.def?.type === 'object';
 
-const approvalRule = z.union([z.boolean(), z.custom<ApprovalRule>((value) => typeof value === 'function')], {
-  error: 'requiresApproval must be true, false or a function (args, context) => boolean | string',
-});
+const approvalRule = approvalRuleSchema<ApprovalRule>();
 
 const toolSchema = z.strictObject({
   name: z
@@ -60,6 +61,9 @@ const toolSchema = z.strictObject({
   loopBreaking: z.boolean().optional(),
   interaction: z.enum(['question', 'conversation']).optional(),
   localActivity: z.boolean().optional(),
+  preview: z
+    .custom<AnyTool['preview']>((value) => typeof value === 'function', 'preview must be a function')
+    .optional(),
 });
 
 const scorerSchema = z.strictObject({
@@ -79,6 +83,7 @@ const projectSchema = z.strictObject(
     mcpServers: mcpServersSchema.default({}),
     scorers: z.array(scorerSchema).default([]),
     demo: z.boolean().default(false),
+    people: z.array(PersonSchema).default([]),
   },
   {
     error: (issue) =>

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ApprovalRequirement, CallPreview } from '../contract/people/approvals';
 import { RENAMED_RETRY_FIELDS, RENAMED_TOOL_FIELDS, renamedFieldProblems } from '../contract/settings/renamed';
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -16,6 +17,10 @@ export interface ToolContext {
   workflowId: string;
   /** The model's id for this tool call. */
   toolCallId: string;
+  /** Who started the run (`unknown` when its client did not say), so a tool can act on their behalf. */
+  startedBy: string;
+  /** Who approved this call, when it waited for approval, in the order they did. */
+  approvedBy?: string[];
 }
 
 /** What an approval rule knows of the call besides its arguments. */
@@ -26,21 +31,31 @@ export interface ApprovalContext {
   agent: string;
   /** The tool called. */
   tool: string;
+  /** Who started the run (`unknown` when its client did not say). */
+  startedBy: string;
 }
 
+/** What a rule may answer: `false` (runs at once), `true` or a reason (waits), or who must decide. */
+export type ApprovalVerdict = boolean | string | ApprovalRequirement;
+
 /**
- * Whether a call waits for a person before it runs: `true` or `false` for every call, or a function
- * of the call's validated arguments returning `false` (it runs at once), `true` (it waits) or a
- * string (it waits, and the person reads the string as the reason). A function runs on the worker,
- * once per call, and its verdict is recorded in the run's history; when it throws, the call waits,
- * with the error as its reason.
+ * Whether a call waits for a person before it runs, and who may decide it: `true` or `false` for
+ * every call; an object, for every call, naming who must decide (`{ approvers, quorum, fourEyes,
+ * reason }`, docs/people-in-the-loop.md); or a function of the call's validated arguments
+ * answering any of these (a string: it waits, with that reason). A function runs on the worker,
+ * once per call, and its verdict is recorded in the run's history; when it throws or answers
+ * something else, the call waits for anyone's decision, with what went wrong as its reason.
  */
 export type ApprovalRule<A = Record<string, unknown>> =
   | boolean
+  | ApprovalRequirement
   | {
       // Method syntax keeps a rule of a tool's own arguments assignable to a rule of any arguments.
-      rule(args: A, context: ApprovalContext): boolean | string | Promise<boolean | string>;
+      rule(args: A, context: ApprovalContext): ApprovalVerdict | Promise<ApprovalVerdict>;
     }['rule'];
+
+/** What a tool's `preview` returns: a line of text, or the changes the call would make (and a line). */
+export type ToolPreview = string | Omit<CallPreview, 'error'>;
 
 /** What happens to a call whose approval deadline passed: it is denied (default) or runs. */
 export type OnApprovalTimeout = 'deny' | 'approve';
@@ -85,6 +100,13 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
   approvalTimeoutSeconds?: number;
   /** What a passed approval deadline decides (default `deny`). */
   onApprovalTimeout?: OnApprovalTimeout;
+  /**
+   * What a person should see before deciding a call that waits for approval, such as the record it
+   * would change, before → after. It runs on the worker when the call begins to wait, at most
+   * `PREVIEW_TIMEOUT_SECONDS`; its result is recorded in the run's history, and an error or a
+   * timeout is shown instead (the call waits all the same).
+   */
+  preview?(args: z.infer<P>, context: ApprovalContext): ToolPreview | Promise<ToolPreview>;
   /** A successful call ends the model loop, and its result becomes the run's answer. */
   loopBreaking?: boolean;
   /**

@@ -3,10 +3,12 @@ import type { RetryPolicy } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities, Registry, type WorkerWebhooks } from '../activities';
+import { approvalRuleProblems } from '../activities/approval-rule';
 import type { AgentDefinition } from '../agents/define';
 import type { ScorerDefinition } from '../contract/eval/scorer';
 import { transcriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/model/pricing';
+import { People, type Person } from '../contract/people/people';
 import { RUN_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import { RENAMED_WORKER_OPTIONS, renamedFieldProblems } from '../contract/settings/renamed';
 import type { WorkerDefaults } from '../contract/settings/resolve';
@@ -108,6 +110,12 @@ export interface WaveloopWorkerOptions {
    * inbox's base URL for their links (the URLs every run tells are `defaults.webhooks`).
    */
   webhooks?: WorkerWebhooks;
+  /**
+   * The people directory (docs/security.md): whom the groups of approval rules stand for. A rule
+   * declared as an object that names an unknown group or person, or asks a quorum more people than
+   * could approve, throws here, and the worker does not start.
+   */
+  people?: readonly Person[];
 }
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
@@ -122,11 +130,15 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   const client =
     options.client ?? new Client({ connection: options.connection, namespace: options.namespace, dataConverter });
   const registry = new Registry(options.tools, options.agents);
+  const people = new People([{ source: 'createWorker({ people })', people: options.people ?? [] }]);
+  const ruleProblems = approvalRuleProblems(registry, people);
+  if (ruleProblems.length) throw new TypeError(`Approval rules: ${ruleProblems.join('; ')}.`);
   const { blobStore, encryption } = options;
   const searchAttributes = once(() => hasSearchAttributes(client, options.namespace));
   const modelQueues = modelQueuesOf(options.taskQueue, options.defaults?.modelRpm, options.agents);
   const activities = createActivities({
     registry,
+    people,
     blobStore: blobStore && encryption?.currentId ? encryptedBlobStore(blobStore, encryption) : blobStore,
     openai: options.openai,
     defaults: options.defaults,

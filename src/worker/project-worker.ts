@@ -1,6 +1,7 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { blobStoreIn } from '../payloads/blob-store';
 import type { LoadedProject } from '../project/load-project';
+import { peopleOf } from '../project/people';
 import { openToolset } from '../project/toolset';
 import { modelConfigProblem, type WaveloopSettings } from '../settings';
 import { connectionFailure, connectionSettings } from '../temporal/connection';
@@ -44,6 +45,7 @@ export async function createProjectWorker(
       tuning: { shutdownGraceTime: config.shutdownGraceSeconds * 1000, ...tuning },
       deployment: config.deployment,
       webhooks: config.webhooks,
+      people: peopleOf(config, project.config).list(),
     });
     const opened = connection;
     return {

@@ -38,7 +38,7 @@ import { loopBreak, ranOnWorker, runWave } from './wave';
  * that was continued. A run with `input.fork` starts from the source's transcript (`firstMessages`).
  */
 export async function agentLoop(input: AgentLoopInput, carried?: Continuation): Promise<AgentLoopResult> {
-  const publisher = new Publisher();
+  const publisher = new Publisher(input.startedBy);
   const transcript = new Transcript(carried?.messages ?? []);
   setHandler(transcriptQuery, () => transcript.messages);
   const gate = new HumanGate(publisher.progress, () => publisher.publish());
@@ -112,7 +112,7 @@ class AgentRun {
     );
     this.memory = new Memory(this.transcript, run, this.spend, state);
     this.output = new TypedOutput(run.output, state.outputRepairs);
-    this.notifier = new Notifier(settings.webhooks ?? [], input.goal);
+    this.notifier = new Notifier(settings.webhooks ?? [], input.goal, this.progress.startedBy);
     this.gate.onWait = (waiting) => this.notifier.waiting(waiting);
   }
 
@@ -227,7 +227,8 @@ class AgentRun {
     let wave: WaveRecord;
     try {
       const { workflowId } = workflowInfo();
-      const context = { iteration, tools, workflowId, gate: this.gate, run: this.run, settled };
+      const { startedBy } = this.progress;
+      const context = { iteration, tools, workflowId, gate: this.gate, run: this.run, startedBy, settled };
       wave = { iteration, calls: await runWave(calls, context) };
     } finally {
       publisher.waveSettled();

@@ -1,8 +1,17 @@
 import { ApplicationFailure, condition, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { RunProgress } from '../contract/agent-loop';
+import type { PendingApproval, RunProgress } from '../contract/agent-loop';
 import { FailureType } from '../contract/errors';
-import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate, type DecisionBy } from '../contract/messages';
+import {
+  answerUpdate,
+  approveUpdate,
+  denyUpdate,
+  endUpdate,
+  sendUpdate,
+  type ApprovalOutcome,
+  type DecisionBy,
+} from '../contract/messages';
+import { quorumProgress, UNKNOWN_PERSON, type ApprovalPolicy, type ApprovalVote } from '../contract/people/approvals';
 import type { Waiting } from './notices';
 
 const { checkToolArguments } = proxyLocalActivities<ReturnType<typeof createActivities>>({
@@ -11,19 +20,21 @@ const { checkToolArguments } = proxyLocalActivities<ReturnType<typeof createActi
 
 type ApproveDecision = DecisionBy & { args?: Record<string, unknown> };
 
-/** How a call that needed approval was decided, by whom (`timeout`: its deadline) and when. */
+/**
+ * How a call that needed approval was decided, by whom (`timeout`: its deadline) and when; an
+ * approved call has every approval that counted, and its arguments when a person edited them.
+ */
 export type Decision = { by: string; at: string } & (
-  { approved: true; args?: Record<string, unknown> } | { approved: false; reason: string }
+  { approved: true; args?: Record<string, unknown>; approvals: ApprovalVote[] } | { approved: false; reason: string }
 );
 
-/** A call that waits for approval: what the person sees, and how long it may wait. */
+/** A call that waits for approval: who may decide it and what they see (`policy`), and how long it may wait. */
 export interface ApprovalRequest {
   callId: string;
   tool: string;
   args: Record<string, unknown>;
   iteration: number;
-  /** Why it waits (its rule's reason). */
-  reason?: string;
+  policy: ApprovalPolicy;
   /** After this many seconds `onTimeout` decides; none: as long as it takes. */
   timeoutSeconds?: number;
   onTimeout: 'deny' | 'approve';
@@ -69,21 +80,32 @@ export class HumanGate {
     setHandler(
       approveUpdate,
       async (callId: string, decision?: ApproveDecision) => {
+        const by = byOf(decision);
         const args = decision?.args;
         if (args) {
           // Edited arguments must suit the tool before the approval counts; the check runs on the worker.
           const problem = await checkToolArguments({ name: this.waitingCall(callId).tool, args });
           if (problem) throw refusal(`${problem}. The call still waits for a decision.`);
           this.requirePendingCall(callId);
+          this.requireMayDecide(callId, by, 'approve', true);
         }
-        this.decisions.set(callId, {
-          approved: true,
-          by: byOf(decision),
-          at: workflowTime(),
-          ...(args ? { args } : {}),
-        });
+        const call = this.waitingCall(callId);
+        const vote = { by, at: workflowTime() };
+        if (args) {
+          // Edited arguments start the quorum again: every approval counts for the same arguments.
+          call.originalArgs ??= call.args;
+          call.args = args;
+          call.approvals = [vote];
+        } else call.approvals.push(vote);
+        if (call.approvals.length >= call.quorum)
+          this.decisions.set(callId, {
+            approved: true,
+            ...vote,
+            approvals: [...call.approvals],
+            ...(call.originalArgs ? { args: call.args } : {}),
+          });
         this.refresh();
-        return this.describeCall(callId);
+        return this.outcome(call);
       },
       {
         validator: (callId: string, decision?: ApproveDecision) => {
@@ -92,6 +114,7 @@ export class HumanGate {
           const args = decision?.args;
           if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
             throw refusal('The edited arguments must be a JSON object.');
+          this.requireMayDecide(callId, byOf(decision), 'approve', args !== undefined);
         },
       },
     );
@@ -99,9 +122,10 @@ export class HumanGate {
       denyUpdate,
       (callId: string, reason?: string, decision?: DecisionBy) => {
         const why = reason?.trim() || 'denied by a person';
+        const call = this.waitingCall(callId);
         this.decisions.set(callId, { approved: false, reason: why, by: byOf(decision), at: workflowTime() });
         this.refresh();
-        return this.describeCall(callId);
+        return this.outcome(call);
       },
       {
         validator: (callId: string, reason?: string, decision?: DecisionBy) => {
@@ -109,6 +133,7 @@ export class HumanGate {
           if (reason !== undefined && reason !== null && typeof reason !== 'string')
             throw refusal('The reason must be a string.');
           requireDecider(decision);
+          this.requireMayDecide(callId, byOf(decision), 'deny', false);
         },
       },
     );
@@ -160,30 +185,42 @@ export class HumanGate {
    * timer), after which `onTimeout` decides, `by: 'timeout'`. Other calls are not held back.
    */
   async approval(request: ApprovalRequest): Promise<Decision> {
-    const { callId, tool, args, iteration, reason, timeoutSeconds, onTimeout } = request;
+    const { callId, tool, args, iteration, policy, timeoutSeconds, onTimeout } = request;
     const since = workflowTime();
     const deadline =
       timeoutSeconds === undefined ? undefined : new Date(Date.parse(since) + timeoutSeconds * 1000).toISOString();
-    this.progress.pendingApprovals.push({
+    const call: PendingApproval = {
       callId,
       tool,
       args,
       iteration,
       since,
-      ...(reason ? { reason } : {}),
+      ...policy,
+      approvals: [],
       ...(deadline ? { deadline, onTimeout } : {}),
-    });
+    };
+    this.progress.pendingApprovals.push(call);
     this.refresh();
+    const { reason, preview, approvers, quorum } = policy;
     this.onWait({
       event: 'waiting_for_approval',
       key: `${iteration}:${callId}`,
-      pending: { callId, tool, args, ...(reason ? { reason } : {}), ...(deadline ? { deadline } : {}) },
+      pending: {
+        callId,
+        tool,
+        args,
+        ...(reason ? { reason } : {}),
+        ...(deadline ? { deadline } : {}),
+        ...(preview ? { preview } : {}),
+        ...(approvers ? { approvers: approvers.label } : {}),
+        ...(quorum > 1 ? { quorum } : {}),
+      },
     });
     try {
       if (await waitFor(() => this.decisions.has(callId), timeoutSeconds)) return this.decisions.get(callId)!;
       const at = workflowTime();
       return onTimeout === 'approve'
-        ? { approved: true, by: 'timeout', at }
+        ? { approved: true, by: 'timeout', at, approvals: [...call.approvals] }
         : {
             approved: false,
             by: 'timeout',
@@ -224,12 +261,47 @@ export class HumanGate {
     throw refusal(`No call ${callId} is waiting for approval${open.length ? ` (waiting: ${open.join(', ')})` : ''}.`);
   }
 
-  private waitingCall(callId: string) {
+  /**
+   * Refuses a decision by someone who may not make it (the call waits on, untouched): someone not
+   * among the call's approvers; under four eyes, the person who started the run approving, or an
+   * approval that does not say who gives it; and a second approval by one person (`editing`: an
+   * approval with edited arguments, which starts the quorum again, is not a second one).
+   */
+  private requireMayDecide(callId: string, by: string, kind: 'approve' | 'deny', editing: boolean): void {
+    const call = this.waitingCall(callId);
+    const { approvers, tool } = call;
+    if (approvers && !approvers.names.includes(by))
+      throw notAllowed(
+        by === UNKNOWN_PERSON
+          ? `This call of ${tool} needs ${approvers.label}: say who decides (by).`
+          : `${by} may not decide this call of ${tool}: it needs ${approvers.label}.`,
+      );
+    if (kind === 'deny') return;
+    if (call.fourEyes && by === UNKNOWN_PERSON)
+      throw notAllowed(
+        `This call of ${tool} needs four eyes: say who approves (by), who must not be who started the run.`,
+      );
+    if (call.fourEyes && by === this.progress.startedBy)
+      throw notAllowed(`${by} started this run and may not approve its calls of ${tool} (four eyes).`);
+    if (!editing && call.approvals.some((vote) => vote.by === by))
+      throw refusal(
+        `${by} has already approved this call of ${tool} (${quorumProgress(call.approvals, call.quorum)}); it needs ${call.quorum - call.approvals.length} more.`,
+      );
+  }
+
+  private waitingCall(callId: string): PendingApproval {
     return this.progress.pendingApprovals.find((a) => a.callId === callId)!;
   }
 
-  private describeCall(callId: string) {
-    return { callId, tool: this.waitingCall(callId).tool };
+  private outcome(call: PendingApproval): ApprovalOutcome {
+    const decided = this.decisions.get(call.callId);
+    return {
+      callId: call.callId,
+      tool: call.tool,
+      decided: decided ? (decided.approved ? 'approved' : 'denied') : 'waiting',
+      approvals: [...call.approvals],
+      quorum: call.quorum,
+    };
   }
 
   /** The run's status while it runs: a question first, then approvals, then a conversation. */
@@ -256,6 +328,11 @@ function refusal(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: FailureType.InvalidInput, message, nonRetryable: true });
 }
 
+/** A decision its decider may not make: from a validator, it fails the update, not the run. */
+function notAllowed(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: FailureType.DecisionNotAllowed, message, nonRetryable: true });
+}
+
 /** A decider, when named, is a non-empty string. */
 function requireDecider(decision: DecisionBy | undefined): void {
   if (decision !== undefined && decision !== null && (typeof decision !== 'object' || Array.isArray(decision)))
@@ -267,7 +344,7 @@ function requireDecider(decision: DecisionBy | undefined): void {
 
 /** Who decided; `unknown` when the update did not say. */
 function byOf(decision: DecisionBy | undefined): string {
-  return decision?.by?.trim() || 'unknown';
+  return decision?.by?.trim() || UNKNOWN_PERSON;
 }
 
 function requireText(text: unknown, what: string): void {

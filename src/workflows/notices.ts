@@ -41,6 +41,8 @@ export class Notifier {
   constructor(
     private readonly urls: readonly string[],
     private readonly goal: string,
+    /** Who started the run, told with every notice. */
+    private readonly startedBy?: string,
   ) {}
 
   /** The run waits for a person. */
@@ -84,6 +86,7 @@ export class Notifier {
       workflowId,
       runId,
       goal: clipText(this.goal),
+      ...(this.startedBy ? { startedBy: this.startedBy } : {}),
       ...(parent && root && root.workflowId !== workflowId ? { root: { workflowId: root.workflowId } } : {}),
       at: new Date().toISOString(),
     };

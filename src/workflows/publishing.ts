@@ -11,6 +11,7 @@ import type {
 } from '../contract/agent-loop';
 import { statusQuery } from '../contract/messages';
 import { ZERO_USAGE } from '../contract/model/usage';
+import { UNKNOWN_PERSON } from '../contract/people/approvals';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../contract/search-attributes';
 import type { StartingState } from './continuation';
 import { runDetails } from './run-details';
@@ -22,18 +23,7 @@ import { runDetails } from './run-details';
  * when the namespace has them, the run's search attributes.
  */
 export class Publisher {
-  readonly progress: RunProgress = {
-    status: 'running',
-    iteration: 0,
-    maxIterations: 0,
-    phase: 'starting',
-    agent: '',
-    model: '',
-    waves: [],
-    usage: ZERO_USAGE,
-    pendingQuestions: [],
-    pendingApprovals: [],
-  };
+  readonly progress: RunProgress;
   /** Whether the namespace has waveloop's search attributes (`ResolvedRun.searchAttributes`). */
   searchAttributes = false;
   /** When the latest model reply arrived, as its activity recorded it (`ModelCallOutput.at`). */
@@ -43,7 +33,22 @@ export class Publisher {
   private published = { values: '', status: '', at: 0 };
   private readonly workflowId = workflowInfo().workflowId;
 
-  constructor() {
+  /** `startedBy`: who started the run (its input's), `unknown` when nobody said. */
+  constructor(startedBy: unknown) {
+    this.progress = {
+      status: 'running',
+      iteration: 0,
+      maxIterations: 0,
+      phase: 'starting',
+      agent: '',
+      model: '',
+      waves: [],
+      usage: ZERO_USAGE,
+      pendingQuestions: [],
+      pendingApprovals: [],
+      startedBy: typeof startedBy === 'string' && startedBy.trim() ? startedBy.trim() : UNKNOWN_PERSON,
+      startedAt: workflowInfo().startTime.toISOString(),
+    };
     setHandler(statusQuery, () => this.progress);
     this.describe();
   }

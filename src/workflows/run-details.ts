@@ -6,6 +6,7 @@ import {
   endCommandLine,
   sendCommandLine,
 } from '../contract/command-lines';
+import { needsLine, previewLines } from '../contract/people/approvals';
 import { toolSummary } from '../contract/summaries';
 
 /** The most characters of a call's arguments, a question or a message the details show. */
@@ -40,7 +41,8 @@ function momentDetails({ progress, workflowId, wave }: RunMoment): string {
     ...approvals(progress, workflowId),
     ...conversation(progress, workflowId),
   ];
-  if (waits.length) return [`**Waiting for a person** · ${where}`, ...waits].join('\n\n');
+  if (waits.length)
+    return [`**Waiting for a person** · ${where} · started by ${progress.startedBy}`, ...waits].join('\n\n');
   switch (progress.phase) {
     case 'starting':
       return '**Starting** · resolving the agent and its tools';
@@ -75,6 +77,8 @@ function approvals(progress: RunProgress, workflowId: string): string[] {
     (a) =>
       `Approval needed: ${toolSummary(a.iteration, a.tool, {})} with arguments \`${clip(JSON.stringify(a.args))}\`` +
       (a.reason ? `\n\nWhy: ${clip(a.reason)}` : '') +
+      (a.preview ? `\n\nWould change: ${clip(previewLines(a.preview).join('; '))}` : '') +
+      (needsLine(a) ? `\n\nWho decides: ${needsLine(a)}` : '') +
       (a.deadline
         ? `\n\nUndecided by ${a.deadline}, it is ${a.onTimeout === 'approve' ? 'approved' : 'denied'}.`
         : '') +

@@ -7,11 +7,18 @@ import {
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { ResolvedRun, ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activity-io';
+import type {
+  PrepareApprovalInput,
+  ResolvedRun,
+  ToolCallInput,
+  ToolCallOutput,
+  ToolInfo,
+} from '../contract/activity-io';
 import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import type { ApprovalRecord, ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
 import { FailureType } from '../contract/errors';
 import { withPriority } from '../contract/flow/priority';
+import type { ApprovalPolicy } from '../contract/people/approvals';
 import { toolSummary } from '../contract/summaries';
 import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';
@@ -20,6 +27,11 @@ import { Slots } from './slots';
 type Activities = ReturnType<typeof createActivities>;
 
 const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
+/** Settles who may decide a call that waits and what they see (its preview takes at most `PREVIEW_TIMEOUT_SECONDS`). */
+const { prepareApproval } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3 },
+});
 /** Tools declared `localActivity` (cheap, read-only) run in the workflow's worker, without a trip through the server. */
 const { runTool: runToolLocally } = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
 
@@ -28,6 +40,8 @@ export interface WaveContext {
   tools: Map<string, ToolInfo>;
   workflowId: string;
   gate: HumanGate;
+  /** Who started the run: each tool's context says so. */
+  startedBy: string;
   /**
    * The run: its agent (whose approval rules a rule-checked call asks), its place in the task queue
    * (for its tool activities), and its settings (`maxParallelTools`, `answerTimeoutSeconds`).
@@ -61,7 +75,7 @@ export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Pro
 
 async function runCall(
   call: ToolCallMessagePart,
-  { iteration, tools, workflowId, gate, run }: WaveContext,
+  { iteration, tools, workflowId, gate, run, startedBy }: WaveContext,
   slots: Slots,
 ): Promise<ToolCallRecord> {
   const { agent, priority } = run;
@@ -78,7 +92,7 @@ async function runCall(
   if (!args.ok) return { ...record, ok: false, error: args.error };
   if (tool.interaction)
     return { ...record, ...(await interact(tool, call.id, args.value, gate, run.settings.answerTimeoutSeconds)) };
-  const target = { workflowId, toolCallId: call.id, name };
+  const target = { workflowId, toolCallId: call.id, name, startedBy };
   let approval: { approval: ApprovalRecord } | undefined;
   let runArgs = args.value;
   try {
@@ -89,15 +103,20 @@ async function runCall(
         ? await execute(tool, { ...target, args: args.value, approvalRule: { agent } }, summary)
         : undefined;
     if (tool.approval && (tool.approval.when === 'always' || (output && 'needsApproval' in output))) {
-      const required = output && 'needsApproval' in output ? output.needsApproval.reason : undefined;
-      const request = { ...tool.approval, callId: call.id, tool: name, args: args.value, iteration, reason: required };
+      const policy =
+        output && 'needsApproval' in output
+          ? output.needsApproval
+          : await policyOf({ workflowId, toolCallId: call.id, name, args: args.value, agent, startedBy }, summary);
+      const { timeoutSeconds, onTimeout } = tool.approval;
+      const request = { callId: call.id, tool: name, args: args.value, iteration, policy, timeoutSeconds, onTimeout };
       const decision = await gate.approval(request);
-      approval = { approval: approvalRecord(decision, args.value, required) };
+      approval = { approval: approvalRecord(decision, args.value, policy.reason) };
       if (!decision.approved) return { ...record, ok: false, error: `${DENIED} ${decision.reason}`, ...approval };
       runArgs = decision.args ?? args.value;
       const edited = decision.args ? { originalArgs: args.value } : {};
-      const approved = `${toolSummary(iteration, name, runArgs)} · approved by ${decision.by}`;
-      output = await execute(tool, { ...target, args: runArgs, ...edited }, approved);
+      const approvedBy = decision.approvals.map((vote) => vote.by);
+      const approved = `${toolSummary(iteration, name, runArgs)} · approved by ${approvedBy.join(', ') || decision.by}`;
+      output = await execute(tool, { ...target, args: runArgs, ...edited, approvedBy }, approved);
     }
     output ??= await execute(tool, { ...target, args: args.value }, summary);
     return { ...record, args: runArgs, ok: true, result: contentOf(output), ...approval };
@@ -135,6 +154,19 @@ function executeNow(
   );
 }
 
+/**
+ * Who may decide a call that waits whatever its arguments, and what they see (`prepareApproval`,
+ * recorded in history). When the worker cannot say, anyone may decide, and the reason says why.
+ */
+async function policyOf(input: PrepareApprovalInput, summary: string): Promise<ApprovalPolicy> {
+  try {
+    return await prepareApproval.executeWithOptions({ summary: `${summary} · waits for approval` }, [input]);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { reason: `who decides could not be settled (${describeToolFailure(err)})`, quorum: 1, fourEyes: true };
+  }
+}
+
 /** What the call's record keeps of how it was decided. */
 function approvalRecord(
   decision: Decision,
@@ -146,6 +178,7 @@ function approvalRecord(
     by: decision.by,
     at: decision.at,
     ...(decision.approved ? {} : { reason: decision.reason }),
+    ...(decision.approved && decision.approvals.length ? { approvals: decision.approvals } : {}),
     ...(required ? { required } : {}),
     ...(decision.approved && decision.args ? { originalArgs: args } : {}),
   };

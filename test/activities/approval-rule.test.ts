@@ -26,7 +26,7 @@ const agents = [
   defineAgent({ name: 'lax', system: 'You help.', requiresApproval: { pay: false } }),
 ];
 const registry = new Registry([...builtinTools(), pay, read], agents);
-const context = { workflowId: 'w', agent: 'default', tool: 'pay' };
+const context = { workflowId: 'w', agent: 'default', tool: 'pay', startedBy: 'alice' };
 
 describe('approval rules', () => {
   it("an agent's rule for a tool replaces the tool's own; without one the tool's applies", () => {
@@ -48,13 +48,17 @@ describe('approval rules', () => {
     };
     expect(await askApprovalRule(broken, {}, context)).toEqual({
       reason: 'the approval rule of pay failed: no ledger',
+      broken: true,
     });
     expect(await askApprovalRule(async () => Promise.reject(new Error('timeout')), {}, context)).toEqual({
       reason: 'the approval rule of pay failed: timeout',
+      broken: true,
     });
     const nonsense = (() => 42) as unknown as () => boolean;
     expect(await askApprovalRule(nonsense, {}, context)).toEqual({
-      reason: 'the approval rule of pay answered 42, not true, false or a reason',
+      reason:
+        'the approval rule of pay answered 42, not true, false, a reason or { approvers, quorum, fourEyes, reason }',
+      broken: true,
     });
   });
 

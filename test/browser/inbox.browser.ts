@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type HttpServer } from '../../src/http';
 import { cliFixture, type CliFixture } from '../support/cli';
 import { toolMessages } from '../support/fake-model';
+import { peopleWith } from '../support/people';
 
 /**
  * The web inbox in a real Chromium (Debian's package, driven by playwright-core): a person starts a
@@ -37,7 +38,7 @@ beforeAll(async () => {
   cli = await cliFixture('inbox');
   server = await startHttpServer({
     client: cli.client,
-    tokens: [ALICE],
+    people: peopleWith([ALICE]),
     host: '127.0.0.1',
     port: 0,
     agents: ['default', 'back-office'],

@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingDecision } from '../../src/client/pending';
 import { cliFixture, waveloop, type CliFixture } from '../support/cli';
@@ -44,7 +45,19 @@ describe('waveloop pending', () => {
       [chat, 'message'],
     ]);
     const [move, ask, talk] = decisions;
-    expect(move).toMatchObject({ tool: 'update_user', args: { id: 2, company: 'EPAM' }, goal: 'Move Bob to EPAM' });
+    expect(move).toMatchObject({
+      tool: 'update_user',
+      args: { id: 2, company: 'EPAM' },
+      goal: 'Move Bob to EPAM',
+      // What the person deciding reads: the tool, who it is and what changes, who asked, and the agent.
+      description: expect.stringContaining("Changes a user's name, email and/or company"),
+      preview: { text: 'Bob Martin (user 2)', changes: [{ field: 'company', before: 'Initech', after: 'EPAM' }] },
+      startedBy: os.userInfo().username,
+      agent: 'default',
+      quorum: 1,
+      approvals: [],
+    });
+    expect(Date.parse(move.startedAt!)).toBeLessThanOrEqual(Date.parse(move.waitingSince));
     expect(move.command).toBe(`waveloop approve ${approval} ${move.callId}`);
     expect(ask).toMatchObject({ question: 'Which company?', command: `waveloop answer ${question} "<your answer>"` });
     expect(talk).toMatchObject({
@@ -58,7 +71,8 @@ describe('waveloop pending', () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^WAITED +KIND +RUN +WHAT +DECIDE WITH$/);
     expect(table.stdout).toMatch(
       new RegExp(
-        `\\d+[smhd] +approval +${approval} +wave 1 · update_user\\(id=2, company=EPAM\\) +waveloop approve ${approval} \\S+`,
+        `\\d+[smhd] +approval +${approval} +wave 1 · update_user\\(id=2, company=EPAM\\) ` +
+          `\\[Bob Martin \\(user 2\\); company: Initech → EPAM\\] started by ${os.userInfo().username} +waveloop approve ${approval} \\S+`,
       ),
     );
     expect(table.stdout).toMatch(new RegExp(`question +${question} +Which company\\?`));

@@ -6,6 +6,7 @@ import { WAVELOOP_STATUS } from '../../src/contract/search-attributes';
 import { createHttpApp } from '../../src/http';
 import { cliFixture, type CliFixture } from '../support/cli';
 import { waitForProgress } from '../support/harness';
+import { peopleWith } from '../support/people';
 import { eventually } from '../support/wait';
 
 /**
@@ -21,7 +22,8 @@ beforeAll(async () => {
 afterAll(() => cli?.stop());
 
 const TOKEN = 'alice-list-token';
-const app = () => createHttpApp({ client: cli.client, tokens: [{ name: 'alice', token: TOKEN }], log: () => {} });
+const app = () =>
+  createHttpApp({ client: cli.client, people: peopleWith([{ name: 'alice', token: TOKEN }]), log: () => {} });
 
 /** This run as `runs.list` lists it (filtered by `status` when given), once the visibility store has it `closed`. */
 async function listedOnceClosed(id: string): Promise<ListedRun> {

@@ -5,6 +5,7 @@ import { DELIVER_WEBHOOKS_WORKFLOW } from '../../src/contract/webhooks/webhooks'
 import { createHttpApp, startHttpServer, type HttpServer } from '../../src/http';
 import { cliFixture, waveloop, waveloopLive, type CliFixture } from '../support/cli';
 import { waitForProgress } from '../support/harness';
+import { peopleWith } from '../support/people';
 import { eventually } from '../support/wait';
 
 /**
@@ -24,7 +25,7 @@ beforeAll(async () => {
   cli = await cliFixture('serve-api');
   server = await startHttpServer({
     client: cli.client,
-    tokens: TOKENS,
+    people: peopleWith(TOKENS),
     host: '127.0.0.1',
     port: 0,
     maxBodyBytes: MAX_BODY,
@@ -229,7 +230,7 @@ describe('waveloop serve: the HTTP API', () => {
 
     // A goal tree on a task queue no worker polls: it starts, its tree shows, and it is cancelled.
     const idle = new WaveloopClient(cli.h.client, `serve-idle-${Date.now()}`);
-    const idleServer = await startHttpServer({ client: idle, tokens: TOKENS, host: '127.0.0.1', port: 0 });
+    const idleServer = await startHttpServer({ client: idle, people: peopleWith(TOKENS), host: '127.0.0.1', port: 0 });
     try {
       const call = (method: string, path: string, json?: unknown) =>
         fetch(`${idleServer.url}${path}`, {
@@ -325,18 +326,18 @@ describe('waveloop serve: the HTTP API', () => {
       method: 'OPTIONS',
       headers: { origin: 'https://ops.example', 'access-control-request-method': 'POST' },
     };
-    const closed = createHttpApp({ client: cli.client, tokens: TOKENS });
+    const closed = createHttpApp({ client: cli.client, people: peopleWith(TOKENS) });
     expect((await closed.request('/api/pending', preflight)).headers.get('access-control-allow-origin')).toBeNull();
-    const open = createHttpApp({ client: cli.client, tokens: TOKENS, cors: 'https://ops.example' });
+    const open = createHttpApp({ client: cli.client, people: peopleWith(TOKENS), cors: 'https://ops.example' });
     expect((await open.request('/api/pending', preflight)).headers.get('access-control-allow-origin')).toBe(
       'https://ops.example',
     );
   });
 
-  it('`waveloop serve` without tokens makes one and prints a URL with it; killed and started again it loses nothing; beyond loopback without tokens it refuses', async () => {
+  it('`waveloop serve` without people makes a token and prints a URL with it; killed and started again it loses nothing; beyond loopback without people it refuses', async () => {
     const refused = await waveloop(['serve', '--listen', '0.0.0.0:0'], cli.env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('refuses to listen on 0.0.0.0, beyond this machine, without tokens');
+    expect(refused.stderr).toContain('refuses to listen on 0.0.0.0, beyond this machine, without people');
 
     cli.fake.script(
       { toolCalls: [{ name: 'update_user', args: { id: 3, company: 'Globex' } }] },
@@ -390,7 +391,7 @@ describe('waveloop serve: the HTTP API', () => {
 
   it('`waveloop serve --worker` serves its task queue with a worker of its own; the tokens are never printed', async () => {
     const queue = `serve-worker-${Date.now()}`;
-    const env = { ...cli.env, WAVELOOP_TASK_QUEUE: queue, WAVELOOP_HTTP_TOKENS: 'carol:carols-secret' };
+    const env = { ...cli.env, WAVELOOP_TASK_QUEUE: queue, WAVELOOP_HTTP_TOKENS: 'carol:carols-secret:ops' };
     const serving = waveloopLive(['serve', '--worker', '--listen', '127.0.0.1:0'], env);
     try {
       const [, url] = await eventually(
@@ -404,16 +405,17 @@ describe('waveloop serve: the HTTP API', () => {
         body: JSON.stringify({ goal: 'Say done', workflowId: 'serve-own-worker' }),
       });
       expect(started.status).toBe(201);
-      expect(await new WaveloopClient(cli.h.client, queue).runs.result('serve-own-worker')).toMatchObject({
-        answer: 'Done.',
-      });
+      const own = new WaveloopClient(cli.h.client, queue);
+      expect(await own.runs.result('serve-own-worker')).toMatchObject({ answer: 'Done.' });
+      // Who started it is the token's person, in its status and its input.
+      expect((await own.runs.progress('serve-own-worker')).startedBy).toBe('carol');
     } finally {
       serving.kill('SIGINT');
     }
     const { code, stdout, stderr } = await serving.done;
     expect(code, stderr).toBe(0);
     expect(stderr).toContain(`A worker in this process serves task queue "${queue}"`);
-    expect(stderr).toContain('Tokens from WAVELOOP_HTTP_TOKENS for: carol.');
+    expect(stderr).toContain('People: carol (ops).');
     expect(stdout + stderr).not.toContain('carols-secret');
   });
 });

@@ -50,7 +50,7 @@ describe('webhooks', () => {
       { toolCalls: [{ id: 'call_move', name: 'update_user', args: { id: 1, company: 'EPAM' } }] },
       { content: 'Moved user 1 to EPAM.' },
     );
-    await cli.client.runs.start({ goal: 'Move user 1 to EPAM' }, { workflowId: id });
+    await cli.client.runs.start({ goal: 'Move user 1 to EPAM', startedBy: 'alice' }, { workflowId: id });
 
     // The first delivery is answered 500, the retry 200, with the same delivery id and body.
     const tries = await eventually(hooks, (got) => got.some((r) => r.answered === 200), {
@@ -72,7 +72,17 @@ describe('webhooks', () => {
       workflowId: id,
       runId: expect.any(String),
       goal: 'Move user 1 to EPAM',
-      pending: { callId: 'call_move', tool: 'update_user', args: { id: 1, company: 'EPAM' } },
+      startedBy: 'alice',
+      pending: {
+        callId: 'call_move',
+        tool: 'update_user',
+        args: { id: 1, company: 'EPAM' },
+        // The tool's preview, read when the call began to wait: whose record, and what changes.
+        preview: {
+          text: 'Alice Johnson (user 1)',
+          changes: [{ field: 'company', before: 'Acme Corp', after: 'EPAM' }],
+        },
+      },
       link: `http://127.0.0.1:8080/runs/${id}`,
       at: expect.any(String),
     });
@@ -90,6 +100,8 @@ describe('webhooks', () => {
     const shown = message.blocks.map((block) => block.text.text).join('\n');
     expect(shown).toContain('*Goal:* Move user 1 to EPAM');
     expect(shown).toContain('*Tool:* `update_user` {"id":1,"company":"EPAM"}');
+    expect(shown).toContain('*Started by:* alice');
+    expect(shown).toContain('*Would change:* company: Acme Corp → EPAM');
     expect(shown).toContain(`<http://127.0.0.1:8080/runs/${id}|Open in the inbox>`);
 
     // The delivery has ended; the worker dies while the call waits, and another takes the run over.

@@ -5,6 +5,7 @@ import type { WaveloopClient } from '../../src/client/waveloop-client';
 import { createHttpApp } from '../../src/http';
 import { decisionCard } from '../../src/http/page/decision-view';
 import { runBody } from '../../src/http/page/run-view';
+import { peopleWith } from '../support/people';
 
 /**
  * The inbox page's sign-in and what it renders, without a socket (`app.request`). The client is never
@@ -13,7 +14,7 @@ import { runBody } from '../../src/http/page/run-view';
 
 const app = createHttpApp({
   client: {} as WaveloopClient,
-  tokens: [{ name: 'alice', token: 'alice-token' }],
+  people: peopleWith([{ name: 'alice', token: 'alice-token' }]),
   log: () => {},
 });
 const cookie = 'waveloop_token=alice-token';

@@ -97,7 +97,7 @@ describe('validateProjectConfig: approval rules', () => {
       undefined,
     );
     expect(problemOf({ tools: [{ ...tool('pay'), requiresApproval: 'yes' }] })).toMatch(
-      /^tools\.0\.requiresApproval: requiresApproval must be true, false or a function/,
+      /^tools\.0\.requiresApproval: requiresApproval must be true, false, \{ approvers\?, quorum\?, fourEyes\?, reason\? \} or a function/,
     );
     expect(problemOf({ tools: [pay], agents: [{ ...agent('clerk'), requiresApproval: { wire: true } }] })).toMatch(
       /^agent "clerk" has an approval rule for the tool "wire", which is not offered/,

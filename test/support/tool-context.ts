@@ -13,6 +13,7 @@ export function makeToolContext(overrides: Partial<ToolContext> = {}): ToolConte
     idempotencyKey: 'wf-test/call-1',
     workflowId: 'wf-test',
     toolCallId: 'call-1',
+    startedBy: 'alice',
     ...overrides,
   };
 }

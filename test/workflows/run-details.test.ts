@@ -12,6 +12,8 @@ const progress: RunProgress = {
   waves: [],
   usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
   pendingQuestions: [],
+  startedBy: 'alice',
+  startedAt: '2026-11-26T09:00:00.000Z',
   pendingApprovals: [
     {
       callId: 'call_large',
@@ -22,6 +24,9 @@ const progress: RunProgress = {
       reason: 'a payment of 9000 USD is over 1,000 USD',
       deadline: '2026-11-26T14:00:00.000Z',
       onTimeout: 'deny',
+      quorum: 1,
+      fourEyes: false,
+      approvals: [],
     },
   ],
 };
@@ -30,7 +35,7 @@ describe('runDetails', () => {
   it("a call waiting for approval shows why (its rule's reason), its deadline and what the deadline decides", () => {
     expect(runDetails({ progress, workflowId: 'pay-17' })).toBe(
       [
-        '**Waiting for a person** · iteration 1 of 20',
+        '**Waiting for a person** · iteration 1 of 20 · started by alice',
         'Approval needed: wave 1 · pay() with arguments `{"supplier":"Initrode","amount":9000}`',
         'Why: a payment of 9000 USD is over 1,000 USD',
         'Undecided by 2026-11-26T14:00:00.000Z, it is denied.',

@@ -1,3 +1,4 @@
+import { previewLines } from '../../contract/people/approvals';
 import { inboxLink, type WebhookBody, type WebhookNotice, type WebhookPending } from '../../contract/webhooks/webhooks';
 
 /** The JSON body of a notice, with the inbox links when `inboxUrl` (`WAVELOOP_INBOX_URL`) is known. */
@@ -15,7 +16,11 @@ export function webhookBody(notice: WebhookNotice, inboxUrl: string | undefined)
 /** A Slack message (an incoming webhook's `{ text, blocks }`): what happened, the goal, the tool and reason or the question, the inbox link. */
 export function slackMessage(body: WebhookBody): { text: string; blocks: unknown[] } {
   const headline = `${HEADLINES[body.event]} · ${body.workflowId}`;
-  const lines = [`*Goal:* ${escapeSlack(body.goal)}`, ...pendingLines(body.pending)];
+  const lines = [
+    `*Goal:* ${escapeSlack(body.goal)}`,
+    ...(body.startedBy ? [`*Started by:* ${escapeSlack(body.startedBy)}`] : []),
+    ...pendingLines(body.pending),
+  ];
   if (body.status && body.event !== 'failed') lines.push(`*Status:* ${body.status}`);
   if (body.error) lines.push(`*Error:* ${escapeSlack(body.error)}`);
   if (body.answer) lines.push(`*Answer:* ${escapeSlack(body.answer)}`);
@@ -43,6 +48,12 @@ function pendingLines(pending: WebhookPending | undefined): string[] {
   return [
     `*Tool:* \`${pending.tool}\` ${escapeSlack(JSON.stringify(pending.args))}`,
     ...(pending.reason ? [`*Reason:* ${escapeSlack(pending.reason)}`] : []),
+    ...(pending.preview ? previewLines(pending.preview).map((line) => `*Would change:* ${escapeSlack(line)}`) : []),
+    ...(pending.approvers || pending.quorum
+      ? [
+          `*Needs:* ${escapeSlack(pending.approvers ?? 'anyone')}${pending.quorum ? `, ${pending.quorum} approvals` : ''}`,
+        ]
+      : []),
     ...(pending.deadline ? [`*Decided by its deadline at:* ${pending.deadline}`] : []),
   ];
 }

@@ -1,11 +1,12 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { NoWorkerError } from '../../client/no-worker-error';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { identifyWorkflow, requireKind, type IdentifiedWorkflow } from '../../client/workflow-kind';
+import { quorumProgress } from '../../contract/people/approvals';
 import { loadSettings } from '../../settings';
 import { endedNote } from '../ended-note';
-import { action, note, osUser, print, withClient } from '../support';
+import { action, byOption, note, osUser, print, withClient } from '../support';
 import { renderResult } from '../ui/render';
 import { noWorkerNote, startWorker } from '../worker-hint';
 
@@ -31,7 +32,7 @@ export function register(program: Command): void {
     .argument('<id>', 'workflow id of an agent run')
     .argument('<callId>', 'the tool call to approve (waveloop pending lists them)')
     .option('--args <json>', "run it with these arguments instead of the model's (a JSON object)", parseArgs)
-    .addOption(byOption())
+    .addOption(byOption('decides, recorded with the decision'))
     .description('approve a tool call that waits for approval; it runs at once')
     .action(action((id: string, callId: string, options: Decider & { args?: Args }) => approve(id, callId, options)));
   program
@@ -39,7 +40,7 @@ export function register(program: Command): void {
     .argument('<id>', 'workflow id of an agent run')
     .argument('<callId>', 'the tool call to deny')
     .option('--reason <text>', 'why; the model reads it')
-    .addOption(byOption())
+    .addOption(byOption('decides, recorded with the decision'))
     .description('deny a tool call that waits for approval')
     .action(action((id: string, callId: string, options: Decider & { reason?: string }) => deny(id, callId, options)));
   program
@@ -64,12 +65,20 @@ async function answer(workflowId: string, words: string[]): Promise<number> {
   });
 }
 
-/** `waveloop approve <id> <callId> [--args] [--by]`: approves a tool call; it runs at once, with the edited arguments if given. */
+/**
+ * `waveloop approve <id> <callId> [--args] [--by]`: approves a tool call; it runs once its quorum is
+ * met, with the edited arguments if given. A decision `--by` may not make is refused (exit 1).
+ */
 async function approve(workflowId: string, callId: string, options: Decider & { args?: Args }): Promise<number> {
   const { args, by = osUser() } = options;
   return onRunningRun(workflowId, 'approve', async (client) => {
     const decided = await client.runs.approve(workflowId, callId, { by, args });
-    print(`Approved ${decided.tool} (call ${decided.callId})${args ? ' with the edited arguments' : ''}, as ${by}.`);
+    const edited = args ? ' with the edited arguments' : '';
+    print(
+      decided.decided === 'waiting'
+        ? `Approved ${decided.tool} (call ${decided.callId})${edited}, as ${by}: ${quorumProgress(decided.approvals, decided.quorum)}; it waits for ${decided.quorum - decided.approvals.length} more.`
+        : `Approved ${decided.tool} (call ${decided.callId})${edited}, as ${by}.`,
+    );
     return 0;
   });
 }
@@ -87,18 +96,6 @@ async function deny(workflowId: string, callId: string, options: Decider & { rea
 type Args = Record<string, unknown>;
 interface Decider {
   by?: string;
-}
-
-/** `--by <name>`: who decides, recorded with the decision; without it, the OS user (read when a decision is sent). */
-function byOption(): Option {
-  return new Option('--by <name>', 'who decides, recorded with the decision (default: your OS user name)').argParser(
-    parseBy,
-  );
-}
-
-function parseBy(value: string): string {
-  if (value.trim() === '') throw new InvalidArgumentError('must be a name, not empty');
-  return value.trim();
 }
 
 /** `--args <json>`: a JSON object. */

@@ -12,7 +12,7 @@ import { loadSettings, modelConfigProblem } from '../../settings';
 import { describeError, UsageError } from '../errors';
 import { readOutputSchemaFile } from '../output-schema-file';
 import { settingFields, settingOptions } from '../setting-options';
-import { action, commaList, ensureServer, note, print, projectOf, runUrl, withClient } from '../support';
+import { action, byOption, commaList, ensureServer, note, print, projectOf, runUrl, withClient } from '../support';
 import { followTree } from '../ui/goal-follow';
 import { renderGoalReport, renderGoalTotals, renderGoalTree } from '../ui/goal-render';
 import { renderOutput } from '../ui/render';
@@ -32,6 +32,7 @@ interface GoalOptions {
   id?: string;
   detach?: boolean;
   json?: boolean;
+  by?: string;
 }
 
 /** `waveloop goal "<goal>"` and `waveloop tree <id> [--jsonl]`. */
@@ -56,6 +57,7 @@ export function register(program: Command): void {
     )
     .option('--output-schema <file>', "JSON Schema file the tree's result is also written as (printed as JSON)")
     .option('--id <workflowId>', 'workflow id of the root goal')
+    .addOption(byOption('starts the tree, recorded as its startedBy'))
     .option('--detach', 'start the tree and exit')
     .option('--json', 'print the result object as JSON')
     .action(action((words: string[], options: GoalOptions) => goalCommand(program, words, options)));
@@ -79,6 +81,7 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
     ...settingFields('tree', options),
     tools: options.tools,
     agent: options.agent,
+    startedBy: options.by,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });
   // Trees on the embedded server are served by a worker of this machine, so it needs a model now.

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { PendingDecision } from '../../client/pending';
 import { clip } from '../../contract/goal-tree/text';
+import { needsLine, previewLines } from '../../contract/people/approvals';
 import { toolSummary } from '../../contract/summaries';
 import { loadSettings } from '../../settings';
 import { action, note, print, withClient } from '../support';
@@ -44,7 +45,14 @@ async function pending(options: { json?: boolean }): Promise<number> {
 function what(decision: PendingDecision): string {
   if (decision.kind === 'approval') {
     const call = toolSummary(decision.iteration ?? 0, decision.tool!, decision.args ?? {});
-    return decision.reason ? `${call}: ${clip(decision.reason, 60)}` : call;
+    const needs = needsLine(decision);
+    const preview = decision.preview ? previewLines(decision.preview).join('; ') : '';
+    return [
+      decision.reason ? `${call}: ${clip(decision.reason, 60)}` : call,
+      ...(needs ? [`(${needs})`] : []),
+      ...(preview ? [`[${clip(preview, 80)}]`] : []),
+      ...(decision.startedBy ? [`started by ${decision.startedBy}`] : []),
+    ].join(' ');
   }
   return clip(decision.question ?? decision.message ?? '', 60);
 }

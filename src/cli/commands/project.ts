@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
+import { approversLabel } from '../../contract/people/approvals';
 import type { LoadedProject } from '../../project/load-project';
 import { STARTER_AGENT, STARTER_CONFIG, STARTER_CONFIG_FILE, STARTER_GOAL } from '../../project/starter';
 import type { ToolListing } from '../../project/toolset';
@@ -61,10 +62,21 @@ export function toolTable(listing: readonly ToolListing[]): string[] {
     ...listing.map((tool) => [
       tool.name,
       tool.source,
-      tool.requiresApproval === 'rule' ? 'by rule' : tool.requiresApproval ? 'required' : '-',
+      approvalColumn(tool.requiresApproval),
       shorten(tool.description),
     ]),
   ]);
+}
+
+/** `by rule`, `required`, `finance ×2, four eyes` or `-`. */
+function approvalColumn(rule: ToolListing['requiresApproval']): string {
+  if (rule === 'rule') return 'by rule';
+  if (typeof rule !== 'object') return rule ? 'required' : '-';
+  const who = rule.approvers ? approversLabel(rule.approvers) : 'required';
+  return [
+    `${who}${rule.quorum && rule.quorum > 1 ? ` ×${rule.quorum}` : ''}`,
+    ...(rule.fourEyes ? ['four eyes'] : []),
+  ].join(', ');
 }
 
 function shorten(description: string): string {

@@ -12,6 +12,7 @@ import { settingFields, settingOptions } from '../setting-options';
 import { exitStatusOf, listenForStop, type StopRequest } from '../stop-signals';
 import {
   action,
+  byOption,
   commaList,
   ensureServer,
   note,
@@ -53,6 +54,7 @@ export function register(program: Command): void {
       'JSON Schema file the final answer must match (printed as JSON; else invalid_output)',
     )
     .option('--id <workflowId>', 'workflow id of the run')
+    .addOption(byOption('starts the run, recorded as its startedBy'))
     .option(
       '--chat',
       'a conversation: after each answer the run waits for your next message (at a terminal, asked right here)',
@@ -73,6 +75,7 @@ interface RunOptions {
   detach?: boolean;
   json?: boolean;
   chat?: boolean;
+  by?: string;
 }
 
 /**
@@ -93,6 +96,7 @@ async function runCommand(
     tools: options.tools,
     ...settingFields('run', options),
     conversation: options.chat || undefined,
+    startedBy: options.by,
     output: options.outputSchema === undefined ? undefined : readOutputSchemaFile(options.outputSchema),
   });
   return launchRun((client) => client.runs.start(input, { workflowId: options.id, timeout: options.timeout }), {

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
-import type { HttpToken } from '../../http';
+import { People } from '../../contract/people/people';
 import { DEFAULT_HTTP_ADDRESS, isLoopback, parseListenAddress } from '../../http/listen-address';
-import { generateToken, parseTokens } from '../../http/tokens';
+import { generateToken } from '../../http/tokens';
+import type { LoadedProject } from '../../project/load-project';
+import { peopleOf } from '../../project/people';
 import { projectAgents } from '../../project/project-agents';
-import { loadSettings } from '../../settings';
+import { loadSettings, tokenSha256, type WaveloopSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { InProcessWorker } from '../in-process-worker';
 import { listenForStop } from '../stop-signals';
@@ -35,36 +37,40 @@ export function register(program: Command): void {
 }
 
 /**
- * Serves until Ctrl-C (or SIGTERM). Tokens come from `WAVELOOP_HTTP_TOKENS`; without any, one is made
- * for this start and printed (as Jupyter does), and the server listens on this machine only: on an
- * address beyond it, it refuses to start (a `UsageError`, exit 2).
+ * Serves until Ctrl-C (or SIGTERM). People come from `WAVELOOP_HTTP_TOKENS` and the project config's
+ * `people` (docs/security.md); without any, a token is made for this start and printed (as Jupyter
+ * does) for the OS user, and the server listens on this machine only: on an address beyond it, it
+ * refuses to start (a `UsageError`, exit 2), as it does for a person declared twice.
  */
 async function serve(program: Command, options: ServeOptions): Promise<number> {
-  const config = loadSettings();
+  const config = usage(() => loadSettings());
   const address = options.listen ?? (process.env.WAVELOOP_HTTP_ADDRESS?.trim() || DEFAULT_HTTP_ADDRESS);
   const { host, port } = usage(() => parseListenAddress(address));
-  const configured = process.env.WAVELOOP_HTTP_TOKENS?.trim();
-  const given = configured ? usage(() => parseTokens(configured)) : [];
-  if (given.length === 0 && !isLoopback(host)) {
+  const project = await projectOf(program).catch((err: Error) => {
+    note(
+      `The project did not load (${err.message}): "Start a run" takes any agent's name, and only WAVELOOP_HTTP_TOKENS gives people.`,
+    );
+    return undefined;
+  });
+  const given = usage(() => directoryOf(config, project));
+  if (given.size === 0 && !isLoopback(host)) {
     throw new UsageError(
-      `waveloop serve refuses to listen on ${host}, beyond this machine, without tokens: set WAVELOOP_HTTP_TOKENS (name:token,…), or listen on 127.0.0.1.`,
+      `waveloop serve refuses to listen on ${host}, beyond this machine, without people: set WAVELOOP_HTTP_TOKENS (name:token[:groups],…) or the config's people, or listen on 127.0.0.1.`,
     );
   }
-  const made: HttpToken | undefined = given.length === 0 ? { name: osUser(), token: generateToken() } : undefined;
-  const tokens = made ? [made] : given;
+  const made = given.size === 0 ? { name: osUser(), token: generateToken() } : undefined;
+  const people = made
+    ? new People([
+        { source: 'this start', people: [{ name: made.name, groups: [], tokenSha256: tokenSha256(made.token) }] },
+      ])
+    : given;
   const uiUrl = await ensureServer(config);
-  const agents = await projectOf(program).then(
-    (project) => projectAgents(project.config).map((agent) => agent.name),
-    (err: Error) => {
-      note(`The project did not load (${err.message}): "Start a run" takes any agent's name.`);
-      return [];
-    },
-  );
+  const agents = project ? projectAgents(project.config).map((agent) => agent.name) : [];
   const stop = listenForStop();
   try {
     return await withClient(config, async (client) => {
       const worker = options.worker
-        ? new InProcessWorker(config, await projectOf(program), () =>
+        ? new InProcessWorker(config, project ?? (await projectOf(program)), () =>
             note(`A worker in this process serves task queue "${config.taskQueue}".`),
           )
         : undefined;
@@ -74,7 +80,7 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
       const webUi = uiUrl ? (id: string) => runUrl(uiUrl, config, id)! : undefined;
       const server = await startHttpServer({
         client,
-        tokens,
+        people,
         cors: options.cors,
         host,
         port,
@@ -85,10 +91,16 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
       try {
         print(`waveloop serve: the inbox on ${server.url}/, the HTTP API on ${server.url}/api.`);
         if (made) {
-          print(`No WAVELOOP_HTTP_TOKENS: this start made a token; decisions with it are recorded as by ${made.name}.`);
+          print(`No people declared: this start made a token; decisions with it are recorded as by ${made.name}.`);
           print(`  Open the inbox: ${server.url}/?token=${made.token}`);
           print(`  curl -H "Authorization: Bearer ${made.token}" ${server.url}/api/pending`);
-        } else note(`Tokens from WAVELOOP_HTTP_TOKENS for: ${tokens.map((t) => t.name).join(', ')}.`);
+        } else
+          note(
+            `People: ${people
+              .list()
+              .map((person) => person.name + (person.groups.length ? ` (${person.groups.join(', ')})` : ''))
+              .join(', ')}.`,
+          );
         if (!worker)
           note(`No worker here (--worker runs one): runs need a worker on task queue "${config.taskQueue}".`);
         note('Ctrl-C stops it.');
@@ -102,6 +114,11 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
   } finally {
     stop.dispose();
   }
+}
+
+/** The people of the environment and the project config (none from a config that did not load). */
+function directoryOf(config: WaveloopSettings, project: LoadedProject | undefined): People {
+  return peopleOf(config, project?.config ?? { people: [] });
 }
 
 /** `parse()`, its `TypeError` as a `UsageError` (exit 2). */

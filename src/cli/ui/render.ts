@@ -7,6 +7,7 @@ import type {
   WaveRecord,
 } from '../../contract/agent-loop';
 import { answerCommandLine, approveCommandLine, denyCommandLine } from '../../contract/command-lines';
+import { needsLine, previewLines } from '../../contract/people/approvals';
 import { toolSummary } from '../../contract/summaries';
 import { colors, statusColor } from './colors';
 
@@ -66,6 +67,7 @@ export function renderProgress(progress: RunProgress): string[] {
   return [
     `Status:     ${statusColor(progress.status)(progress.status)}`,
     `Agent:      ${progress.agent} (model ${progress.model})`,
+    ...(progress.startedBy ? [`Started by: ${progress.startedBy}, ${progress.startedAt}`] : []),
     `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
     `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
     ...(progress.settling?.calls ?? []).map(
@@ -73,12 +75,13 @@ export function renderProgress(progress: RunProgress): string[] {
     ),
     tokenLine(progress.usage),
     ...(progress.pendingQuestions ?? []).map((q) => `${colors.yellow('Question:')}   ${q.question} (call ${q.callId})`),
-    ...(progress.pendingApprovals ?? []).map(
-      (a) =>
-        `${colors.yellow('Approval:')}   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})` +
+    ...(progress.pendingApprovals ?? []).flatMap((a) => [
+      `${colors.yellow('Approval:')}   ${toolSummary(a.iteration, a.tool, a.args)} (call ${a.callId})` +
         (a.reason ? `: ${a.reason}` : '') +
         (a.deadline ? `; ${a.onTimeout === 'approve' ? 'approved' : 'denied'} if undecided by ${a.deadline}` : ''),
-    ),
+      ...(needsLine(a) ? [`            ${needsLine(a)}`] : []),
+      ...(a.preview ? previewLines(a.preview).map((line) => `            ${line}`) : []),
+    ]),
     ...(progress.conversation ? [`Message:    ${progress.conversation.message}`] : []),
   ];
 }

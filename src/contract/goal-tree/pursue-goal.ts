@@ -83,6 +83,8 @@ export const GoalInputSchema = z.strictObject({
    * schema by the client and by the `shapeGoalOutput` activity (ajv stays out of workflow code).
    */
   output: z.record(z.string(), z.unknown()).optional(),
+  /** Who started the tree (as `AgentLoopInput.startedBy`): its tool loops' starter, whose calls four eyes bar them from approving. */
+  startedBy: z.string().trim().min(1).max(200).optional(),
   /** Set by a parent goal for its children; absent at the root. */
   node: GoalNodeSchema.optional(),
   ...settingsShape('tree'),

@@ -169,6 +169,12 @@ export const SETTINGS = {
     layers: ['run', 'agent', 'tool'],
     default: 'deny',
   },
+  fourEyes: {
+    type: { kind: 'boolean' },
+    doc: 'The person who started a run may not approve its calls (a rule may also ask for it, call by call).',
+    layers: ['agent'],
+    default: false,
+  },
   answerTimeoutSeconds: {
     type: seconds(365 * DAY),
     doc: 'Seconds `ask_question` waits for an answer before telling the model nobody answered (none: forever).',

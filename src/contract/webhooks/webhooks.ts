@@ -3,6 +3,8 @@
  * sends it, and the `postWebhook` activity that posts it to one URL. No zod here: workflow code imports it.
  */
 
+import type { CallPreview } from '../people/approvals';
+
 export const DELIVER_WEBHOOKS_WORKFLOW = 'deliverWebhooks';
 
 /**
@@ -24,6 +26,12 @@ export type WebhookPending =
       reason?: string;
       /** When the call's deadline decides it (ISO 8601). */
       deadline?: string;
+      /** What the call would change (its tool's `preview`), or why that could not be read. */
+      preview?: CallPreview;
+      /** Who may decide (the rule's words: `finance`), when not anyone. */
+      approvers?: string;
+      /** How many people must approve, when more than one. */
+      quorum?: number;
     }
   | { callId: string; question: string };
 
@@ -44,6 +52,8 @@ export interface WebhookNotice {
   output?: unknown;
   /** Why the run failed. */
   error?: string;
+  /** Who started the run (`unknown` when its client did not say). */
+  startedBy?: string;
   /** The goal tree this run belongs to, when it is one of its tool loops: its root's workflow id. */
   root?: { workflowId: string };
   /** When it happened (ISO 8601, the run's time). */

@@ -42,6 +42,16 @@ export function updateUserTool(deps: DemoDeps) {
       .refine((args) => args.name !== undefined || args.email !== undefined || args.company !== undefined, {
         message: 'Give at least one of name, email or company to change.',
       }),
+    // What the person deciding sees: whose record this is, and each field before → after.
+    preview: (args) => {
+      const user = findUser(db, args.id);
+      if (!user) return `No user with id ${args.id}: the call would fail.`;
+      const fields = (['name', 'email', 'company'] as const).filter((field) => args[field] !== undefined);
+      return {
+        text: `${user.name} (user ${user.id})`,
+        changes: fields.map((field) => ({ field, before: user[field], after: args[field] })),
+      };
+    },
     execute: (args, context): User =>
       db
         .transaction((): User => {

@@ -89,7 +89,11 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
 
   app.post('/start', async (c) => {
     const form = await formOf(c);
-    const input = AgentLoopInputSchema.safeParse({ goal: form.goal, ...(form.agent ? { agent: form.agent } : {}) });
+    const input = AgentLoopInputSchema.safeParse({
+      goal: form.goal,
+      ...(form.agent ? { agent: form.agent } : {}),
+      startedBy: c.get('person').name,
+    });
     if (!input.success)
       return c.html(startForm(agents, { ...form, error: describeIssues(input.error.issues, 'run') }), 400);
     try {
@@ -111,13 +115,13 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
           id,
           callId,
           { approve: false, ...(form.reason ? { reason: form.reason } : {}) },
-          c.get('person'),
+          c.get('person').name,
         );
-        return `Denied by ${c.get('person')}`;
+        return `Denied by ${c.get('person').name}`;
       }
       const args = form.decision === 'edit' ? argumentsOf(form.args ?? '') : undefined;
-      await decideApproval(runs, id, callId, { approve: true, ...(args ? { args } : {}) }, c.get('person'));
-      return `Approved${args ? ' with edited arguments' : ''} by ${c.get('person')}`;
+      await decideApproval(runs, id, callId, { approve: true, ...(args ? { args } : {}) }, c.get('person').name);
+      return `Approved${args ? ' with edited arguments' : ''} by ${c.get('person').name}`;
     });
   });
 
@@ -127,7 +131,7 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
     return decide(c, id, { kind: 'question', callId }, form, async () => {
       if (!form.answer?.trim()) throw new HttpError(400, 'bad_request', 'Write an answer first.');
       await answerQuestion(runs, id, callId, form.answer);
-      return `Answered by ${c.get('person')}`;
+      return `Answered by ${c.get('person').name}`;
     });
   });
 

@@ -56,7 +56,7 @@ export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
   if (input.node) return pursueNode(input, settings, input.node);
   // The root tells the tree's webhooks how it ended; its tool loops tell what they wait for.
   const root = await rootNode(input, settings);
-  const notifier = new Notifier(root.webhooks, input.goal);
+  const notifier = new Notifier(root.webhooks, input.goal, input.startedBy);
   let result: GoalResult;
   try {
     result = await pursueNode(input, settings, root.node);
@@ -116,7 +116,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
   const stop = g.ledger.check('start');
   if (stop) return results.constrained(soFar(g), stop);
   const budgets = g.ledger.left();
-  const { goal: rootGoal, agent, webhooks } = g.input;
+  const { goal: rootGoal, agent, webhooks, startedBy } = g.input;
   const workflowId = executionWorkflowId(g.id);
   show(g, `Running its tool loop \`${workflowId}\` (its details say what it waits for)`);
   try {
@@ -129,6 +129,7 @@ async function runToolLoop(g: Goal, action: string | undefined): Promise<GoalRes
           tools: g.node.tools,
           ...(agent ? { agent } : {}),
           ...(webhooks ? { webhooks } : {}),
+          ...(startedBy ? { startedBy } : {}),
           ...priorityFields(g.input),
           // A sub-goal's answer is evidence for the tree, in words, whatever shape the agent's answers take.
           output: null,

@@ -20,6 +20,8 @@ describe('renderProgress (waveloop status)', () => {
       },
       usage: { promptTokens: 300, completionTokens: 30, totalTokens: 330 },
       pendingQuestions: [],
+      startedBy: 'alice',
+      startedAt: '2026-11-26T08:59:00.000Z',
       pendingApprovals: [
         {
           callId: 'c3',
@@ -27,6 +29,9 @@ describe('renderProgress (waveloop status)', () => {
           args: { id: 2, company: 'EPAM' },
           iteration: 3,
           since: '2026-11-26T09:00:00.000Z',
+          quorum: 1,
+          fourEyes: false,
+          approvals: [],
         },
       ],
     };
@@ -34,6 +39,7 @@ describe('renderProgress (waveloop status)', () => {
     expect(renderProgress(progress)).toEqual([
       'Status:     waiting_for_approval',
       'Agent:      back-office (model gpt-4o-mini)',
+      'Started by: alice, 2026-11-26T08:59:00.000Z',
       'Iteration:  3 of 20 (phase: tools)',
       'Waves:      1, 1 tool calls',
       'Settled:    wave 3 · calculator(expression=6*7) → 42 (its wave still runs)',

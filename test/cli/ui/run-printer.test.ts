@@ -16,6 +16,8 @@ const PROGRESS: RunProgress = {
   usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
   pendingQuestions: [],
   pendingApprovals: [],
+  startedBy: 'alice',
+  startedAt: '2026-11-27T10:00:00.000Z',
 };
 
 /** Follows a run that `reader` describes, printed the way `waveloop follow` prints it. */
@@ -61,6 +63,9 @@ describe('RunPrinter: a followed run as waveloop follow prints it', () => {
       args: { id: 1 },
       iteration: 2,
       since: '2026-11-26T09:00:00.000Z',
+      quorum: 1,
+      fourEyes: false,
+      approvals: [],
     };
     const progress: RunProgress = { ...PROGRESS, iteration: 2, pendingApprovals: [approval] };
     const run = printed({

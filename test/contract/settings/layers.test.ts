@@ -25,9 +25,9 @@ const minus = (keys: string[], ...drop: Array<Iterable<string>>) => {
 };
 
 /** The fields of each layer that are not settings: what the run, the agent or the tree is. */
-const RUN_TASK = ['goal', 'agent', 'system', 'tools', 'output', 'fork'];
+const RUN_TASK = ['goal', 'agent', 'system', 'tools', 'output', 'fork', 'startedBy'];
 const AGENT_OWN = ['name', 'system', 'tools', 'requiresApproval', 'output'];
-const TREE_TASK = ['goal', 'agent', 'tools', 'output'];
+const TREE_TASK = ['goal', 'agent', 'tools', 'output', 'startedBy'];
 
 describe('settings: every layer is made from the declarations', () => {
   it("a run's input holds its task, every run setting and the refused old names, nothing else", () => {

@@ -39,6 +39,7 @@ const TABLE: Record<SettingName, Row> = {
   toolsToApprove: { run: ['a'], agent: ['b', 'a'], worker: NO, tree: NO, default: _ },
   approvalTimeoutSeconds: { run: 10, agent: 20, worker: NO, tree: NO, tool: 30, default: _ },
   onApprovalTimeout: { run: 'approve', agent: 'deny', worker: NO, tree: NO, tool: 'approve', default: 'deny' },
+  fourEyes: { run: NO, agent: true, worker: NO, tree: NO, default: false },
   answerTimeoutSeconds: { run: 10, agent: 20, worker: NO, tree: NO, default: _ },
   conversation: { run: true, agent: false, worker: NO, tree: NO, default: false },
   idleTimeoutSeconds: { run: 10, agent: 20, worker: NO, tree: NO, default: 604_800 },
