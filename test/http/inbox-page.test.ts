@@ -1,15 +1,21 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { PendingDecision } from '../../src/client/pending';
 import type { RunStatusReport } from '../../src/client/runs';
 import type { WaveloopClient } from '../../src/client/waveloop-client';
+import type { PendingApproval, RunProgress } from '../../src/contract/agent-loop';
+import { FailureType } from '../../src/contract/errors';
 import { createHttpApp } from '../../src/http';
-import { decisionCard } from '../../src/http/page/decision-view';
+import { decisionCard, decisionId } from '../../src/http/page/decision-view';
+import { pendingVersion, waitingSection } from '../../src/http/page/inbox-view';
 import { runBody } from '../../src/http/page/run-view';
 import { peopleWith } from '../support/people';
 
 /**
  * The inbox page's sign-in and what it renders, without a socket (`app.request`). The client is never
- * reached here: a request that got past the checks to a route would fail the test.
+ * reached by the first app: a request that got past the checks to a route would fail the test. A
+ * decision's answer is tested against a fake client's `runs`.
  */
 
 const app = createHttpApp({
@@ -101,9 +107,197 @@ describe('the inbox page', () => {
         output: { html: evil },
       },
     };
-    for (const rendered of [String(await decisionCard(decision)), String(await runBody(report, undefined))]) {
+    const viewer = { name: 'alice' };
+    for (const rendered of [
+      String(await decisionCard(decision, { viewer })),
+      String(await runBody(report, undefined, viewer)),
+    ]) {
       expect(rendered).not.toContain('<img');
       expect(rendered).toContain('&lt;img src=x onerror=');
     }
+  });
+
+  describe("an approval's card: what a person reads before deciding, and buttons only for who may decide", () => {
+    const now = new Date('2026-11-22T10:05:00Z');
+    const payment: PendingDecision = {
+      workflowId: 'pay-1',
+      kind: 'approval',
+      callId: 'call_1',
+      tool: 'update_user',
+      args: { id: 2, company: 'EPAM' },
+      reason: 'changes a customer record',
+      description: "Changes a user's company.",
+      approvers: { label: 'finance', names: ['alice', 'bob', 'dave'] },
+      quorum: 2,
+      approvals: [],
+      fourEyes: true,
+      preview: { text: 'Bob Smith (user 2)', changes: [{ field: 'company', before: 'Initech', after: 'EPAM' }] },
+      startedBy: 'alice',
+      startedAt: '2026-11-22T10:02:00Z',
+      agent: 'payments',
+      waitingSince: '2026-11-22T10:04:00Z',
+      command: '',
+    };
+    const card = async (decision: PendingDecision, viewer: string) => {
+      const text = String(await decisionCard(decision, { viewer: { name: viewer }, now }));
+      const words = text
+        .replace(/<[^>]+>/g, '')
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/\s+/g, ' ');
+      return { html: text, words };
+    };
+
+    it('shows the description, the reason, the starter and when, the agent, the preview, who may decide and the quorum', async () => {
+      const { words } = await card(payment, 'bob');
+      expect(words).toContain("Changes a user's company.");
+      expect(words).toContain('changes a customer record');
+      expect(words).toContain('started by alice, 3 min ago · agent payments');
+      expect(words).toContain('Bob Smith (user 2)');
+      expect(words).toContain('company: Initech → EPAM');
+      expect(words).toContain('needs finance · 0 of 2 · four eyes');
+    });
+
+    it('an approver gets Approve, Deny and the edit; someone outside the approvers sees "needs finance" and no form', async () => {
+      const bob = await card(payment, 'bob');
+      expect(bob.html).toContain('value="approve"');
+      expect(bob.html).toContain('value="deny"');
+      expect(bob.html).toContain('value="edit"');
+      const carol = await card(payment, 'carol');
+      expect(carol.html).not.toContain('<form');
+      expect(carol.html).not.toContain('<button');
+      expect(carol.words).toContain('needs finance');
+      expect(carol.words).toContain('Only finance may decide it, not you (carol).');
+    });
+
+    it('under four eyes the starter may deny but not approve; one who approved may not approve again, and sees how many more it needs', async () => {
+      const alice = await card(payment, 'alice');
+      expect(alice.html).not.toContain('value="approve"');
+      expect(alice.html).not.toContain('value="edit"');
+      expect(alice.html).toContain('value="deny"');
+      expect(alice.words).toContain('You started this run: under four eyes another person must approve it.');
+
+      const approvedByBob = { ...payment, approvals: [{ by: 'bob', at: '2026-11-22T10:04:30Z' }] };
+      const bob = await card(approvedByBob, 'bob');
+      expect(bob.html).not.toContain('value="approve"');
+      expect(bob.html).toContain('value="deny"');
+      expect(bob.words).toContain('You approved; waits for 1 more.');
+      expect(bob.words).toContain('1 of 2: bob');
+      expect((await card(approvedByBob, 'dave')).html).toContain('value="approve"');
+    });
+
+    it("a preview that failed says so; edited arguments show as edited, with the model's own", async () => {
+      const failed = await card({ ...payment, preview: { error: 'the database is locked' } }, 'bob');
+      expect(failed.html).toMatch(/class="preview preview-error" role="note">\s*no preview: the database is locked/);
+      const edited = await card(
+        { ...payment, args: { id: 2, company: 'EPAM Systems' }, originalArgs: payment.args },
+        'bob',
+      );
+      expect(edited.words).toContain('edited a person changed the arguments');
+      expect(edited.html).toContain('class="original-args"');
+      expect(edited.words).toContain('"company": "EPAM Systems"');
+    });
+
+    it('escapes what the rule, the tool and the preview say', async () => {
+      const evil = '<img src=x onerror="alert(1)">';
+      const { html } = await card(
+        {
+          ...payment,
+          description: evil,
+          approvers: { label: evil, names: [evil] },
+          preview: { text: evil, changes: [{ field: evil, before: evil, after: evil }] },
+          startedBy: evil,
+          agent: evil,
+          originalArgs: { evil },
+        },
+        'carol',
+      );
+      expect(html).not.toContain('<img');
+      expect(html).toContain('&lt;img src=x onerror=');
+    });
+
+    it("the inbox's version changes when someone approves or edits, not otherwise, so every open inbox shows the progress", () => {
+      const list = { decisions: [payment], unanswered: [] };
+      const version = pendingVersion(list);
+      expect(pendingVersion({ decisions: [{ ...payment }], unanswered: [] })).toBe(version);
+      const approved = { ...payment, approvals: [{ by: 'bob', at: '2026-11-22T10:04:30Z' }] };
+      expect(pendingVersion({ decisions: [approved], unanswered: [] })).not.toBe(version);
+      const edited = { ...payment, args: { id: 2, company: 'EPAM Systems' } };
+      expect(pendingVersion({ decisions: [edited], unanswered: [] })).not.toBe(version);
+    });
+
+    it('the inbox renders each card for its viewer, keeping the ids that hx-preserve needs', async () => {
+      const list = { decisions: [payment], unanswered: [] };
+      const forCarol = String(await waitingSection(list, { name: 'carol' }, now));
+      const forBob = String(await waitingSection(list, { name: 'bob' }, now));
+      expect(forCarol).not.toContain('value="approve"');
+      expect(forBob).toContain('value="approve"');
+      expect(forBob).toContain(`id="${decisionId(payment)}-reason"`);
+    });
+  });
+
+  it("an approval that leaves the quorum unmet answers with the card and its progress; a refusal shows the run's words in the card", async () => {
+    const call: PendingApproval = {
+      callId: 'call_1',
+      tool: 'update_user',
+      args: { id: 2, company: 'EPAM' },
+      iteration: 1,
+      since: new Date().toISOString(),
+      approvers: { label: 'finance', names: ['bob', 'dave'] },
+      quorum: 2,
+      fourEyes: false,
+      approvals: [],
+    };
+    const progress = {
+      pendingApprovals: [call],
+      pendingQuestions: [],
+      waves: [],
+      startedBy: 'alice',
+    } as unknown as RunProgress;
+    const runs = {
+      handle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }),
+      progress: async () => progress,
+      approve: async (_id: string, callId: string, { by }: { by: string }) => {
+        if (by === 'carol') {
+          const cause = ApplicationFailure.create({
+            type: FailureType.DecisionNotAllowed,
+            message: 'carol may not decide this call of update_user: it needs finance.',
+            nonRetryable: true,
+          });
+          throw new WorkflowUpdateFailedError('Workflow Update failed', cause);
+        }
+        call.approvals.push({ by, at: new Date().toISOString() });
+        return { callId, tool: call.tool, decided: 'waiting', approvals: call.approvals, quorum: call.quorum };
+      },
+    };
+    const decisions = createHttpApp({
+      client: { runs } as unknown as WaveloopClient,
+      people: peopleWith([
+        { name: 'bob', token: 'bob-inbox-token', groups: ['finance'] },
+        { name: 'carol', token: 'carol-inbox-token', groups: ['ops'] },
+      ]),
+      log: () => {},
+    });
+    const post = (token: string) =>
+      decisions.request('/runs/pay-1/approvals/call_1', {
+        method: 'POST',
+        headers: { cookie: `waveloop_token=${token}`, 'hx-request': 'true' },
+        body: new URLSearchParams({ decision: 'approve' }),
+      });
+
+    const bob = await post('bob-inbox-token');
+    expect(bob.status).toBe(200);
+    const bobs = await bob.text();
+    expect(bobs).toContain('class="card decision"');
+    expect(bobs).toContain('needs finance · 1 of 2: bob');
+    expect(bobs).toContain('You approved; waits for 1 more.');
+    expect(bobs).not.toContain('value="approve"');
+
+    const carol = await post('carol-inbox-token');
+    expect(carol.status).toBe(403);
+    const carols = await carol.text();
+    expect(carols).toContain('role="alert">Refused: carol may not decide this call of update_user: it needs finance.');
+    expect(carols).not.toContain('<form');
+    expect(call.approvals.map((vote) => vote.by)).toEqual(['bob']);
   });
 });

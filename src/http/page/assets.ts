@@ -43,6 +43,13 @@ pre { white-space: pre-wrap; word-break: break-word; background: #8881; padding:
 .card { border: 1px solid var(--line); border-radius: 6px; padding: .8rem 1rem; margin: .7rem 0; }
 .card h3 { margin: 0 0 .3rem; font-size: 1rem; }
 .reason { color: var(--wait); }
+.description { margin: .3rem 0; font-size: .92rem; }
+.needs { font-weight: 600; margin: .3rem 0; }
+.note { margin: .4rem 0; color: var(--wait); }
+.preview { border-left: 3px solid var(--wait); padding: .1rem .7rem; margin: .4rem 0; }
+.preview ul.changes { margin: .2rem 0; padding-left: 1.1rem; font-family: ui-monospace, monospace; font-size: .9rem; }
+.preview-error { border-left-color: var(--bad); color: var(--bad); font-style: italic; }
+.edited .badge { font-size: .8rem; padding: .05rem .45rem; border-radius: 999px; border: 1px solid var(--wait); color: var(--wait); }
 .error { color: var(--bad); font-weight: 600; }
 .done { color: var(--ok); font-weight: 600; }
 .status { font-size: .8rem; padding: .05rem .45rem; border-radius: 999px; border: 1px solid var(--line); white-space: nowrap; }

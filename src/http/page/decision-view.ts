@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { html, raw } from 'hono/html';
 import type { PendingDecision } from '../../client/pending';
+import { needsLine, previewLines, type CallPreview } from '../../contract/people/approvals';
+import type { Person } from '../../contract/people/people';
 import { ago, pretty } from './format';
 import type { Html } from './layout';
 
@@ -26,8 +28,21 @@ export function decisionId(decision: Pick<PendingDecision, 'workflowId' | 'kind'
   return `d-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
 
-/** The card of `decision`, with `typed` (a refused attempt) when there was one. */
-export function decisionCard(decision: PendingDecision, typed: Typed = {}, now = new Date()): Html {
+/** Who looks at a card, and what they typed into it when it was refused. */
+export interface CardOptions {
+  /** The person the page is for (the session's): only who may decide gets the buttons. */
+  viewer: Pick<Person, 'name'>;
+  typed?: Typed;
+  now?: Date;
+}
+
+/**
+ * The card of `decision` as `viewer` sees it, with `typed` (a refused attempt) when there was one.
+ * An approval's card says what the person reads before deciding: the tool's description, the rule's
+ * reason, who started the run and when, its agent, the preview, who may decide and the quorum's
+ * progress; its buttons are only for those who may use them (`mayDo`).
+ */
+export function decisionCard(decision: PendingDecision, { viewer, typed = {}, now = new Date() }: CardOptions): Html {
   const id = decisionId(decision);
   const run = `/runs/${encodeURIComponent(decision.workflowId)}`;
   return html`<article class="card decision" id="${id}" data-kind="${decision.kind}">
@@ -38,11 +53,101 @@ export function decisionCard(decision: PendingDecision, typed: Typed = {}, now =
         decision.deadline ? html` · decided by its deadline at ${decision.deadline}` : ''
       }
     </div>
-    ${decision.goal ? html`<div class="goal">${decision.goal}</div>` : ''}
+    ${starter(decision, now)} ${decision.goal ? html`<div class="goal">${decision.goal}</div>` : ''}
+    ${decision.description ? html`<p class="description">${decision.description}</p>` : ''}
     ${decision.reason ? html`<div class="reason">${decision.reason}</div>` : ''}
+    ${decision.preview ? previewView(decision.preview) : ''}
+    ${decision.kind === 'approval' && needsLine(decision) ? html`<div class="needs">${needsLine(decision)}</div>` : ''}
     ${typed.error ? html`<div class="error" role="alert">${typed.error}</div>` : ''}
-    ${controls(decision, id, run, typed)}
+    ${controls(decision, id, run, typed, mayDo(decision, viewer.name))}
   </article>`;
+}
+
+/** "started by alice, 3 min ago · agent payments": who asked for the run, when, and which agent runs it. */
+function starter(decision: PendingDecision, now: Date): Html | string {
+  const { startedBy, startedAt, agent } = decision;
+  if (!startedBy && !agent) return '';
+  return html`<div class="muted started">
+    ${startedBy ? html`started by <span class="who">${startedBy}</span>` : ''}${
+      startedBy && startedAt ? html`, ${ago(startedAt, now)} ago` : ''
+    }${startedBy && agent ? ' · ' : ''}${agent ? html`agent <span class="agent">${agent}</span>` : ''}
+  </div>`;
+}
+
+/** What the call would change (`field: before → after`), or why its preview could not be read. */
+function previewView(preview: CallPreview): Html {
+  if (preview.error) return html`<div class="preview preview-error" role="note">no preview: ${preview.error}</div>`;
+  const changes = previewLines({ changes: preview.changes ?? [] });
+  return html`<div class="preview">
+    ${preview.text ? html`<div class="preview-text">${preview.text}</div>` : ''}
+    ${
+      changes.length > 0
+        ? html`<ul class="changes" aria-label="What it would change">
+            ${changes.map((line) => html`<li>${line}</li>`)}
+          </ul>`
+        : ''
+    }
+  </div>`;
+}
+
+/** What a person may do with a card, and, when not everything, why. */
+export interface May {
+  /** Decide at all: approve or deny. */
+  decide: boolean;
+  approve: boolean;
+  /** Approve edited arguments (which starts the quorum again, so one who approved may). */
+  edit: boolean;
+  note?: string;
+}
+
+/**
+ * What `viewer` may do with an approval, as the run's validators would let them: decide at all (an
+ * approver, when the rule names them), approve (not the run's starter under four eyes, not twice),
+ * and, when they may not, the line that says why. Questions and messages: anyone.
+ */
+export function mayDo(decision: PendingDecision, viewer: string): May {
+  if (decision.kind !== 'approval') return { decide: true, approve: true, edit: true };
+  if (decision.approvers && !decision.approvers.names.includes(viewer))
+    return {
+      decide: false,
+      approve: false,
+      edit: false,
+      note: `Only ${decision.approvers.label} may decide it, not you (${viewer}).`,
+    };
+  if (decision.fourEyes && decision.startedBy === viewer)
+    return {
+      decide: true,
+      approve: false,
+      edit: false,
+      note: 'You started this run: under four eyes another person must approve it. You may deny it.',
+    };
+  const quorum = decision.quorum ?? 1;
+  const approvals = decision.approvals ?? [];
+  if (approvals.some((vote) => vote.by === viewer))
+    return {
+      decide: true,
+      approve: false,
+      edit: true,
+      note: `You approved; waits for ${quorum - approvals.length} more.`,
+    };
+  return { decide: true, approve: true, edit: true };
+}
+
+/**
+ * The arguments the call would run with; when a person edited them, marked so, with the model's
+ * own beside them.
+ */
+function argsView(decision: PendingDecision): Html {
+  const args = html`<pre class="args">${pretty(decision.args ?? {})}</pre>`;
+  if (!decision.originalArgs) return args;
+  return html`<div class="edited">
+      <span class="badge">edited</span> a person changed the arguments; every approval counts from the edit.
+    </div>
+    ${args}
+    <details class="original">
+      <summary>The model's arguments</summary>
+      <pre class="original-args">${pretty(decision.originalArgs)}</pre>
+    </details>`;
 }
 
 function title(decision: PendingDecision): Html {
@@ -51,15 +156,17 @@ function title(decision: PendingDecision): Html {
   return html`The conversation waits for your reply`;
 }
 
-function controls(decision: PendingDecision, id: string, run: string, typed: Typed): Html {
+function controls(decision: PendingDecision, id: string, run: string, typed: Typed, may: May): Html {
   const target = `hx-target="#${id}" hx-swap="outerHTML"`;
   if (decision.kind === 'approval') {
     const action = `${run}/approvals/${encodeURIComponent(decision.callId ?? '')}`;
     const args = typed.args ?? pretty(decision.args ?? {});
-    return html`<pre class="args">${pretty(decision.args ?? {})}</pre>
+    const note = may.note ? html`<p class="note" role="note">${may.note}</p>` : '';
+    if (!may.decide) return html`${argsView(decision)}${note}`;
+    return html`${argsView(decision)}${note}
       <form hx-post="${action}" ${raw(target)}>
         <div class="actions">
-          <button class="primary" name="decision" value="approve">Approve</button>
+          ${may.approve ? html`<button class="primary" name="decision" value="approve">Approve</button>` : ''}
           <input
             type="text"
             name="reason"
@@ -71,12 +178,16 @@ function controls(decision: PendingDecision, id: string, run: string, typed: Typ
           />
           <button class="danger" name="decision" value="deny">Deny</button>
         </div>
-        <details ${typed.args !== undefined ? 'open' : ''}>
-          <summary>Edit the arguments, then approve</summary>
-          <textarea name="args" id="${id}-args" hx-preserve aria-label="Arguments (JSON)" spellcheck="false">
+        ${
+          may.edit
+            ? html`<details ${typed.args !== undefined ? 'open' : ''}>
+                <summary>Edit the arguments, then approve</summary>
+                <textarea name="args" id="${id}-args" hx-preserve aria-label="Arguments (JSON)" spellcheck="false">
 ${args}</textarea>
-          <button name="decision" value="edit">Approve with these arguments</button>
-        </details>
+                <button name="decision" value="edit">Approve with these arguments</button>
+              </details>`
+            : ''
+        }
       </form>`;
   }
   if (decision.kind === 'question') {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { html } from 'hono/html';
 import type { PendingList } from '../../client/pending';
+import type { Person } from '../../contract/people/people';
 import { decisionCard } from './decision-view';
 import type { Html } from './layout';
 
@@ -13,20 +14,34 @@ import type { Html } from './layout';
 /** How often the page asks whether the list changed. */
 const REFRESH = 'every 3s';
 
-/** A short digest of which decisions wait: the list changed when it did. */
+/**
+ * A short digest of which decisions wait and where each stands (who approved it so far, the
+ * arguments it would run with): the list changed when it did, so an approval of a quorum shows on
+ * every open inbox at the next ask.
+ */
 export function pendingVersion(list: PendingList): string {
-  const keys = list.decisions.map((d) => `${d.workflowId}\n${d.kind}\n${d.callId ?? ''}`).join('\n\n');
+  const keys = list.decisions
+    .map((d) =>
+      [
+        d.workflowId,
+        d.kind,
+        d.callId ?? '',
+        (d.approvals ?? []).map((vote) => vote.by).join(','),
+        JSON.stringify(d.args ?? {}),
+      ].join('\n'),
+    )
+    .join('\n\n');
   return createHash('sha256').update(keys).digest('hex').slice(0, 16);
 }
 
-/** The section of waiting decisions. */
-export function waitingSection(list: PendingList, now = new Date()): Html {
+/** The section of waiting decisions, as `viewer` sees them (only who may decide gets the buttons). */
+export function waitingSection(list: PendingList, viewer: Pick<Person, 'name'>, now = new Date()): Html {
   const newestFirst = [...list.decisions].reverse();
   const version = pendingVersion(list);
   return html`<section id="waiting" hx-get="/inbox/waiting?v=${version}" hx-trigger="${REFRESH}" hx-swap="outerHTML">
     <h1>Waiting now <span class="muted">(${newestFirst.length})</span></h1>
     ${newestFirst.length === 0 ? html`<p class="empty">Nothing waits for a person.</p>` : ''}
-    ${newestFirst.map((decision) => decisionCard(decision, {}, now))}
+    ${newestFirst.map((decision) => decisionCard(decision, { viewer, now }))}
     ${
       list.unanswered.length > 0
         ? html`<p class="muted">

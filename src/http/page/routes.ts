@@ -3,7 +3,8 @@ import { pendingOf, type PendingDecision } from '../../client/pending';
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, RUN_STATES } from '../../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { describeIssues } from '../../contract/issues';
-import type { Api, RouteDeps } from '../api-env';
+import { quorumProgress } from '../../contract/people/approvals';
+import type { Api, HttpEnv, RouteDeps } from '../api-env';
 import { answerQuestion, decideApproval, endConversation, sendMessage } from '../decisions';
 import { HttpError, toHttpError } from '../errors';
 import { asset } from './assets';
@@ -39,12 +40,12 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
     return c.body(found.text, 200, { 'content-type': `${found.type}; charset=utf-8`, 'cache-control': 'max-age=3600' });
   });
 
-  app.get('/', async (c) => c.html(layout('Waiting now', waitingSection(await runs.pending()))));
+  app.get('/', async (c) => c.html(layout('Waiting now', waitingSection(await runs.pending(), c.get('person')))));
 
   app.get('/inbox/waiting', async (c) => {
     const list = await runs.pending();
     if (c.req.query('v') === pendingVersion(list)) return c.body(null, 204);
-    return c.html(waitingSection(list));
+    return c.html(waitingSection(list, c.get('person')));
   });
 
   app.get('/runs', async (c) => {
@@ -64,7 +65,7 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
         'not_found',
         `${id} is a ${report.workflowType} workflow, not a run: it has no page here.`,
       );
-    return c.html(layout(report.goal ?? id, runSection(report, webUi?.(id))));
+    return c.html(layout(report.goal ?? id, runSection(report, webUi?.(id), c.get('person'))));
   });
 
   app.get('/runs/:id/view', async (c) => {
@@ -73,9 +74,9 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
     // An ended run's section replaces the live one whole: without its stream, the browser stops following.
     if (hasEnded(report)) {
       c.header('HX-Reswap', 'outerHTML');
-      return c.html(runSection(report, webUi?.(id)));
+      return c.html(runSection(report, webUi?.(id), c.get('person')));
     }
-    return c.html(runBody(report, webUi?.(id)));
+    return c.html(runBody(report, webUi?.(id), c.get('person')));
   });
 
   app.get('/goals/:id', async (c) => {
@@ -120,8 +121,12 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
         return `Denied by ${c.get('person').name}`;
       }
       const args = form.decision === 'edit' ? argumentsOf(form.args ?? '') : undefined;
-      await decideApproval(runs, id, callId, { approve: true, ...(args ? { args } : {}) }, c.get('person').name);
-      return `Approved${args ? ' with edited arguments' : ''} by ${c.get('person').name}`;
+      const by = c.get('person').name;
+      const outcome = await decideApproval(runs, id, callId, { approve: true, ...(args ? { args } : {}) }, by);
+      // Its quorum not met yet: the card again, with who approved so far.
+      if (outcome.decided === 'waiting') return undefined;
+      const quorum = outcome.quorum > 1 ? ` (${quorumProgress(outcome.approvals, outcome.quorum)})` : '';
+      return `Approved${args ? ' with edited arguments' : ''} by ${by}${quorum}`;
     });
   });
 
@@ -154,29 +159,39 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
   });
 
   /**
-   * Takes a decision and answers with what replaces its card: what was decided, or the card again
-   * with why not and what was typed (read anew, so it shows the decision as it waits now).
+   * Takes a decision and answers with what replaces its card: what was decided; the card again
+   * when the decision still waits (`take` gave no words: a quorum not yet met); or the card again
+   * with why not and what was typed. The card is read anew, so it shows the decision as it waits now.
    */
   async function decide(
-    c: Context,
+    c: Context<HttpEnv>,
     workflowId: string,
     which: Pick<PendingDecision, 'kind' | 'callId'>,
     typed: Typed,
-    take: () => Promise<string>,
+    take: () => Promise<string | undefined>,
   ): Promise<Response> {
     const id = decisionId({ workflowId, ...which });
-    try {
-      return c.html(decidedCard(id, await take(), workflowId));
-    } catch (err) {
-      const error = toHttpError(err, deps.log);
+    const viewer = c.get('person');
+    const waiting = async () => {
       const progress = await runs.progress(workflowId, { quick: true }).catch(() => undefined);
-      const waiting = progress
+      return progress
         ? pendingOf({ workflowId }, progress).find((d) => d.kind === which.kind && d.callId === which.callId)
         : undefined;
-      const card = waiting
-        ? decisionCard(waiting, { ...typed, error: error.message })
-        : decidedCard(id, error.message, workflowId);
-      return c.html(card, error.status);
+    };
+    try {
+      const words = await take();
+      if (words !== undefined) return c.html(decidedCard(id, words, workflowId));
+      const card = await waiting();
+      return c.html(card ? decisionCard(card, { viewer }) : decidedCard(id, `Approved by ${viewer.name}`, workflowId));
+    } catch (err) {
+      const error = toHttpError(err, deps.log);
+      const card = await waiting();
+      return c.html(
+        card
+          ? decisionCard(card, { viewer, typed: { ...typed, error: error.message } })
+          : decidedCard(id, error.message, workflowId),
+        error.status,
+      );
     }
   }
 }

@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import { pendingOf } from '../../client/pending';
 import type { RunStatusReport } from '../../client/runs';
 import type { ToolCallRecord, WaveRecord } from '../../contract/agent-loop';
+import type { Person } from '../../contract/people/people';
 import { decisionCard } from './decision-view';
 import { clip, pretty } from './format';
 import type { Html } from './layout';
@@ -25,9 +26,9 @@ export function hasEnded(report: RunStatusReport): boolean {
 }
 
 /** The whole section of the run (`#run`), following its event stream while it runs. */
-export function runSection(report: RunStatusReport, webUi: string | undefined): Html {
+export function runSection(report: RunStatusReport, webUi: string | undefined, viewer: Pick<Person, 'name'>): Html {
   const id = encodeURIComponent(report.workflowId);
-  if (hasEnded(report)) return html`<section id="run">${runBody(report, webUi)}</section>`;
+  if (hasEnded(report)) return html`<section id="run">${runBody(report, webUi, viewer)}</section>`;
   return html`<section
     id="run"
     hx-ext="sse"
@@ -38,12 +39,12 @@ export function runSection(report: RunStatusReport, webUi: string | undefined): 
     hx-sync="this:queue last"
     hx-swap="innerHTML"
   >
-    ${runBody(report, webUi)}
+    ${runBody(report, webUi, viewer)}
   </section>`;
 }
 
-/** What the section holds. */
-export function runBody(report: RunStatusReport, webUi: string | undefined): Html {
+/** What the section holds (the cards of what it waits for as `viewer` sees them). */
+export function runBody(report: RunStatusReport, webUi: string | undefined, viewer: Pick<Person, 'name'>): Html {
   const { progress, result } = report;
   const status = progress?.status ?? result?.status ?? report.execution.toLowerCase();
   const pending = progress ? pendingOf({ workflowId: report.workflowId, goal: report.goal }, progress) : [];
@@ -62,7 +63,7 @@ export function runBody(report: RunStatusReport, webUi: string | undefined): Htm
     ${
       pending.length > 0
         ? html`<h2>Waiting for you</h2>
-            ${pending.map((decision) => decisionCard(decision))}`
+            ${pending.map((decision) => decisionCard(decision, { viewer }))}`
         : ''
     }
     ${
