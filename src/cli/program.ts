@@ -19,6 +19,7 @@ import * as run from './commands/run';
 import * as schedule from './commands/schedule';
 import * as serve from './commands/serve';
 import * as server from './commands/server';
+import * as token from './commands/token';
 import * as worker from './commands/worker';
 import { describeError, UsageError } from './errors';
 import { exitStatus, note } from './support';
@@ -47,6 +48,7 @@ const COMMANDS = [
   goal,
   evals,
   serve,
+  token,
   codecServer,
   schedule,
   server,
