@@ -146,6 +146,8 @@ export class Harness {
       deployment?: WaveloopWorkerOptions['deployment'];
       /** Model calls a minute held by the server (`WAVELOOP_MODEL_RPM`; default none). */
       modelRpm?: number;
+      /** The people directory that approval rules' groups stand for (default: nobody). */
+      people?: WaveloopWorkerOptions['people'];
     } = {},
   ) {
     const baseURL = options.modelBaseURL ?? this.fake.baseURL;
@@ -173,6 +175,7 @@ export class Harness {
       tracing: options.telemetry?.tracing ?? false,
       metrics: options.telemetry?.metrics,
       deployment: options.deployment,
+      people: options.people,
     });
     return { worker, taskQueue };
   }
