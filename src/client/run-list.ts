@@ -6,12 +6,16 @@ import { AGENT_LOOP_WORKFLOW, RUN_STATUSES, type RunState } from '../contract/ag
 import { setPriority, withPriority } from '../contract/flow/priority';
 import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
+import { UNKNOWN_PERSON } from '../contract/people/approvals';
 import { WAVELOOP_EVAL, WAVELOOP_STATUS } from '../contract/search-attributes';
 
 /**
  * The runs `waveloop list` shows: agent runs and goal trees, newest first, from Temporal's
  * visibility store, each with its own status and its goal.
  */
+
+/** The memo field of who started a run or a goal tree (`startedBy`), as `waveloop` starts them. */
+export const STARTED_BY_MEMO = 'startedBy';
 
 /** The memo field that holds a run's or a goal tree's goal, as `waveloop` starts them. */
 export const GOAL_MEMO = 'goal';
@@ -37,6 +41,8 @@ export interface ListedRun {
   status: string;
   /** Where the run was forked from (`waveloop fork`), when it was. */
   forkedFrom?: ForkedFrom;
+  /** Who started it (its memo's `startedBy`), `unknown` when its client did not say. */
+  startedBy: string;
   /** The run's or goal tree's goal (its memo, else its summary in the Web UI); absent when it has neither. */
   goal?: string;
   startTime: Date;
@@ -205,6 +211,7 @@ function listedRun(run: WorkflowExecutionInfo): ListedRun {
   const own = run.typedSearchAttributes.get(WAVELOOP_STATUS);
   const goal = run.memo?.[GOAL_MEMO];
   const forkedFrom = run.memo?.[FORKED_FROM_MEMO] as ForkedFrom | undefined;
+  const startedBy = run.memo?.[STARTED_BY_MEMO];
   return {
     workflowId: run.workflowId,
     runId: run.runId,
@@ -212,6 +219,7 @@ function listedRun(run: WorkflowExecutionInfo): ListedRun {
     execution: run.status.name,
     status: listedStatus(own, run.status.name),
     goal: typeof goal === 'string' ? goal : undefined,
+    startedBy: typeof startedBy === 'string' ? startedBy : UNKNOWN_PERSON,
     ...(forkedFrom ? { forkedFrom } : {}),
     startTime: run.startTime,
     closeTime: run.closeTime,

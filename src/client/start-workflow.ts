@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { temporalPriority, withPriority, type PriorityFields } from '../contract/flow/priority';
 import { workflowSummary } from '../contract/goal-tree/text';
-import { GOAL_MEMO, PRIORITY_MEMO } from './run-list';
-
-/** The memo field of who started a run or a goal tree (`startedBy`), which `waveloop list` reads. */
-export const STARTED_BY_MEMO = 'startedBy';
+import { GOAL_MEMO, PRIORITY_MEMO, STARTED_BY_MEMO } from './run-list';
 
 /** What starting an agent run or a goal tree takes besides its validated input. */
 export interface GoalWorkflowStart {

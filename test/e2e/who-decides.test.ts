@@ -174,7 +174,7 @@ describe('who may decide', () => {
     const again = await approveAs('bob', id, 'call_pay');
     expect(again.status).toBe(409);
     expect(again.body.error.message).toMatch(/bob has already approved this call of pay_invoice \(1 of 2: bob\)/);
-    expect((await pendingOf(id)).approvals.map((vote) => vote.by)).toEqual(['bob']);
+    expect((await pendingOf(id)).approvals!.map((vote) => vote.by)).toEqual(['bob']);
     const table = await cmd(['pending']);
     expect(table.stdout).toMatch(/needs finance · 1 of 2: bob · four eyes/);
     expect(payments()).toEqual([]);
@@ -275,6 +275,15 @@ describe('who may decide', () => {
       tool: 'close_account',
       preview: { error: 'the preview failed: the ledger is offline' },
     });
+    // The list says who started each run: from its memo, unknown for a raw client's.
+    const listed = await cmd(['list', '--json', '--limit', '50']);
+    const by = Object.fromEntries(
+      (JSON.parse(listed.stdout) as Array<{ workflowId: string; startedBy: string }>).map((r) => [
+        r.workflowId,
+        r.startedBy,
+      ]),
+    );
+    expect(by).toMatchObject({ 'who-decides-http': 'alice', 'who-decides-cli': 'alice', [id]: 'unknown' });
     const shown = await cmd(['status', id]);
     expect(shown.stdout).toContain('Started by: unknown');
     expect(shown.stdout).toContain('no preview: the preview failed: the ledger is offline');
@@ -284,5 +293,70 @@ describe('who may decide', () => {
     });
     expect(denied.status).toBe(200);
     expect((await cli.client.runs.result(id)).answer).toBe('Left account 7 open.');
+  });
+
+  it('a deadline still decides a quorum: one approval of two, then the deadline approves, recorded by timeout with the approval it had', async () => {
+    const id = 'who-decides-deadline';
+    cli.fake.script(
+      { toolCalls: [{ id: 'call_pay', name: 'pay_invoice', args: { supplier: 'Hooli', amount: 80_000 } }] },
+      { content: 'Paid Hooli.' },
+    );
+    await cli.client.runs.start(
+      {
+        goal: 'Pay Hooli',
+        agent: 'payments',
+        startedBy: 'alice',
+        approvalTimeoutSeconds: 2,
+        onApprovalTimeout: 'approve',
+      },
+      { workflowId: id },
+    );
+    await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => p.status === 'waiting_for_approval');
+    expect((await approveAs('bob', id, 'call_pay')).body).toMatchObject({ decided: 'waiting' });
+    const result = await cli.client.runs.result(id);
+    expect(result.waves[0]!.calls[0]!.approval).toMatchObject({
+      decision: 'approved',
+      by: 'timeout',
+      approvals: [{ by: 'bob' }],
+    });
+    expect(payments().filter((line) => line.startsWith('Hooli'))).toEqual(['Hooli 80000 alice bob']);
+  });
+
+  it('bad input is refused at start, naming the problem: a rule naming an unknown group, a person twice, a short token', async () => {
+    const bad = testProject();
+    try {
+      bad.write(
+        'waveloop.config.ts',
+        `import { defineAgent, defineConfig } from 'waveloop';
+export default defineConfig({
+  people: ${JSON.stringify(PEOPLE)},
+  agents: [defineAgent({ name: 'x', system: 'x', tools: [], requiresApproval: { ask_question: { approvers: ['payroll'] } } })],
+});
+`,
+      );
+      const worker = await waveloop(['worker'], cli.env, { cwd: bad.dir });
+      expect(worker.code).not.toBe(0);
+      expect(worker.stderr).toContain(
+        'agent x, rule for ask_question: approvers name payroll, which is neither a group nor a person (groups: finance, ops)',
+      );
+      const twice = await waveloop(
+        ['serve', '--listen', '127.0.0.1:0'],
+        {
+          ...cli.env,
+          WAVELOOP_HTTP_TOKENS: `alice:${TOKENS.alice}x`,
+        },
+        { cwd: bad.dir },
+      );
+      expect(twice.code).toBe(2);
+      expect(twice.stderr).toContain('alice is declared twice (WAVELOOP_HTTP_TOKENS and the config’s people).');
+      const short = await waveloop(['serve', '--listen', '127.0.0.1:0'], {
+        ...cli.env,
+        WAVELOOP_HTTP_TOKENS: 'erin:short',
+      });
+      expect(short.code).toBe(2);
+      expect(short.stderr).toContain('WAVELOOP_HTTP_TOKENS: entry 1 (erin): the token is shorter than 12 characters.');
+    } finally {
+      bad.remove();
+    }
   });
 });

@@ -189,11 +189,13 @@ async function listCommand(options: {
         run.workflowId,
         run.status,
         run.startTime.toISOString(),
+        run.startedBy,
         kindOf(run),
         renderPriority(run.priority),
         clipGoal(run.goal),
       ]);
-      for (const line of alignColumns([['ID', 'STATUS', 'STARTED', 'KIND', 'PRIORITY', 'GOAL'], ...rows])) print(line);
+      for (const line of alignColumns([['ID', 'STATUS', 'STARTED', 'BY', 'KIND', 'PRIORITY', 'GOAL'], ...rows]))
+        print(line);
     }
     return 0;
   });
