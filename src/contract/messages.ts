@@ -51,8 +51,8 @@ export const approveUpdate = defineUpdate<
 >('approve');
 
 /**
- * Denies a tool call waiting for approval; the model sees `denied: <reason>` (an empty reason:
- * "denied by a person"). Refused (`DecisionNotAllowed`) when `by` is not among the call's approvers.
+ * Denies a tool call waiting for approval; the model sees `denied: <reason>`. Refused when the
+ * reason is empty, and (`DecisionNotAllowed`) when `by` is not among the call's approvers.
  */
 export const denyUpdate = defineUpdate<ApprovalOutcome, [callId: string, reason?: string, decision?: DecisionBy]>(
   'deny',

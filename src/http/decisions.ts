@@ -19,8 +19,8 @@ export interface ApprovalDecision {
 
 /**
  * Approves or denies call `callId`. A decision `by` may not make (not among the call's approvers,
- * or the run's starter under four eyes) is a 403, edited arguments that do not suit the tool a 400,
- * and both leave the call waiting; a call decided by someone else meanwhile is a 409.
+ * or the run's starter under four eyes) is a 403, edited arguments that do not suit the tool and a
+ * denial without a reason a 400, and each leaves the call waiting; a call decided by someone else meanwhile is a 409.
  */
 export async function decideApproval(
   runs: RunsClient,
@@ -35,7 +35,10 @@ export async function decideApproval(
       ? await runs.approve(workflowId, callId, { by, ...(args ? { args } : {}) })
       : await runs.deny(workflowId, callId, { by, ...(reason !== undefined ? { reason } : {}) });
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError && args && toHttpError(err, () => undefined).status !== 403) {
+    const refused = err instanceof WorkflowUpdateFailedError && toHttpError(err, () => undefined).status !== 403;
+    if (refused && !approve && !reason?.trim())
+      throw new HttpError(400, 'bad_request', 'Say why the call is denied (a reason): the model reads it.');
+    if (refused && args) {
       const progress = await runs.progress(workflowId, { quick: true }).catch(() => undefined);
       if (progress?.pendingApprovals.some((call) => call.callId === callId))
         throw new HttpError(400, 'bad_request', `Refused: ${err.cause?.message ?? err.message}`);

@@ -20,6 +20,12 @@ export interface ProjectConfig {
   mcpServers?: McpServers;
   /** Your eval scorers (`defineScorer`): `waveloop eval` runs each on every case, besides the built-in ones. */
   scorers?: ScorerDefinition[];
+  /**
+   * The people who decide in `waveloop serve`, and whose groups approval rules name: each a `name`,
+   * `groups` and the SHA-256 of their token (`waveloop token` makes one), never the token itself
+   * (docs/security.md).
+   */
+  people?: Array<{ name: string; groups?: string[]; tokenSha256: string }>;
   /** Also offer the demo toolkit and the `back-office` agent (default: only without a config file). */
   demo?: boolean;
 }

@@ -121,7 +121,7 @@ export class HumanGate {
     setHandler(
       denyUpdate,
       (callId: string, reason?: string, decision?: DecisionBy) => {
-        const why = reason?.trim() || 'denied by a person';
+        const why = reason!.trim();
         const call = this.waitingCall(callId);
         this.decisions.set(callId, { approved: false, reason: why, by: byOf(decision), at: workflowTime() });
         this.refresh();
@@ -130,10 +130,10 @@ export class HumanGate {
       {
         validator: (callId: string, reason?: string, decision?: DecisionBy) => {
           this.requirePendingCall(callId);
-          if (reason !== undefined && reason !== null && typeof reason !== 'string')
-            throw refusal('The reason must be a string.');
           requireDecider(decision);
           this.requireMayDecide(callId, byOf(decision), 'deny', false);
+          if (typeof reason !== 'string' || reason.trim() === '')
+            throw refusal('Say why the call is denied (a reason): the model reads it. The call still waits.');
         },
       },
     );

@@ -287,6 +287,16 @@ describe('who may decide', () => {
     const shown = await cmd(['status', id]);
     expect(shown.stdout).toContain('Started by: unknown');
     expect(shown.stdout).toContain('no preview: the preview failed: the ledger is offline');
+    // A denial says why, or it is refused and the call waits on.
+    const blank = await api('carol', 'POST', `/api/runs/${id}/approvals/call_close`, { approve: false, reason: ' ' });
+    expect(blank).toEqual({
+      status: 400,
+      body: { error: { code: 'bad_request', message: 'Say why the call is denied (a reason): the model reads it.' } },
+    });
+    const noReason = await cmd(['deny', id, 'call_close']);
+    expect(noReason.code).toBe(2);
+    expect(noReason.stderr).toContain("required option '--reason <text>' not specified");
+    expect((await pendingOf(id)).callId).toBe('call_close');
     const denied = await api('carol', 'POST', `/api/runs/${id}/approvals/call_close`, {
       approve: false,
       reason: 'not today',

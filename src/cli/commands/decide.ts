@@ -39,7 +39,7 @@ export function register(program: Command): void {
     .command('deny')
     .argument('<id>', 'workflow id of an agent run')
     .argument('<callId>', 'the tool call to deny')
-    .option('--reason <text>', 'why; the model reads it')
+    .requiredOption('--reason <text>', 'why; the model reads it')
     .addOption(byOption('decides, recorded with the decision'))
     .description('deny a tool call that waits for approval')
     .action(action((id: string, callId: string, options: Decider & { reason?: string }) => deny(id, callId, options)));
@@ -83,7 +83,7 @@ async function approve(workflowId: string, callId: string, options: Decider & { 
   });
 }
 
-/** `waveloop deny <id> <callId> [--reason] [--by]`: denies a tool call; the model reads the reason. */
+/** `waveloop deny <id> <callId> --reason <text> [--by]`: denies a tool call; the model reads the reason. */
 async function deny(workflowId: string, callId: string, options: Decider & { reason?: string }): Promise<number> {
   const { reason, by = osUser() } = options;
   return onRunningRun(workflowId, 'deny', async (client) => {
