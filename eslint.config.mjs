@@ -77,12 +77,14 @@ const LAYERS = {
   payloads: ['contract'],
   settings: ['contract', 'payloads'],
   mcp: ['contract', 'tools'],
-  activities: ['contract', 'tools', 'agents', 'payloads'],
+  audit: ['contract', 'settings'],
+  activities: ['contract', 'tools', 'agents', 'payloads', 'audit'],
   telemetry: ['contract', 'telemetry/workflow'],
   temporal: ['contract', 'settings', 'payloads'],
   project: ['contract', 'settings', 'tools', 'agents', 'demo', 'mcp', 'activities'],
   server: ['contract', 'settings'],
   worker: [
+    'audit',
     'contract',
     'settings',
     'activities',
@@ -96,8 +98,20 @@ const LAYERS = {
     'temporal',
   ],
   client: ['contract', 'settings', 'payloads', 'temporal'],
-  http: ['contract', 'settings', 'client', 'temporal', 'payloads'],
-  index: ['contract', 'settings', 'tools', 'agents', 'mcp', 'project', 'worker', 'telemetry', 'temporal', 'client'],
+  http: ['contract', 'settings', 'client', 'temporal', 'payloads', 'audit'],
+  index: [
+    'contract',
+    'settings',
+    'tools',
+    'agents',
+    'mcp',
+    'project',
+    'worker',
+    'telemetry',
+    'temporal',
+    'client',
+    'audit',
+  ],
 };
 const FOLDERS = Object.keys(LAYERS).filter((name) => name !== 'index');
 /** Workflow code may import these as types only (`proxyActivities<typeof activities>`). */

@@ -69,6 +69,11 @@ export interface WaveloopSettings {
    * kept only as digests; with the project config's `people`, the people directory (docs/security.md).
    */
   people: Person[];
+  /**
+   * `WAVELOOP_AUDIT_URL`: the PostgreSQL database (`postgres://…`) of the audit trail; unset: the
+   * SQLite file `audit.db` under the data directory (docs/audit.md).
+   */
+  auditUrl: string | undefined;
 }
 
 /** How the worker's webhooks are signed and where they link. */
@@ -123,6 +128,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
       DEFAULT_SHUTDOWN_GRACE_SECONDS,
     deployment: deploymentOf(blank(env.WAVELOOP_DEPLOYMENT), blank(env.WAVELOOP_BUILD_ID)),
     people: peopleOfTokens(blank(env.WAVELOOP_HTTP_TOKENS) ?? ''),
+    auditUrl: auditUrlOf(blank(env.WAVELOOP_AUDIT_URL)),
     webhooks: {
       ...definedOnly({
         secret: blank(env.WAVELOOP_WEBHOOK_SECRET),
@@ -294,4 +300,12 @@ export function peopleOfTokens(text: string): Person[] {
         throw new TypeError(`${where}: groups are names joined by "+", such as finance+ops.`);
       return { name, groups: groupList, tokenSha256: tokenSha256(token) };
     });
+}
+
+/** `WAVELOOP_AUDIT_URL`, a `postgres://` or `postgresql://` URL; anything else is a `TypeError` naming the variable. */
+function auditUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(value))
+    throw new TypeError('WAVELOOP_AUDIT_URL must be a PostgreSQL URL (postgres://user:password@host:5432/db).');
+  return value;
 }

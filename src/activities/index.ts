@@ -1,5 +1,6 @@
 import type { RetryPolicy } from '@temporalio/common';
 import type OpenAI from 'openai';
+import type { AuditStore } from '../audit/store';
 import type { ChatMessage } from '../contract/agent-loop';
 import type { ScorerDefinition } from '../contract/eval/scorer';
 import type { ModelQueues } from '../contract/flow/model-queues';
@@ -8,6 +9,7 @@ import type { People } from '../contract/people/people';
 import { SETTINGS } from '../contract/settings/declarations';
 import type { WorkerDefaults } from '../contract/settings/resolve';
 import type { BlobStore } from '../payloads/blob-store';
+import { createRecordAudit } from './audit';
 import { createScoreEvalCase } from './eval/score-case';
 import { createGoalActivities } from './goal-tree/components';
 import { createCallModel } from './model/call-model';
@@ -33,6 +35,8 @@ export interface ActivityDeps extends ResolveForkDeps {
   /** Keeps full tool results that are too long for the transcript (see `runTool`). */
   blobStore?: BlobStore;
   registry: Registry;
+  /** Where the runs' audit records go (`recordAudit`); none: the runs keep no audit trail. */
+  audit?: AuditStore;
   /** The people directory: whom an approval rule's groups stand for (`createWorker({ people })`). */
   people?: People;
   openai: OpenAI;
@@ -80,6 +84,7 @@ export function createActivities(deps: ActivityDeps) {
     callModel: createCallModel({ ...deps, toolResults, quirks, gate }),
     runTool: createRunTool({ ...deps, toolResults }),
     prepareApproval: createPrepareApproval(deps),
+    recordAudit: createRecordAudit(deps),
     checkToolArguments: createCheckToolArguments(deps),
     checkOutput,
     postWebhook: createPostWebhook({ secret: deps.webhooks?.secret, inboxUrl: deps.webhooks?.inboxUrl }),

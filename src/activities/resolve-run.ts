@@ -35,6 +35,8 @@ export interface ResolveRunDeps {
   modelRetry?: RetryPolicy;
   /** The worker's rate-limited model queues (`WAVELOOP_MODEL_RPM`, agents' `modelRpm`). */
   modelQueues?: ModelQueues;
+  /** The worker's audit store, when it keeps one: its runs then write their records. */
+  audit?: unknown;
 }
 
 /**
@@ -52,6 +54,7 @@ export function createResolveRun({
   searchAttributes,
   modelRetry,
   modelQueues,
+  audit,
 }: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
     // The workflow hands over the input as sent: validation needs zod, which workflow code avoids
@@ -116,6 +119,7 @@ export function createResolveRun({
       ...(priority ? { priority } : {}),
       modelRetry: { ...(modelRetry ?? DEFAULT_MODEL_RETRY), maximumAttempts: settings.modelAttempts },
       searchAttributes: (await searchAttributes?.()) ?? false,
+      ...(audit ? { audit: true } : {}),
       ...(output ? { output } : {}),
     };
   };

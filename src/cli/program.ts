@@ -5,6 +5,7 @@ import { ZodError } from 'zod';
 import { WrongWorkflowKindError } from '../client/workflow-kind';
 import { ConfigFileError } from '../project/config-file-error';
 import { packageRoot } from '../server/temporal-cli';
+import * as audit from './commands/audit';
 import * as cancel from './commands/cancel';
 import * as codecServer from './commands/codec-server';
 import * as decide from './commands/decide';
@@ -49,6 +50,7 @@ const COMMANDS = [
   evals,
   serve,
   token,
+  audit,
   codecServer,
   schedule,
   server,

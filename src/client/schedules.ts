@@ -14,7 +14,7 @@ import { GoalTreeInputSchema, type GoalTreeInput } from '../contract/goal-tree/p
 import { describeIssues } from '../contract/issues';
 import { formatDuration } from '../contract/settings/duration';
 import { grpcErrorOf, GrpcStatus } from '../temporal/grpc-status';
-import { GOAL_MEMO, PRIORITY_MEMO } from './run-list';
+import { GOAL_MEMO, PRIORITY_MEMO, STARTED_BY_MEMO } from './run-list';
 
 /** What a schedule does when a run is due while the last one still runs (Temporal's overlap policies). */
 export const OVERLAP_POLICIES = [
@@ -75,6 +75,8 @@ export class WaveloopSchedules {
   constructor(
     private readonly client: Client,
     private readonly taskQueue: string,
+    /** Who its runs are started by, unless their input says: whoever made the schedule. */
+    private readonly identity: string = client.options.identity,
   ) {}
 
   /** Validates the run's input and the timing, then creates the schedule. Throws `ScheduleError` (nothing is made) when either is wrong. */
@@ -166,7 +168,8 @@ export class WaveloopSchedules {
         `A schedule's name has letters, digits, ".", "_" and "-" (and starts with a letter or digit), not "${name}".`,
       );
     }
-    const input = parseRunInput(run);
+    const parsed = parseRunInput(run);
+    const input = { ...parsed, startedBy: parsed.startedBy ?? this.identity };
     const spec: ScheduleSpec =
       timing.cron !== undefined
         ? { cronExpressions: [timing.cron] }
@@ -186,7 +189,13 @@ export class WaveloopSchedules {
         workflowId: name,
         args: [input],
         // Temporal keeps a cron expression only as calendar specs: the runs' memo keeps it as given.
-        memo: { schedule: name, timing, [GOAL_MEMO]: goal, ...(priority ? { [PRIORITY_MEMO]: priority } : {}) },
+        memo: {
+          schedule: name,
+          timing,
+          [GOAL_MEMO]: goal,
+          [STARTED_BY_MEMO]: input.startedBy,
+          ...(priority ? { [PRIORITY_MEMO]: priority } : {}),
+        },
         staticSummary: goal.length > 200 ? `${goal.slice(0, 199)}…` : goal,
         ...withPriority(priority),
       },

@@ -50,7 +50,7 @@ export class WaveloopClient {
   ) {
     this.runs = new RunsClient(temporal, taskQueue, identity);
     this.goals = new GoalsClient(temporal, taskQueue, identity);
-    this.schedules = new WaveloopSchedules(temporal, taskQueue);
+    this.schedules = new WaveloopSchedules(temporal, taskQueue, identity);
     this.evals = new EvalsClient(temporal, taskQueue);
   }
 

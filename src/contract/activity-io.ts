@@ -61,6 +61,8 @@ export interface ResolvedRun {
   modelRetry: RetryPolicy;
   /** Whether the namespace has waveloop's search attributes, so the run may set them. */
   searchAttributes: boolean;
+  /** Whether the worker keeps an audit trail, so the run writes its records (`recordAudit`). */
+  audit?: boolean;
   /** The shape the final answer must have, when the run or its agent gives one (`AgentLoopInput.output`). */
   output?: OutputSpec;
 }

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AuditStore } from '../audit/store';
 import type { WaveloopClient } from '../client/waveloop-client';
 import type { Person } from '../contract/people/people';
 import { ErrorSchema, JsonObjectSchema } from './schemas';
@@ -12,6 +13,8 @@ export type Api = OpenAPIHono<HttpEnv>;
 /** What the routes need: the client, and where to log what a caller is not shown. */
 export interface RouteDeps {
   client: WaveloopClient;
+  /** The audit store, where refused decisions are recorded (and the Decided view reads); none: not recorded. */
+  audit?: AuditStore;
   log: (line: string) => void;
 }
 

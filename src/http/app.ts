@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { html } from 'hono/html';
 import { HTTPException } from 'hono/http-exception';
+import type { AuditStore } from '../audit/store';
 import type { WaveloopClient } from '../client/waveloop-client';
 import { describeIssues } from '../contract/issues';
 import type { People } from '../contract/people/people';
@@ -36,6 +37,8 @@ export interface HttpAppOptions {
   agents?: readonly string[];
   /** The page of run `workflowId` in the Temporal Web UI, when its address is known. */
   webUi?: (workflowId: string) => string;
+  /** The audit store: refused decisions are recorded in it, and the inbox's Decided view reads it. */
+  audit?: AuditStore;
 }
 
 /**
@@ -52,6 +55,7 @@ export function createHttpApp({
   log = (line) => process.stderr.write(`${line}\n`),
   agents = [],
   webUi,
+  audit,
 }: HttpAppOptions): OpenAPIHono<HttpEnv> {
   const fail = (err: HttpError) =>
     new Response(JSON.stringify(err.body()), {
@@ -101,7 +105,7 @@ export function createHttpApp({
       onError: () => fail(new HttpError(413, 'payload_too_large', `The body is larger than ${maxBodyBytes} bytes.`)),
     }),
   );
-  const deps = { client, log };
+  const deps = { client, log, ...(audit ? { audit } : {}) };
   addRunRoutes(app, deps);
   addDecisionRoutes(app, deps);
   addGoalRoutes(app, deps);

@@ -17,7 +17,7 @@ import {
  * denials, answers, a conversation's messages and its end. Each decision is recorded as made `by`
  * the name of the request's token.
  */
-export function addDecisionRoutes(app: Api, { client }: RouteDeps): void {
+export function addDecisionRoutes(app: Api, { client, audit }: RouteDeps): void {
   const { runs } = client;
 
   app.openapi(
@@ -45,7 +45,7 @@ export function addDecisionRoutes(app: Api, { client }: RouteDeps): void {
     }),
     async (c) => {
       const { id, callId } = c.req.valid('param');
-      return c.json(await decideApproval(runs, id, callId, c.req.valid('json'), c.get('person').name), 200);
+      return c.json(await decideApproval(runs, id, callId, c.req.valid('json'), c.get('person').name, audit), 200);
     },
   );
 

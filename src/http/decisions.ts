@@ -1,4 +1,6 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { recordRefusal } from '../audit/refusals';
+import type { AuditStore } from '../audit/store';
 import type { RunsClient } from '../client/runs';
 import type { ApprovalOutcome } from '../contract/messages';
 import { HttpError, toHttpError } from './errors';
@@ -28,6 +30,7 @@ export async function decideApproval(
   callId: string,
   { approve, reason, args }: ApprovalDecision,
   by: string,
+  audit?: AuditStore,
 ): Promise<ApprovalOutcome> {
   await requireWaiting(runs, workflowId, callId, 'approval');
   try {
@@ -35,7 +38,12 @@ export async function decideApproval(
       ? await runs.approve(workflowId, callId, { by, ...(args ? { args } : {}) })
       : await runs.deny(workflowId, callId, { by, ...(reason !== undefined ? { reason } : {}) });
   } catch (err) {
-    const refused = err instanceof WorkflowUpdateFailedError && toHttpError(err, () => undefined).status !== 403;
+    const forbidden = err instanceof WorkflowUpdateFailedError && toHttpError(err, () => undefined).status === 403;
+    if (forbidden && audit) {
+      const why = err.cause?.message ?? err.message;
+      await recordRefusal(audit, { workflowId, callId, person: by, decision: approve ? 'approve' : 'deny', why });
+    }
+    const refused = err instanceof WorkflowUpdateFailedError && !forbidden;
     if (refused && !approve && !reason?.trim())
       throw new HttpError(400, 'bad_request', 'Say why the call is denied (a reason): the model reads it.');
     if (refused && args) {

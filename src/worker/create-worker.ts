@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { createActivities, Registry, type WorkerWebhooks } from '../activities';
 import { approvalRuleProblems } from '../activities/approval-rule';
 import type { AgentDefinition } from '../agents/define';
+import type { AuditStore } from '../audit/store';
 import type { ScorerDefinition } from '../contract/eval/scorer';
 import { transcriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/model/pricing';
@@ -116,6 +117,11 @@ export interface WaveloopWorkerOptions {
    * could approve, throws here, and the worker does not start.
    */
   people?: readonly Person[];
+  /**
+   * Where the runs' audit records go (docs/audit.md): `openAuditStore(settings)` gives the
+   * environment's. None: the runs keep no audit trail. The caller closes it after the worker stops.
+   */
+  audit?: AuditStore;
 }
 
 /** Builds a worker for the `agentLoop` and `pursueGoal` workflows and their activities over the given tools and agents. */
@@ -139,6 +145,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
   const activities = createActivities({
     registry,
     people,
+    audit: options.audit,
     blobStore: blobStore && encryption?.currentId ? encryptedBlobStore(blobStore, encryption) : blobStore,
     openai: options.openai,
     defaults: options.defaults,

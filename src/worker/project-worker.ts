@@ -1,4 +1,6 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { openAuditStore } from '../audit/open-store';
+import type { AuditStore } from '../audit/store';
 import { blobStoreIn } from '../payloads/blob-store';
 import type { LoadedProject } from '../project/load-project';
 import { peopleOf } from '../project/people';
@@ -25,7 +27,9 @@ export async function createProjectWorker(
   if (problem) throw new Error(problem);
   const toolset = await openToolset(project, { dataDir: config.dataDir });
   let connection: NativeConnection | undefined;
+  let audit: AuditStore | undefined;
   try {
+    audit = await openAuditStore(config);
     const settings = connectionSettings(config);
     connection = await NativeConnection.connect(settings).catch((err: unknown) => {
       throw connectionFailure(settings, err);
@@ -46,17 +50,20 @@ export async function createProjectWorker(
       deployment: config.deployment,
       webhooks: config.webhooks,
       people: peopleOf(config, project.config).list(),
+      audit,
     });
-    const opened = connection;
+    const opened = { connection, audit };
     return {
       worker,
       close: async () => {
-        await opened.close();
+        await opened.connection.close();
+        await opened.audit.close();
         await toolset.close();
       },
     };
   } catch (err) {
     await connection?.close();
+    await audit?.close();
     await toolset.close();
     throw err;
   }

@@ -11,6 +11,7 @@ import type {
 import { transcriptQuery } from '../contract/messages';
 import { addUsage, type Usage } from '../contract/model/usage';
 import { alarm } from './alarm';
+import { AuditTrail, type AuditNote } from './audit-trail';
 import { clippedWaves } from './compaction';
 import { startingState, type Continuation } from './continuation';
 import { firstMessages, forkPoint, recordForkedFrom } from './fork';
@@ -49,17 +50,17 @@ export async function agentLoop(input: AgentLoopInput, carried?: Continuation): 
     const forked = !handedOver && input.fork ? await forkPoint(input.fork) : undefined;
     run = new AgentRun(input, resolved, handedOver, { publisher, transcript, gate, forked });
     const result = await run.loop();
-    await run.notifier.ended(result);
+    await run.ended(result);
     return result;
   } catch (err) {
     if (isCancellation(err) && run) {
       const result = publisher.finish('cancelled', run.lastText);
-      await run.notifier.ended(result);
+      await run.ended(result);
       return result;
     }
     if (err instanceof ContinueAsNew) throw err;
     publisher.failed();
-    await run?.notifier.failed(err);
+    await run?.failed(err);
     throw withUsageReport(err, publisher.progress.usage);
   }
 }
@@ -68,7 +69,9 @@ class AgentRun {
   /** The last thing the model said: the answer of a run stopped by its iteration limit. */
   lastText = '';
   /** The run's webhooks: what it tells when it waits for a person and when it ends. */
-  readonly notifier: Notifier;
+  private readonly notifier: Notifier;
+  /** The run's audit trail: its start, each decision, each approved call, its end. */
+  private readonly audit: AuditTrail;
   private readonly progress: RunProgress;
   private readonly publisher: Publisher;
   private readonly transcript: Transcript;
@@ -114,6 +117,43 @@ class AgentRun {
     this.output = new TypedOutput(run.output, state.outputRepairs);
     this.notifier = new Notifier(settings.webhooks ?? [], input.goal, this.progress.startedBy);
     this.gate.onWait = (waiting) => this.notifier.waiting(waiting);
+    this.audit = new AuditTrail(run.audit === true);
+    this.gate.onDecision = (key, note) => this.audit.record(key, note);
+    if (!state.handedOver)
+      this.audit.record('started', {
+        kind: 'run_started',
+        at: this.progress.startedAt,
+        person: this.progress.startedBy,
+        details: {
+          goal: input.goal,
+          agent: run.agent,
+          model: settings.model,
+          ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
+        },
+      });
+  }
+
+  /** The run ended with `result` (`cancelled` too): its end is recorded and told, after every earlier record. */
+  async ended(result: AgentLoopResult): Promise<void> {
+    this.endRecord(result.status, { iterations: result.iterations });
+    await this.audit.settle();
+    await this.notifier.ended(result);
+  }
+
+  /** The run failed with `err`: recorded and told as `failed`. */
+  async failed(err: unknown): Promise<void> {
+    this.endRecord('failed', { error: err instanceof Error ? err.message : String(err) });
+    await this.audit.settle();
+    await this.notifier.failed(err);
+  }
+
+  private endRecord(status: string, details: Record<string, unknown>): void {
+    this.audit.record('ended', {
+      kind: 'run_ended',
+      at: new Date().toISOString(),
+      person: this.progress.startedBy,
+      details: { status, ...details },
+    });
   }
 
   /** Check limits → keep the transcript within bounds → ask the model → read the plan → run the wave → stop or repeat. */
@@ -126,6 +166,7 @@ class AgentRun {
       if (stop) return this.wrapUp(stop.status, stop.reason);
       if (memory.handOverDue()) {
         await this.notifier.settle();
+        await this.audit.settle();
         await memory.handOver(this.input, this.continuation());
       }
       if (memory.nearlyFull()) await memory.prune();
@@ -228,7 +269,8 @@ class AgentRun {
     try {
       const { workflowId } = workflowInfo();
       const { startedBy } = this.progress;
-      const context = { iteration, tools, workflowId, gate: this.gate, run: this.run, startedBy, settled };
+      const audit = (key: string, note: AuditNote) => this.audit.record(key, note);
+      const context = { iteration, tools, workflowId, gate: this.gate, run: this.run, startedBy, settled, audit };
       wave = { iteration, calls: await runWave(calls, context) };
     } finally {
       publisher.waveSettled();

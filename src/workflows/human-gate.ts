@@ -12,6 +12,7 @@ import {
   type DecisionBy,
 } from '../contract/messages';
 import { quorumProgress, UNKNOWN_PERSON, type ApprovalPolicy, type ApprovalVote } from '../contract/people/approvals';
+import type { AuditNote } from './audit-trail';
 import type { Waiting } from './notices';
 
 const { checkToolArguments } = proxyLocalActivities<ReturnType<typeof createActivities>>({
@@ -56,6 +57,10 @@ export class HumanGate {
   private incoming: ConversationTurn | undefined;
   /** Told each time the run begins to wait for a person (its webhooks: `Notifier.waiting`). */
   onWait: (waiting: Waiting) => void = () => undefined;
+  /** Told of each decision a person (or a deadline) makes, under a key unique in the run (its audit trail). */
+  onDecision: (key: string, note: AuditNote) => void = () => undefined;
+  /** How many decisions each call has had, for their keys. */
+  private readonly decided = new Map<string, number>();
 
   constructor(
     private readonly progress: RunProgress,
@@ -97,6 +102,13 @@ export class HumanGate {
           call.args = args;
           call.approvals = [vote];
         } else call.approvals.push(vote);
+        this.told(call, vote, {
+          decision: 'approve',
+          args: call.args,
+          ...(args ? { edited: true, originalArgs: call.originalArgs } : {}),
+          approvals: call.approvals.length,
+          quorum: call.quorum,
+        });
         if (call.approvals.length >= call.quorum)
           this.decisions.set(callId, {
             approved: true,
@@ -123,7 +135,9 @@ export class HumanGate {
       (callId: string, reason?: string, decision?: DecisionBy) => {
         const why = reason!.trim();
         const call = this.waitingCall(callId);
-        this.decisions.set(callId, { approved: false, reason: why, by: byOf(decision), at: workflowTime() });
+        const vote = { by: byOf(decision), at: workflowTime() };
+        this.decisions.set(callId, { approved: false, reason: why, ...vote });
+        this.told(call, vote, { decision: 'deny', args: call.args, reason: why });
         this.refresh();
         return this.outcome(call);
       },
@@ -219,6 +233,7 @@ export class HumanGate {
     try {
       if (await waitFor(() => this.decisions.has(callId), timeoutSeconds)) return this.decisions.get(callId)!;
       const at = workflowTime();
+      this.told(call, { by: 'timeout', at }, { decision: onTimeout, args: call.args, deadline: true });
       return onTimeout === 'approve'
         ? { approved: true, by: 'timeout', at, approvals: [...call.approvals] }
         : {
@@ -287,6 +302,24 @@ export class HumanGate {
       throw refusal(
         `${by} has already approved this call of ${tool} (${quorumProgress(call.approvals, call.quorum)}); it needs ${call.quorum - call.approvals.length} more.`,
       );
+  }
+
+  /** Tells the run's audit trail of one decision of `call`: who, when, and what (`details`). */
+  private told(call: PendingApproval, vote: ApprovalVote, details: Record<string, unknown>): void {
+    const n = (this.decided.get(call.callId) ?? 0) + 1;
+    this.decided.set(call.callId, n);
+    const rule = {
+      ...(call.reason ? { ruleReason: call.reason } : {}),
+      ...(call.approvers ? { approvers: call.approvers.label } : {}),
+    };
+    this.onDecision(`decision/${call.callId}/${n}`, {
+      kind: 'decision',
+      at: vote.at,
+      person: vote.by,
+      tool: call.tool,
+      callId: call.callId,
+      details: { ...details, ...rule },
+    });
   }
 
   private waitingCall(callId: string): PendingApproval {

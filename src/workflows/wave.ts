@@ -20,6 +20,7 @@ import { FailureType } from '../contract/errors';
 import { withPriority } from '../contract/flow/priority';
 import type { ApprovalPolicy } from '../contract/people/approvals';
 import { toolSummary } from '../contract/summaries';
+import type { AuditNote } from './audit-trail';
 import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';
 import { Slots } from './slots';
@@ -49,6 +50,8 @@ export interface WaveContext {
   run: Pick<ResolvedRun, 'agent' | 'priority' | 'settings'>;
   /** Told of each call as it settles, before the rest of its wave (for live followers). */
   settled?: (record: ToolCallRecord) => void;
+  /** Told of each call that waited for approval and ran, under a key unique in the run (its audit trail). */
+  audit?: (key: string, note: AuditNote) => void;
 }
 
 /**
@@ -75,7 +78,7 @@ export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Pro
 
 async function runCall(
   call: ToolCallMessagePart,
-  { iteration, tools, workflowId, gate, run, startedBy }: WaveContext,
+  { iteration, tools, workflowId, gate, run, startedBy, audit }: WaveContext,
   slots: Slots,
 ): Promise<ToolCallRecord> {
   const { agent, priority } = run;
@@ -119,10 +122,29 @@ async function runCall(
       output = await execute(tool, { ...target, args: runArgs, ...edited, approvedBy }, approved);
     }
     output ??= await execute(tool, { ...target, args: args.value }, summary);
-    return { ...record, args: runArgs, ok: true, result: contentOf(output), ...approval };
+    return ran({ ...record, args: runArgs, ok: true, result: contentOf(output), ...approval });
   } catch (err) {
     if (isCancellation(err)) throw err;
-    return { ...record, args: runArgs, ok: false, error: describeToolFailure(err), ...approval };
+    return ran({ ...record, args: runArgs, ok: false, error: describeToolFailure(err), ...approval });
+  }
+
+  /** A call that ran after its approval is told to the audit trail: its arguments, result or error. */
+  function ran(done: ToolCallRecord): ToolCallRecord {
+    if (done.approval && audit)
+      audit(`call/${done.id}`, {
+        kind: 'tool_call',
+        at: new Date().toISOString(),
+        person: startedBy,
+        tool: done.tool,
+        callId: done.id,
+        details: {
+          args: done.args,
+          ok: done.ok,
+          ...(done.ok ? { result: done.result } : { error: done.error }),
+          approvedBy: done.approval.approvals?.map((vote) => vote.by) ?? [done.approval.by],
+        },
+      });
+    return done;
   }
 }
 

@@ -81,6 +81,8 @@ describe('agentLoop', () => {
       'iteration 2 · model',
       `wave 2 · get_user(id=${bobBefore[0].id})`,
       'iteration 3 · model',
+      // Who may decide and the preview are settled on the worker as the call begins to wait.
+      `wave 3 · update_user(id=${bobBefore[0].id}, company=EPAM) · waits for approval`,
       `wave 3 · update_user(id=${bobBefore[0].id}, company=EPAM) · approved by ann`,
       'iteration 4 · model',
     ]);

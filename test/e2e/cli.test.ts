@@ -99,7 +99,7 @@ describe('waveloop CLI', () => {
     const list = await waveloop(['list', '--limit', '1000'], env);
     expect(list.stdout).toMatch(/^ID\s+STATUS\s+STARTED\s+KIND\s+PRIORITY\s+GOAL\n/);
     expect(list.stdout).toMatch(
-      /\ncli-find-bob\s+completed\s+\S+Z\s+agent run\s+–\s+Find Bob and update his company to EPAM\n/,
+      /\ncli-find-bob\s+completed\s+\S+Z\s+\S+\s+agent run\s+–\s+Find Bob and update his company to EPAM\n/,
     );
   });
 
@@ -330,7 +330,9 @@ describe('waveloop CLI', () => {
         (runs) => runs.some((run) => run.workflowId === 'cli-crash-question'),
       );
       const waiting = await waveloop(['list', '--status', 'waiting_for_input'], crashEnv);
-      expect(waiting.stdout).toMatch(/cli-crash-question\s+waiting_for_input\s+\S+\s+agent run\s+–\s+Pick a region/);
+      expect(waiting.stdout).toMatch(
+        /cli-crash-question\s+waiting_for_input\s+\S+\s+\S+\s+agent run\s+–\s+Pick a region/,
+      );
       expect(firstSaid).toContain(
         `Worker polling task queue "${queue}" on ${env.TEMPORAL_ADDRESS} (namespace default) with the demo tools. Ctrl-C stops it.`,
       );

@@ -130,7 +130,7 @@ describe('waveloop goal and tree', () => {
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split('\n');
     expect(lines).toContainEqual(
-      expect.stringMatching(new RegExp(`^cli-goal +completed +\\S+ +goal tree +– +${GOAL.slice(0, 40)}`)),
+      expect.stringMatching(new RegExp(`^cli-goal +completed +\\S+ +\\S+ +goal tree +– +${GOAL.slice(0, 40)}`)),
     );
     expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +completed +\S+ +agent run /));
     expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);

@@ -81,6 +81,11 @@ describe('agentLoop: approvals and conversations', () => {
               args: { expression: '6*7' },
               iteration: 1,
               since: expect.any(String),
+              // The worker settled who decides (anyone, once) and what the person reads.
+              description: expect.stringContaining('Evaluates an arithmetic expression'),
+              quorum: 1,
+              fourEyes: false,
+              approvals: [],
             },
           ]);
           // Wrong types are refused with a clear message, and the run goes on unharmed.

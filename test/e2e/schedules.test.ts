@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliFixture, waveloop, type CliFixture } from '../support/cli';
 import { eventually } from '../support/wait';
@@ -147,7 +148,11 @@ describe('waveloop schedule', () => {
       (out) => out.stdout.includes(runId!),
     );
     expect(listed.stdout.trim().split('\n').slice(1)).toEqual([
-      expect.stringMatching(new RegExp(`^${runId}\\s+completed\\s+\\S+\\s+agent run\\s+–\\s+Send the weekly report$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^${runId}\\s+completed\\s+\\S+\\s+${os.userInfo().username}\\s+agent run\\s+–\\s+Send the weekly report$`,
+        ),
+      ),
     ]);
 
     const updated = await waveloop(

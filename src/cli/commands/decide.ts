@@ -1,8 +1,12 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { InvalidArgumentError, type Command } from 'commander';
+import { openAuditStore } from '../../audit/open-store';
+import { recordRefusal, type RefusedDecision } from '../../audit/refusals';
 import { NoWorkerError } from '../../client/no-worker-error';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { identifyWorkflow, requireKind, type IdentifiedWorkflow } from '../../client/workflow-kind';
+import { FailureType } from '../../contract/errors';
 import { quorumProgress } from '../../contract/people/approvals';
 import { loadSettings } from '../../settings';
 import { endedNote } from '../ended-note';
@@ -72,7 +76,9 @@ async function answer(workflowId: string, words: string[]): Promise<number> {
 async function approve(workflowId: string, callId: string, options: Decider & { args?: Args }): Promise<number> {
   const { args, by = osUser() } = options;
   return onRunningRun(workflowId, 'approve', async (client) => {
-    const decided = await client.runs.approve(workflowId, callId, { by, args });
+    const decided = await recordingRefusals({ workflowId, callId, person: by, decision: 'approve' }, () =>
+      client.runs.approve(workflowId, callId, { by, args }),
+    );
     const edited = args ? ' with the edited arguments' : '';
     print(
       decided.decided === 'waiting'
@@ -87,10 +93,33 @@ async function approve(workflowId: string, callId: string, options: Decider & { 
 async function deny(workflowId: string, callId: string, options: Decider & { reason?: string }): Promise<number> {
   const { reason, by = osUser() } = options;
   return onRunningRun(workflowId, 'deny', async (client) => {
-    const decided = await client.runs.deny(workflowId, callId, { reason, by });
+    const decided = await recordingRefusals({ workflowId, callId, person: by, decision: 'deny' }, () =>
+      client.runs.deny(workflowId, callId, { reason, by }),
+    );
     print(`Denied ${decided.tool} (call ${decided.callId}), as ${by}.`);
     return 0;
   });
+}
+
+/**
+ * `decide()`, and when the run refuses the decision as one `by` may not make, the refusal recorded
+ * in the audit trail (docs/audit.md) before it is reported.
+ */
+async function recordingRefusals<T>(tried: Omit<RefusedDecision, 'why'>, decide: () => Promise<T>): Promise<T> {
+  try {
+    return await decide();
+  } catch (err) {
+    const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === FailureType.DecisionNotAllowed) {
+      const store = await openAuditStore(loadSettings());
+      try {
+        await recordRefusal(store, { ...tried, why: cause.message });
+      } finally {
+        await store.close();
+      }
+    }
+    throw err;
+  }
 }
 
 type Args = Record<string, unknown>;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { openAuditStore } from '../../audit/open-store';
 import { People } from '../../contract/people/people';
 import { DEFAULT_HTTP_ADDRESS, isLoopback, parseListenAddress } from '../../http/listen-address';
 import { generateToken } from '../../http/tokens';
@@ -66,6 +67,7 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
     : given;
   const uiUrl = await ensureServer(config);
   const agents = project ? projectAgents(project.config).map((agent) => agent.name) : [];
+  const audit = await openAuditStore(config);
   const stop = listenForStop();
   try {
     return await withClient(config, async (client) => {
@@ -81,6 +83,7 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
       const server = await startHttpServer({
         client,
         people,
+        audit,
         cors: options.cors,
         host,
         port,
@@ -113,6 +116,7 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
     });
   } finally {
     stop.dispose();
+    await audit.close();
   }
 }
 

@@ -117,12 +117,14 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
           callId,
           { approve: false, ...(form.reason ? { reason: form.reason } : {}) },
           c.get('person').name,
+          deps.audit,
         );
         return `Denied by ${c.get('person').name}`;
       }
       const args = form.decision === 'edit' ? argumentsOf(form.args ?? '') : undefined;
       const by = c.get('person').name;
-      const outcome = await decideApproval(runs, id, callId, { approve: true, ...(args ? { args } : {}) }, by);
+      const decision = { approve: true, ...(args ? { args } : {}) };
+      const outcome = await decideApproval(runs, id, callId, decision, by, deps.audit);
       // Its quorum not met yet: the card again, with who approved so far.
       if (outcome.decided === 'waiting') return undefined;
       const quorum = outcome.quorum > 1 ? ` (${quorumProgress(outcome.approvals, outcome.quorum)})` : '';

@@ -1,0 +1,47 @@
+import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import type { AuditEntry } from '../contract/audit/records';
+
+const { recordAudit } = proxyActivities<ReturnType<typeof createActivities>>({
+  startToCloseTimeout: '30 seconds',
+  // A full or unreachable store never loses a record: the write is tried until it succeeds.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** What a run tells its audit trail: a record without its id and run, which the trail adds. */
+export type AuditNote = Omit<AuditEntry, 'id' | 'workflowId'>;
+
+/**
+ * A run's audit trail (docs/audit.md): each record is written by a `recordAudit` activity, one after
+ * the other in the order the run told them, without holding the loop back. Each carries an id made
+ * of the run's chain and `key`, the same on every replay and retry, so a worker killed at any point
+ * writes it once. A run waits for its records before it hands over or ends (`settle`), and the
+ * writes are not cancelled with the run, so a cancelled run's records are written too.
+ */
+export class AuditTrail {
+  private tail: Promise<void> = Promise.resolve();
+  private readonly workflowId: string;
+  private readonly chain: string;
+
+  constructor(private readonly on: boolean) {
+    const info = workflowInfo();
+    this.workflowId = info.workflowId;
+    this.chain = info.firstExecutionRunId;
+  }
+
+  /** Writes `note` once, under `key` (unique within the run's chain). */
+  record(key: string, note: AuditNote): void {
+    if (!this.on) return;
+    const entry: AuditEntry = { ...note, id: `${this.workflowId}/${key}@${this.chain}`, workflowId: this.workflowId };
+    const previous = this.tail;
+    this.tail = CancellationScope.nonCancellable(async () => {
+      await previous;
+      await recordAudit({ entry });
+    });
+  }
+
+  /** Waits until every record told so far is written. */
+  async settle(): Promise<void> {
+    await this.tail;
+  }
+}
