@@ -19,7 +19,7 @@ export interface EventStreamSizes {
   watchSeconds: number;
 }
 
-const TOKEN = 'bench-token';
+const TOKEN = 'bench-token-0001';
 const CLI = path.join(__dirname, '..', '..', '..', 'bin', 'waveloop.js');
 const TICKS_PER_SECOND = 100;
 

@@ -3,7 +3,8 @@ import type { createActivities } from '../activities';
 import type { AuditEntry } from '../contract/audit/records';
 
 const { recordAudit } = proxyActivities<ReturnType<typeof createActivities>>({
-  startToCloseTimeout: '30 seconds',
+  // A write takes milliseconds: an attempt whose worker died is tried again soon.
+  startToCloseTimeout: '10 seconds',
   // A full or unreachable store never loses a record: the write is tried until it succeeds.
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
