@@ -158,4 +158,17 @@ describe.each([['SQLite (embedded)', undefined], ...(postgres ? [['PostgreSQL', 
 
 afterAll(() => postgres?.stop());
 
+it('an audit database that cannot be reached stops the worker at start, named without its password', async () => {
+  const refused = await waveloop(['worker'], {
+    PATH: process.env.PATH,
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    WAVELOOP_AUDIT_URL: 'postgres://auditor:s3cret-pw@127.0.0.1:9/audit',
+  });
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr).toContain(
+    'The audit store of WAVELOOP_AUDIT_URL (postgres://auditor:***@127.0.0.1:9/audit) cannot be reached',
+  );
+  expect(refused.stderr).not.toContain('s3cret-pw');
+});
+
 if (!postgres) it.skip('audit trail in PostgreSQL: this machine has no PostgreSQL (initdb)', () => {});
