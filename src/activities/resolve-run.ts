@@ -158,6 +158,7 @@ function toolInfo(tool: AnyTool, approval: ToolApproval | undefined): ToolInfo {
     ...(tool.interaction ? { interaction: tool.interaction } : {}),
     ...(approval ? { approval } : {}),
     ...(tool.localActivity ? { localActivity: true } : {}),
+    ...(tool.sensitive?.length ? { sensitive: [...tool.sensitive] } : {}),
   };
 }
 

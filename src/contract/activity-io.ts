@@ -26,6 +26,8 @@ export interface ToolInfo {
   approval?: ToolApproval;
   /** Calls run as local activities (`defineTool({ localActivity })`): cheap, read-only tools. */
   localActivity?: boolean;
+  /** Parameters shown masked wherever people, logs and traces see the arguments (`defineTool({ sensitive })`). */
+  sensitive?: string[];
 }
 
 /**

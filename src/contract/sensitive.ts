@@ -23,3 +23,24 @@ export function maskArgs(
     ]),
   );
 }
+
+/**
+ * Edited arguments as the call will run with them: a sensitive field whose edited value is the mask
+ * of its real value (the person left it as shown, `•••• 1234`) keeps the real value; any other value
+ * replaces it. A person cannot see a sensitive value, so leaving its mask means "unchanged".
+ */
+export function unmaskArgs(
+  edited: Record<string, unknown>,
+  real: Record<string, unknown>,
+  sensitive: readonly string[] | undefined,
+): Record<string, unknown> {
+  if (!sensitive?.length) return edited;
+  return Object.fromEntries(
+    Object.entries(edited).map(([field, value]) => [
+      field,
+      sensitive.includes(field) && field in real && real[field] != null && value === maskValue(real[field])
+        ? real[field]
+        : value,
+    ]),
+  );
+}

@@ -61,6 +61,7 @@ const toolSchema = z.strictObject({
   loopBreaking: z.boolean().optional(),
   interaction: z.enum(['question', 'conversation']).optional(),
   localActivity: z.boolean().optional(),
+  sensitive: z.array(z.string()).optional(),
   preview: z
     .custom<AnyTool['preview']>((value) => typeof value === 'function', 'preview must be a function')
     .optional(),

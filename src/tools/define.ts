@@ -121,6 +121,13 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
    * heartbeat. Default false.
    */
   localActivity?: boolean;
+  /**
+   * Parameters whose values people, logs and traces must not see (a card number, an IBAN, a
+   * password): top-level fields of `parameters`. The inbox, `pending`, `show`, the event stream,
+   * webhooks, audit records, spans and the Web UI's summaries and details show them masked
+   * (`•••• 1234`); `execute` and the model get the real value (docs/security.md).
+   */
+  sensitive?: ReadonlyArray<keyof z.infer<P> & string>;
 }
 
 /** A tool with its types erased, as the registry and the activities hold it. */
@@ -131,8 +138,8 @@ export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Declares a tool. The argument type of `execute` is inferred from `parameters`; a name the
- * OpenAI API would reject, or an option's old name (`timeoutMs`), throws here, at definition time,
- * rather than at the first model call.
+ * OpenAI API would reject, an option's old name (`timeoutMs`), or a `sensitive` field that is not a
+ * parameter throws here, at definition time, rather than at the first model call.
  */
 export function defineTool<P extends z.ZodObject, R>(definition: ToolDefinition<P, R>): ToolDefinition<P, R> {
   if (!TOOL_NAME.test(definition.name)) {
@@ -143,6 +150,12 @@ export function defineTool<P extends z.ZodObject, R>(definition: ToolDefinition<
     ...renamedFieldProblems(definition.retry, RENAMED_RETRY_FIELDS).map((problem) => `retry: ${problem}`),
   ];
   if (renamed.length) throw new TypeError(`Tool "${definition.name}": ${renamed.join('; ')}.`);
+  const fields = Object.keys(definition.parameters.shape);
+  const unknown = (definition.sensitive ?? []).filter((field) => !fields.includes(field));
+  if (unknown.length)
+    throw new TypeError(
+      `Tool "${definition.name}": sensitive ${unknown.map((f) => `"${f}"`).join(', ')} ${unknown.length > 1 ? 'are not among' : 'is not one of'} its parameters (${fields.join(', ') || 'none'}).`,
+    );
   return definition;
 }
 
