@@ -3,10 +3,14 @@ import { z } from 'zod';
 import type { Api, RouteDeps } from './api-env';
 import { body, errors, json, jsonOf } from './api-env';
 import { answerQuestion, decideApproval, endConversation, sendMessage } from './decisions';
+import { HttpError } from './errors';
+import { DECIDED_LIMIT, decidedQuery } from './page/decided-view';
 import {
   AnswerBodySchema,
   ApprovalBodySchema,
   CallParamsSchema,
+  DecidedQuerySchema,
+  ErrorSchema,
   JsonObjectSchema,
   MessageBodySchema,
   RunParamsSchema,
@@ -14,7 +18,7 @@ import {
 
 /**
  * The routes of what people decide: the pending list, approvals (with edited arguments) and
- * denials, answers, a conversation's messages and its end. Each decision is recorded as made `by`
+ * denials, answers, a conversation's messages and its end, and what was decided (the audit trail's). Each decision is recorded as made `by`
  * the name of the request's token.
  */
 export function addDecisionRoutes(app: Api, { client, audit }: RouteDeps): void {
@@ -28,6 +32,26 @@ export function addDecisionRoutes(app: Api, { client, audit }: RouteDeps): void 
       responses: { 200: jsonOf('the decisions, oldest first', z.array(JsonObjectSchema)) },
     }),
     async (c) => c.json((await runs.pending()).decisions, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/decided',
+      summary: "The audit trail's decisions and refused attempts, newest first, by `person`, `tool` and `run`",
+      request: { query: DecidedQuerySchema },
+      responses: {
+        200: jsonOf('the `decision` and `decision_refused` records, newest first', z.array(JsonObjectSchema)),
+        400: jsonOf('bad query', ErrorSchema),
+        404: jsonOf('the server keeps no audit trail', ErrorSchema),
+      },
+    }),
+    async (c) => {
+      if (!audit)
+        throw new HttpError(404, 'not_found', 'This server keeps no audit trail: it has no decisions to list.');
+      const { limit = DECIDED_LIMIT, ...filter } = c.req.valid('query');
+      return c.json((await audit.list(decidedQuery(filter, limit))).reverse(), 200);
+    },
   );
 
   app.openapi(

@@ -44,6 +44,14 @@ export const ListQuerySchema = z.strictObject({
   cursor: z.string().min(1).optional(),
 });
 
+/** `GET /api/decided`: whose decisions, of which tool, in which run; the newest `limit` (default 200). */
+export const DecidedQuerySchema = z.strictObject({
+  person: z.string().trim().min(1).optional(),
+  tool: z.string().trim().min(1).optional(),
+  run: z.string().trim().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
 /** `GET /api/runs/{id}/events`: `stream=true` adds the model's reply as it streams. */
 export const EventsQuerySchema = z.strictObject({ stream: z.enum(['true', 'false']).optional() });
 

@@ -15,7 +15,7 @@ const HTMX_CONFIG = JSON.stringify({
   ],
 });
 
-/** The page around `body`: the header with the three views and "Start a run", htmx and the style sheet. */
+/** The page around `body`: the header with the views and "Start a run", htmx and the style sheet. */
 export function layout(title: string, body: Html): Html {
   return html`<!doctype html>
     <html lang="en">
@@ -31,7 +31,10 @@ export function layout(title: string, body: Html): Html {
       <body>
         <header>
           <strong>waveloop</strong>
-          <nav><a href="/">Waiting now</a><a href="/runs">Runs</a><a href="/start">Start a run</a></nav>
+          <nav>
+            <a href="/">Waiting now</a><a href="/runs">Runs</a><a href="/decided">Decided</a
+            ><a href="/start">Start a run</a>
+          </nav>
         </header>
         <main>${body}</main>
       </body>

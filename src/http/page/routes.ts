@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { html } from 'hono/html';
 import { pendingOf, type PendingDecision } from '../../client/pending';
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, RUN_STATES } from '../../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
@@ -8,6 +9,16 @@ import type { Api, HttpEnv, RouteDeps } from '../api-env';
 import { answerQuestion, decideApproval, endConversation, sendMessage } from '../decisions';
 import { HttpError, toHttpError } from '../errors';
 import { asset } from './assets';
+import {
+  DECIDED_LIMIT,
+  decidedFilterOf,
+  decidedQuery,
+  decidedView,
+  RECENT_DECIDED,
+  recentDecided,
+  type DecidedFilter,
+  type DecidedList,
+} from './decided-view';
 import { decidedCard, decisionCard, decisionId, type Typed } from './decision-view';
 import { goalSection } from './goal-view';
 import { pendingVersion, waitingSection } from './inbox-view';
@@ -27,7 +38,8 @@ export interface PageDeps extends RouteDeps {
 /**
  * The web inbox of `waveloop serve` (docs/inbox.md): pages rendered by the server with hono's `html`
  * (every value of a run escaped), made live by htmx: "Waiting now" at `/`, the runs at `/runs`, a
- * run at `/runs/{id}`, a goal tree at `/goals/{id}`, and "Start a run" at `/start`. Decisions are
+ * run at `/runs/{id}`, a goal tree at `/goals/{id}`, "Start a run" at `/start`, and the decisions of
+ * the audit trail at `/decided`. Decisions are
  * taken by the same functions as the API's, recorded as by the holder of the session's token.
  */
 export function addPageRoutes(app: Api, deps: PageDeps): void {
@@ -40,7 +52,15 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
     return c.body(found.text, 200, { 'content-type': `${found.type}; charset=utf-8`, 'cache-control': 'max-age=3600' });
   });
 
-  app.get('/', async (c) => c.html(layout('Waiting now', waitingSection(await runs.pending(), c.get('person')))));
+  app.get('/', async (c) => {
+    const [list, recent] = await Promise.all([runs.pending(), decided({}, RECENT_DECIDED)]);
+    return c.html(layout('Waiting now', html`${waitingSection(list, c.get('person'))}${recentDecided(recent)}`));
+  });
+
+  app.get('/decided', async (c) => {
+    const filter = decidedFilterOf(c.req.query());
+    return c.html(layout('Decided', decidedView(await decided(filter, DECIDED_LIMIT), filter)));
+  });
 
   app.get('/inbox/waiting', async (c) => {
     const list = await runs.pending();
@@ -159,6 +179,16 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
       return 'Ended the conversation';
     });
   });
+
+  /** The newest `limit` decisions `filter` finds in the audit trail; or that there is none, or why it could not be read. */
+  async function decided(filter: DecidedFilter, limit: number): Promise<DecidedList> {
+    if (!deps.audit) return { none: true };
+    try {
+      return { records: await deps.audit.list(decidedQuery(filter, limit)) };
+    } catch (err) {
+      return { error: toHttpError(err, deps.log).message };
+    }
+  }
 
   /**
    * Takes a decision and answers with what replaces its card: what was decided; the card again
