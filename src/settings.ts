@@ -6,6 +6,7 @@ import { envVarOf, settingNamesOf, SETTINGS } from './contract/settings/declarat
 import { RENAMED_ENV_VARS, renamedMessage } from './contract/settings/renamed';
 import type { WorkerDefaults } from './contract/settings/resolve';
 import { settingSchema } from './contract/settings/schemas';
+import { webhookAllowEntryProblem } from './contract/webhooks/allow';
 import { encryptionKeysFromEnv, type EncryptionKeys } from './payloads/encryption-keys';
 
 /**
@@ -82,6 +83,12 @@ export interface WebhookSettings {
   secret?: string;
   /** `WAVELOOP_INBOX_URL`: where `waveloop serve` is reached, for the links `<base>/runs/<id>`; unset: no links. */
   inboxUrl?: string;
+  /**
+   * `WAVELOOP_WEBHOOK_ALLOW`: the hosts and URL prefixes (comma-separated; `*.domain` and `*` for
+   * public addresses only) that a run's own input may name as webhooks; unset: none. The operator's
+   * URLs (`WAVELOOP_WEBHOOKS`, an agent's) need no entry (docs/webhooks.md#what-a-run-may-name).
+   */
+  allow?: string[];
 }
 
 /** A Worker Deployment version: the deployment's name and the id of this build of the workers' code. */
@@ -133,6 +140,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
       ...definedOnly({
         secret: blank(env.WAVELOOP_WEBHOOK_SECRET),
         inboxUrl: inboxUrlOf(blank(env.WAVELOOP_INBOX_URL)),
+        allow: webhookAllowOf(blank(env.WAVELOOP_WEBHOOK_ALLOW)),
       }),
     },
   };
@@ -200,6 +208,24 @@ function inboxUrlOf(value: string | undefined): string | undefined {
       }),
     })
     .parse({ WAVELOOP_INBOX_URL: value }).WAVELOOP_INBOX_URL;
+}
+
+/** The entries of `WAVELOOP_WEBHOOK_ALLOW`; a `ZodError` naming the variable and the entry that is none. */
+function webhookAllowOf(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return z
+    .object({
+      WAVELOOP_WEBHOOK_ALLOW: z.array(
+        z.string().refine((entry) => webhookAllowEntryProblem(entry) === undefined, {
+          error: (issue) => webhookAllowEntryProblem(String(issue.input)) ?? 'not an entry',
+        }),
+      ),
+    })
+    .parse({ WAVELOOP_WEBHOOK_ALLOW: entries }).WAVELOOP_WEBHOOK_ALLOW;
 }
 
 /** The deployment version of `WAVELOOP_DEPLOYMENT` and `WAVELOOP_BUILD_ID`; a `ZodError` naming the one missing when only one is set. */

@@ -29,6 +29,8 @@ import { createPostWebhook } from './webhooks/post';
 export interface WorkerWebhooks {
   secret?: string;
   inboxUrl?: string;
+  /** `WAVELOOP_WEBHOOK_ALLOW`: what a run's own input may name (checked by `resolveRun` and `postWebhook`). */
+  allow?: readonly string[];
 }
 
 export interface ActivityDeps extends ResolveForkDeps {
@@ -87,7 +89,11 @@ export function createActivities(deps: ActivityDeps) {
     recordAudit: createRecordAudit(deps),
     checkToolArguments: createCheckToolArguments(deps),
     checkOutput,
-    postWebhook: createPostWebhook({ secret: deps.webhooks?.secret, inboxUrl: deps.webhooks?.inboxUrl }),
+    postWebhook: createPostWebhook({
+      secret: deps.webhooks?.secret,
+      inboxUrl: deps.webhooks?.inboxUrl,
+      allow: deps.webhooks?.allow ?? [],
+    }),
     summarizeTranscript: createSummarize({ ...deps, quirks }),
     ...createGoalActivities({ ...deps, defaultModel, webhooks, quirks }),
     scoreEvalCase: createScoreEvalCase({ ...deps, defaultModel, quirks }),

@@ -15,12 +15,14 @@ import {
   type RunSettings,
   type WorkerDefaults,
 } from '../contract/settings/resolve';
+import { runWebhookRefusal, type ResolveHost } from '../contract/webhooks/allow';
 import type { AnyTool } from '../tools/define';
 import { approvalRuleOf } from './approval-rule';
 import { contextWindowOf } from './context-windows';
 import { toolParametersSchema } from './model/tool-schema';
 import { outputSpecOf } from './output/output-spec';
 import type { Registry } from './registry';
+import { resolveHost } from './webhooks/resolve-host';
 
 export interface ResolveRunDeps {
   registry: Registry;
@@ -37,6 +39,10 @@ export interface ResolveRunDeps {
   modelQueues?: ModelQueues;
   /** The worker's audit store, when it keeps one: its runs then write their records. */
   audit?: unknown;
+  /** `WAVELOOP_WEBHOOK_ALLOW` (`webhooks.allow`): the webhooks a run's own input may name; none when unset. */
+  webhooks?: { allow?: readonly string[] };
+  /** Resolves webhook hosts to addresses (default: node:dns; tests fake it). */
+  resolveHost?: ResolveHost;
 }
 
 /**
@@ -55,11 +61,14 @@ export function createResolveRun({
   modelRetry,
   modelQueues,
   audit,
+  webhooks,
+  resolveHost: resolve = resolveHost,
 }: ResolveRunDeps) {
   return async function resolveRun(rawInput: ResolveRunInput): Promise<ResolvedRun> {
     // The workflow hands over the input as sent: validation needs zod, which workflow code avoids
     // (src/workflows/lazy.ts).
     const input = parseAgentLoopInput(rawInput);
+    await refuseRunWebhooks(input.webhooks ?? [], webhooks?.allow ?? [], resolve);
     const agentName = input.agent ?? 'default';
     const agent = registry.agents.get(agentName);
     if (!agent) {
@@ -168,6 +177,21 @@ function typedOutput(input: AgentLoopInput, agent: AgentDefinition, settings: Ru
     return outputSpecOf(input, agent, settings);
   } catch (err) {
     throw invalidInput(`Invalid output schema: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Refuses the run (`InvalidInput`, not retried) when its input names a webhook that
+ * `WAVELOOP_WEBHOOK_ALLOW` does not allow, or one at a non-public address (`runWebhookRefusal`),
+ * before the run calls a model or tells anything: a raw client's start is held to what the HTTP
+ * API checks. A host that does not resolve is refused too (its addresses cannot be checked).
+ */
+async function refuseRunWebhooks(urls: readonly string[], allow: readonly string[], resolve: ResolveHost) {
+  for (const url of urls) {
+    const refusal = await runWebhookRefusal(url, allow, resolve).catch(
+      (err: Error) => `The webhook ${url} is refused: its host does not resolve (${err.message}).`,
+    );
+    if (refusal) throw invalidInput(refusal);
   }
 }
 

@@ -39,6 +39,12 @@ export interface HttpAppOptions {
   webUi?: (workflowId: string) => string;
   /** The audit store: refused decisions are recorded in it, and the inbox's Decided view reads it. */
   audit?: AuditStore;
+  /**
+   * `WAVELOOP_WEBHOOK_ALLOW`: the webhooks a run or goal tree started here may name (default none);
+   * one it does not allow, or one at a non-public address, is a 400 and nothing starts
+   * (docs/webhooks.md#what-a-run-may-name). The workers check it too: give both the same list.
+   */
+  webhookAllow?: readonly string[];
 }
 
 /**
@@ -56,6 +62,7 @@ export function createHttpApp({
   agents = [],
   webUi,
   audit,
+  webhookAllow = [],
 }: HttpAppOptions): OpenAPIHono<HttpEnv> {
   const fail = (err: HttpError) =>
     new Response(JSON.stringify(err.body()), {
@@ -106,9 +113,9 @@ export function createHttpApp({
     }),
   );
   const deps = { client, log, ...(audit ? { audit } : {}) };
-  addRunRoutes(app, deps);
+  addRunRoutes(app, { ...deps, webhookAllow });
   addDecisionRoutes(app, deps);
-  addGoalRoutes(app, deps);
+  addGoalRoutes(app, { ...deps, webhookAllow });
   addPageRoutes(app, { ...deps, agents, ...(webUi ? { webUi } : {}) });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/api/openapi.json', {

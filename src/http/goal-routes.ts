@@ -1,11 +1,12 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Api, RouteDeps } from './api-env';
+import type { Api } from './api-env';
 import { body, errors, json, jsonOf } from './api-env';
+import { refuseRunWebhooks, type StartDeps } from './run-routes';
 import { RunParamsSchema, StartedSchema, StartGoalBodySchema } from './schemas';
 import { starter } from './starter';
 
 /** The routes of goal trees: start one, read its tree (as `waveloop tree`). */
-export function addGoalRoutes(app: Api, { client }: RouteDeps): void {
+export function addGoalRoutes(app: Api, { client, webhookAllow }: StartDeps): void {
   const { goals } = client;
 
   app.openapi(
@@ -13,11 +14,14 @@ export function addGoalRoutes(app: Api, { client }: RouteDeps): void {
       method: 'post',
       path: '/api/goals',
       summary: 'Start a goal tree',
+      description:
+        'A webhook of the body that `WAVELOOP_WEBHOOK_ALLOW` does not allow, or at a loopback, link-local or private address, is a 400, and nothing starts.',
       request: body(StartGoalBodySchema),
       responses: { 201: jsonOf('started', StartedSchema), ...errors(400, 409) },
     }),
     async (c) => {
       const { workflowId, ...input } = c.req.valid('json');
+      await refuseRunWebhooks(input.webhooks, webhookAllow);
       const handle = await goals.start(
         { ...input, startedBy: starter(c.get('person'), input.startedBy) },
         { workflowId },

@@ -1,14 +1,38 @@
+import { lookup } from 'node:dns/promises';
 import { createRoute } from '@hono/zod-openapi';
 import { pendingOf } from '../client/pending';
+import { runWebhookRefusal } from '../contract/webhooks/allow';
 import type { Api, RouteDeps } from './api-env';
 import { body, errors, json, jsonOf } from './api-env';
+import { HttpError } from './errors';
 import { runEventStream } from './run-events';
 import { requireRunning } from './run-state';
 import { EventsQuerySchema, ListQuerySchema, RunParamsSchema, StartedSchema, StartRunBodySchema } from './schemas';
 import { starter } from './starter';
 
+/** What the start routes check a run's webhooks against: `WAVELOOP_WEBHOOK_ALLOW` (`createHttpApp({ webhookAllow })`). */
+export type StartDeps = RouteDeps & { webhookAllow: readonly string[] };
+
+/**
+ * A 400 (`HttpError`) naming each webhook of a run's or goal tree's input that
+ * `WAVELOOP_WEBHOOK_ALLOW` does not allow or that points at a non-public address, its host's every
+ * address resolved here (`runWebhookRefusal`); nothing is started then. A host that does not
+ * resolve is refused too: its addresses cannot be checked. The worker checks again (`resolveRun`).
+ */
+export async function refuseRunWebhooks(urls: readonly string[] | undefined, allow: readonly string[]): Promise<void> {
+  const refusals = await Promise.all(
+    (urls ?? []).map((url) =>
+      runWebhookRefusal(url, allow, async (host) =>
+        (await lookup(host, { all: true, verbatim: true })).map((answer) => answer.address),
+      ).catch((err: Error) => `The webhook ${url} is refused: its host does not resolve (${err.message}).`),
+    ),
+  );
+  const refused = refusals.filter((refusal): refusal is string => refusal !== undefined);
+  if (refused.length) throw new HttpError(400, 'bad_request', refused.join(' '));
+}
+
 /** The routes of agent runs: start, list, read, follow (SSE), cancel. */
-export function addRunRoutes(app: Api, { client }: RouteDeps): void {
+export function addRunRoutes(app: Api, { client, webhookAllow }: StartDeps): void {
   const { runs } = client;
 
   app.openapi(
@@ -17,10 +41,13 @@ export function addRunRoutes(app: Api, { client }: RouteDeps): void {
       path: '/api/runs',
       summary: 'Start an agent run',
       request: body(StartRunBodySchema),
+      description:
+        'A webhook of the body that `WAVELOOP_WEBHOOK_ALLOW` does not allow, or at a loopback, link-local or private address, is a 400, and nothing starts.',
       responses: { 201: jsonOf('started', StartedSchema), ...errors(400, 409) },
     }),
     async (c) => {
       const { workflowId, ...input } = c.req.valid('json');
+      await refuseRunWebhooks(input.webhooks, webhookAllow);
       const handle = await runs.start(
         { ...input, startedBy: starter(c.get('person'), input.startedBy) },
         { workflowId },

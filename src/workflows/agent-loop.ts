@@ -115,7 +115,7 @@ class AgentRun {
     );
     this.memory = new Memory(this.transcript, run, this.spend, state);
     this.output = new TypedOutput(run.output, state.outputRepairs);
-    this.notifier = new Notifier(settings.webhooks ?? [], input.goal, this.progress.startedBy);
+    this.notifier = new Notifier(settings.webhooks ?? [], input.goal, this.progress.startedBy, input.webhooks);
     this.gate.onWait = (waiting) => this.notifier.waiting(waiting);
     this.audit = new AuditTrail(run.audit === true);
     this.gate.onDecision = (key, note) => this.audit.record(key, note);

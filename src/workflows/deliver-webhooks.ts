@@ -13,15 +13,22 @@ export type DeliveryOutcome = { status: number } | { undelivered: string };
  * until the receiver answers 2xx: `WEBHOOK_ACTIVITY_OPTIONS`). The run starts it as a child it
  * does not wait for and that outlives it (docs/webhooks.md), so a slow or failing receiver never
  * holds the run back, and a notice told as the run ends is still delivered. A receiver that
- * refuses (4xx) or never answers is logged and ends this workflow normally: a delivery never fails.
+ * refuses (4xx), redirects (3xx, never followed) or never answers is logged and ends this workflow
+ * normally: a delivery never fails. A URL the run's own input named (`runNamed`) is checked again
+ * as it is posted (docs/webhooks.md#what-a-run-may-name).
  */
-export async function deliverWebhooks({ deliveryId, urls, notice }: DeliverWebhooksInput): Promise<DeliveryOutcome[]> {
+export async function deliverWebhooks({
+  deliveryId,
+  urls,
+  notice,
+  runNamed = [],
+}: DeliverWebhooksInput): Promise<DeliveryOutcome[]> {
   return Promise.all(
     urls.map(async (url, index): Promise<DeliveryOutcome> => {
       try {
         return await postWebhook.executeWithOptions(
           { ...WEBHOOK_ACTIVITY_OPTIONS, summary: `webhook ${index + 1}/${urls.length} · ${notice.event}` },
-          [{ deliveryId, url, notice }],
+          [{ deliveryId, url, notice, ...(runNamed.includes(url) ? { runNamed: true } : {}) }],
         );
       } catch (err) {
         const why = err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err);

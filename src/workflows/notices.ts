@@ -38,12 +38,20 @@ export interface Waiting {
 export class Notifier {
   private readonly starting: Array<Promise<void>> = [];
 
+  /** The URLs of `urls` that the run's own input named: checked again as they are posted. */
+  private readonly runNamed: string[];
+
   constructor(
     private readonly urls: readonly string[],
     private readonly goal: string,
     /** Who started the run, told with every notice. */
     private readonly startedBy?: string,
-  ) {}
+    /** The webhooks of the run's (or the goal tree's) own input, as given. */
+    named: readonly string[] = [],
+  ) {
+    const given = new Set(named.map((url) => url.trim()));
+    this.runNamed = urls.filter((url) => given.has(url.trim()));
+  }
 
   /** The run waits for a person. */
   waiting({ event, key, pending, message }: Waiting): void {
@@ -94,7 +102,9 @@ export class Notifier {
     const started = CancellationScope.nonCancellable(() =>
       startChild(deliverWebhooks, {
         workflowId: deliveryId,
-        args: [{ deliveryId, urls: [...this.urls], notice }],
+        args: [
+          { deliveryId, urls: [...this.urls], notice, ...(this.runNamed.length ? { runNamed: this.runNamed } : {}) },
+        ],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         cancellationType: ChildWorkflowCancellationType.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

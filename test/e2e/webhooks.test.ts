@@ -8,7 +8,7 @@ import { signatureHolds, webhookReceiver } from '../support/webhook-receiver';
 /**
  * Webhooks as a receiver gets them: a `waveloop worker` process, configured by the environment
  * (`WAVELOOP_WEBHOOKS` with a plain and a Slack-shaped URL, `WAVELOOP_WEBHOOK_SECRET`,
- * `WAVELOOP_INBOX_URL`), runs the demo's `update_user`, which waits for approval; a real HTTP
+ * `WAVELOOP_INBOX_URL`; `WAVELOOP_WEBHOOK_ALLOW` for the goal tree's own URL), runs the demo's `update_user`, which waits for approval; a real HTTP
  * receiver answers the first delivery 500, then 200. The worker is killed while the call waits and
  * another takes the run over.
  */
@@ -24,6 +24,8 @@ async function startWorker(): Promise<void> {
     WAVELOOP_WEBHOOKS: `${receiver.url('/hook')}, slack:${receiver.url('/slack')}`,
     WAVELOOP_WEBHOOK_SECRET: SECRET,
     WAVELOOP_INBOX_URL: 'http://127.0.0.1:8080/',
+    // The goal tree's own webhook (its input's, not the operator's) must be allowed: the receiver's host and port.
+    WAVELOOP_WEBHOOK_ALLOW: new URL(receiver.url('/')).host,
   });
 }
 

@@ -89,6 +89,7 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
         port,
         log: note,
         agents,
+        webhookAllow: config.webhooks.allow ?? [],
         ...(webUi ? { webUi } : {}),
       });
       try {

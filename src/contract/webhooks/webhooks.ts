@@ -75,6 +75,11 @@ export interface DeliverWebhooksInput {
   deliveryId: string;
   urls: string[];
   notice: WebhookNotice;
+  /**
+   * The URLs of `urls` that the run's own input named (absent: none): each is checked again
+   * against `WAVELOOP_WEBHOOK_ALLOW` and its resolved addresses when it is posted.
+   */
+  runNamed?: string[];
 }
 
 /** The input of `postWebhook`: the notice to one URL. */
@@ -82,6 +87,8 @@ export interface PostWebhookInput {
   deliveryId: string;
   url: string;
   notice: WebhookNotice;
+  /** The run's own input named `url`: it is checked again before it is posted (docs/webhooks.md#what-a-run-may-name). */
+  runNamed?: boolean;
 }
 
 /** How a delivery to one URL ended: its receiver's HTTP status, or why it was given up. */

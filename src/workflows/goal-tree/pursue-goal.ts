@@ -56,7 +56,7 @@ export async function pursueGoal(rawInput: unknown): Promise<GoalResult> {
   if (input.node) return pursueNode(input, settings, input.node);
   // The root tells the tree's webhooks how it ended; its tool loops tell what they wait for.
   const root = await rootNode(input, settings);
-  const notifier = new Notifier(root.webhooks, input.goal, input.startedBy);
+  const notifier = new Notifier(root.webhooks, input.goal, input.startedBy, input.webhooks);
   let result: GoalResult;
   try {
     result = await pursueNode(input, settings, root.node);
