@@ -148,6 +148,8 @@ export class Harness {
       modelRpm?: number;
       /** The people directory that approval rules' groups stand for (default: nobody). */
       people?: WaveloopWorkerOptions['people'];
+      /** Where the runs' audit records go (default: none); the test closes it after the worker stops. */
+      audit?: WaveloopWorkerOptions['audit'];
     } = {},
   ) {
     const baseURL = options.modelBaseURL ?? this.fake.baseURL;
@@ -176,6 +178,7 @@ export class Harness {
       metrics: options.telemetry?.metrics,
       deployment: options.deployment,
       people: options.people,
+      audit: options.audit,
     });
     return { worker, taskQueue };
   }

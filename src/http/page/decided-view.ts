@@ -78,7 +78,8 @@ function searchForm(filter: DecidedFilter): Html {
     </label>`;
   const searched = Object.keys(filter).length > 0;
   return html`<form method="get" action="/decided" class="actions search" role="search" aria-label="Search decisions">
-    ${field('person', 'Person', 'who decided')} ${field('tool', 'Tool', 'update_user')} ${field('run', 'Run', 'its id')}
+    ${field('person', 'Person', 'who decided')} ${field('tool', 'Tool', 'its name')}
+    ${field('run', 'Run', 'its workflow id')}
     <button>Search</button>
     ${searched ? html`<a href="/decided">Show all</a>` : ''}
   </form>`;
