@@ -4,6 +4,7 @@ import type { PrepareApprovalInput, ToolCallInput, ToolCallOutput } from '../con
 import { FailureType } from '../contract/errors';
 import type { ApprovalPolicy } from '../contract/people/approvals';
 import { People } from '../contract/people/people';
+import { maskArgs } from '../contract/sensitive';
 import type { BlobStore } from '../payloads/blob-store';
 import { ToolError } from '../tools/define';
 import { approvalPolicy, approvalRuleOf, askApprovalRule } from './approval-rule';
@@ -71,7 +72,7 @@ export function createRunTool({
       }
     });
     const content =
-      editNote(input) +
+      editNote(input, tool.sensitive) +
       resultForTranscript(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'), blobStore);
     // Kept for the run's next model call on this worker, which then gets only a reference to it.
     const runId = context.info.workflowExecution?.runId;
@@ -80,10 +81,15 @@ export function createRunTool({
   };
 }
 
-/** Tells the model that a person changed the call's arguments before approving it, and to what. */
-function editNote({ args, originalArgs }: ToolCallInput): string {
+/**
+ * Tells the model that a person changed the call's arguments before approving it, and to what. The
+ * note is part of the call's result, which people see too (the run's waves, its audit record, its
+ * span): the tool's `sensitive` values show masked in it, and the tool itself got them whole.
+ */
+function editNote({ args, originalArgs }: ToolCallInput, sensitive: readonly string[] | undefined): string {
   if (!originalArgs) return '';
-  return `(A person approved this call with changed arguments: ${JSON.stringify(args)} instead of ${JSON.stringify(originalArgs)}.)\n`;
+  const [now, before] = [maskArgs(args, sensitive), maskArgs(originalArgs, sensitive)];
+  return `(A person approved this call with changed arguments: ${JSON.stringify(now)} instead of ${JSON.stringify(before)}.)\n`;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   type DecisionBy,
 } from '../contract/messages';
 import { quorumProgress, UNKNOWN_PERSON, type ApprovalPolicy, type ApprovalVote } from '../contract/people/approvals';
+import { maskArgs, unmaskArgs } from '../contract/sensitive';
 import type { AuditNote } from './audit-trail';
 import type { Waiting } from './notices';
 
@@ -39,6 +40,8 @@ export interface ApprovalRequest {
   /** After this many seconds `onTimeout` decides; none: as long as it takes. */
   timeoutSeconds?: number;
   onTimeout: 'deny' | 'approve';
+  /** The tool's sensitive parameters (`ToolInfo.sensitive`): masked in webhooks and audit records. */
+  sensitive?: string[];
 }
 
 /** What ended a conversation turn's wait. */
@@ -61,6 +64,8 @@ export class HumanGate {
   onDecision: (key: string, note: AuditNote) => void = () => undefined;
   /** How many decisions each call has had, for their keys. */
   private readonly decided = new Map<string, number>();
+  /** The sensitive parameters of each waiting call's tool (`ApprovalRequest.sensitive`). */
+  private readonly sensitive = new Map<string, string[]>();
 
   constructor(
     private readonly progress: RunProgress,
@@ -86,7 +91,9 @@ export class HumanGate {
       approveUpdate,
       async (callId: string, decision?: ApproveDecision) => {
         const by = byOf(decision);
-        const args = decision?.args;
+        // A sensitive field left as its mask (what the person saw) keeps its real value.
+        const args =
+          decision?.args && unmaskArgs(decision.args, this.waitingCall(callId).args, this.sensitive.get(callId));
         if (args) {
           // Edited arguments must suit the tool before the approval counts; the check runs on the worker.
           const problem = await checkToolArguments({ name: this.waitingCall(callId).tool, args });
@@ -199,7 +206,8 @@ export class HumanGate {
    * timer), after which `onTimeout` decides, `by: 'timeout'`. Other calls are not held back.
    */
   async approval(request: ApprovalRequest): Promise<Decision> {
-    const { callId, tool, args, iteration, policy, timeoutSeconds, onTimeout } = request;
+    const { callId, tool, args, iteration, policy, timeoutSeconds, onTimeout, sensitive } = request;
+    if (sensitive?.length) this.sensitive.set(callId, sensitive);
     const since = workflowTime();
     const deadline =
       timeoutSeconds === undefined ? undefined : new Date(Date.parse(since) + timeoutSeconds * 1000).toISOString();
@@ -222,7 +230,7 @@ export class HumanGate {
       pending: {
         callId,
         tool,
-        args,
+        args: maskArgs(args, sensitive),
         ...(reason ? { reason } : {}),
         ...(deadline ? { deadline } : {}),
         ...(preview ? { preview } : {}),
@@ -244,6 +252,7 @@ export class HumanGate {
           };
     } finally {
       this.progress.pendingApprovals = this.progress.pendingApprovals.filter((a) => a.callId !== callId);
+      this.sensitive.delete(callId);
       this.refresh();
     }
   }
@@ -304,8 +313,14 @@ export class HumanGate {
       );
   }
 
-  /** Tells the run's audit trail of one decision of `call`: who, when, and what (`details`). */
+  /**
+   * Tells the run's audit trail of one decision of `call`: who, when, and what (`details`), its
+   * arguments (`args`, `originalArgs`) with the tool's sensitive values masked.
+   */
   private told(call: PendingApproval, vote: ApprovalVote, details: Record<string, unknown>): void {
+    const sensitive = this.sensitive.get(call.callId);
+    for (const field of ['args', 'originalArgs'])
+      if (details[field]) details[field] = maskArgs(details[field] as Record<string, unknown>, sensitive);
     const n = (this.decided.get(call.callId) ?? 0) + 1;
     this.decided.set(call.callId, n);
     const rule = {

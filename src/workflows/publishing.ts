@@ -13,6 +13,7 @@ import { statusQuery } from '../contract/messages';
 import { ZERO_USAGE } from '../contract/model/usage';
 import { UNKNOWN_PERSON } from '../contract/people/approvals';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../contract/search-attributes';
+import { maskArgs } from '../contract/sensitive';
 import type { StartingState } from './continuation';
 import { runDetails } from './run-details';
 
@@ -20,7 +21,9 @@ import { runDetails } from './run-details';
  * What the world sees of a run while it goes: the `status` query (answered from the first moment,
  * so even a run that fails on its input answers it, and after the run ended), the run's current
  * details (what it waits for and the command that gives it, else where it is: `runDetails`) and,
- * when the namespace has them, the run's search attributes.
+ * when the namespace has them, the run's search attributes. All three, and the run's result, show
+ * the arguments of a tool's `sensitive` parameters masked (`shown`); the progress itself keeps the
+ * real ones, which the run goes on with.
  */
 export class Publisher {
   readonly progress: RunProgress;
@@ -31,6 +34,8 @@ export class Publisher {
   /** The tools of the wave that runs, in call order; undefined between waves. */
   wave: string[] | undefined;
   private published = { values: '', status: '', at: 0 };
+  /** The sensitive parameters of each of the run's tools that has some (`ToolInfo.sensitive`). */
+  private sensitive = new Map<string, string[]>();
   private readonly workflowId = workflowInfo().workflowId;
 
   /** `startedBy`: who started the run (its input's), `unknown` when nobody said. */
@@ -49,7 +54,7 @@ export class Publisher {
       startedBy: typeof startedBy === 'string' && startedBy.trim() ? startedBy.trim() : UNKNOWN_PERSON,
       startedAt: workflowInfo().startTime.toISOString(),
     };
-    setHandler(statusQuery, () => this.progress);
+    setHandler(statusQuery, () => this.shown());
     this.describe();
   }
 
@@ -74,6 +79,7 @@ export class Publisher {
   /** The run's progress once it is resolved: its agent, model and limit, and what it starts from. */
   start(run: ResolvedRun, state: StartingState): RunProgress {
     this.searchAttributes = run.searchAttributes;
+    this.sensitive = new Map(run.tools.flatMap((tool) => (tool.sensitive ? [[tool.name, tool.sensitive]] : [])));
     this.progress.waves.push(...state.waves);
     return Object.assign(this.progress, {
       agent: run.agent,
@@ -92,7 +98,7 @@ export class Publisher {
    * answered by the metadata query).
    */
   describe(): void {
-    setCurrentDetails(runDetails({ progress: this.progress, workflowId: this.workflowId, wave: this.wave }));
+    setCurrentDetails(runDetails({ progress: this.shown(), workflowId: this.workflowId, wave: this.wave }));
   }
 
   /**
@@ -133,7 +139,7 @@ export class Publisher {
     });
     this.publish();
     const { iteration, waves, usage } = this.progress;
-    return { status, answer, iterations: iteration, waves, usage, ...output };
+    return { status, answer, iterations: iteration, waves: waves.map(this.shownWave), usage, ...output };
   }
 
   /** The run failed: the status query says so (the failure itself is the workflow's). */
@@ -141,4 +147,39 @@ export class Publisher {
     Object.assign(this.progress, { status: 'failed', phase: 'done' });
     this.describe();
   }
+
+  /** The progress as people see it: each call's sensitive arguments masked (waves, settling, approvals). */
+  private shown(): RunProgress {
+    if (!this.sensitive.size) return this.progress;
+    const { waves, settling, pendingApprovals } = this.progress;
+    return {
+      ...this.progress,
+      waves: waves.map(this.shownWave),
+      ...(settling ? { settling: this.shownWave(settling) } : {}),
+      pendingApprovals: pendingApprovals.map((call) => {
+        const sensitive = this.sensitive.get(call.tool);
+        return {
+          ...call,
+          args: maskArgs(call.args, sensitive),
+          ...(call.originalArgs ? { originalArgs: maskArgs(call.originalArgs, sensitive) } : {}),
+        };
+      }),
+    };
+  }
+
+  private readonly shownWave = (wave: WaveRecord): WaveRecord => ({
+    ...wave,
+    calls: wave.calls.map((call) => {
+      const sensitive = this.sensitive.get(call.tool);
+      if (!sensitive) return call;
+      const { approval } = call;
+      return {
+        ...call,
+        args: maskArgs(call.args, sensitive),
+        ...(approval?.originalArgs
+          ? { approval: { ...approval, originalArgs: maskArgs(approval.originalArgs, sensitive) } }
+          : {}),
+      };
+    }),
+  });
 }

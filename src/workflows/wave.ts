@@ -19,6 +19,7 @@ import type { ApprovalRecord, ToolCallMessagePart, ToolCallRecord } from '../con
 import { FailureType } from '../contract/errors';
 import { withPriority } from '../contract/flow/priority';
 import type { ApprovalPolicy } from '../contract/people/approvals';
+import { maskArgs } from '../contract/sensitive';
 import { toolSummary } from '../contract/summaries';
 import type { AuditNote } from './audit-trail';
 import type { Decision, HumanGate } from './human-gate';
@@ -100,7 +101,9 @@ async function runCall(
   let runArgs = args.value;
   try {
     // A call with an approval rule runs at once, in one activity, unless its rule says it must wait.
-    const summary = toolSummary(iteration, name, args.value);
+    // Summaries show sensitive values masked; the activities get the real ones.
+    const { sensitive } = tool;
+    const summary = toolSummary(iteration, name, maskArgs(args.value, sensitive));
     let output =
       tool.approval?.when === 'rule'
         ? await execute(tool, { ...target, args: args.value, approvalRule: { agent } }, summary)
@@ -111,14 +114,23 @@ async function runCall(
           ? output.needsApproval
           : await policyOf({ workflowId, toolCallId: call.id, name, args: args.value, agent, startedBy }, summary);
       const { timeoutSeconds, onTimeout } = tool.approval;
-      const request = { callId: call.id, tool: name, args: args.value, iteration, policy, timeoutSeconds, onTimeout };
+      const request = {
+        callId: call.id,
+        tool: name,
+        args: args.value,
+        iteration,
+        policy,
+        timeoutSeconds,
+        onTimeout,
+        ...(sensitive ? { sensitive } : {}),
+      };
       const decision = await gate.approval(request);
       approval = { approval: approvalRecord(decision, args.value, policy.reason) };
       if (!decision.approved) return { ...record, ok: false, error: `${DENIED} ${decision.reason}`, ...approval };
       runArgs = decision.args ?? args.value;
       const edited = decision.args ? { originalArgs: args.value } : {};
       const approvedBy = decision.approvals.map((vote) => vote.by);
-      const approved = `${toolSummary(iteration, name, runArgs)} · approved by ${approvedBy.join(', ') || decision.by}`;
+      const approved = `${toolSummary(iteration, name, maskArgs(runArgs, sensitive))} · approved by ${approvedBy.join(', ') || decision.by}`;
       output = await execute(tool, { ...target, args: runArgs, ...edited, approvedBy }, approved);
     }
     output ??= await execute(tool, { ...target, args: args.value }, summary);
@@ -128,7 +140,7 @@ async function runCall(
     return ran({ ...record, args: runArgs, ok: false, error: describeToolFailure(err), ...approval });
   }
 
-  /** A call that ran after its approval is told to the audit trail: its arguments, result or error. */
+  /** A call that ran after its approval is told to the audit trail: its arguments (sensitive values masked), result or error. */
   function ran(done: ToolCallRecord): ToolCallRecord {
     if (done.approval && audit)
       audit(`call/${done.id}`, {
@@ -138,7 +150,7 @@ async function runCall(
         tool: done.tool,
         callId: done.id,
         details: {
-          args: done.args,
+          args: maskArgs(done.args, tool?.sensitive),
           ok: done.ok,
           ...(done.ok ? { result: done.result } : { error: done.error }),
           approvedBy: done.approval.approvals?.map((vote) => vote.by) ?? [done.approval.by],

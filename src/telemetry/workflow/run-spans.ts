@@ -16,7 +16,7 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ResolvedRun } from '../../contract/activity-io';
+import type { ResolvedRun, ToolInfo } from '../../contract/activity-io';
 import type { AgentLoopResult } from '../../contract/agent-loop';
 import { GOAL_TREE_ACTIVITIES } from '../../contract/goal-tree/activities';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
@@ -29,6 +29,7 @@ import {
   toolCallCount,
   toolCallInput,
 } from '../../contract/model/activities';
+import { maskArgs, maskValue } from '../../contract/sensitive';
 import { APPROVAL_EVENT, Attr, ContentAttr, GenAiOperation } from './trace-attributes';
 
 /**
@@ -43,13 +44,17 @@ import { APPROVAL_EVENT, Attr, ContentAttr, GenAiOperation } from './trace-attri
  * spans from the side and hands on that very promise, so the workflow runs step for step as it
  * would untraced. Content (prompts, replies, tool arguments and results) is always set here, under
  * `ContentAttr` names; the worker drops it before export unless content tracing is on, since
- * workflow code cannot read the worker's configuration.
+ * workflow code cannot read the worker's configuration. Tool arguments, in `execute_tool` spans and
+ * in the tool calls of a `chat` span's reply, show the tool's `sensitive` parameters masked: the
+ * run's tools come from its `resolveRun`, or from the run it continues.
  */
 export class RunSpans {
   private root: Span | undefined;
   /** The iteration of the latest `callModel`: the wave whose tool calls follow it. */
   private iteration: number | undefined;
   private readonly approved = new Set<string>();
+  /** The sensitive parameters of each of the run's tools that has some (`ToolInfo.sensitive`). */
+  private sensitive = new Map<string, string[]>();
 
   constructor(private readonly tracer: Tracer) {}
 
@@ -62,6 +67,7 @@ export class RunSpans {
   ): Promise<unknown> {
     const goal = workflowType === PURSUE_GOAL_WORKFLOW;
     const start = goal ? goalStart(args[0]) : agentStart(args);
+    if (!goal) this.learnTools((args[1] as { run?: Partial<ResolvedRun> } | undefined)?.run?.tools);
     const { workflowId } = workflowInfo();
     const attributes: Attributes = {
       [Attr.operationName]: GenAiOperation.InvokeAgent,
@@ -118,6 +124,7 @@ export class RunSpans {
     // A run's `ResolvedRun` has its model in `settings`; a goal tree's resolution has it at the top.
     const { agent, system, settings, ...goal } = (resolved ?? {}) as Partial<ResolvedRun> & { model?: unknown };
     const model = settings?.model ?? goal.model;
+    this.learnTools(goal.tools);
     if (!this.root) return;
     if (typeof agent === 'string') {
       this.root.setAttribute(Attr.agentName, agent);
@@ -152,7 +159,9 @@ export class RunSpans {
           ...(reply.model ? { [Attr.responseModel]: reply.model } : {}),
           ...(reply.finishReason ? { [Attr.finishReasons]: [reply.finishReason] } : {}),
           ...(planner === 'native' ? { [Attr.waveSize]: toolCallCount(reply.message) } : {}),
-          ...(reply.message !== undefined ? { [ContentAttr.outputMessages]: replyMessages(reply.message) } : {}),
+          ...(reply.message !== undefined
+            ? { [ContentAttr.outputMessages]: replyMessages(reply.message, this.sensitive) }
+            : {}),
         });
       },
     );
@@ -169,7 +178,9 @@ export class RunSpans {
       [Attr.local]: local,
       ...(this.iteration !== undefined ? { [Attr.iteration]: this.iteration } : {}),
       ...(this.approved.has(call.toolCallId) ? { [Attr.approvalOutcome]: 'approved' } : {}),
-      [ContentAttr.toolArguments]: JSON.stringify(call.args ?? {}),
+      [ContentAttr.toolArguments]: JSON.stringify(
+        maskArgs((call.args ?? {}) as Record<string, unknown>, this.sensitive.get(call.name)),
+      ),
     };
     return this.around(
       `${GenAiOperation.ExecuteTool} ${call.name}`,
@@ -181,6 +192,14 @@ export class RunSpans {
         if (typeof content === 'string') span.setAttribute(ContentAttr.toolResult, content);
       },
     );
+  }
+
+  /** Keeps the sensitive parameters of `tools` (a `ResolvedRun`'s), when they are a run's tools. */
+  private learnTools(tools: unknown): void {
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools as Array<Partial<ToolInfo>>)
+      if (typeof tool?.name === 'string' && Array.isArray(tool.sensitive))
+        this.sensitive.set(tool.name, tool.sensitive);
   }
 
   /** `fn` inside a span of its own under the active one, ended when what `fn` returned settles. */
@@ -304,8 +323,11 @@ function goalEnd(result: GoalResult): Attributes {
   };
 }
 
-/** A model's reply (Chat Completions form) as the GenAI conventions write `gen_ai.output.messages`. */
-function replyMessages(message: unknown): string {
+/**
+ * A model's reply (Chat Completions form) as the GenAI conventions write `gen_ai.output.messages`,
+ * each tool call's sensitive arguments (`sensitive`, by tool) masked.
+ */
+function replyMessages(message: unknown, sensitive: ReadonlyMap<string, string[]>): string {
   const { content, tool_calls: calls } = message as {
     content?: unknown;
     tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
@@ -316,10 +338,26 @@ function replyMessages(message: unknown): string {
       type: 'tool_call',
       id: call.id,
       name: call.function.name,
-      arguments: call.function.arguments,
+      arguments: maskedArguments(call.function.arguments, sensitive.get(call.function.name)),
     })),
   ];
   return JSON.stringify([{ role: 'assistant', parts }]);
+}
+
+/**
+ * A tool call's arguments as the model wrote them (JSON), its sensitive ones masked; for a tool with
+ * sensitive parameters, text that is not a JSON object is masked whole (it may hold them all the same).
+ */
+function maskedArguments(text: string, sensitive: string[] | undefined): string {
+  if (!sensitive) return text;
+  try {
+    const args: unknown = JSON.parse(text);
+    if (typeof args === 'object' && args !== null && !Array.isArray(args))
+      return JSON.stringify(maskArgs(args as Record<string, unknown>, sensitive));
+  } catch {
+    // Not JSON: masked whole below.
+  }
+  return maskValue(text);
 }
 
 /** One message of text, as the GenAI conventions write `gen_ai.input.messages` and `gen_ai.output.messages`. */
