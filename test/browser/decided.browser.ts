@@ -81,7 +81,7 @@ async function reloadUntil(page: Page, selector: string, text: string): Promise<
         await page.reload();
         return ((await page.locator(selector).textContent()) ?? '').replace(/\s+/g, ' ');
       },
-      { timeout: 30_000, intervals: [250, 500, 1000] },
+      { timeout: 30_000, interval: 500 },
     )
     .toContain(text);
 }
