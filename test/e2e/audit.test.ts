@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/contract/audit/records';
 import { cliFixture, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { waitForProgress } from '../support/harness';
-import { startPostgres, type TestPostgres } from '../support/postgres';
+import { postgresBinaries, startPostgres, type TestPostgres } from '../support/postgres';
 import { testProject, type TestProject } from '../support/project';
 
 /**
@@ -37,126 +37,124 @@ export default defineConfig({
 });
 `;
 
-const postgres = await startPostgres();
+const STORES: Array<'SQLite' | 'PostgreSQL'> = postgresBinaries() ? ['SQLite', 'PostgreSQL'] : ['SQLite'];
 
-describe.each([['SQLite (embedded)', undefined], ...(postgres ? [['PostgreSQL', postgres] as const] : [])])(
-  'audit trail in %s',
-  (_store, pg: TestPostgres | undefined) => {
-    let cli: CliFixture;
-    let project: TestProject;
-    let env: Record<string, string>;
-    let worker: LiveCommand | undefined;
-    const cmd = (args: string[]) => waveloop(args, env, { cwd: project.dir });
-    const audit = async (args: string[]) => {
-      const listed = await cmd(['audit', '--json', ...args]);
-      expect(listed.code, listed.stderr).toBe(0);
-      return JSON.parse(listed.stdout) as AuditRecord[];
-    };
+describe.each(STORES)('audit trail in %s', (store) => {
+  let pg: TestPostgres | undefined;
+  let cli: CliFixture;
+  let project: TestProject;
+  let env: Record<string, string>;
+  let worker: LiveCommand | undefined;
+  const cmd = (args: string[]) => waveloop(args, env, { cwd: project.dir });
+  const audit = async (args: string[]) => {
+    const listed = await cmd(['audit', '--json', ...args]);
+    expect(listed.code, listed.stderr).toBe(0);
+    return JSON.parse(listed.stdout) as AuditRecord[];
+  };
 
-    beforeAll(async () => {
-      cli = await cliFixture(`audit-${pg ? 'pg' : 'sqlite'}`, { worker: false });
-      env = { ...cli.env, ...(pg ? { WAVELOOP_AUDIT_URL: pg.url } : {}) };
-      project = testProject();
-      project.write('waveloop.config.ts', CONFIG(project.dir));
-      worker = await workerProcess(env, { cwd: project.dir });
+  beforeAll(async () => {
+    if (store === 'PostgreSQL') pg = await startPostgres();
+    cli = await cliFixture(`audit-${pg ? 'pg' : 'sqlite'}`, { worker: false });
+    env = { ...cli.env, ...(pg ? { WAVELOOP_AUDIT_URL: pg.url } : {}) };
+    project = testProject();
+    project.write('waveloop.config.ts', CONFIG(project.dir));
+    worker = await workerProcess(env, { cwd: project.dir });
+  });
+  afterAll(async () => {
+    worker?.kill('SIGTERM');
+    await worker?.done;
+    project?.remove();
+    await cli?.stop();
+    pg?.stop();
+  });
+
+  it('a run with a decision, an approved call and an end: its records in order, with who, when and what, each once across a worker killed after the decision', async () => {
+    const id = `audit-run-${pg ? 'pg' : 'sqlite'}`;
+    cli.fake.script(
+      { toolCalls: [{ id: 'call_refund', name: 'refund', args: { order: 'A-17', amount: 120 } }] },
+      { content: 'Refunded A-17.' },
+    );
+    const started = await cmd(['run', '--detach', '--id', id, '--by', 'alice', 'Refund order A-17']);
+    expect(started.code, started.stderr).toBe(0);
+    await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => p.status === 'waiting_for_approval');
+    // While the worker runs, the trail already has the start.
+    expect((await audit(['--run', id])).map((r) => r.kind)).toEqual(['run_started']);
+
+    const approved = await cmd(['approve', id, 'call_refund', '--by', 'bob']);
+    expect(approved.code, approved.stderr).toBe(0);
+    // The worker dies right after the decision; another takes the run over and finishes it.
+    worker!.kill('SIGKILL');
+    await worker!.done;
+    worker = await workerProcess(env, { cwd: project.dir });
+    expect(await cli.client.runs.result(id)).toMatchObject({ answer: 'Refunded A-17.' });
+
+    const records = await audit(['--run', id]);
+    expect(records.map((r) => [r.kind, r.person])).toEqual([
+      ['run_started', 'alice'],
+      ['decision', 'bob'],
+      ['tool_call', 'alice'],
+      ['run_ended', 'alice'],
+    ]);
+    const [start, decision, call, end] = records;
+    expect(start!.details).toMatchObject({ goal: 'Refund order A-17', agent: 'default' });
+    expect(decision).toMatchObject({
+      tool: 'refund',
+      callId: 'call_refund',
+      details: { decision: 'approve', args: { order: 'A-17', amount: 120 }, ruleReason: 'money leaves the company' },
     });
-    afterAll(async () => {
-      worker?.kill('SIGTERM');
-      await worker?.done;
-      project?.remove();
-      await cli?.stop();
-    });
+    expect(call!.details).toMatchObject({ ok: true, result: 'refunded 120', approvedBy: ['bob'] });
+    expect(end!.details).toMatchObject({ status: 'completed' });
+    // In chain order, each once, each with its time.
+    const seqs = records.map((r) => r.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(records.map((r) => r.id)).size).toBe(4);
+    expect(records.every((r) => !Number.isNaN(Date.parse(r.at)))).toBe(true);
+    expect(fs.readFileSync(path.join(project.dir, 'refunds.log'), 'utf8')).toBe('A-17 120\n');
 
-    it('a run with a decision, an approved call and an end: its records in order, with who, when and what, each once across a worker killed after the decision', async () => {
-      const id = `audit-run-${pg ? 'pg' : 'sqlite'}`;
-      cli.fake.script(
-        { toolCalls: [{ id: 'call_refund', name: 'refund', args: { order: 'A-17', amount: 120 } }] },
-        { content: 'Refunded A-17.' },
-      );
-      const started = await cmd(['run', '--detach', '--id', id, '--by', 'alice', 'Refund order A-17']);
-      expect(started.code, started.stderr).toBe(0);
-      await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => p.status === 'waiting_for_approval');
-      // While the worker runs, the trail already has the start.
-      expect((await audit(['--run', id])).map((r) => r.kind)).toEqual(['run_started']);
+    // By person, and as CSV.
+    expect((await audit(['--person', 'bob'])).map((r) => r.kind)).toEqual(['decision']);
+    const csv = await cmd(['audit', '--csv', '--run', id]);
+    expect(csv.stdout.split('\n')[0]).toBe('seq,at,kind,person,workflowId,tool,callId,details,hash');
+    expect(csv.stdout.trim().split('\n')).toHaveLength(5);
+  });
 
-      const approved = await cmd(['approve', id, 'call_refund', '--by', 'bob']);
-      expect(approved.code, approved.stderr).toBe(0);
-      // The worker dies right after the decision; another takes the run over and finishes it.
-      worker!.kill('SIGKILL');
-      await worker!.done;
-      worker = await workerProcess(env, { cwd: project.dir });
-      expect(await cli.client.runs.result(id)).toMatchObject({ answer: 'Refunded A-17.' });
+  it('audit verify: the chain holds; an edited record, then a deleted one, breaks it where it was changed', async () => {
+    const holds = await cmd(['audit', 'verify']);
+    expect(holds.code, holds.stderr).toBe(0);
+    expect(holds.stdout).toMatch(/^The audit trail holds: \d+ records chained/);
+    const records = await audit([]);
+    const target = records.find((r) => r.kind === 'decision')!;
 
-      const records = await audit(['--run', id]);
-      expect(records.map((r) => [r.kind, r.person])).toEqual([
-        ['run_started', 'alice'],
-        ['decision', 'bob'],
-        ['tool_call', 'alice'],
-        ['run_ended', 'alice'],
-      ]);
-      const [start, decision, call, end] = records;
-      expect(start!.details).toMatchObject({ goal: 'Refund order A-17', agent: 'default' });
-      expect(decision).toMatchObject({
-        tool: 'refund',
-        callId: 'call_refund',
-        details: { decision: 'approve', args: { order: 'A-17', amount: 120 }, ruleReason: 'money leaves the company' },
-      });
-      expect(call!.details).toMatchObject({ ok: true, result: 'refunded 120', approvedBy: ['bob'] });
-      expect(end!.details).toMatchObject({ status: 'completed' });
-      // In chain order, each once, each with its time.
-      const seqs = records.map((r) => r.seq);
-      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-      expect(new Set(records.map((r) => r.id)).size).toBe(4);
-      expect(records.every((r) => !Number.isNaN(Date.parse(r.at)))).toBe(true);
-      expect(fs.readFileSync(path.join(project.dir, 'refunds.log'), 'utf8')).toBe('A-17 120\n');
+    await tamper(`UPDATE $T SET details = '{"decision":"deny"}' WHERE seq = ${target.seq}`);
+    const edited = await cmd(['audit', 'verify']);
+    expect(edited.code).toBe(1);
+    expect(edited.stderr).toContain(
+      `The audit trail is broken at record ${target.seq} (${target.id}): record ${target.seq} was changed: its content does not match its hash.`,
+    );
 
-      // By person, and as CSV.
-      expect((await audit(['--person', 'bob'])).map((r) => r.kind)).toEqual(['decision']);
-      const csv = await cmd(['audit', '--csv', '--run', id]);
-      expect(csv.stdout.split('\n')[0]).toBe('seq,at,kind,person,workflowId,tool,callId,details,hash');
-      expect(csv.stdout.trim().split('\n')).toHaveLength(5);
-    });
+    await tamper(`DELETE FROM $T WHERE seq = ${target.seq}`);
+    const deleted = await cmd(['audit', 'verify']);
+    expect(deleted.code).toBe(1);
+    expect(deleted.stderr).toContain(
+      `record ${target.seq + 1} follows record ${target.seq - 1}: record ${target.seq} is missing.`,
+    );
+  });
 
-    it('audit verify: the chain holds; an edited record, then a deleted one, breaks it where it was changed', async () => {
-      const holds = await cmd(['audit', 'verify']);
-      expect(holds.code, holds.stderr).toBe(0);
-      expect(holds.stdout).toMatch(/^The audit trail holds: \d+ records chained/);
-      const records = await audit([]);
-      const target = records.find((r) => r.kind === 'decision')!;
-
-      await tamper(`UPDATE $T SET details = '{"decision":"deny"}' WHERE seq = ${target.seq}`);
-      const edited = await cmd(['audit', 'verify']);
-      expect(edited.code).toBe(1);
-      expect(edited.stderr).toContain(
-        `The audit trail is broken at record ${target.seq} (${target.id}): record ${target.seq} was changed: its content does not match its hash.`,
-      );
-
-      await tamper(`DELETE FROM $T WHERE seq = ${target.seq}`);
-      const deleted = await cmd(['audit', 'verify']);
-      expect(deleted.code).toBe(1);
-      expect(deleted.stderr).toContain(
-        `record ${target.seq + 1} follows record ${target.seq - 1}: record ${target.seq} is missing.`,
-      );
-    });
-
-    /** Changes the store behind the workers' backs, as someone with access to it could. */
-    async function tamper(sql: string): Promise<void> {
-      if (!pg) {
-        const db = new Database(path.join(cli.dataDir, 'audit.db'));
-        db.exec(sql.replace('$T', 'audit_records'));
-        db.close();
-        return;
-      }
-      const { Client } = await import('pg');
-      const client = new Client({ connectionString: pg.url });
-      await client.connect();
-      await client.query(sql.replace('$T', 'waveloop_audit_records'));
-      await client.end();
+  /** Changes the store behind the workers' backs, as someone with access to it could. */
+  async function tamper(sql: string): Promise<void> {
+    if (!pg) {
+      const db = new Database(path.join(cli.dataDir, 'audit.db'));
+      db.exec(sql.replace('$T', 'audit_records'));
+      db.close();
+      return;
     }
-  },
-);
-
-afterAll(() => postgres?.stop());
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: pg.url });
+    await client.connect();
+    await client.query(sql.replace('$T', 'waveloop_audit_records'));
+    await client.end();
+  }
+});
 
 it('an audit database that cannot be reached stops the worker at start, named without its password', async () => {
   const refused = await waveloop(['worker'], {
@@ -171,4 +169,4 @@ it('an audit database that cannot be reached stops the worker at start, named wi
   expect(refused.stderr).not.toContain('s3cret-pw');
 });
 
-if (!postgres) it.skip('audit trail in PostgreSQL: this machine has no PostgreSQL (initdb)', () => {});
+if (!postgresBinaries()) it.skip('audit trail in PostgreSQL: this machine has no PostgreSQL (initdb)', () => {});

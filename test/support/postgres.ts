@@ -15,7 +15,8 @@ export interface TestPostgres {
   stop(): void;
 }
 
-function binaries(): string | undefined {
+/** Where the machine's PostgreSQL binaries are, if it has them. */
+export function postgresBinaries(): string | undefined {
   const onPath = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
   if (onPath) return path.dirname(onPath);
   const debian = '/usr/lib/postgresql';
@@ -38,7 +39,7 @@ async function freePort(): Promise<number> {
 }
 
 export async function startPostgres(): Promise<TestPostgres | undefined> {
-  const bin = binaries();
+  const bin = postgresBinaries();
   if (!bin) return undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-pg-'));
   const root = process.getuid?.() === 0;
