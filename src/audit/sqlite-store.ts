@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { AUDIT_GENESIS, type AuditEntry, type AuditRecord } from '../contract/audit/records';
 import { chainHash } from './chain';
 import type { AuditQuery, AuditStore } from './store';
@@ -14,9 +14,21 @@ import type { AuditQuery, AuditStore } from './store';
 export class SqliteAuditStore implements AuditStore {
   private readonly db: Database.Database;
 
+  /** Throws `SqliteUnavailableError` when better-sqlite3 (an optional dependency) is not built here. */
   constructor(readonly where: string) {
+    const Sqlite = loadSqlite();
     fs.mkdirSync(path.dirname(where), { recursive: true });
-    this.db = new Database(where);
+    try {
+      this.db = new Sqlite(where);
+    } catch (err) {
+      // Its native module is loaded with the first database: not built (install scripts blocked), or for another Node.
+      const message = err instanceof Error ? err.message : String(err);
+      if (/bindings file|ERR_DLOPEN_FAILED|NODE_MODULE_VERSION/.test(`${message} ${(err as { code?: string }).code}`))
+        throw new SqliteUnavailableError(
+          `better-sqlite3, an optional dependency, is not built here (${message.split('\n')[0]})`,
+        );
+      throw err;
+    }
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 10000');
     this.db.exec(`CREATE TABLE IF NOT EXISTS audit_records (
@@ -75,6 +87,22 @@ export class SqliteAuditStore implements AuditStore {
 
   async close(): Promise<void> {
     this.db.close();
+  }
+}
+
+/** better-sqlite3, an optional dependency with a native module, is not usable here. */
+export class SqliteUnavailableError extends Error {
+  override name = 'SqliteUnavailableError';
+}
+
+function loadSqlite(): typeof Database {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- without it waveloop works, with another audit store or none
+    return require('better-sqlite3') as typeof Database;
+  } catch (err) {
+    throw new SqliteUnavailableError(
+      `better-sqlite3, an optional dependency, is not usable here (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
+    );
   }
 }
 

@@ -57,7 +57,7 @@ export async function createProjectWorker(
       worker,
       close: async () => {
         await opened.connection.close();
-        await opened.audit.close();
+        await opened.audit?.close();
         await toolset.close();
       },
     };

@@ -153,6 +153,8 @@ export class HumanGate {
           this.requirePendingCall(callId);
           requireDecider(decision);
           this.requireMayDecide(callId, byOf(decision), 'deny', false);
+          if (reason !== undefined && reason !== null && typeof reason !== 'string')
+            throw refusal('The reason must be a string.');
           if (typeof reason !== 'string' || reason.trim() === '')
             throw refusal('Say why the call is denied (a reason): the model reads it. The call still waits.');
         },

@@ -97,7 +97,7 @@ describe('waveloop CLI', () => {
 
     // Every test file shares the server: its newest 20 runs need not include this one.
     const list = await waveloop(['list', '--limit', '1000'], env);
-    expect(list.stdout).toMatch(/^ID\s+STATUS\s+STARTED\s+KIND\s+PRIORITY\s+GOAL\n/);
+    expect(list.stdout).toMatch(/^ID\s+STATUS\s+STARTED\s+BY\s+KIND\s+PRIORITY\s+GOAL\n/);
     expect(list.stdout).toMatch(
       /\ncli-find-bob\s+completed\s+\S+Z\s+\S+\s+agent run\s+–\s+Find Bob and update his company to EPAM\n/,
     );

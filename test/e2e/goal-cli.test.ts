@@ -132,7 +132,7 @@ describe('waveloop goal and tree', () => {
     expect(lines).toContainEqual(
       expect.stringMatching(new RegExp(`^cli-goal +completed +\\S+ +\\S+ +goal tree +– +${GOAL.slice(0, 40)}`)),
     );
-    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +completed +\S+ +agent run /));
+    expect(lines).toContainEqual(expect.stringMatching(/^cli-goal\/1\/exec +completed +\S+ +\S+ +agent run /));
     expect(lines.filter((line) => /^cli-goal\/\d+ /.test(line))).toEqual([]);
 
     // `list --json` prints these summaries: the tree's root is a pursueGoal run.

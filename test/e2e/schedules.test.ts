@@ -109,6 +109,8 @@ describe('waveloop schedule', () => {
           priority: 2,
           webhooks: ['https://ops.example.com/hook'],
           maxCostUsd: 0.5,
+          // Its runs are started by who made the schedule.
+          startedBy: os.userInfo().username,
         },
       });
       const tree = await waveloop(['schedule', 'update', id, '--goal-tree', '--max-iterations', '4'], env);

@@ -305,6 +305,7 @@ describe('waveloop serve: the HTTP API', () => {
     expect(errorOf(await api('GET', '/api/openapi.json', { token: null }))).toEqual([401, 'unauthorized']);
     const doc = await api('GET', '/api/openapi.json');
     expect(Object.keys(doc.body.paths).sort()).toEqual([
+      '/api/decided',
       '/api/goals',
       '/api/goals/{id}/tree',
       '/api/pending',

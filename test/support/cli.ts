@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Worker } from '@temporalio/worker';
+import { AUDIT_FILE } from '../../src/audit/open-store';
+import { SqliteAuditStore } from '../../src/audit/sqlite-store';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import type { FakeModel } from './fake-model';
 import { Harness } from './harness';
@@ -153,8 +155,11 @@ export async function cliFixture(name: string, { worker = true } = {}): Promise<
     WAVELOOP_MODEL: 'fake-model',
   };
   const workers: Array<{ worker: Worker; running: Promise<void> }> = [];
+  // The fixture's workers keep the audit trail the CLI's workers keep, in the same file, as every
+  // worker of a deployment does: a run one of them started may go on in the other.
+  const audit = new SqliteAuditStore(path.join(h.dataDir, AUDIT_FILE));
   const serve = async (queue: string, options: { stream?: boolean } = {}) => {
-    const { worker } = await h.worker({ taskQueue: queue, ...options });
+    const { worker } = await h.worker({ taskQueue: queue, audit, ...options });
     workers.push({ worker, running: worker.run() });
   };
   if (worker) await serve(taskQueue);
@@ -169,6 +174,7 @@ export async function cliFixture(name: string, { worker = true } = {}): Promise<
     async stop() {
       for (const { worker } of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await Promise.all(workers.map(({ running }) => running));
+      await audit.close();
       await h.stop();
     },
   };

@@ -39,8 +39,9 @@ export function register(program: Command): void {
     .action(action(() => verify()));
 }
 
-async function withStore<T>(work: (store: AuditStore) => Promise<T>): Promise<T> {
-  const store = await openAuditStore(loadSettings());
+async function withStore(work: (store: AuditStore) => Promise<number>): Promise<number> {
+  const store = await openAuditStore(loadSettings(), note);
+  if (!store) return 1;
   try {
     return await work(store);
   } finally {

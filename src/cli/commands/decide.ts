@@ -111,12 +111,13 @@ async function recordingRefusals<T>(tried: Omit<RefusedDecision, 'why'>, decide:
   } catch (err) {
     const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && cause.type === FailureType.DecisionNotAllowed) {
-      const store = await openAuditStore(loadSettings());
-      try {
-        await recordRefusal(store, { ...tried, why: cause.message });
-      } finally {
-        await store.close();
-      }
+      const store = await openAuditStore(loadSettings(), note);
+      if (store)
+        try {
+          await recordRefusal(store, { ...tried, why: cause.message });
+        } finally {
+          await store.close();
+        }
     }
     throw err;
   }

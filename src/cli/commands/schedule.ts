@@ -205,7 +205,7 @@ async function simpleCommand(verb: 'pause' | 'unpause' | 'trigger' | 'delete', n
 async function withSchedules<T>(work: (schedules: WaveloopSchedules) => Promise<T>): Promise<T> {
   return withClient(loadSettings(), async (client) => {
     try {
-      return await work(new WaveloopSchedules(client.temporal, client.taskQueue));
+      return await work(client.schedules);
     } catch (err) {
       throw err instanceof ScheduleError ? new UsageError(err.message) : err;
     }

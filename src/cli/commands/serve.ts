@@ -67,7 +67,7 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
     : given;
   const uiUrl = await ensureServer(config);
   const agents = project ? projectAgents(project.config).map((agent) => agent.name) : [];
-  const audit = await openAuditStore(config);
+  const audit = await openAuditStore(config, note);
   const stop = listenForStop();
   try {
     return await withClient(config, async (client) => {
@@ -83,7 +83,7 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
       const server = await startHttpServer({
         client,
         people,
-        audit,
+        ...(audit ? { audit } : {}),
         cors: options.cors,
         host,
         port,
@@ -117,7 +117,7 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
     });
   } finally {
     stop.dispose();
-    await audit.close();
+    await audit?.close();
   }
 }
 
