@@ -11,7 +11,6 @@ import type {
 import { transcriptQuery } from '../contract/messages';
 import { addUsage, type Usage } from '../contract/model/usage';
 import { alarm } from './alarm';
-import { AuditTrail, type AuditNote } from './audit-trail';
 import { clippedWaves } from './compaction';
 import { startingState, type Continuation } from './continuation';
 import { firstMessages, forkPoint, recordForkedFrom } from './fork';
@@ -19,9 +18,9 @@ import { HumanGate } from './human-gate';
 import { runDeadline, RunLimits } from './limits';
 import { Memory } from './memory';
 import { askModel, isContextExceeded, resolveRun, withUsageReport } from './model-calls';
-import { Notifier } from './notices';
 import { plannerFor, type PlannerRules } from './planners';
 import { Publisher } from './publishing';
+import { RunReports } from './run-reports';
 import { Transcript } from './transcript';
 import { TypedOutput, type OutputFields } from './typed-output';
 import { loopBreak, ranOnWorker, runWave } from './wave';
@@ -50,17 +49,17 @@ export async function agentLoop(input: AgentLoopInput, carried?: Continuation): 
     const forked = !handedOver && input.fork ? await forkPoint(input.fork) : undefined;
     run = new AgentRun(input, resolved, handedOver, { publisher, transcript, gate, forked });
     const result = await run.loop();
-    await run.ended(result);
+    await run.reports.ended(result);
     return result;
   } catch (err) {
     if (isCancellation(err) && run) {
       const result = publisher.finish('cancelled', run.lastText);
-      await run.ended(result);
+      await run.reports.ended(result);
       return result;
     }
     if (err instanceof ContinueAsNew) throw err;
     publisher.failed();
-    await run?.failed(err);
+    await run?.reports.failed(err);
     throw withUsageReport(err, publisher.progress.usage);
   }
 }
@@ -68,10 +67,8 @@ export async function agentLoop(input: AgentLoopInput, carried?: Continuation): 
 class AgentRun {
   /** The last thing the model said: the answer of a run stopped by its iteration limit. */
   lastText = '';
-  /** The run's webhooks: what it tells when it waits for a person and when it ends. */
-  private readonly notifier: Notifier;
-  /** The run's audit trail: its start, each decision, each approved call, its end. */
-  private readonly audit: AuditTrail;
+  /** What the run tells beyond itself: its webhooks and its audit trail. */
+  readonly reports: RunReports;
   private readonly progress: RunProgress;
   private readonly publisher: Publisher;
   private readonly transcript: Transcript;
@@ -115,45 +112,7 @@ class AgentRun {
     );
     this.memory = new Memory(this.transcript, run, this.spend, state);
     this.output = new TypedOutput(run.output, state.outputRepairs);
-    this.notifier = new Notifier(settings.webhooks ?? [], input.goal, this.progress.startedBy, input.webhooks);
-    this.gate.onWait = (waiting) => this.notifier.waiting(waiting);
-    this.audit = new AuditTrail(run.audit === true);
-    this.gate.onDecision = (key, note) => this.audit.record(key, note);
-    if (!state.handedOver)
-      this.audit.record('started', {
-        kind: 'run_started',
-        at: this.progress.startedAt,
-        person: this.progress.startedBy,
-        details: {
-          goal: input.goal,
-          agent: run.agent,
-          model: settings.model,
-          ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
-        },
-      });
-  }
-
-  /** The run ended with `result` (`cancelled` too): its end is recorded and told, after every earlier record. */
-  async ended(result: AgentLoopResult): Promise<void> {
-    this.endRecord(result.status, { iterations: result.iterations });
-    await this.audit.settle();
-    await this.notifier.ended(result);
-  }
-
-  /** The run failed with `err`: recorded and told as `failed`. */
-  async failed(err: unknown): Promise<void> {
-    this.endRecord('failed', { error: err instanceof Error ? err.message : String(err) });
-    await this.audit.settle();
-    await this.notifier.failed(err);
-  }
-
-  private endRecord(status: string, details: Record<string, unknown>): void {
-    this.audit.record('ended', {
-      kind: 'run_ended',
-      at: new Date().toISOString(),
-      person: this.progress.startedBy,
-      details: { status, ...details },
-    });
+    this.reports = new RunReports(input, run, this.progress, { gate: this.gate, state });
   }
 
   /** Check limits → keep the transcript within bounds → ask the model → read the plan → run the wave → stop or repeat. */
@@ -165,8 +124,7 @@ class AgentRun {
       if (stop?.status === 'max_iterations') return this.finishLimited(stop.status, this.lastText);
       if (stop) return this.wrapUp(stop.status, stop.reason);
       if (memory.handOverDue()) {
-        await this.notifier.settle();
-        await this.audit.settle();
+        await this.reports.settle();
         await memory.handOver(this.input, this.continuation());
       }
       if (memory.nearlyFull()) await memory.prune();
@@ -269,7 +227,7 @@ class AgentRun {
     try {
       const { workflowId } = workflowInfo();
       const { startedBy } = this.progress;
-      const audit = (key: string, note: AuditNote) => this.audit.record(key, note);
+      const audit = this.reports.audited;
       const context = { iteration, tools, workflowId, gate: this.gate, run: this.run, startedBy, settled, audit };
       wave = { iteration, calls: await runWave(calls, context) };
     } finally {

@@ -1,7 +1,6 @@
-import { ApplicationFailure, condition, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { PendingApproval, RunProgress } from '../contract/agent-loop';
-import { FailureType } from '../contract/errors';
 import {
   answerUpdate,
   approveUpdate,
@@ -11,9 +10,10 @@ import {
   type ApprovalOutcome,
   type DecisionBy,
 } from '../contract/messages';
-import { quorumProgress, UNKNOWN_PERSON, type ApprovalPolicy, type ApprovalVote } from '../contract/people/approvals';
+import { UNKNOWN_PERSON, type ApprovalPolicy, type ApprovalVote } from '../contract/people/approvals';
 import { maskArgs, unmaskArgs } from '../contract/sensitive';
 import type { AuditNote } from './audit-trail';
+import { refusal, requireMayDecide } from './may-decide';
 import type { Waiting } from './notices';
 
 const { checkToolArguments } = proxyLocalActivities<ReturnType<typeof createActivities>>({
@@ -99,7 +99,11 @@ export class HumanGate {
           const problem = await checkToolArguments({ name: this.waitingCall(callId).tool, args });
           if (problem) throw refusal(`${problem}. The call still waits for a decision.`);
           this.requirePendingCall(callId);
-          this.requireMayDecide(callId, by, 'approve', true);
+          requireMayDecide(this.waitingCall(callId), by, {
+            kind: 'approve',
+            editing: true,
+            startedBy: this.progress.startedBy,
+          });
         }
         const call = this.waitingCall(callId);
         const vote = { by, at: workflowTime() };
@@ -133,7 +137,11 @@ export class HumanGate {
           const args = decision?.args;
           if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
             throw refusal('The edited arguments must be a JSON object.');
-          this.requireMayDecide(callId, byOf(decision), 'approve', args !== undefined);
+          requireMayDecide(this.waitingCall(callId), byOf(decision), {
+            kind: 'approve',
+            editing: args !== undefined,
+            startedBy: this.progress.startedBy,
+          });
         },
       },
     );
@@ -152,7 +160,7 @@ export class HumanGate {
         validator: (callId: string, reason?: string, decision?: DecisionBy) => {
           this.requirePendingCall(callId);
           requireDecider(decision);
-          this.requireMayDecide(callId, byOf(decision), 'deny', false);
+          requireMayDecide(this.waitingCall(callId), byOf(decision), { kind: 'deny' });
           if (reason !== undefined && reason !== null && typeof reason !== 'string')
             throw refusal('The reason must be a string.');
           if (typeof reason !== 'string' || reason.trim() === '')
@@ -288,34 +296,6 @@ export class HumanGate {
   }
 
   /**
-   * Refuses a decision by someone who may not make it (the call waits on, untouched): someone not
-   * among the call's approvers; under four eyes, the person who started the run approving, or an
-   * approval that does not say who gives it; and a second approval by one person (`editing`: an
-   * approval with edited arguments, which starts the quorum again, is not a second one).
-   */
-  private requireMayDecide(callId: string, by: string, kind: 'approve' | 'deny', editing: boolean): void {
-    const call = this.waitingCall(callId);
-    const { approvers, tool } = call;
-    if (approvers && !approvers.names.includes(by))
-      throw notAllowed(
-        by === UNKNOWN_PERSON
-          ? `This call of ${tool} needs ${approvers.label}: say who decides (by).`
-          : `${by} may not decide this call of ${tool}: it needs ${approvers.label}.`,
-      );
-    if (kind === 'deny') return;
-    if (call.fourEyes && by === UNKNOWN_PERSON)
-      throw notAllowed(
-        `This call of ${tool} needs four eyes: say who approves (by), who must not be who started the run.`,
-      );
-    if (call.fourEyes && by === this.progress.startedBy)
-      throw notAllowed(`${by} started this run and may not approve its calls of ${tool} (four eyes).`);
-    if (!editing && call.approvals.some((vote) => vote.by === by))
-      throw refusal(
-        `${by} has already approved this call of ${tool} (${quorumProgress(call.approvals, call.quorum)}); it needs ${call.quorum - call.approvals.length} more.`,
-      );
-  }
-
-  /**
    * Tells the run's audit trail of one decision of `call`: who, when, and what (`details`), its
    * arguments (`args`, `originalArgs`) with the tool's sensitive values masked.
    */
@@ -371,16 +351,6 @@ export class HumanGate {
           ? 'waiting_for_message'
           : 'running';
   }
-}
-
-/** An update refused: from a validator or a handler alike, it fails the update, not the run. */
-function refusal(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: FailureType.InvalidInput, message, nonRetryable: true });
-}
-
-/** A decision its decider may not make: from a validator, it fails the update, not the run. */
-function notAllowed(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: FailureType.DecisionNotAllowed, message, nonRetryable: true });
 }
 
 /** A decider, when named, is a non-empty string. */

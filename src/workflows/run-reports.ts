@@ -1,0 +1,73 @@
+import type { ResolvedRun } from '../contract/activity-io';
+import type { AgentLoopInput, AgentLoopResult, RunProgress } from '../contract/agent-loop';
+import { AuditTrail, type AuditNote } from './audit-trail';
+import type { StartingState } from './continuation';
+import type { HumanGate } from './human-gate';
+import { Notifier } from './notices';
+
+/**
+ * What a run tells beyond itself: its webhooks (`Notifier`: when it waits for a person, how it
+ * ended) and its audit trail (`AuditTrail`: its start, each decision, each approved call, its end).
+ * Both are told from the gate as people decide; both are settled before the run hands over or ends.
+ */
+export class RunReports {
+  private readonly notifier: Notifier;
+  private readonly audit: AuditTrail;
+
+  constructor(
+    input: AgentLoopInput,
+    run: ResolvedRun,
+    private readonly progress: RunProgress,
+    { gate, state }: { gate: HumanGate; state: StartingState },
+  ) {
+    const { startedBy } = progress;
+    this.notifier = new Notifier(run.settings.webhooks ?? [], input.goal, startedBy, input.webhooks);
+    gate.onWait = (waiting) => this.notifier.waiting(waiting);
+    this.audit = new AuditTrail(run.audit === true);
+    gate.onDecision = this.audited;
+    if (!state.handedOver)
+      this.audit.record('started', {
+        kind: 'run_started',
+        at: progress.startedAt,
+        person: startedBy,
+        details: {
+          goal: input.goal,
+          agent: run.agent,
+          model: run.settings.model,
+          ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
+        },
+      });
+  }
+
+  /** Writes `note` to the audit trail once, under `key`: a decision, a call that waited for approval and ran. */
+  readonly audited = (key: string, note: AuditNote): void => this.audit.record(key, note);
+
+  /** Waits until every notice has its delivery started and every record is written: before a hand-over. */
+  async settle(): Promise<void> {
+    await this.notifier.settle();
+    await this.audit.settle();
+  }
+
+  /** The run ended with `result` (`cancelled` too): its end is recorded and told, after every earlier record. */
+  async ended(result: AgentLoopResult): Promise<void> {
+    this.end(result.status, { iterations: result.iterations });
+    await this.audit.settle();
+    await this.notifier.ended(result);
+  }
+
+  /** The run failed with `err`: recorded and told as `failed`. */
+  async failed(err: unknown): Promise<void> {
+    this.end('failed', { error: err instanceof Error ? err.message : String(err) });
+    await this.audit.settle();
+    await this.notifier.failed(err);
+  }
+
+  private end(status: string, details: Record<string, unknown>): void {
+    this.audit.record('ended', {
+      kind: 'run_ended',
+      at: new Date().toISOString(),
+      person: this.progress.startedBy,
+      details: { status, ...details },
+    });
+  }
+}
