@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { WaveloopSettings } from '../settings';
-import { PostgresAuditStore } from './postgres-store';
+import { PostgresAuditStore, withoutPassword } from './postgres-store';
 import { SqliteAuditStore, SqliteUnavailableError } from './sqlite-store';
 import type { AuditStore } from './store';
 
@@ -32,9 +32,8 @@ export async function openAuditStore(
   try {
     return await PostgresAuditStore.open(settings.auditUrl);
   } catch (err) {
-    const where = settings.auditUrl.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
     throw new Error(
-      `The audit store of WAVELOOP_AUDIT_URL (${where}) cannot be reached: ${err instanceof Error ? err.message : String(err)}`,
+      `The audit store of WAVELOOP_AUDIT_URL (${withoutPassword(settings.auditUrl)}) cannot be reached: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
 }

@@ -163,7 +163,7 @@ function recordOf(row: Row): AuditRecord {
 }
 
 /** The URL without its password, for messages. */
-function withoutPassword(url: string): string {
+export function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingDecision } from '../../src/client/pending';
 import type { AuditRecord } from '../../src/contract/audit/records';
 import { tokenSha256 } from '../../src/settings';
-import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
+import { cliFixture, serveProcess, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { waitForProgress } from '../support/harness';
 import { OtlpReceiver } from '../support/otlp-receiver';
 import { testProject, type TestProject } from '../support/project';
@@ -83,12 +83,7 @@ beforeAll(async () => {
     },
     { cwd: project.dir },
   );
-  serve = waveloopLive(['serve', '--listen', '127.0.0.1:0'], cli.env, { cwd: project.dir });
-  [, url] = await eventually(
-    async () => /on (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(serve!.stdout()) ?? [],
-    (match) => match.length > 0,
-    { problem: `waveloop serve did not start: ${serve.stderr()}` },
-  );
+  ({ serve, url } = await serveProcess(cli.env, { cwd: project.dir }));
 });
 afterAll(async () => {
   serve?.kill('SIGINT');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookBody } from '../../src/contract/webhooks/webhooks';
-import { cliFixture, waveloopLive, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
+import { cliFixture, serveProcess, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { eventually } from '../support/wait';
 import { webhookReceiver } from '../support/webhook-receiver';
 
@@ -41,15 +41,7 @@ beforeAll(async () => {
     WAVELOOP_WEBHOOK_ALLOW: `${new URL(receiver.url('/')).host}, ${redirectorUrl}/hooks/, *`,
   };
   worker = await workerProcess(env);
-  serve = waveloopLive(['serve', '--listen', '127.0.0.1:0'], {
-    ...env,
-    WAVELOOP_HTTP_TOKENS: 'alice:alice-token-0001',
-  });
-  [, url] = await eventually(
-    async () => /on (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(serve!.stdout()) ?? [],
-    (match) => match.length > 0,
-    { problem: `waveloop serve did not start: ${serve.stderr()}` },
-  );
+  ({ serve, url } = await serveProcess({ ...env, WAVELOOP_HTTP_TOKENS: 'alice:alice-token-0001' }));
 });
 afterAll(async () => {
   serve?.kill('SIGINT');

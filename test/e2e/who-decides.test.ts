@@ -6,10 +6,9 @@ import type { PendingDecision } from '../../src/client/pending';
 import type { AgentLoopResult } from '../../src/contract/agent-loop';
 import { approveUpdate } from '../../src/contract/messages';
 import { tokenSha256 } from '../../src/settings';
-import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
+import { cliFixture, serveProcess, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { waitForProgress } from '../support/harness';
 import { testProject, type TestProject } from '../support/project';
-import { eventually } from '../support/wait';
 
 /**
  * Who may decide, end to end: a `waveloop serve` process and a `waveloop worker` process over one
@@ -105,12 +104,7 @@ beforeAll(async () => {
   project = testProject();
   project.write('waveloop.config.ts', CONFIG(project.dir));
   worker = await workerProcess(cli.env, { cwd: project.dir });
-  serve = waveloopLive(['serve', '--listen', '127.0.0.1:0'], cli.env, { cwd: project.dir });
-  [, url] = await eventually(
-    async () => /on (http:\/\/127\.0\.0\.1:\d+)\/api/.exec(serve!.stdout()) ?? [],
-    (match) => match.length > 0,
-    { problem: `waveloop serve did not start: ${serve.stderr()}` },
-  );
+  ({ serve, url } = await serveProcess(cli.env, { cwd: project.dir }));
 });
 afterAll(async () => {
   serve?.kill('SIGINT');

@@ -69,6 +69,24 @@ export async function workerProcess(
 }
 
 /**
+ * `waveloop serve --listen 127.0.0.1:0` as a process of its own (in `cwd`), once it listens: the
+ * command and the address it printed.
+ */
+export async function serveProcess(
+  env: Record<string, string | undefined>,
+  { cwd }: { cwd?: string } = {},
+): Promise<{ serve: LiveCommand; url: string }> {
+  const serve = waveloopLive(['serve', '--listen', '127.0.0.1:0'], env, cwd ? { cwd } : {});
+  const listening = /on (http:\/\/127\.0\.0\.1:\d+)\/api/;
+  await eventually(serve.stdout, (printed) => listening.test(printed), {
+    problem: 'waveloop serve did not start.',
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}\n${serve.stderr()}`);
+  });
+  return { serve, url: listening.exec(serve.stdout())![1]! };
+}
+
+/**
  * `waveloop` at a terminal, as a person types at it: run under `script` (util-linux), so its stdin
  * and stdout are a pseudo-terminal (`TERM=dumb` unless `env` says otherwise). `output()` is
  * everything printed so far, stdout and stderr together as a terminal shows them (without colours

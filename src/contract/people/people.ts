@@ -81,9 +81,9 @@ export class People {
    * declared; or the problem: a name that is neither a group nor a person.
    */
   resolve(approvers: readonly string[]): ResolvedApprovers {
-    const unknown = approvers.filter((name) => !this.byName.has(name) && !this.groups().includes(name));
+    const known = this.groups();
+    const unknown = approvers.filter((name) => !this.byName.has(name) && !known.includes(name));
     if (unknown.length) {
-      const known = this.groups();
       return {
         problem:
           `approvers name ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is' : 'are'} neither a group nor a person` +
