@@ -35,6 +35,11 @@ export {
 } from './worker';
 export { prometheusTelemetry, telemetryWorkflowModules, type OtlpProtocol, type TracingOptions } from './telemetry';
 
+// The audit trail a worker writes (createWorker({ audit })).
+export { openAuditStore } from './audit/open-store';
+export type { AuditQuery, AuditStore } from './audit/store';
+export type { AuditEntry, AuditKind, AuditRecord } from './contract/audit/records';
+
 // Settings from the environment, and the connection to Temporal.
 export { loadSettings, type WaveloopSettings, type WebhookSettings } from './settings';
 export { connectClient, connectionSettings, type TemporalConnectionSettings } from './temporal/connection';
