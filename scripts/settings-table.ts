@@ -47,7 +47,7 @@ function valueOf(type: SettingType): string {
     case 'string':
       return 'text';
     case 'names':
-      return 'tool names';
+      return type.values ? `list of ${type.values.map((v) => `\`${v}\``).join(', ')}` : 'tool names';
     case 'webhooks':
       return 'URLs';
     case 'fairnessKey':

@@ -3,6 +3,7 @@ import type { AgentDefinition } from '../agents/define';
 import type { ResolvedRun, ResolveRunInput, ToolApproval, ToolInfo } from '../contract/activity-io';
 import { DEFAULT_MODEL_RETRY, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_SECONDS } from '../contract/activity-options';
 import { parseAgentLoopInput, type AgentLoopInput } from '../contract/agent-loop';
+import { DEFAULT_EFFECT } from '../contract/effects/effect';
 import { FailureType } from '../contract/errors';
 import type { ModelQueues } from '../contract/flow/model-queues';
 import { temporalPriority } from '../contract/flow/priority';
@@ -168,6 +169,8 @@ function toolInfo(tool: AnyTool, approval: ToolApproval | undefined): ToolInfo {
     ...(approval ? { approval } : {}),
     ...(tool.localActivity ? { localActivity: true } : {}),
     ...(tool.sensitive?.length ? { sensitive: [...tool.sensitive] } : {}),
+    effect: tool.effect ?? DEFAULT_EFFECT,
+    ...(tool.reconcile ? { reconcile: true } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Priority, RetryPolicy } from '@temporalio/common';
 import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
 import type { ModelQueue } from './flow/model-queues';
+import type { ToolEffect } from './effects/effect';
 import type { ForkedFrom } from './fork/fork';
 import type { ModelPrice } from './model/pricing';
 import type { OutputSpec } from './output/output';
@@ -28,6 +29,10 @@ export interface ToolInfo {
   localActivity?: boolean;
   /** Parameters shown masked wherever people, logs and traces see the arguments (`defineTool({ sensitive })`). */
   sensitive?: string[];
+  /** What a call does to the world (`defineTool({ effect })`, an MCP tool's annotations, the config). */
+  effect: ToolEffect;
+  /** The tool can tell whether an attempt that was cut off acted (`defineTool({ reconcile })`). */
+  reconcile?: boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isToolEffect, TOOL_EFFECTS, type ToolEffect } from '../contract/effects/effect';
 import type { ApprovalRequirement, CallPreview } from '../contract/people/approvals';
 import { RENAMED_RETRY_FIELDS, RENAMED_TOOL_FIELDS, renamedFieldProblems } from '../contract/settings/renamed';
 
@@ -90,6 +91,24 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
   inputSchema?: Record<string, unknown>;
   /** Does the work. The return value reaches the model as JSON (a string is passed as is). */
   execute(args: z.infer<P>, context: ToolContext): Promise<R> | R;
+  /**
+   * What a call does to the world (default `write`): `read` changes nothing and is retried freely;
+   * `idempotent` is safe to repeat with the same `idempotencyKey`; a `write` attempt that may have
+   * acted before it was cut off is not retried blindly (`reconcile`, docs/effects.md).
+   */
+  effect?: ToolEffect;
+  /**
+   * For a `write` tool, after an attempt that may have acted (it timed out, or its worker died):
+   * finds out whether the effect happened, by `context.idempotencyKey` or the arguments. Returns the
+   * call's result when it did (the call completes with it), `undefined` when it did not (the call
+   * runs again). Without it such a call waits for a person to say which.
+   */
+  reconcile?(args: z.infer<P>, context: ToolContext): Promise<R | undefined> | R | undefined;
+  /**
+   * What a call answers in a dry run instead of running, for a tool whose effect is not `read`
+   * (default: a line telling the model the call was held back, with its arguments).
+   */
+  dryRun?(args: z.infer<P>, context: ToolContext): Promise<R> | R;
   /** How long one attempt may take, in seconds (default 60). */
   timeoutSeconds?: number;
   /** Retries of failed attempts (default: 3 attempts); validation errors are never retried. */
@@ -150,6 +169,10 @@ export function defineTool<P extends z.ZodObject, R>(definition: ToolDefinition<
     ...renamedFieldProblems(definition.retry, RENAMED_RETRY_FIELDS).map((problem) => `retry: ${problem}`),
   ];
   if (renamed.length) throw new TypeError(`Tool "${definition.name}": ${renamed.join('; ')}.`);
+  if (definition.effect !== undefined && !isToolEffect(definition.effect))
+    throw new TypeError(
+      `Tool "${definition.name}": effect ${JSON.stringify(definition.effect)} is not one of ${TOOL_EFFECTS.map((e) => `"${e}"`).join(', ')}.`,
+    );
   const fields = Object.keys(definition.parameters.shape);
   const unknown = (definition.sensitive ?? []).filter((field) => !fields.includes(field));
   if (unknown.length)

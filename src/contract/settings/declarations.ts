@@ -23,7 +23,7 @@ export type SettingType =
   | { kind: 'boolean' }
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'string' }
-  | { kind: 'names' }
+  | { kind: 'names'; values?: readonly string[] }
   | { kind: 'webhooks' }
   | { kind: 'fairnessKey' };
 
@@ -156,6 +156,20 @@ export const SETTINGS = {
     doc: 'Tools whose calls wait for a person’s approval in this run, besides those whose `requiresApproval` rule says so.',
     layers: ['run', 'agent'],
     merge: 'union',
+    flag: true,
+  },
+  effectsToApprove: {
+    type: { kind: 'names', values: ['read', 'idempotent', 'write'] },
+    doc: 'Effects (`read`, `idempotent`, `write`) whose calls wait for a person’s approval in this run, besides the tools that say so.',
+    layers: ['run', 'agent'],
+    merge: 'union',
+    flag: true,
+  },
+  dryRun: {
+    type: { kind: 'boolean' },
+    doc: 'A dry run: `read` tools run, every other call is held back and answered by the tool’s `dryRun` (or a stub); nothing waits for approval.',
+    layers: ['run'],
+    default: false,
     flag: true,
   },
   approvalTimeoutSeconds: {

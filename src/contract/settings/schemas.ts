@@ -38,7 +38,13 @@ function schemaOf(name: string, type: SettingType): z.ZodType {
     case 'string':
       return z.string().trim().min(1, `${name} must not be empty`);
     case 'names':
-      return z.array(z.string().trim().min(1, `${name} must not hold an empty name`));
+      return type.values
+        ? z.array(
+            z.enum(type.values as [string, ...string[]], {
+              error: `${name} may hold only ${type.values.map((v) => `"${v}"`).join(', ')}`,
+            }),
+          )
+        : z.array(z.string().trim().min(1, `${name} must not hold an empty name`));
     case 'webhooks':
       return WebhookUrlsSchema;
     case 'fairnessKey':

@@ -37,6 +37,8 @@ const TABLE: Record<SettingName, Row> = {
   localModelCalls: { run: false, agent: true, worker: NO, tree: NO, default: false },
   maxParallelTools: { run: 2, agent: 4, worker: 8, tree: NO, default: 16 },
   toolsToApprove: { run: ['a'], agent: ['b', 'a'], worker: NO, tree: NO, default: _ },
+  effectsToApprove: { run: ['write'], agent: ['idempotent', 'write'], worker: NO, tree: NO, default: _ },
+  dryRun: { run: true, agent: NO, worker: NO, tree: NO, default: false },
   approvalTimeoutSeconds: { run: 10, agent: 20, worker: NO, tree: NO, tool: 30, default: _ },
   onApprovalTimeout: { run: 'approve', agent: 'deny', worker: NO, tree: NO, tool: 'approve', default: 'deny' },
   fourEyes: { run: NO, agent: true, worker: NO, tree: NO, default: false },
