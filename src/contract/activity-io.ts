@@ -1,7 +1,7 @@
 import type { Priority, RetryPolicy } from '@temporalio/common';
 import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
-import type { ModelQueue } from './flow/model-queues';
 import type { ToolEffect } from './effects/effect';
+import type { ModelQueue } from './flow/model-queues';
 import type { ForkedFrom } from './fork/fork';
 import type { ModelPrice } from './model/pricing';
 import type { OutputSpec } from './output/output';
