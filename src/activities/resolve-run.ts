@@ -144,12 +144,15 @@ interface Approvals {
 
 /**
  * When calls of `name` wait for approval in this run: always when the run's (or its agent's)
- * `toolsToApprove` names it; else as the agent's rule for it says, else as the tool's own. A deadline
- * and what it decides come from the run, else the agent, else the tool.
+ * `toolsToApprove` names it, or its `effectsToApprove` names the tool's effect; else as the agent's
+ * rule for it says, else as the tool's own. A deadline and what it decides come from the run, else
+ * the agent, else the tool.
  */
 function approvalOf(name: string, { input, settings, agent, registry }: Approvals): ToolApproval | undefined {
   const tool = registry.tools.get(name)!;
-  const rule = settings.toolsToApprove?.includes(name) ? true : approvalRuleOf(registry, agent.name, name);
+  const always =
+    settings.toolsToApprove?.includes(name) || settings.effectsToApprove?.includes(tool.effect ?? DEFAULT_EFFECT);
+  const rule = always ? true : approvalRuleOf(registry, agent.name, name);
   if (!rule) return undefined;
   const { approvalTimeoutSeconds, onApprovalTimeout } = resolveToolSettings({ run: input, agent, tool });
   return {

@@ -1,9 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolEffect } from '../contract/effects/effect';
 import { describeIssues } from '../contract/issues';
 import type { AnyTool } from '../tools/define';
 import { mcpTool } from './mcp-tool';
 import { mcpServersSchema, type McpServerConfig, type McpServers } from './server-config';
 import { McpServerConnection } from './server-connection';
+import { isDestructive, mcpToolEffect } from './tool-effect';
 
 export interface McpConnectOptions {
   /** The client name waveloop introduces itself by (default `waveloop`). */
@@ -23,6 +25,10 @@ export interface McpToolListing {
   tool: string;
   description: string;
   requiresApproval: boolean;
+  /** What a call does to the world, from the server's annotations (`mcpToolEffect`). */
+  effect: ToolEffect;
+  /** The server marks the tool destructive (`destructiveHint`). */
+  destructive: boolean;
 }
 
 interface Offered {
@@ -93,6 +99,8 @@ export class McpConnections {
       tool: tool.name,
       description: waveloopTool.description,
       requiresApproval: waveloopTool.requiresApproval === true,
+      effect: mcpToolEffect(tool),
+      destructive: isDestructive(tool),
     }));
   }
 

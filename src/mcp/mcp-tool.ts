@@ -4,21 +4,28 @@ import { DEFAULT_TOOL_TIMEOUT_SECONDS } from '../contract/activity-options';
 import { ToolError, type AnyTool } from '../tools/define';
 import type { McpServerConfig } from './server-config';
 import type { McpServerConnection } from './server-connection';
+import { isDestructive, mcpToolEffect } from './tool-effect';
 import { mcpToolName } from './tool-names';
 import { mcpResultText, NO_CONTENT } from './tool-result';
 
 /** The arguments of an MCP tool, as waveloop checks them: any JSON object (the server validates the rest). */
 const mcpArguments = z.looseObject({});
 
-/** Whether the config asks for a person's approval before calls of the server's tool `tool`. */
-export function mcpToolRequiresApproval(config: McpServerConfig, tool: string): boolean {
-  return config.toolsToApprove === '*' || (config.toolsToApprove ?? []).includes(tool);
+/**
+ * Whether calls of the server's tool `tool` wait for a person's approval: when the config's
+ * `toolsToApprove` names it (or is `'*'`), and when the server marks it destructive
+ * (`destructiveTools`, default `'approve'`: see `isDestructive`).
+ */
+export function mcpToolRequiresApproval(config: McpServerConfig, tool: Tool): boolean {
+  if (config.toolsToApprove === '*' || (config.toolsToApprove ?? []).includes(tool.name)) return true;
+  return isDestructive(tool) && (config.destructiveTools ?? 'approve') === 'approve';
 }
 
 /**
  * A waveloop tool that calls `tool` on the server behind `connection`: named `<server>__<tool>`,
  * described by the server, with the server's `inputSchema` as the JSON Schema the model sees,
- * and the config's approval rule and time limit (default 60 s a call). Each call is one activity;
+ * its effect from the server's annotations (`mcpToolEffect`), the config's approval rule (and the
+ * server's destructive tools' approval) and time limit (default 60 s a call). Each call is one activity;
  * what the server returns reaches the model as text (`mcpResultText`), and a result flagged
  * `isError` as a `ToolError` with that text (the model reads `Error: <text>`).
  */
@@ -31,7 +38,8 @@ export function mcpTool(connection: McpServerConnection, tool: Tool): AnyTool {
     parameters: mcpArguments,
     inputSchema: tool.inputSchema,
     timeoutSeconds,
-    requiresApproval: mcpToolRequiresApproval(config, tool.name),
+    requiresApproval: mcpToolRequiresApproval(config, tool),
+    effect: mcpToolEffect(tool),
     async execute(args, context) {
       const result = await connection.callTool(tool.name, args, {
         signal: context.signal,

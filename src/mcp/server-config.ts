@@ -8,6 +8,12 @@ interface McpServerOptions {
   tools?: string[];
   /** Server tool names whose calls wait for a person's approval, or `'*'` for all of them. */
   toolsToApprove?: string[] | '*';
+  /**
+   * What calls of the tools the server marks destructive (`destructiveHint: true`) do: `'approve'`
+   * (the default) waits for a person's approval of each; `'run'` runs them as the server's other
+   * tools (docs/effects.md#mcp-tools).
+   */
+  destructiveTools?: 'approve' | 'run';
   /** How long one call (one attempt) may take, in seconds; default 60. */
   timeoutSeconds?: number;
 }
@@ -54,6 +60,9 @@ const flatServerSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
   tools: z.array(z.string().min(1)).optional(),
   toolsToApprove: z.union([z.array(z.string().min(1)), z.literal('*')]).optional(),
+  destructiveTools: z
+    .enum(['approve', 'run'], { error: '"destructiveTools" is "approve" (the default) or "run"' })
+    .optional(),
   timeoutSeconds: z.number().positive().optional(),
   ...renamedFieldsShape(RENAMED_MCP_FIELDS),
 });

@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '../agents/define';
+import type { ToolEffect } from '../contract/effects/effect';
 import type { ScorerDefinition } from '../contract/eval/scorer';
 import type { McpServers } from '../mcp/server-config';
 import type { ToolDefinition } from '../tools/define';
@@ -26,6 +27,12 @@ export interface ProjectConfig {
    * (docs/security.md).
    */
   people?: Array<{ name: string; groups?: string[]; tokenSha256: string }>;
+  /**
+   * Tools' effects by tool name (`read`, `idempotent`, `write`), over what each tool says: its
+   * `defineTool({ effect })`, an MCP server's annotations (`{ files__write_file: 'write' }`).
+   * An unknown effect, or a tool nobody offers, is refused when the config loads (docs/effects.md).
+   */
+  effects?: Record<string, ToolEffect>;
   /** Also offer the demo toolkit and the `back-office` agent (default: only without a config file). */
   demo?: boolean;
 }

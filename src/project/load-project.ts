@@ -43,7 +43,10 @@ export async function loadProject(options: { file?: string; cwd?: string } = {})
   const cwd = options.cwd ?? process.cwd();
   const file = options.file ? path.resolve(cwd, options.file) : findConfigFile(cwd);
   if (!file)
-    return { file: undefined, config: { tools: [], agents: [], mcpServers: {}, scorers: [], demo: true, people: [] } };
+    return {
+      file: undefined,
+      config: { tools: [], agents: [], mcpServers: {}, scorers: [], demo: true, people: [], effects: {} },
+    };
   if (!fs.existsSync(file)) throw new ConfigFileError(file, 'no such file');
 
   let exported: unknown;

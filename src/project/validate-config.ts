@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AgentDefinitionSchema, type AgentDefinition } from '../agents/define';
+import { isToolEffect, TOOL_EFFECTS, type ToolEffect } from '../contract/effects/effect';
 import { BUILTIN_SCORERS, type ScorerDefinition } from '../contract/eval/scorer';
 import { describeIssues } from '../contract/issues';
 import { PersonSchema, type Person } from '../contract/people/people';
@@ -17,6 +18,8 @@ export interface ValidProjectConfig {
   scorers: ScorerDefinition[];
   demo: boolean;
   people: Person[];
+  /** Tools' effects by tool name, over what each tool says (`defineConfig({ effects })`). */
+  effects: Record<string, ToolEffect>;
 }
 
 /** The tool and agent names a project's own cannot take, because the worker offers them already. */
@@ -35,37 +38,62 @@ const isZodObject = (value: unknown) =>
 
 const approvalRule = approvalRuleSchema<ApprovalRule>();
 
-const toolSchema = z.strictObject({
-  name: z
-    .string()
-    .regex(
-      TOOL_NAME,
-      'a tool name may have only letters, digits, _ and -, at most 64 of them (the model API refuses others)',
-    ),
-  description: z.string().min(1, 'a tool needs a description: it tells the model what the tool does'),
-  parameters: z.custom<z.ZodObject>(isZodObject, 'parameters must be a zod object schema, z.object({ … })'),
-  execute: z.custom<AnyTool['execute']>((value) => typeof value === 'function', 'execute must be a function'),
-  timeoutSeconds: z.number().positive().optional(),
-  retry: z
-    .strictObject({
-      maximumAttempts: z.number().int().positive().optional(),
-      initialIntervalSeconds: z.number().positive().optional(),
-      backoffCoefficient: z.number().min(1).optional(),
-      maximumIntervalSeconds: z.number().positive().optional(),
-      ...renamedFieldsShape(RENAMED_RETRY_FIELDS),
-    })
-    .optional(),
-  requiresApproval: approvalRule.optional(),
-  ...settingsShape('tool'),
-  ...renamedFieldsShape(RENAMED_TOOL_FIELDS),
-  loopBreaking: z.boolean().optional(),
-  interaction: z.enum(['question', 'conversation']).optional(),
-  localActivity: z.boolean().optional(),
-  sensitive: z.array(z.string()).optional(),
-  preview: z
-    .custom<AnyTool['preview']>((value) => typeof value === 'function', 'preview must be a function')
-    .optional(),
-});
+const toolSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(
+        TOOL_NAME,
+        'a tool name may have only letters, digits, _ and -, at most 64 of them (the model API refuses others)',
+      ),
+    description: z.string().min(1, 'a tool needs a description: it tells the model what the tool does'),
+    parameters: z.custom<z.ZodObject>(isZodObject, 'parameters must be a zod object schema, z.object({ … })'),
+    execute: z.custom<AnyTool['execute']>((value) => typeof value === 'function', 'execute must be a function'),
+    timeoutSeconds: z.number().positive().optional(),
+    retry: z
+      .strictObject({
+        maximumAttempts: z.number().int().positive().optional(),
+        initialIntervalSeconds: z.number().positive().optional(),
+        backoffCoefficient: z.number().min(1).optional(),
+        maximumIntervalSeconds: z.number().positive().optional(),
+        ...renamedFieldsShape(RENAMED_RETRY_FIELDS),
+      })
+      .optional(),
+    requiresApproval: approvalRule.optional(),
+    ...settingsShape('tool'),
+    ...renamedFieldsShape(RENAMED_TOOL_FIELDS),
+    loopBreaking: z.boolean().optional(),
+    interaction: z.enum(['question', 'conversation']).optional(),
+    localActivity: z.boolean().optional(),
+    sensitive: z.array(z.string()).optional(),
+    preview: z
+      .custom<AnyTool['preview']>((value) => typeof value === 'function', 'preview must be a function')
+      .optional(),
+    effect: z.unknown().optional(),
+    reconcile: z
+      .custom<AnyTool['reconcile']>((value) => typeof value === 'function', 'reconcile must be a function')
+      .optional(),
+    dryRun: z.custom<AnyTool['dryRun']>((value) => typeof value === 'function', 'dryRun must be a function').optional(),
+  })
+  .superRefine((tool, ctx) => {
+    // Here rather than on the field, so that the message names the tool.
+    if (tool.effect !== undefined && !isToolEffect(tool.effect))
+      ctx.addIssue({ code: 'custom', path: ['effect'], message: `tool "${tool.name}": ${effectProblem(tool.effect)}` });
+  });
+
+/** Why `value` is not an effect, for a person. */
+function effectProblem(value: unknown): string {
+  return `effect ${JSON.stringify(value)} is not one of ${TOOL_EFFECTS.map((effect) => `"${effect}"`).join(', ')}`;
+}
+
+/**
+ * The config's `effects`: a tool's effect by its name, over what the tool says (its `defineTool`, an
+ * MCP server's annotations). An unknown effect is refused naming the tool.
+ */
+const effectsSchema = z.record(z.string(), z.unknown()).superRefine((effects, ctx) => {
+  for (const [tool, effect] of Object.entries(effects))
+    if (!isToolEffect(effect)) ctx.addIssue({ code: 'custom', path: [tool], message: effectProblem(effect) });
+}) as unknown as z.ZodType<Record<string, ToolEffect>>;
 
 const scorerSchema = z.strictObject({
   name: z
@@ -85,6 +113,7 @@ const projectSchema = z.strictObject(
     scorers: z.array(scorerSchema).default([]),
     demo: z.boolean().default(false),
     people: z.array(PersonSchema).default([]),
+    effects: effectsSchema.default({}),
   },
   {
     error: (issue) =>
@@ -97,7 +126,8 @@ const projectSchema = z.strictObject(
 /**
  * Checks what a config file exports and returns it with defaults, or the one line that says what
  * is wrong: a malformed tool, agent or MCP server, two tools or agents with one name (including the
- * worker's own), or an agent naming a tool nobody offers. An agent may name an MCP server's tool
+ * worker's own), an agent naming a tool nobody offers, an unknown effect (named by its tool), or
+ * `effects` naming a tool nobody offers. An agent and `effects` may name an MCP server's tool
  * (`<server>__<tool>`) before the server is reached; the worker checks those names when it starts.
  */
 export function validateProjectConfig(
@@ -140,6 +170,15 @@ function nameProblem(config: ValidProjectConfig, reserved: ReservedNames): strin
       })`;
     }
   }
+  const notOffered = Object.keys(config.effects).find(
+    (name) => !offered.has(name) && !isMcpToolOf(name, config.mcpServers),
+  );
+  if (notOffered)
+    return `effects names the tool "${notOffered}", which is not offered (tools: ${[...offered.keys()].join(', ')}${
+      Object.keys(config.mcpServers).length
+        ? `, and <server>__<tool> of the MCP servers ${Object.keys(config.mcpServers).join(', ')}`
+        : ''
+    })`;
   return undefined;
 }
 

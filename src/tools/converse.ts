@@ -13,6 +13,7 @@ export function converseTool() {
       'Send a message to the person you work with and wait for their reply, which comes as their next message. Use it to report, discuss or ask for the next task; the conversation ends when they end it.',
     parameters: z.object({ message: z.string().min(1).describe('Your message to the person') }),
     loopBreaking: true,
+    effect: 'read',
     interaction: 'conversation',
     execute: () => {
       throw new ToolError('converse is handled by the workflow, not executed.');

@@ -18,6 +18,7 @@ export function taskCompleteTool() {
         .describe('The final answer for the user: text, or a JSON value when the answer must have a JSON shape.'),
     }),
     loopBreaking: true,
+    effect: 'read',
     execute: ({ result }): string => (typeof result === 'string' ? result : JSON.stringify(result)),
   });
 }

@@ -146,6 +146,8 @@ describe('MCP over stdio (the filesystem server)', () => {
           tool: 'read_text_file',
           description: expect.stringContaining('Read'),
           requiresApproval: true,
+          effect: 'read',
+          destructive: false,
         },
         {
           name: 'files__list_directory',
@@ -153,6 +155,8 @@ describe('MCP over stdio (the filesystem server)', () => {
           tool: 'list_directory',
           description: expect.stringContaining('list'),
           requiresApproval: true,
+          effect: 'read',
+          destructive: false,
         },
       ]);
       expect(listed.tools().map((tool) => [tool.name, tool.requiresApproval])).toEqual([
@@ -162,12 +166,13 @@ describe('MCP over stdio (the filesystem server)', () => {
     } finally {
       await listed.close();
     }
-    // Without an allowlist every tool is offered, and only write_file waits for approval.
+    // Without an allowlist every tool is offered; write_file (toolsToApprove) and the tools the
+    // server marks destructive wait for approval.
     const approvals = mcp
       .describe()
       .filter((tool) => tool.requiresApproval)
       .map((tool) => tool.name);
-    expect(approvals).toEqual(['files__write_file']);
+    expect(approvals).toEqual(['files__write_file', 'files__edit_file', 'files__move_file']);
     expect(mcp.describe().length).toBeGreaterThan(5);
   });
 

@@ -153,7 +153,7 @@ describe('the packed package, installed into a fresh project', () => {
         .trim()
         .split('\n')
         .map((line) => line.split(/\s{2,}/));
-      expect(rows[0]).toEqual(['NAME', 'SOURCE', 'APPROVAL', 'DESCRIPTION']);
+      expect(rows[0]).toEqual(['NAME', 'SOURCE', 'EFFECT', 'APPROVAL', 'DESCRIPTION']);
       expect(rows.slice(1).map(([name, source]) => `${name} ${source}`)).toEqual([
         'get_invoice config',
         'files__read_text_file mcp:files',

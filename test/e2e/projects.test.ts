@@ -56,7 +56,7 @@ describe('a project config through the CLI', () => {
     expect(cli.fake.requests[0]!.tools!.map((tool) => tool.function.name)).toEqual(['shout']);
   });
 
-  it('waveloop tools: the config tools and the built-in ones; with demo: true the demo toolkit too, with its approvals', async () => {
+  it('waveloop tools: the config tools and the built-in ones, each with its effect; with demo: true the demo toolkit too, with its approvals and effects', async () => {
     const plain = await waveloop(['tools'], env, { cwd: project.dir });
     expect(plain.code).toBe(0);
     expect(
@@ -66,26 +66,40 @@ describe('a project config through the CLI', () => {
         .map((line) =>
           line
             .split(/\s{2,}/)
-            .slice(0, 3)
+            .slice(0, 4)
             .join(' '),
         ),
     ).toEqual([
-      'NAME SOURCE APPROVAL',
-      'shout config -',
-      'task_complete built-in -',
-      'ask_question built-in -',
-      'converse built-in -',
+      'NAME SOURCE EFFECT APPROVAL',
+      'shout config write -',
+      'task_complete built-in read -',
+      'ask_question built-in read -',
+      'converse built-in read -',
     ]);
 
     const withDemo = testProject({ 'team.config.ts': CONFIG.replace('agents: [', 'demo: true,\n  agents: [') });
     try {
       const out = await waveloop(['tools', '--json', '--config', 'team.config.ts'], env, { cwd: withDemo.dir });
       expect(out.code).toBe(0);
-      const listing = JSON.parse(out.stdout) as Array<{ name: string; source: string; requiresApproval: boolean }>;
-      expect(listing.filter((tool) => tool.source === 'demo').map((tool) => tool.name)).toContain('search_users');
+      const listing = JSON.parse(out.stdout) as Array<{
+        name: string;
+        source: string;
+        requiresApproval: boolean;
+        effect: string;
+      }>;
+      expect(listing.filter((tool) => tool.source === 'demo').map((tool) => [tool.name, tool.effect])).toEqual([
+        ['search_users', 'read'],
+        ['get_user', 'read'],
+        ['update_user', 'idempotent'],
+        ['resolve_holiday', 'read'],
+        ['resolve_date_hint', 'read'],
+        ['get_availability', 'read'],
+        ['calculator', 'read'],
+      ]);
       expect(listing.find((tool) => tool.name === 'update_user')).toMatchObject({
         source: 'demo',
         requiresApproval: true,
+        effect: 'idempotent',
       });
     } finally {
       withDemo.remove();

@@ -44,7 +44,7 @@ describe('loadProject', () => {
     expect(findConfigFile(project.dir)).toBeUndefined();
     expect(await loadProject({ cwd: project.dir })).toEqual({
       file: undefined,
-      config: { tools: [], agents: [], mcpServers: {}, scorers: [], demo: true, people: [] },
+      config: { tools: [], agents: [], mcpServers: {}, scorers: [], demo: true, people: [], effects: {} },
     });
   });
 

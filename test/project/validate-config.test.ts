@@ -138,3 +138,45 @@ describe('validateProjectConfig: approval rules', () => {
     );
   });
 });
+
+describe('validateProjectConfig: effects', () => {
+  it("a tool's effect and the config's effects are read, idempotent or write; anything else is refused naming the tool", () => {
+    const validated = validateProjectConfig(
+      {
+        tools: [{ ...tool('pay_invoice'), effect: 'write' }],
+        effects: { pay_invoice: 'idempotent', files__write_file: 'write' },
+        mcpServers: { files: { command: 'npx' } },
+      },
+      reserved,
+    );
+    expect('config' in validated && validated.config.effects).toEqual({
+      pay_invoice: 'idempotent',
+      files__write_file: 'write',
+    });
+    expect(problemOf({ tools: [{ ...tool('pay_invoice'), effect: 'delete' }] })).toBe(
+      'tools.0.effect: tool "pay_invoice": effect "delete" is not one of "read", "idempotent", "write"',
+    );
+    expect(problemOf({ tools: [tool('pay_invoice')], effects: { pay_invoice: 'readonly' } })).toBe(
+      'effects.pay_invoice: effect "readonly" is not one of "read", "idempotent", "write"',
+    );
+  });
+
+  it("effects naming a tool nobody offers is refused; an MCP server's tool is checked when the worker connects", () => {
+    expect(problemOf({ tools: [tool('pay_invoice')], effects: { pay_invoce: 'write' } })).toBe(
+      'effects names the tool "pay_invoce", which is not offered (tools: task_complete, ask_question, converse, pay_invoice)',
+    );
+    expect(problemOf({ effects: { get_user: 'read' }, demo: true })).toBeUndefined();
+    expect(
+      problemOf({ effects: { files__anything: 'read' }, mcpServers: { files: { command: 'npx' } } }),
+    ).toBeUndefined();
+  });
+
+  it('reconcile and dryRun are functions', () => {
+    expect(problemOf({ tools: [{ ...tool('pay_invoice'), reconcile: () => undefined, dryRun: () => 'held' }] })).toBe(
+      undefined,
+    );
+    expect(problemOf({ tools: [{ ...tool('pay_invoice'), reconcile: true }] })).toBe(
+      'tools.0.reconcile: reconcile must be a function',
+    );
+  });
+});

@@ -22,7 +22,9 @@ export function register(program: Command): void {
     .action(action(() => initCommand()));
   program
     .command('tools')
-    .description('list the tools a worker offers: name, source (config, demo, MCP server), approval, description')
+    .description(
+      'list the tools a worker offers: name, source (config, demo, MCP server), effect, approval, description',
+    )
     .option('--json', 'print JSON')
     .action(action(async (options: { json?: boolean }) => toolsCommand(await projectOf(program), options)));
 }
@@ -55,13 +57,14 @@ async function toolsCommand(project: LoadedProject, options: { json?: boolean })
   return 0;
 }
 
-/** The listing as aligned columns: name, source, approval, and the description's first line. */
+/** The listing as aligned columns: name, source, effect, approval, and the description's first line. */
 export function toolTable(listing: readonly ToolListing[]): string[] {
   return alignColumns([
-    ['NAME', 'SOURCE', 'APPROVAL', 'DESCRIPTION'],
+    ['NAME', 'SOURCE', 'EFFECT', 'APPROVAL', 'DESCRIPTION'],
     ...listing.map((tool) => [
       tool.name,
       tool.source,
+      tool.effect,
       approvalColumn(tool.requiresApproval),
       shorten(tool.description),
     ]),

@@ -6,6 +6,7 @@ import { evaluateExpression } from './arithmetic';
 export function calculatorTool() {
   return defineTool({
     name: 'calculator',
+    effect: 'read',
     description:
       'Evaluates an arithmetic expression and returns the number. Supports + - * / % (remainder) ^ (power, ' +
       'right-associative), unary minus, parentheses, decimals, sqrt, abs, round(x) or round(x, digits), floor, ceil, ' +

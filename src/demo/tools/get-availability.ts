@@ -34,6 +34,7 @@ export function getAvailabilityTool(deps: DemoDeps) {
 
   return defineTool({
     name: 'get_availability',
+    effect: 'read',
     description:
       'Lists hotel rooms free for a stay. check_in is the first night, check_out the departure day ' +
       '(one night on 2026-12-04 is check_in 2026-12-04, check_out 2026-12-05). Returns ' +

@@ -6,6 +6,7 @@ import { findUser, type DemoDeps, type User } from '../demo-db';
 export function getUserTool(deps: DemoDeps) {
   return defineTool({
     name: 'get_user',
+    effect: 'read',
     description:
       'Reads one user by id and returns { id, name, email, company }. ' +
       'Use search_users first when you only know the name.',

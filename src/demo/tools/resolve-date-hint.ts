@@ -92,6 +92,7 @@ export function resolveDateHint(hint: string, today: Date): Omit<DateRange, 'hin
 export function resolveDateHintTool(deps: Pick<DemoDeps, 'now'>) {
   return defineTool({
     name: 'resolve_date_hint',
+    effect: 'read',
     description:
       'Turns a relative date phrase into ISO dates { hint, start, end } (end inclusive; start == end for a single day). ' +
       `Accepts: ${EXAMPLES}. ` +

@@ -17,6 +17,7 @@ export function resolveHolidayTool(deps: Pick<DemoDeps, 'now'>) {
   const supported = HOLIDAYS.map((rule) => rule.name).join(', ');
   return defineTool({
     name: 'resolve_holiday',
+    effect: 'read',
     description:
       'Turns a holiday name into dates. Returns { holiday, start, end, note? } with ISO dates (YYYY-MM-DD); ' +
       'end is the last day of the holiday, inclusive (start == end for one-day holidays). ' +

@@ -12,6 +12,7 @@ export function searchUsersTool(deps: DemoDeps) {
   );
   return defineTool({
     name: 'search_users',
+    effect: 'read',
     description:
       'Finds users whose full name contains the given text (case-insensitive), e.g. "alice" or "Martin". ' +
       'Returns a JSON array of { id, name, email, company }; an empty array means nobody matched. ' +

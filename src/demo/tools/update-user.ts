@@ -26,6 +26,7 @@ export function updateUserTool(deps: DemoDeps) {
 
   return defineTool({
     name: TOOL_NAME,
+    effect: 'idempotent',
     description:
       "Changes a user's name, email and/or company; fields you leave out keep their value. " +
       'Returns the updated user { id, name, email, company }. Give at least one field to change. ' +
