@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CallOutcome, PendingOutcome } from './effects/outcome';
 import type { ForkedFrom } from './fork/fork';
 import { ForkSchema } from './fork/schema';
 import { parseWorkflowInput } from './issues';
@@ -101,6 +102,11 @@ export interface ToolCallRecord {
   error?: string;
   /** How the call was decided, when it waited for approval. */
   approval?: ApprovalRecord;
+  /**
+   * How the call was settled when an attempt of its `write` tool may have acted before it was cut
+   * off (docs/effects.md#unknown-outcomes): reconciled, confirmed by a person, run again, or given up.
+   */
+  outcome?: CallOutcome;
 }
 
 /**
@@ -184,6 +190,11 @@ export interface RunProgress {
    * (their rule's reason) and until when (their deadline, after which `onTimeout` decides).
    */
   pendingApprovals: PendingApproval[];
+  /**
+   * `write` calls whose attempt may have acted, waiting for a person to say whether it did (absent:
+   * none); the run's status is then `waiting_for_approval` (docs/effects.md#unknown-outcomes).
+   */
+  pendingOutcomes?: PendingOutcome[];
   /** Who started the run (`AgentLoopInput.startedBy`, else `unknown`), and when its chain started (ISO 8601). */
   startedBy: string;
   startedAt: string;
@@ -200,6 +211,15 @@ export interface RunProgress {
   modelRateLimit?: { requestsPerMinute: number; taskQueue: string };
   /** Where the run was forked from, when it was (`AgentLoopInput.fork`). */
   forkedFrom?: ForkedFrom;
+  /** A record of the run's audit trail the store has not taken yet: the run waits for it before it ends. */
+  auditWaiting?: AuditWaiting;
+}
+
+/** The audit store did not take a record (full, unreachable): since when, which record, the last error. */
+export interface AuditWaiting {
+  since: string;
+  record: string;
+  error: string;
 }
 
 // Chat messages as the OpenAI Chat Completions API takes them, kept JSON-safe in workflow state.

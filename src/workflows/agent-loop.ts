@@ -112,7 +112,7 @@ class AgentRun {
     );
     this.memory = new Memory(this.transcript, run, this.spend, state);
     this.output = new TypedOutput(run.output, state.outputRepairs);
-    this.reports = new RunReports(input, run, this.progress, { gate: this.gate, state });
+    this.reports = new RunReports(input, run, { gate: this.gate, state, publisher: this.publisher });
   }
 
   /** Check limits → keep the transcript within bounds → ask the model → read the plan → run the wave → stop or repeat. */

@@ -1,12 +1,21 @@
-import { CancellationScope, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
+import type { AuditWaiting } from '../contract/agent-loop';
 import type { AuditEntry } from '../contract/audit/records';
 
-const { recordAudit } = proxyActivities<ReturnType<typeof createActivities>>({
-  // A write takes milliseconds: an attempt whose worker died is tried again soon.
-  startToCloseTimeout: '10 seconds',
-  // A full or unreachable store never loses a record: the write is tried until it succeeds.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+type Activities = ReturnType<typeof createActivities>;
+
+// A write takes milliseconds: an attempt whose worker died is tried again soon.
+const startToCloseTimeout = '10 seconds';
+/** A record's first attempts, a few seconds in all: a store that answers again soon is not worth telling. */
+const { recordAudit } = proxyActivities<Activities>({
+  startToCloseTimeout,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+/** Then, once the run says it waits for the store: a full or unreachable store never loses a record. */
+const { recordAudit: recordAuditUntilTaken } = proxyActivities<Activities>({
+  startToCloseTimeout,
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
 /** What a run tells its audit trail: a record without its id and run, which the trail adds. */
@@ -27,7 +36,15 @@ export class AuditTrail {
   private readonly workflowId: string;
   private readonly chain: string;
 
-  constructor(private readonly on: boolean) {
+  /**
+   * `on`: whether the run keeps a trail (`ResolvedRun.audit`). `waiting` is told when the store has
+   * not taken a record after its first attempts (the run then waits for it, and says so), and told
+   * `undefined` once it has.
+   */
+  constructor(
+    private readonly on: boolean,
+    private readonly waiting: (waiting: AuditWaiting | undefined) => void = () => {},
+  ) {
     const info = workflowInfo();
     this.workflowId = info.workflowId;
     this.chain = info.firstExecutionRunId;
@@ -51,9 +68,20 @@ export class AuditTrail {
     for (;;) {
       await condition(() => this.queue.length > 0);
       this.writing = true;
-      await recordAudit({ entry: this.queue[0]! });
+      await this.writeOne(this.queue[0]!);
       this.queue.shift();
       this.writing = false;
+    }
+  }
+
+  private async writeOne(entry: AuditEntry): Promise<void> {
+    try {
+      await recordAudit({ entry });
+    } catch (err) {
+      const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+      this.waiting({ since: new Date().toISOString(), record: entry.id, error });
+      await recordAuditUntilTaken({ entry });
+      this.waiting(undefined);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { RunProgress } from '../contract/agent-loop';
+import type { AuditWaiting, RunProgress } from '../contract/agent-loop';
 import {
   answerCommandLine,
   approveCommandLine,
@@ -6,6 +6,7 @@ import {
   endCommandLine,
   sendCommandLine,
 } from '../contract/command-lines';
+import { outcomeCommandLine, unknownOutcomeLine } from '../contract/effects/outcome';
 import { needsLine, previewLines } from '../contract/people/approvals';
 import { toolSummary } from '../contract/summaries';
 
@@ -23,13 +24,16 @@ export interface RunMoment {
 /**
  * A run's current details as the Web UI and `temporal workflow metadata` show them (Markdown): what
  * it waits for from a person, with the exact command that gives it (each question, each call
- * waiting for approval with its arguments, the conversation's last message), else where the loop
+ * waiting for approval with its arguments, each call of unknown outcome, the conversation's last
+ * message), else where the loop
  * is (iteration, model call or wave), else how it ended; a forked run's details end with where it
  * was forked from.
  */
 export function runDetails(moment: RunMoment): string {
-  const { forkedFrom } = moment.progress;
-  const details = momentDetails(moment);
+  const { forkedFrom, auditWaiting } = moment.progress;
+  const details = auditWaiting
+    ? `${momentDetails(moment)}\n\n${auditWaitingLine(auditWaiting)}`
+    : momentDetails(moment);
   if (!forkedFrom) return details;
   return `${details}\n\nForked from \`${forkedFrom.workflowId}\` at iteration ${forkedFrom.iteration} (run ${forkedFrom.runId})`;
 }
@@ -39,6 +43,7 @@ function momentDetails({ progress, workflowId, wave }: RunMoment): string {
   const waits = [
     ...questions(progress, workflowId),
     ...approvals(progress, workflowId),
+    ...outcomes(progress, workflowId),
     ...conversation(progress, workflowId),
   ];
   if (waits.length)
@@ -66,6 +71,11 @@ function momentDetails({ progress, workflowId, wave }: RunMoment): string {
   }
 }
 
+/** What the run says while the audit store does not take one of its records. */
+export function auditWaitingLine({ since, record, error }: AuditWaiting): string {
+  return `**Waiting for the audit store** since ${since}: record \`${record}\` is not written yet (${clip(error)}); it is tried again until it is, and the run ends only then.`;
+}
+
 function questions(progress: RunProgress, workflowId: string): string[] {
   return progress.pendingQuestions.map(
     (q) => `Question: ${clip(q.question)}\n\nAnswer with \`${answerCommandLine(workflowId)}\``,
@@ -84,6 +94,15 @@ function approvals(progress: RunProgress, workflowId: string): string[] {
         : '') +
       '\n\n' +
       `Approve with \`${approveCommandLine(workflowId, a.callId)}\` or deny with \`${denyCommandLine(workflowId, a.callId)}\``,
+  );
+}
+
+function outcomes(progress: RunProgress, workflowId: string): string[] {
+  return (progress.pendingOutcomes ?? []).map(
+    (o) =>
+      `Unknown outcome: ${clip(unknownOutcomeLine(o.tool, o.args))} (${o.why}).` +
+      (o.approvers ? `\n\nWho decides: ${o.approvers.label}` : '') +
+      `\n\nSay whether it happened, run it again, or give up: \`${outcomeCommandLine(workflowId, o.callId)}\``,
   );
 }
 

@@ -4,6 +4,7 @@ import { AuditTrail, type AuditNote } from './audit-trail';
 import type { StartingState } from './continuation';
 import type { HumanGate } from './human-gate';
 import { Notifier } from './notices';
+import type { Publisher } from './publishing';
 
 /**
  * What a run tells beyond itself: its webhooks (`Notifier`: when it waits for a person, how it
@@ -13,17 +14,23 @@ import { Notifier } from './notices';
 export class RunReports {
   private readonly notifier: Notifier;
   private readonly audit: AuditTrail;
+  private readonly progress: RunProgress;
 
   constructor(
     input: AgentLoopInput,
     run: ResolvedRun,
-    private readonly progress: RunProgress,
-    { gate, state }: { gate: HumanGate; state: StartingState },
+    { gate, state, publisher }: { gate: HumanGate; state: StartingState; publisher: Publisher },
   ) {
+    const progress = (this.progress = publisher.progress);
     const { startedBy } = progress;
     this.notifier = new Notifier(run.settings.webhooks ?? [], input.goal, startedBy, input.webhooks);
     gate.onWait = (waiting) => this.notifier.waiting(waiting);
-    this.audit = new AuditTrail(run.audit === true);
+    // A store that does not take a record shows in the run's status and details until it does.
+    this.audit = new AuditTrail(run.audit === true, (waiting) => {
+      if (waiting) progress.auditWaiting = waiting;
+      else delete progress.auditWaiting;
+      publisher.describe();
+    });
     gate.onDecision = this.audited;
     if (!state.handedOver)
       this.audit.record('started', {

@@ -126,6 +126,52 @@ describe.each(STORES)('audit trail in %s', (store) => {
     expect(csv.stdout.trim().split('\n')).toHaveLength(5);
   });
 
+  it('a store that refuses records: the run says it waits for it, in its status and details, and ends once the store takes them, none lost, none twice', async () => {
+    const id = `audit-full-${pg ? 'pg' : 'sqlite'}`;
+    cli.fake.route(
+      (request) =>
+        toolMessages(request).length === 0
+          ? { toolCalls: [{ id: 'call_refund', name: 'refund', args: { order: 'B-2', amount: 40 } }] }
+          : { content: 'Refunded B-2.' },
+      { atMost: 3 },
+    );
+    const started = await cmd(['run', '--detach', '--id', id, '--by', 'alice', 'Refund order B-2']);
+    expect(started.code, started.stderr).toBe(0);
+    const handle = cli.client.runs.handle(id);
+    await waitForProgress(cli.h.client, handle, (p) => p.status === 'waiting_for_approval');
+    // The store fills up: every write is refused from now on.
+    await refuseWrites(true);
+    expect((await cmd(['approve', id, 'call_refund', '--by', 'bob'])).code).toBe(0);
+
+    // The run goes on to its answer, and waits for its records before it ends, saying why.
+    const waiting = await waitForProgress(cli.h.client, handle, (p) => p.status === 'completed' && !!p.auditWaiting);
+    expect(waiting.auditWaiting!.record).toMatch(new RegExp(`^${id}/decision/call_refund/1@`));
+    expect(waiting.auditWaiting!.error).toContain('the audit disk is full');
+    const status = await cmd(['status', id]);
+    expect(status.stdout).toMatch(
+      /Audit:\s+waiting for the audit store since .*: record .* is not written yet \(.*the audit disk is full/,
+    );
+    const metadata = await cli.h.client.workflow
+      .getHandle(id)
+      .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toContain('**Waiting for the audit store**');
+    expect((await cli.h.client.workflow.getHandle(id).describe()).status.name).toBe('RUNNING');
+    expect((await audit(['--run', id])).map((r) => r.kind)).toEqual(['run_started']);
+
+    // The store takes records again: every record is written, once, and the run ends.
+    await refuseWrites(false);
+    expect(await cli.client.runs.result(id)).toMatchObject({ answer: 'Refunded B-2.' });
+    const records = await audit(['--run', id]);
+    expect(records.map((r) => [r.kind, r.person])).toEqual([
+      ['run_started', 'alice'],
+      ['decision', 'bob'],
+      ['tool_call', 'alice'],
+      ['run_ended', 'alice'],
+    ]);
+    expect((await handle.query<{ auditWaiting?: unknown }>('status')).auditWaiting).toBeUndefined();
+    expect((await cmd(['audit', 'verify'])).code).toBe(0);
+  });
+
   it('audit verify: the chain holds; an edited record, then a deleted one, breaks it where it was changed', async () => {
     const holds = await cmd(['audit', 'verify']);
     expect(holds.code, holds.stderr).toBe(0);
@@ -148,18 +194,33 @@ describe.each(STORES)('audit trail in %s', (store) => {
     );
   });
 
+  /** Makes the store refuse every new record, as a full disk would, or take them again. */
+  async function refuseWrites(refuse: boolean): Promise<void> {
+    if (!pg)
+      return tamper(
+        refuse
+          ? "CREATE TRIGGER refuse BEFORE INSERT ON $T BEGIN SELECT RAISE(ABORT, 'the audit disk is full (test)'); END;"
+          : 'DROP TRIGGER refuse;',
+      );
+    return tamper(
+      refuse
+        ? "CREATE FUNCTION refuse() RETURNS trigger AS 'BEGIN RAISE EXCEPTION ''the audit disk is full (test)''; END' LANGUAGE plpgsql; CREATE TRIGGER refuse BEFORE INSERT ON $T FOR EACH ROW EXECUTE FUNCTION refuse();"
+        : 'DROP TRIGGER refuse ON $T; DROP FUNCTION refuse();',
+    );
+  }
+
   /** Changes the store behind the workers' backs, as someone with access to it could. */
   async function tamper(sql: string): Promise<void> {
     if (!pg) {
       const db = new Database(path.join(cli.dataDir, 'audit.db'));
-      db.exec(sql.replace('$T', 'audit_records'));
+      db.exec(sql.replaceAll('$T', 'audit_records'));
       db.close();
       return;
     }
     const { Client } = await import('pg');
     const client = new Client({ connectionString: pg.url });
     await client.connect();
-    await client.query(sql.replace('$T', 'waveloop_audit_records'));
+    await client.query(sql.replaceAll('$T', 'waveloop_audit_records'));
     await client.end();
   }
 });

@@ -68,6 +68,12 @@ export function renderProgress(progress: RunProgress): string[] {
     `Status:     ${statusColor(progress.status)(progress.status)}`,
     `Agent:      ${progress.agent} (model ${progress.model})`,
     ...(progress.startedBy ? [`Started by: ${progress.startedBy}, ${progress.startedAt}`] : []),
+    ...(progress.auditWaiting
+      ? [
+          `${colors.yellow('Audit:')}      waiting for the audit store since ${progress.auditWaiting.since}: ` +
+            `record ${progress.auditWaiting.record} is not written yet (${progress.auditWaiting.error})`,
+        ]
+      : []),
     `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
     `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
     ...(progress.settling?.calls ?? []).map(
