@@ -89,6 +89,11 @@ export interface WebhookSettings {
    * URLs (`WAVELOOP_WEBHOOKS`, an agent's) need no entry (docs/webhooks.md#what-a-run-may-name).
    */
   allow?: string[];
+  /**
+   * `WAVELOOP_AUDIT_WEBHOOKS`: http(s) URLs (comma-separated) that get a signed copy of every audit
+   * record the worker writes, for a SIEM (docs/audit.md#copies-to-a-siem); unset: none.
+   */
+  audit?: string[];
 }
 
 /** A Worker Deployment version: the deployment's name and the id of this build of the workers' code. */
@@ -141,6 +146,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): WaveloopSett
         secret: blank(env.WAVELOOP_WEBHOOK_SECRET),
         inboxUrl: inboxUrlOf(blank(env.WAVELOOP_INBOX_URL)),
         allow: webhookAllowOf(blank(env.WAVELOOP_WEBHOOK_ALLOW)),
+        audit: auditWebhooksOf(blank(env.WAVELOOP_AUDIT_WEBHOOKS)),
       }),
     },
   };
@@ -226,6 +232,22 @@ function webhookAllowOf(value: string | undefined): string[] | undefined {
       ),
     })
     .parse({ WAVELOOP_WEBHOOK_ALLOW: entries }).WAVELOOP_WEBHOOK_ALLOW;
+}
+
+/** The URLs of `WAVELOOP_AUDIT_WEBHOOKS`; a `ZodError` naming the variable and the URL that is not http(s). */
+function auditWebhooksOf(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const urls = value
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  return z
+    .object({
+      WAVELOOP_AUDIT_WEBHOOKS: z.array(
+        z.url({ protocol: /^https?$/, error: (issue) => `${String(issue.input)} is not an http(s) URL` }),
+      ),
+    })
+    .parse({ WAVELOOP_AUDIT_WEBHOOKS: urls }).WAVELOOP_AUDIT_WEBHOOKS;
 }
 
 /** The deployment version of `WAVELOOP_DEPLOYMENT` and `WAVELOOP_BUILD_ID`; a `ZodError` naming the one missing when only one is set. */

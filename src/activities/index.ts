@@ -31,6 +31,11 @@ export interface WorkerWebhooks {
   inboxUrl?: string;
   /** `WAVELOOP_WEBHOOK_ALLOW`: what a run's own input may name (checked by `resolveRun` and `postWebhook`). */
   allow?: readonly string[];
+  /**
+   * `WAVELOOP_AUDIT_WEBHOOKS`: where a copy of every audit record goes once it is written (a SIEM),
+   * signed like every webhook (docs/audit.md#copies-to-a-siem).
+   */
+  audit?: readonly string[];
 }
 
 export interface ActivityDeps extends ResolveForkDeps {
@@ -86,7 +91,7 @@ export function createActivities(deps: ActivityDeps) {
     callModel: createCallModel({ ...deps, toolResults, quirks, gate }),
     runTool: createRunTool({ ...deps, toolResults }),
     prepareApproval: createPrepareApproval(deps),
-    recordAudit: createRecordAudit(deps),
+    recordAudit: createRecordAudit({ audit: deps.audit, webhooks: deps.webhooks?.audit }),
     checkToolArguments: createCheckToolArguments(deps),
     checkOutput,
     postWebhook: createPostWebhook({

@@ -1,7 +1,19 @@
-import { ActivityFailure, CancellationScope, condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  ActivityFailure,
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  condition,
+  ParentClosePolicy,
+  proxyActivities,
+  startChild,
+  WorkflowIdReusePolicy,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { AuditWaiting } from '../contract/agent-loop';
-import type { AuditEntry } from '../contract/audit/records';
+import type { AuditEntry, RecordAuditOutput } from '../contract/audit/records';
+import { deliverWebhooks } from './deliver-webhooks';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -44,6 +56,7 @@ export class AuditTrail {
   constructor(
     private readonly on: boolean,
     private readonly waiting: (waiting: AuditWaiting | undefined) => void = () => {},
+    private readonly goal = '',
   ) {
     const info = workflowInfo();
     this.workflowId = info.workflowId;
@@ -68,20 +81,50 @@ export class AuditTrail {
     for (;;) {
       await condition(() => this.queue.length > 0);
       this.writing = true;
-      await this.writeOne(this.queue[0]!);
+      const written = await this.writeOne(this.queue[0]!);
+      if (written.webhooks?.length) await this.sendCopies(written);
       this.queue.shift();
       this.writing = false;
     }
   }
 
-  private async writeOne(entry: AuditEntry): Promise<void> {
+  private async writeOne(entry: AuditEntry): Promise<RecordAuditOutput> {
     try {
-      await recordAudit({ entry });
+      return await recordAudit({ entry });
     } catch (err) {
       const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
       this.waiting({ since: new Date().toISOString(), record: entry.id, error });
-      await recordAuditUntilTaken({ entry });
+      const written = await recordAuditUntilTaken({ entry });
       this.waiting(undefined);
+      return written;
     }
+  }
+
+  /**
+   * Sends a copy of the record to the worker's audit webhooks (a SIEM) through a `deliverWebhooks`
+   * child, as the run's notices go: it outlives the run, its id is the record's (so a copy is sent
+   * at most once), and the writer goes on once it has started.
+   */
+  private async sendCopies({ record, webhooks }: RecordAuditOutput): Promise<void> {
+    const deliveryId = `audit:${record.id}`;
+    const notice = {
+      event: 'audit' as const,
+      workflowId: this.workflowId,
+      runId: workflowInfo().runId,
+      goal: this.goal,
+      at: record.at,
+      record,
+    };
+    await startChild(deliverWebhooks, {
+      workflowId: deliveryId,
+      args: [{ deliveryId, urls: webhooks!, notice }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      cancellationType: ChildWorkflowCancellationType.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `webhook · audit ${record.kind}`,
+    }).catch((err: unknown) => {
+      // Started already (by the attempt before a worker died): its copy is on its way.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    });
   }
 }

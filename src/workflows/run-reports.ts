@@ -26,11 +26,15 @@ export class RunReports {
     this.notifier = new Notifier(run.settings.webhooks ?? [], input.goal, startedBy, input.webhooks);
     gate.onWait = (waiting) => this.notifier.waiting(waiting);
     // A store that does not take a record shows in the run's status and details until it does.
-    this.audit = new AuditTrail(run.audit === true, (waiting) => {
-      if (waiting) progress.auditWaiting = waiting;
-      else delete progress.auditWaiting;
-      publisher.describe();
-    });
+    this.audit = new AuditTrail(
+      run.audit === true,
+      (waiting) => {
+        if (waiting) progress.auditWaiting = waiting;
+        else delete progress.auditWaiting;
+        publisher.describe();
+      },
+      input.goal,
+    );
     gate.onDecision = this.audited;
     if (!state.handedOver)
       this.audit.record('started', {

@@ -8,6 +8,8 @@ import { toolMessages } from '../support/fake-model';
 import { waitForProgress } from '../support/harness';
 import { postgresBinaries, startPostgres, type TestPostgres } from '../support/postgres';
 import { testProject, type TestProject } from '../support/project';
+import { eventually } from '../support/wait';
+import { signatureHolds, webhookReceiver } from '../support/webhook-receiver';
 
 /**
  * The audit trail, end to end, in each store: `waveloop worker` processes write a run's records
@@ -46,6 +48,7 @@ describe.each(STORES)('audit trail in %s', (store) => {
   let project: TestProject;
   let env: Record<string, string>;
   let worker: LiveCommand | undefined;
+  let siem: Awaited<ReturnType<typeof webhookReceiver>>;
   const cmd = (args: string[]) => waveloop(args, env, { cwd: project.dir });
   const audit = async (args: string[]) => {
     const listed = await cmd(['audit', '--json', ...args]);
@@ -56,7 +59,13 @@ describe.each(STORES)('audit trail in %s', (store) => {
   beforeAll(async () => {
     if (store === 'PostgreSQL') pg = await startPostgres();
     cli = await cliFixture(`audit-${pg ? 'pg' : 'sqlite'}`, { worker: false });
-    env = { ...cli.env, ...(pg ? { WAVELOOP_AUDIT_URL: pg.url } : {}) };
+    siem = await webhookReceiver();
+    env = {
+      ...cli.env,
+      ...(pg ? { WAVELOOP_AUDIT_URL: pg.url } : {}),
+      WAVELOOP_AUDIT_WEBHOOKS: siem.url('/siem'),
+      WAVELOOP_WEBHOOK_SECRET: 'siem-secret',
+    };
     project = testProject();
     project.write('waveloop.config.ts', CONFIG(project.dir));
     worker = await workerProcess(env, { cwd: project.dir });
@@ -65,6 +74,7 @@ describe.each(STORES)('audit trail in %s', (store) => {
     worker?.kill('SIGTERM');
     await worker?.done;
     project?.remove();
+    await siem?.close();
     await cli?.stop();
     pg?.stop();
   });
@@ -118,6 +128,21 @@ describe.each(STORES)('audit trail in %s', (store) => {
     // The refund ran (twice only if the kill fell inside it: the audit trail still has one tool_call).
     const refunds = fs.readFileSync(path.join(project.dir, 'refunds.log'), 'utf8').trim().split('\n');
     expect(new Set(refunds)).toEqual(new Set(['A-17 120']));
+
+    // A signed copy of each record went to the SIEM, as the store holds it.
+    const copies = await eventually(
+      () => siem.received.filter((r) => (JSON.parse(r.raw) as { workflowId: string }).workflowId === id),
+      (got) => got.length >= 4,
+    );
+    for (const copy of copies) {
+      expect(copy.path).toBe('/siem');
+      expect(signatureHolds(copy.headers['x-waveloop-signature'] as string, copy.raw, 'siem-secret')).toBe(true);
+      const body = JSON.parse(copy.raw) as { event: string; record: AuditRecord };
+      expect(body.event).toBe('audit');
+      expect(copy.headers['x-waveloop-delivery']).toBe(`audit:${body.record.id}`);
+      expect(records).toContainEqual(body.record);
+    }
+    expect(new Set(copies.map((c) => (JSON.parse(c.raw) as { record: AuditRecord }).record.id)).size).toBe(4);
 
     // By person, and as CSV.
     expect((await audit(['--person', 'bob'])).map((r) => r.kind)).toEqual(['decision']);

@@ -24,6 +24,8 @@ export function slackMessage(body: WebhookBody): { text: string; blocks: unknown
   if (body.status && body.event !== 'failed') lines.push(`*Status:* ${body.status}`);
   if (body.error) lines.push(`*Error:* ${escapeSlack(body.error)}`);
   if (body.answer) lines.push(`*Answer:* ${escapeSlack(body.answer)}`);
+  if (body.record)
+    lines.push(`*Record:* ${body.record.seq} · ${body.record.kind} · ${escapeSlack(body.record.person ?? '')}`);
   const link = body.link ?? body.root?.link;
   const blocks: unknown[] = [
     { type: 'section', text: { type: 'mrkdwn', text: `*${escapeSlack(headline)}*` } },
@@ -40,6 +42,7 @@ const HEADLINES: Record<WebhookBody['event'], string> = {
   completed: 'A run ended',
   cancelled: 'A run was cancelled',
   failed: 'A run failed',
+  audit: 'An audit record was written',
 };
 
 function pendingLines(pending: WebhookPending | undefined): string[] {

@@ -40,3 +40,9 @@ export const AUDIT_GENESIS = '0'.repeat(64);
 export interface RecordAuditInput {
   entry: AuditEntry;
 }
+
+/** What `recordAudit` returns: the record as written, and where the worker sends a copy of it (`WAVELOOP_AUDIT_WEBHOOKS`). */
+export interface RecordAuditOutput {
+  record: AuditRecord;
+  webhooks?: string[];
+}

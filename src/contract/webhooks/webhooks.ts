@@ -3,6 +3,7 @@
  * sends it, and the `postWebhook` activity that posts it to one URL. No zod here: workflow code imports it.
  */
 
+import type { AuditRecord } from '../audit/records';
 import type { CallPreview } from '../people/approvals';
 
 export const DELIVER_WEBHOOKS_WORKFLOW = 'deliverWebhooks';
@@ -12,10 +13,11 @@ export const DELIVER_WEBHOOKS_WORKFLOW = 'deliverWebhooks';
  * question, `waiting_for_message`: a conversation's next message), or it ended: `completed` (any
  * result, its `status` says how: `completed`, `max_iterations`, `budget_exhausted`, `deadline`,
  * `circuit_open`, `invalid_output`; a goal tree's: `achieved`, `synthesized`, `constrained`, …),
- * `cancelled`, or `failed`.
+ * `cancelled`, or `failed`; or a record of the run's audit trail was written (`audit`, to the
+ * worker's `WAVELOOP_AUDIT_WEBHOOKS` only).
  */
 export type WebhookEvent =
-  'waiting_for_approval' | 'waiting_for_input' | 'waiting_for_message' | 'completed' | 'cancelled' | 'failed';
+  'waiting_for_approval' | 'waiting_for_input' | 'waiting_for_message' | 'completed' | 'cancelled' | 'failed' | 'audit';
 
 /** What waits: a call for approval (with its rule's reason and its deadline), or a question. */
 export type WebhookPending =
@@ -32,6 +34,11 @@ export type WebhookPending =
       approvers?: string;
       /** How many people must approve, when more than one. */
       quorum?: number;
+      /**
+       * Not an approval: a `write` call that may or may not have run waits for a person to say
+       * whether it happened, to run it again, or to give up (docs/effects.md#unknown-outcomes).
+       */
+      unknownOutcome?: true;
     }
   | { callId: string; question: string };
 
@@ -58,6 +65,8 @@ export interface WebhookNotice {
   root?: { workflowId: string };
   /** When it happened (ISO 8601, the run's time). */
   at: string;
+  /** An `audit` notice's record, as the store holds it: its place in the chain and its hashes. */
+  record?: AuditRecord;
 }
 
 /**
