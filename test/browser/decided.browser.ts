@@ -3,9 +3,11 @@ import * as path from 'node:path';
 import type { Worker } from '@temporalio/worker';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { SqliteAuditStore } from '../../src/audit/sqlite-store';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import { startHttpServer, type HttpServer } from '../../src/http';
+import { defineTool, type AnyTool } from '../../src/tools/define';
 import { toolMessages } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { peopleWith, type TestPerson } from '../support/people';
@@ -15,7 +17,9 @@ import { peopleWith, type TestPerson } from '../support/people';
  * tests' Temporal server with a worker that writes the audit trail to `audit.db` and a server that
  * reads the same file through a store of its own, as `waveloop worker` and `waveloop serve` do.
  * Alice approves a waiting `update_user` call; after a refresh the inbox still says so ("Recently
- * decided") and the Decided view lists it; searching by alice finds it, by bob does not.
+ * decided") and the Decided view lists it; searching by alice finds it, by bob does not. A card
+ * number, a `sensitive` argument, is never in the pages' HTML: not while its call waits, not on the
+ * run's page, not in the Decided view; the tool gets it in clear.
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(fs.existsSync);
@@ -38,13 +42,26 @@ let serverAudit: SqliteAuditStore;
 let client: WaveloopClient;
 let server: HttpServer;
 let browser: Browser;
+const CARD = '4111111111111111';
+const charged: string[] = [];
+const chargeCard = defineTool({
+  name: 'charge_card',
+  description: 'Charges a card.',
+  parameters: z.object({ cardNumber: z.string(), amount: z.number() }),
+  sensitive: ['cardNumber'],
+  requiresApproval: true,
+  execute: ({ cardNumber, amount }) => {
+    charged.push(`${cardNumber} ${amount}`);
+    return `charged ${amount}`;
+  },
+}) as unknown as AnyTool;
 beforeAll(async () => {
   if (!CHROMIUM) return;
   h = await new Harness().start();
   // Two stores on one file: the worker's writes, the server's reads, as two processes would.
   workerAudit = new SqliteAuditStore(path.join(h.dataDir, 'audit.db'));
   serverAudit = new SqliteAuditStore(path.join(h.dataDir, 'audit.db'));
-  const served = await h.worker({ audit: workerAudit });
+  const served = await h.worker({ audit: workerAudit, extraTools: [chargeCard] });
   worker = served.worker;
   running = worker.run();
   client = new WaveloopClient(h.client, served.taskQueue);
@@ -151,5 +168,44 @@ describe.skipIf(!CHROMIUM)('the Decided view, in Chromium', () => {
     expect(await page.locator('tr.decided-record').count()).toBe(1);
 
     expect((await client.runs.result(workflowId)).answer).toBe('Bob now works at EPAM.');
+  });
+
+  it('a sensitive argument shows masked in the inbox, on the run page and in Decided, never in clear, while the tool gets it', async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'charge_card', args: { cardNumber: CARD, amount: 25 } }] },
+      { content: 'Charged.' },
+    );
+    const { workflowId } = await client.runs.start({
+      goal: 'Charge the card for the order',
+      tools: ['charge_card'],
+      startedBy: 'bob',
+    });
+    const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
+    await page.goto(`${server.url}/?token=${PEOPLE[0]!.token}`);
+    const card = page.locator('article.decision', { hasText: 'charge_card' });
+    await card.waitFor();
+    expect((await card.textContent())!.replace(/\s+/g, ' ')).toContain('•••• 1111');
+    expect(await page.content()).not.toContain(CARD);
+
+    await page.goto(`${server.url}/runs/${encodeURIComponent(workflowId)}`);
+    await page.locator('main', { hasText: 'charge_card' }).waitFor();
+    expect(await page.content()).not.toContain(CARD);
+
+    await page.goto(`${server.url}/`);
+    await page
+      .locator('article.decision', { hasText: 'charge_card' })
+      .getByRole('button', { name: 'Approve', exact: true })
+      .click();
+    await page.locator('article.decided').waitFor();
+    expect((await client.runs.result(workflowId)).answer).toBe('Charged.');
+    expect(charged).toEqual([`${CARD} 25`]);
+
+    await page.goto(`${server.url}/decided?run=${encodeURIComponent(workflowId)}`);
+    await reloadUntil(page, 'main', 'charge_card');
+    expect(JSON.parse((await page.locator('tr.decided-record pre.args').first().textContent())!)).toEqual({
+      cardNumber: '•••• 1111',
+      amount: 25,
+    });
+    expect(await page.content()).not.toContain(CARD);
   });
 });

@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
+import { runEffects } from '../../client/effects';
 import { pendingOf, type PendingDecision } from '../../client/pending';
+import type { RunStatusReport } from '../../client/runs';
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, RUN_STATES } from '../../contract/agent-loop';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { describeIssues } from '../../contract/issues';
@@ -20,6 +22,7 @@ import {
   type DecidedList,
 } from './decided-view';
 import { decidedCard, decisionCard, decisionId, type Typed } from './decision-view';
+import type { EffectsRead } from './effects-view';
 import { goalSection } from './goal-view';
 import { pendingVersion, waitingSection } from './inbox-view';
 import { layout } from './layout';
@@ -85,18 +88,20 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
         'not_found',
         `${id} is a ${report.workflowType} workflow, not a run: it has no page here.`,
       );
-    return c.html(layout(report.goal ?? id, runSection(report, webUi?.(id), c.get('person'))));
+    const effects = await effectsOf(id, report);
+    return c.html(layout(report.goal ?? id, runSection(report, webUi?.(id), c.get('person'), effects)));
   });
 
   app.get('/runs/:id/view', async (c) => {
     const id = c.req.param('id');
     const report = await runs.status(id);
+    const effects = await effectsOf(id, report);
     // An ended run's section replaces the live one whole: without its stream, the browser stops following.
     if (hasEnded(report)) {
       c.header('HX-Reswap', 'outerHTML');
-      return c.html(runSection(report, webUi?.(id), c.get('person')));
+      return c.html(runSection(report, webUi?.(id), c.get('person'), effects));
     }
-    return c.html(runBody(report, webUi?.(id), c.get('person')));
+    return c.html(runBody(report, webUi?.(id), c.get('person'), effects));
   });
 
   app.get('/goals/:id', async (c) => {
@@ -179,6 +184,15 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
       return 'Ended the conversation';
     });
   });
+
+  /** What run `id` changed, for its page; why it could not be read, when it could not (the page shows the rest). */
+  async function effectsOf(id: string, report: RunStatusReport): Promise<EffectsRead> {
+    try {
+      return await runEffects(client, id, report);
+    } catch (err) {
+      return { effects: [], unread: toHttpError(err, deps.log).message };
+    }
+  }
 
   /** The newest `limit` decisions `filter` finds in the audit trail; or that there is none, or why it could not be read. */
   async function decided(filter: DecidedFilter, limit: number): Promise<DecidedList> {
