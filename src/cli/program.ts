@@ -9,6 +9,7 @@ import * as audit from './commands/audit';
 import * as cancel from './commands/cancel';
 import * as codecServer from './commands/codec-server';
 import * as decide from './commands/decide';
+import * as effects from './commands/effects';
 import * as evals from './commands/eval';
 import * as follow from './commands/follow';
 import * as fork from './commands/fork';
@@ -42,6 +43,7 @@ const COMMANDS = [
   worker,
   project,
   inspect,
+  effects,
   follow,
   pending,
   decide,

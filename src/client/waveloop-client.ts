@@ -3,6 +3,7 @@ import { temporal } from '@temporalio/proto';
 import { WAVELOOP_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import { loadSettings, type WaveloopSettings } from '../settings';
 import { connectClient } from '../temporal/connection';
+import { readEffectLedger, type EffectLedger } from './effects';
 import { EvalsClient } from './evals';
 import { GoalsClient } from './goals';
 import { hasLiveWorker } from './live-worker';
@@ -85,6 +86,16 @@ export class WaveloopClient {
       searchAttributes: Object.fromEntries(missing.map((key) => [key.name, typeOf(key)])),
     });
     return missing.map((key) => key.name);
+  }
+
+  /**
+   * What run `workflowId` changed outside itself (the effect ledger): every call of a tool whose
+   * effect is not `read` that ran, with its arguments (sensitive values masked), its result or error
+   * and who approved it; of a goal tree, its tool loops' calls. Read from the runs' results, status
+   * queries and histories; docs/effects.md#the-effect-ledger.
+   */
+  async effects(workflowId: string): Promise<EffectLedger> {
+    return readEffectLedger(this, workflowId);
   }
 
   /**

@@ -31,7 +31,7 @@ export async function refuseRunWebhooks(urls: readonly string[] | undefined, all
   if (refused.length) throw new HttpError(400, 'bad_request', refused.join(' '));
 }
 
-/** The routes of agent runs: start, list, read, follow (SSE), cancel. */
+/** The routes of agent runs: start, list, read, follow (SSE), what they changed, cancel. */
 export function addRunRoutes(app: Api, { client, webhookAllow }: StartDeps): void {
   const { runs } = client;
 
@@ -101,6 +101,27 @@ export function addRunRoutes(app: Api, { client, webhookAllow }: StartDeps): voi
       await runs.handle(id).describe();
       const lastEventId = c.req.header('last-event-id');
       return runEventStream(c, runs, id, { lastEventId, stream: c.req.valid('query').stream === 'true' });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs/{id}/effects',
+      summary:
+        "What the run (or a goal tree's tool loops) changed: its calls of tools that are not read-only (as `waveloop effects`)",
+      request: { params: RunParamsSchema },
+      responses: { 200: json('`{ workflowId, kind, effects, unread? }`'), ...errors(404) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      try {
+        return c.json(await client.effects(id), 200);
+      } catch (err) {
+        // A workflow that is neither an agent run nor a goal tree has no ledger.
+        if (err instanceof TypeError) throw new HttpError(404, 'not_found', err.message);
+        throw err;
+      }
     },
   );
 

@@ -4,12 +4,13 @@ import type { RunStatusReport } from '../../client/runs';
 import type { ToolCallRecord, WaveRecord } from '../../contract/agent-loop';
 import type { Person } from '../../contract/people/people';
 import { decisionCard } from './decision-view';
+import { effectsSection, type EffectsRead } from './effects-view';
 import { clip, pretty } from './format';
 import type { Html } from './layout';
 
 /**
- * A run's page: its goal and status, what it waits for, its waves, its result (with the typed
- * output) and a link to the run in the Temporal Web UI. While the run goes on, the section follows
+ * A run's page: its goal and status, what it waits for, its result (with the typed output), what
+ * it changed (`effects-view.ts`), its waves and a link to the run in the Temporal Web UI. While the run goes on, the section follows
  * the run's event stream (`/api/runs/{id}/events`, htmx's SSE extension): each event fetches the
  * section anew. The section of an ended run has no stream.
  */
@@ -25,10 +26,15 @@ export function hasEnded(report: RunStatusReport): boolean {
   return report.execution !== 'RUNNING';
 }
 
-/** The whole section of the run (`#run`), following its event stream while it runs. */
-export function runSection(report: RunStatusReport, webUi: string | undefined, viewer: Pick<Person, 'name'>): Html {
+/** The whole section of the run (`#run`), following its event stream while it runs; with what it changed, when read. */
+export function runSection(
+  report: RunStatusReport,
+  webUi: string | undefined,
+  viewer: Pick<Person, 'name'>,
+  effects?: EffectsRead,
+): Html {
   const id = encodeURIComponent(report.workflowId);
-  if (hasEnded(report)) return html`<section id="run">${runBody(report, webUi, viewer)}</section>`;
+  if (hasEnded(report)) return html`<section id="run">${runBody(report, webUi, viewer, effects)}</section>`;
   return html`<section
     id="run"
     hx-ext="sse"
@@ -39,12 +45,17 @@ export function runSection(report: RunStatusReport, webUi: string | undefined, v
     hx-sync="this:queue last"
     hx-swap="innerHTML"
   >
-    ${runBody(report, webUi, viewer)}
+    ${runBody(report, webUi, viewer, effects)}
   </section>`;
 }
 
-/** What the section holds (the cards of what it waits for as `viewer` sees them). */
-export function runBody(report: RunStatusReport, webUi: string | undefined, viewer: Pick<Person, 'name'>): Html {
+/** What the section holds (the cards of what it waits for as `viewer` sees them; what the run changed, when read). */
+export function runBody(
+  report: RunStatusReport,
+  webUi: string | undefined,
+  viewer: Pick<Person, 'name'>,
+  effects?: EffectsRead,
+): Html {
   const { progress, result } = report;
   const status = progress?.status ?? result?.status ?? report.execution.toLowerCase();
   const pending = progress ? pendingOf({ workflowId: report.workflowId, goal: report.goal }, progress) : [];
@@ -78,7 +89,7 @@ export function runBody(report: RunStatusReport, webUi: string | undefined, view
             <div class="error">${report.failure}</div>`
         : ''
     }
-    ${result ? resultView(result) : ''}
+    ${result ? resultView(result) : ''} ${effects ? effectsSection(report.workflowId, effects) : ''}
     <h2>Waves</h2>
     ${waves.length === 0 ? html`<p class="empty">No tool calls yet.</p>` : waves.reverse().map(waveView)}`;
 }

@@ -1,0 +1,190 @@
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { ResolvedRun, ToolInfo } from '../contract/activity-io';
+import type { ToolCallRecord, WaveRecord } from '../contract/agent-loop';
+import { AGENT_LOOP_WORKFLOW } from '../contract/agent-loop';
+import { DEFAULT_EFFECT, type ToolEffect } from '../contract/effects/effect';
+import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
+import { maskArgs } from '../contract/sensitive';
+import { decodeHistoryPayloads } from '../payloads/decode-history';
+import type { GoalTreeNode } from './goal-tree';
+import type { GoalsClient } from './goals';
+import type { RunsClient, RunStatusReport } from './runs';
+
+/**
+ * The effect ledger: what a run changed in the systems outside it. Every call of a tool whose
+ * effect is not `read` that ran, whether it succeeded or failed (a failed call may have changed
+ * something before it failed), with its arguments (sensitive values masked), its result or error
+ * and who approved it. The calls come from the run's waves (its result once it ended, its `status`
+ * query while it runs: what `waveloop show` reads); each tool's effect and sensitive parameters
+ * from what the run resolved when it started, which its history records.
+ */
+
+/** One call that may have changed something outside the run. */
+export interface EffectEntry {
+  /** The agent run that made the call: the run itself, or a goal tree's tool loop. */
+  workflowId: string;
+  iteration: number;
+  /** The model's tool call id. */
+  callId: string;
+  tool: string;
+  effect: Exclude<ToolEffect, 'read'>;
+  /** The arguments it ran with (a person's edit, when they approved it edited), sensitive values masked. */
+  args: Record<string, unknown>;
+  ok: boolean;
+  /** What the call returned (the model saw it). */
+  result?: string;
+  /** What went wrong, when it failed. */
+  error?: string;
+  /** Who approved the call, when it waited for approval (`timeout` when its deadline approved it). */
+  approvedBy?: string[];
+}
+
+/** What a run, or a goal tree's tool loops, changed. */
+export interface EffectLedger {
+  workflowId: string;
+  kind: 'agent run' | 'goal tree';
+  /** The calls by run (a tree's in tree order), then iteration, then their order in the wave. */
+  effects: EffectEntry[];
+  /** Runs whose calls could not be read, and why (a failed run whose `status` query no worker answered). */
+  unread?: Array<{ workflowId: string; reason: string }>;
+}
+
+/** What reading a ledger needs of a `WaveloopClient`. */
+export interface LedgerClients {
+  runs: RunsClient;
+  goals: GoalsClient;
+  temporal: Client;
+}
+
+/**
+ * The ledger of `workflowId`: an agent run's calls, or every tool loop's of a goal tree (a subtree
+ * too). Throws Temporal's `WorkflowNotFoundError` for an id of no workflow, a `TypeError` for a
+ * workflow that is neither.
+ */
+export async function readEffectLedger(client: LedgerClients, workflowId: string): Promise<EffectLedger> {
+  const { type } = await client.runs.handle(workflowId).describe();
+  if (type !== AGENT_LOOP_WORKFLOW && type !== PURSUE_GOAL_WORKFLOW)
+    throw new TypeError(`${workflowId} is a ${type} workflow, not a waveloop run or goal tree.`);
+  const kind = type === AGENT_LOOP_WORKFLOW ? 'agent run' : 'goal tree';
+  const runs = kind === 'agent run' ? [workflowId] : toolLoopsOf(await client.goals.tree(workflowId));
+  const ledger: EffectLedger = { workflowId, kind, effects: [] };
+  for (const run of runs) {
+    const read = await runEffects(client, run);
+    ledger.effects.push(...read.effects);
+    if (read.unread) (ledger.unread ??= []).push({ workflowId: run, reason: read.unread });
+  }
+  return ledger;
+}
+
+/**
+ * One agent run's effects; `report` when the caller has read the run's status already. `unread`
+ * says why its calls could not be read (none are then listed).
+ */
+export async function runEffects(
+  client: LedgerClients,
+  workflowId: string,
+  report?: RunStatusReport,
+): Promise<{ effects: EffectEntry[]; unread?: string }> {
+  const status = report ?? (await client.runs.status(workflowId));
+  let waves = settledWaves(status);
+  if (!waves) {
+    // A run that failed has no result: its status query (answered by a worker) still has its waves.
+    const progress = await client.runs.progress(workflowId, { quick: true }).catch(() => undefined);
+    if (!progress) {
+      const ended = status.execution === 'RUNNING' ? '' : `the run ended ${status.execution.toLowerCase()} and `;
+      return { effects: [], unread: `${ended}no worker answered its status query` };
+    }
+    waves = [...progress.waves, ...(progress.settling ? [progress.settling] : [])];
+  }
+  const tools = await resolvedTools(client.temporal, workflowId);
+  return { effects: waves.flatMap((wave) => wave.calls.flatMap((call) => entryOf(workflowId, wave, call, tools))) };
+}
+
+/** The run's settled waves (and the settling one's calls), or undefined when neither its result nor its status says. */
+function settledWaves({ progress, result }: RunStatusReport): WaveRecord[] | undefined {
+  if (result) return result.waves;
+  if (progress) return [...progress.waves, ...(progress.settling ? [progress.settling] : [])];
+  return undefined;
+}
+
+function entryOf(
+  workflowId: string,
+  { iteration }: WaveRecord,
+  call: ToolCallRecord,
+  tools: ReadonlyMap<string, ToolInfo>,
+): EffectEntry[] {
+  const tool = tools.get(call.tool);
+  // A call of a tool the run does not have, or one a person denied, did not run.
+  if (!tool || call.approval?.decision === 'denied') return [];
+  const effect = tool.effect ?? DEFAULT_EFFECT;
+  if (effect === 'read') return [];
+  const approval = call.approval;
+  return [
+    {
+      workflowId,
+      iteration,
+      callId: call.id,
+      tool: call.tool,
+      effect,
+      args: maskArgs(call.args, tool.sensitive),
+      ok: call.ok,
+      ...(call.result === undefined ? {} : { result: call.result }),
+      ...(call.error === undefined ? {} : { error: call.error }),
+      ...(approval ? { approvedBy: approval.approvals?.map((vote) => vote.by) ?? [approval.by] } : {}),
+    },
+  ];
+}
+
+/** The agent runs of a goal tree (its goals' tool loops), in tree order. */
+function toolLoopsOf(tree: GoalTreeNode): string[] {
+  const ids = new Set<string>();
+  const walk = (node: GoalTreeNode) => {
+    for (const event of node.events)
+      if (event.eventType === 'executed' && typeof event.data.workflow_id === 'string') ids.add(event.data.workflow_id);
+    if (node.toolLoop) ids.add(node.toolLoop.workflowId);
+    if (node.openExecution) ids.add(node.openExecution);
+    node.children.forEach(walk);
+  };
+  walk(tree);
+  return [...ids];
+}
+
+const { EventType } = temporal.api.enums.v1;
+
+/**
+ * The tools run `workflowId` resolved when it started, by name, from its latest run's history: a
+ * run continued as new carries them in its input (`Continuation.run`); the first run of a chain
+ * records them as the result of its `resolveRun` local activity (the first marker that holds one).
+ * Payloads are decoded with the client's codecs. Empty while the run has not resolved them.
+ */
+async function resolvedTools(client: Client, workflowId: string): Promise<Map<string, ToolInfo>> {
+  const converter = client.options.loadedDataConverter;
+  const history = await decodeHistoryPayloads(
+    await client.workflow.getHandle(workflowId).fetchHistory(),
+    converter.payloadCodecs,
+  );
+  const decode = (payload: temporal.api.common.v1.IPayload | undefined): unknown =>
+    payload ? converter.payloadConverter.fromPayload(payload) : undefined;
+  for (const event of history.events ?? []) {
+    let resolved: unknown;
+    if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) {
+      const started = event.workflowExecutionStartedEventAttributes;
+      if (!started?.continuedExecutionRunId) continue;
+      resolved = (decode(started.input?.payloads?.[1]) as { run?: unknown } | undefined)?.run;
+    } else if (event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED) {
+      resolved = decode(event.markerRecordedEventAttributes?.details?.result?.payloads?.[0]);
+    }
+    if (isResolvedRun(resolved)) return new Map(resolved.tools.map((tool) => [tool.name, tool]));
+  }
+  return new Map();
+}
+
+function isResolvedRun(value: unknown): value is Pick<ResolvedRun, 'tools'> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as ResolvedRun).tools) &&
+    typeof (value as ResolvedRun).agent === 'string'
+  );
+}
