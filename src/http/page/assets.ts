@@ -74,6 +74,7 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 td.goal { max-width: 34rem; }
 .call { border-left: 3px solid var(--line); padding: .2rem .8rem; margin: .5rem 0; }
 .call.failed { border-left-color: var(--bad); }
+.effects td { word-break: break-word; }
 ul.tree { list-style: none; padding-left: 1.2rem; border-left: 1px dotted var(--line); }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
 `;

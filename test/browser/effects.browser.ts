@@ -1,0 +1,129 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Worker } from '@temporalio/worker';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { WaveloopClient } from '../../src/client/waveloop-client';
+import { startHttpServer, type HttpServer } from '../../src/http';
+import { defineTool, type AnyTool } from '../../src/tools/define';
+import { toolMessages } from '../support/fake-model';
+import { Harness } from '../support/harness';
+import { peopleWith, type TestPerson } from '../support/people';
+
+/**
+ * "What this run changed" on a run's page, in a real Chromium (as test/browser/inbox.browser.ts
+ * drives it): a run whose first wave reads (`search_users`), sends a payment (`send_payment`, a
+ * `write` tool with a sensitive IBAN) and asks to change Bob's company (`update_user`, `idempotent`,
+ * waiting for approval). While it waits, the section lists the payment; alice approves the update
+ * on the page, and the section, followed live, lists it too, approved by alice. The read is never
+ * listed, and the IBAN shows masked.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(fs.existsSync);
+if (!CHROMIUM) {
+  if (process.env.CI) throw new Error('No Chromium for the browser test: sudo apt-get install -y chromium.');
+  process.stderr.write('Skipping the browser test: no Chromium (sudo apt-get install -y chromium).\n');
+}
+
+const SHOTS = path.join(__dirname, '..', '.output', 'browser');
+const PEOPLE: TestPerson[] = [{ name: 'alice', token: 'alice-effects-token' }];
+const IBAN = 'DE89370400440532013000';
+const sendPayment = defineTool({
+  name: 'send_payment',
+  description: 'Sends a payment to an IBAN.',
+  effect: 'write',
+  parameters: z.object({ iban: z.string(), amountUsd: z.number() }),
+  sensitive: ['iban'],
+  execute: ({ amountUsd }) => `sent ${amountUsd} USD`,
+}) as unknown as AnyTool;
+
+let h: Harness;
+let worker: Worker;
+let running: Promise<void>;
+let client: WaveloopClient;
+let server: HttpServer;
+let browser: Browser;
+beforeAll(async () => {
+  if (!CHROMIUM) return;
+  h = await new Harness().start();
+  const served = await h.worker({ extraTools: [sendPayment] });
+  worker = served.worker;
+  running = worker.run();
+  client = new WaveloopClient(h.client, served.taskQueue);
+  server = await startHttpServer({
+    client,
+    people: peopleWith(PEOPLE),
+    host: '127.0.0.1',
+    port: 0,
+    agents: [],
+    log: () => {},
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  fs.mkdirSync(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (worker?.getState() === 'RUNNING') worker.shutdown();
+  await running;
+  await h?.stop();
+});
+
+describe.skipIf(!CHROMIUM)('what a run changed, in Chromium', () => {
+  it('the run page lists the calls that changed something, live: the payment while the update waits, then the update approved by alice; never the read, the IBAN masked', async () => {
+    h.fake.script(
+      {
+        toolCalls: [
+          { id: 'call_search', name: 'search_users', args: { name: 'Bob' } },
+          { id: 'call_pay', name: 'send_payment', args: { iban: IBAN, amountUsd: 120 } },
+          { id: 'call_update', name: 'update_user', args: { id: 2, company: 'EPAM' } },
+        ],
+      },
+      (request) => ({
+        content: toolMessages(request).some((m) => m.includes('EPAM')) ? 'Paid, and Bob now works at EPAM.' : 'No.',
+      }),
+    );
+    const { workflowId } = await client.runs.start({ goal: 'Pay Bob and move him to EPAM', startedBy: 'alice' });
+
+    const page = await (await browser.newContext({ viewport: { width: 1200, height: 1000 } })).newPage();
+    await page.goto(`${server.url}/runs/${encodeURIComponent(workflowId)}?token=${PEOPLE[0]!.token}`);
+    const section = page.locator('section.effects');
+    const rows = section.locator('tr.effect');
+    const cells = async () =>
+      await rows.evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.replace(/\s+/g, ' ').trim())),
+      );
+
+    // While update_user waits: the payment ran and is listed; the read is not.
+    await page.locator('article.decision', { hasText: 'update_user' }).waitFor();
+    await expect.poll(() => rows.count(), { timeout: 30_000, interval: 250 }).toBe(1);
+    expect(await section.locator('h2').textContent()).toBe('What this run changed');
+    expect(await cells()).toEqual([
+      ['1', 'send_payment', 'write', `{"iban":"•••• 3000","amountUsd":120}`, 'sent 120 USD', 'did not wait'],
+    ]);
+
+    // Alice approves on the run's page: the section, following the run, lists the update too.
+    await page
+      .locator('article.decision', { hasText: 'update_user' })
+      .getByRole('button', { name: 'Approve', exact: true })
+      .click();
+    await expect.poll(() => rows.count(), { timeout: 30_000, interval: 250 }).toBe(2);
+    await page.locator('[data-status="completed"]').waitFor({ timeout: 30_000 });
+    const listed = await cells();
+    expect(listed.map((row) => row.slice(0, 3))).toEqual([
+      ['1', 'send_payment', 'write'],
+      ['1', 'update_user', 'idempotent'],
+    ]);
+    expect(listed[1]![3]).toBe('{"id":2,"company":"EPAM"}');
+    expect(JSON.parse(listed[1]![4]!)).toMatchObject({ id: 2, company: 'EPAM' });
+    expect(listed[1]![5]).toBe('alice');
+    expect(await section.textContent()).not.toContain('search_users');
+    expect(await page.content()).not.toContain(IBAN);
+    await page.screenshot({ path: path.join(SHOTS, 'effects-run-page.png'), fullPage: true });
+    expect((await client.runs.result(workflowId)).answer).toBe('Paid, and Bob now works at EPAM.');
+  });
+});
