@@ -20,6 +20,7 @@ export {
   type ToolRetry,
 } from './tools/define';
 export { defineAgent, type AgentDefinition, type AgentOutput } from './agents/define';
+export { TOOL_EFFECTS, type ToolEffect } from './contract/effects/effect';
 export type { McpHttpServerConfig, McpServerConfig, McpServers, McpStdioServerConfig } from './mcp/server-config';
 
 // Running workers.
@@ -69,6 +70,7 @@ export {
 } from './client/follow';
 export type { PersonUpdate } from './client/person-updates';
 export type { PendingDecision, PendingList } from './client/pending';
+export type { EffectEntry, EffectLedger } from './client/effects';
 export type { GoalsClient, GoalStartOptions } from './client/goals';
 export type { EvalsClient, ExportOptions } from './client/evals';
 export type { EvalRecording, RecordedCase } from './client/eval-recording';

@@ -16,7 +16,7 @@ import {
   type RunSettings,
   type WorkerDefaults,
 } from '../contract/settings/resolve';
-import { runWebhookRefusal, type ResolveHost } from '../contract/webhooks/allow';
+import type { ResolveHost } from '../contract/webhooks/allow';
 import type { AnyTool } from '../tools/define';
 import { approvalRuleOf } from './approval-rule';
 import { contextWindowOf } from './context-windows';
@@ -24,6 +24,7 @@ import { toolParametersSchema } from './model/tool-schema';
 import { outputSpecOf } from './output/output-spec';
 import type { Registry } from './registry';
 import { resolveHost } from './webhooks/resolve-host';
+import { refuseRunWebhooks } from './webhooks/run-webhooks';
 
 export interface ResolveRunDeps {
   registry: Registry;
@@ -183,21 +184,6 @@ function typedOutput(input: AgentLoopInput, agent: AgentDefinition, settings: Ru
     return outputSpecOf(input, agent, settings);
   } catch (err) {
     throw invalidInput(`Invalid output schema: ${(err as Error).message}`);
-  }
-}
-
-/**
- * Refuses the run (`InvalidInput`, not retried) when its input names a webhook that
- * `WAVELOOP_WEBHOOK_ALLOW` does not allow, or one at a non-public address (`runWebhookRefusal`),
- * before the run calls a model or tells anything: a raw client's start is held to what the HTTP
- * API checks. A host that does not resolve is refused too (its addresses cannot be checked).
- */
-async function refuseRunWebhooks(urls: readonly string[], allow: readonly string[], resolve: ResolveHost) {
-  for (const url of urls) {
-    const refusal = await runWebhookRefusal(url, allow, resolve).catch(
-      (err: Error) => `The webhook ${url} is refused: its host does not resolve (${err.message}).`,
-    );
-    if (refusal) throw invalidInput(refusal);
   }
 }
 

@@ -135,6 +135,20 @@ describe('webhooks a run may name', () => {
     expect(cli.fake.requests).toEqual([]);
   });
 
+  it('a raw client’s goal tree naming the metadata address fails in resolveGoal, before any model call', async () => {
+    const id = 'webhook-allow-raw-tree';
+    await cli.client.goals.start(
+      { goal: 'Tell me', webhooks: ['http://[::ffff:169.254.169.254]/'] },
+      { workflowId: id },
+    );
+    const failed = await cli.client.goals.result(id).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(WorkflowFailedError);
+    expect(String((failed as WorkflowFailedError).cause?.message)).toContain(
+      'The webhook http://[::ffff:169.254.169.254]/ is refused',
+    );
+    expect(cli.fake.requests).toEqual([]);
+  });
+
   it('an allowed receiver gets the run’s webhook; one that answers 302 is not followed', async () => {
     cli.fake.script({ content: 'Told.' });
     const told = await api('/api/runs', {

@@ -22,11 +22,13 @@ import {
 } from '../../contract/goal-tree/pursue-goal';
 import { describeIssues } from '../../contract/issues';
 import { priceOf, type ModelPrice } from '../../contract/model/pricing';
+import type { ResolveHost } from '../../contract/webhooks/allow';
 import { withHeartbeats } from '../heartbeat';
 import { chat } from '../model/chat';
 import { EndpointQuirks } from '../model/endpoint-quirks';
 import { toModelFailure } from '../model/errors';
 import type { Registry } from '../registry';
+import { refuseRunWebhooks } from '../webhooks/run-webhooks';
 import {
   achievedPrompt,
   answerPrompt,
@@ -47,8 +49,13 @@ export interface GoalActivityDeps {
   quirks?: EndpointQuirks;
   /** The worker's rate-limited model queues: a tree's model steps go to its agent's, else the default. */
   modelQueues?: ModelQueues;
-  /** The worker's webhooks (`WAVELOOP_WEBHOOKS`), told by every tree besides its agent's and its own. */
-  webhooks?: { urls?: readonly string[] };
+  /**
+   * The worker's webhooks (`WAVELOOP_WEBHOOKS`), told by every tree besides its agent's and its own,
+   * and what a tree's own input may name (`WAVELOOP_WEBHOOK_ALLOW`).
+   */
+  webhooks?: { urls?: readonly string[]; allow?: readonly string[] };
+  /** Resolves webhook hosts to addresses (default: node:dns; tests fake it). */
+  resolveHost?: ResolveHost;
 }
 
 /**
@@ -69,6 +76,7 @@ export function createGoalActivities({
   quirks = new EndpointQuirks(),
   modelQueues,
   webhooks,
+  resolveHost,
 }: GoalActivityDeps) {
   const capabilities = (names: string[]) =>
     names.length === 0
@@ -105,8 +113,12 @@ export function createGoalActivities({
   }
 
   return {
-    /** Settles the model, its price and the tool allowlist of a tree once, at its root. */
+    /**
+     * Settles the model, its price and the tool allowlist of a tree once, at its root; refuses the
+     * tree when its input names a webhook it may not (`refuseRunWebhooks`).
+     */
     async resolveGoal(input: ResolveGoalInput): Promise<ResolvedGoalRun> {
+      await refuseRunWebhooks(input.webhooks ?? [], webhooks?.allow ?? [], resolveHost);
       const agent = registry.agents.get(input.agent ?? 'default');
       if (input.agent && !agent) {
         throw ApplicationFailure.create({
