@@ -324,6 +324,11 @@ describe('who may decide', () => {
       approvals: [{ by: 'bob' }],
     });
     expect(payments().filter((line) => line.startsWith('Hooli'))).toEqual(['Hooli 80000 alice bob']);
+    // A late approval, after the deadline decided and the run ended: refused, and nothing runs again.
+    const late = await cmd(['approve', id, 'call_pay', '--by', 'carol']);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain(`Run ${id} has ended (completed); nothing to approve.`);
+    expect(payments().filter((line) => line.startsWith('Hooli'))).toEqual(['Hooli 80000 alice bob']);
   });
 
   it('bad input is refused at start, naming the problem: a rule naming an unknown group, a person twice, a short token', async () => {
