@@ -6,7 +6,7 @@ import type { ApprovalPolicy } from '../contract/people/approvals';
 import { People } from '../contract/people/people';
 import { maskArgs } from '../contract/sensitive';
 import type { BlobStore } from '../payloads/blob-store';
-import { ToolError } from '../tools/define';
+import { ToolError, type AnyTool } from '../tools/define';
 import { approvalPolicy, approvalRuleOf, askApprovalRule } from './approval-rule';
 import { withHeartbeats } from './heartbeat';
 import type { Registry } from './registry';
@@ -21,7 +21,9 @@ import type { ToolResultCache } from './tool-result-cache';
  * `TOOL_RESULT_MAX_CHARS` reaches the model truncated, with a note (see `resultForTranscript`).
  * With `approvalRule`, the tool's approval rule is asked first, in the same activity, so a call
  * that needs no approval costs nothing more; one that does returns `needsApproval` without running:
- * who may decide it and what they see (`approvalPolicy`).
+ * who may decide it and what they see (`approvalPolicy`). With `mode: 'reconcile'` it runs the
+ * tool's `reconcile` instead, with the same context (its idempotency key too): `{ absent: true }`
+ * when the effect did not happen.
  */
 export function createRunTool({
   registry,
@@ -49,28 +51,21 @@ export function createRunTool({
     }
 
     const context = Context.current();
-    const value = await withHeartbeats(async () => {
-      try {
-        return await tool.execute(args, {
-          signal: context.cancellationSignal,
-          heartbeat: (details) => context.heartbeat(details),
-          idempotencyKey: `${input.workflowId}/${input.toolCallId}`,
-          workflowId: input.workflowId,
-          toolCallId: input.toolCallId,
-          startedBy: input.startedBy,
-          ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
-        });
-      } catch (err) {
-        if (err instanceof ApplicationFailure) throw err;
-        const error = err instanceof Error ? err : new Error(String(err));
-        throw ApplicationFailure.create({
-          type: err instanceof ToolError ? FailureType.ToolError : 'ToolFailed',
-          message: error.message,
-          nonRetryable: err instanceof ToolError,
-          cause: error,
-        });
-      }
-    });
+    const toolContext = {
+      signal: context.cancellationSignal,
+      heartbeat: (details?: unknown) => context.heartbeat(details),
+      idempotencyKey: `${input.workflowId}/${input.toolCallId}`,
+      workflowId: input.workflowId,
+      toolCallId: input.toolCallId,
+      startedBy: input.startedBy,
+      ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
+    };
+    const value = await withHeartbeats(() =>
+      typedFailures(() =>
+        input.mode === 'reconcile' ? reconcileOf(tool)(args, toolContext) : tool.execute(args, toolContext),
+      ),
+    );
+    if (input.mode === 'reconcile' && value === undefined) return { absent: true };
     const content =
       editNote(input, tool.sensitive) +
       resultForTranscript(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'), blobStore);
@@ -79,6 +74,35 @@ export function createRunTool({
     if (runId) toolResults?.remember(input.workflowId, runId, input.toolCallId, content);
     return { content };
   };
+}
+
+/**
+ * Runs `work` (a tool's `execute` or `reconcile`): what it throws becomes a typed failure, a
+ * `ToolError` non-retryable, any other error retryable per the tool's policy.
+ */
+async function typedFailures<T>(work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ApplicationFailure) throw err;
+    const error = err instanceof Error ? err : new Error(String(err));
+    throw ApplicationFailure.create({
+      type: err instanceof ToolError ? FailureType.ToolError : 'ToolFailed',
+      message: error.message,
+      nonRetryable: err instanceof ToolError,
+      cause: error,
+    });
+  }
+}
+
+/** The tool's `reconcile`; a tool without one is a worker out of step with the run, which asked for it. */
+function reconcileOf(tool: AnyTool): NonNullable<AnyTool['reconcile']> {
+  if (tool.reconcile) return tool.reconcile.bind(tool);
+  throw ApplicationFailure.create({
+    type: FailureType.ToolError,
+    message: `Tool "${tool.name}" has no reconcile on this worker.`,
+    nonRetryable: true,
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditRecord } from '../contract/audit/records';
+import type { OutcomeChoice } from '../contract/effects/outcome';
 import type { AuditStore } from './store';
 
 /** A decision a run refused to take from someone: who tried what on which call, and why it was refused. */
@@ -7,7 +8,8 @@ export interface RefusedDecision {
   workflowId: string;
   callId: string;
   person: string;
-  decision: 'approve' | 'deny';
+  /** An approval's decision, or what was said of a call of unknown outcome. */
+  decision: 'approve' | 'deny' | OutcomeChoice;
   why: string;
 }
 

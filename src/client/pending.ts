@@ -1,27 +1,34 @@
 import type { RunProgress } from '../contract/agent-loop';
 import { answerCommandLine, approveCommandLine, sendCommandLine } from '../contract/command-lines';
+import { OUTCOME_CHOICES, outcomeCommandLine, type OutcomeChoice } from '../contract/effects/outcome';
 import type { ApprovalVote, CallPreview } from '../contract/people/approvals';
 import type { ListedRun } from './run-list';
 
 /** One decision waiting for a person (`runs.pending`, `waveloop pending`). */
 export interface PendingDecision {
   workflowId: string;
-  /** An approval of a tool call, the answer to a question, or a conversation's next message. */
-  kind: 'approval' | 'question' | 'message';
-  /** The call that waits (an approval's or a question's). */
+  /**
+   * An approval of a tool call, the answer to a question, a conversation's next message, or the
+   * outcome of a `write` call that may or may not have run (docs/effects.md#unknown-outcomes).
+   */
+  kind: 'approval' | 'question' | 'message' | 'outcome';
+  /** The call that waits (an approval's, a question's or an outcome's). */
   callId?: string;
-  /** An approval's tool, the iteration of its wave, and its arguments. */
+  /** An approval's or an outcome's tool, the iteration of its wave, and its arguments. */
   tool?: string;
   iteration?: number;
   args?: Record<string, unknown>;
   /** The model's arguments, when a person's edit replaced them (`args` holds the edit). */
   originalArgs?: Record<string, unknown>;
+  /** An outcome's choices (`happened`, `again`, `give_up`), and why it is unknown (how its attempt ended). */
+  choices?: OutcomeChoice[];
+  why?: string;
   /** Why the approval is asked (the tool's rule said), and until when it may wait before its deadline decides. */
   reason?: string;
   deadline?: string;
   /** An approval's tool's description. */
   description?: string;
-  /** Who may decide an approval (the rule's words, and the people they stand for); absent: anyone. */
+  /** Who may decide an approval or an outcome (the rule's words, and the people they stand for); absent: anyone. */
   approvers?: { label: string; names: string[] };
   /** How many people must approve, and who has so far (each with when). */
   quorum?: number;
@@ -78,6 +85,21 @@ export function pendingOf(run: Pick<ListedRun, 'workflowId' | 'goal'>, progress:
     waitingSince: call.since,
     command: approveCommandLine(workflowId, call.callId),
   }));
+  const outcomes = (progress.pendingOutcomes ?? []).map((call): PendingDecision => ({
+    workflowId,
+    kind: 'outcome',
+    callId: call.callId,
+    tool: call.tool,
+    iteration: call.iteration,
+    args: call.args,
+    choices: [...OUTCOME_CHOICES],
+    why: call.why,
+    ...(call.approvers ? { approvers: call.approvers } : {}),
+    ...starter,
+    goal,
+    waitingSince: call.since,
+    command: outcomeCommandLine(workflowId, call.callId),
+  }));
   const questions = progress.pendingQuestions.map(({ callId, question, since }): PendingDecision => ({
     workflowId,
     kind: 'question',
@@ -100,5 +122,5 @@ export function pendingOf(run: Pick<ListedRun, 'workflowId' | 'goal'>, progress:
         },
       ]
     : [];
-  return [...approvals, ...questions, ...messages];
+  return [...approvals, ...outcomes, ...questions, ...messages];
 }

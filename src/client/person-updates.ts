@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
 
 /**
  * What people told a run, as its history records it: every update the run accepted (`answer`,
- * `approve`, `deny`, `send`, `end`) with its arguments, its result once it completed, and the
+ * `approve`, `deny`, `outcome`, `send`, `end`) with its arguments, its result once it completed, and the
  * identity of the client that sent it (a `waveloop` command sends `<user>@<host>`).
  */
 export interface PersonUpdate {

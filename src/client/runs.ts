@@ -16,6 +16,7 @@ import {
   type ChatMessage,
   type RunProgress,
 } from '../contract/agent-loop';
+import { outcomeUpdate, type OutcomeChoice, type OutcomeSettled } from '../contract/effects/outcome';
 import { setPriority, withPriority } from '../contract/flow/priority';
 import type { ForkInput } from '../contract/fork/schema';
 import {
@@ -259,6 +260,20 @@ export class RunsClient {
     return this.decide(workflowId, options, (run) =>
       run.executeUpdate(denyUpdate, { args: [callId, reason, decision] }),
     );
+  }
+
+  /**
+   * Settles a `write` call that may or may not have run (docs/effects.md#unknown-outcomes): it
+   * `happened` (the call completes with `result`), run it `again`, or `give_up`. A decision `by`
+   * someone not among the call's approvers is refused (WorkflowUpdateFailedError), and the call waits on.
+   */
+  async settleOutcome(
+    workflowId: string,
+    callId: string,
+    { choice, result, by, ...options }: { choice: OutcomeChoice; result?: string; by?: string } & DecisionOptions,
+  ): Promise<OutcomeSettled> {
+    const decision = { choice, by: this.decider(by), ...(result !== undefined ? { result } : {}) };
+    return this.decide(workflowId, options, (run) => run.executeUpdate(outcomeUpdate, { args: [callId, decision] }));
   }
 
   /** Who decides: `by`, else the identity the client connected with; an empty name is refused. */

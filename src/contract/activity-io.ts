@@ -173,6 +173,11 @@ export interface ToolCallInput {
   approvedBy?: string[];
   /** The model's arguments, when a person approved the call with edited ones (`args`): the model is told of the change. */
   originalArgs?: Record<string, unknown>;
+  /**
+   * `reconcile`: run the tool's `reconcile` instead of `execute`, after an attempt that may have
+   * acted; it answers `{ content }` when the effect happened, `{ absent: true }` when it did not.
+   */
+  mode?: 'reconcile';
 }
 
 /** `prepareApproval`: a call that waits for approval, whose policy the worker settles (who decides, the preview). */
@@ -187,9 +192,10 @@ export interface PrepareApprovalInput {
 
 /**
  * The tool's return value, as the model will see it (JSON, or the string itself); or, when the
- * approval rule was asked and says the call needs approval, how it is decided (the tool did not run).
+ * approval rule was asked and says the call needs approval, how it is decided (the tool did not run);
+ * or, from `reconcile`, that the effect did not happen (`absent`).
  */
-export type ToolCallOutput = { content: string } | { needsApproval: ApprovalPolicy };
+export type ToolCallOutput = { content: string } | { needsApproval: ApprovalPolicy } | { absent: true };
 
 /** `checkToolArguments`: arguments a person edited, checked against the tool's parameters. */
 export interface ToolArgumentsCheck {

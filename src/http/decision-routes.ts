@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
+import { OUTCOME_CHOICES } from '../contract/effects/outcome';
 import type { Api, RouteDeps } from './api-env';
 import { body, errors, json, jsonOf } from './api-env';
-import { answerQuestion, decideApproval, endConversation, sendMessage } from './decisions';
+import { answerQuestion, decideApproval, endConversation, sendMessage, settleOutcome } from './decisions';
 import { HttpError } from './errors';
 import { DECIDED_LIMIT, decidedQuery } from './page/decided-view';
 import {
@@ -16,9 +17,20 @@ import {
   RunParamsSchema,
 } from './schemas';
 
+/** `POST /api/runs/{id}/outcomes/{callId}`: it happened (with the result the model reads), run it again, or give up. */
+const OutcomeBodySchema = z
+  .strictObject({
+    choice: z.enum(OUTCOME_CHOICES),
+    result: z.string().max(100_000).optional(),
+  })
+  .refine((body) => body.choice === 'happened' || body.result === undefined, {
+    message: 'a result goes with the choice "happened" only',
+    path: ['result'],
+  });
+
 /**
  * The routes of what people decide: the pending list, approvals (with edited arguments) and
- * denials, answers, a conversation's messages and its end, and what was decided (the audit trail's). Each decision is recorded as made `by`
+ * denials, the outcomes of calls that may or may not have run, answers, a conversation's messages and its end, and what was decided (the audit trail's). Each decision is recorded as made `by`
  * the name of the request's token.
  */
 export function addDecisionRoutes(app: Api, { client, audit }: RouteDeps): void {
@@ -70,6 +82,21 @@ export function addDecisionRoutes(app: Api, { client, audit }: RouteDeps): void 
     async (c) => {
       const { id, callId } = c.req.valid('param');
       return c.json(await decideApproval(runs, id, callId, c.req.valid('json'), c.get('person').name, audit), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/runs/{id}/outcomes/{callId}',
+      summary:
+        'Settle a `write` call that may or may not have run: it `happened` (with its `result`), run it `again`, or `give_up`',
+      request: { params: CallParamsSchema, ...body(OutcomeBodySchema) },
+      responses: { 200: json('`{ callId, tool, choice }`: settled'), ...errors(400, 403, 404, 409, 503) },
+    }),
+    async (c) => {
+      const { id, callId } = c.req.valid('param');
+      return c.json(await settleOutcome(runs, id, callId, c.req.valid('json'), c.get('person').name, audit), 200);
     },
   );
 

@@ -2,6 +2,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { recordRefusal } from '../audit/refusals';
 import type { AuditStore } from '../audit/store';
 import type { RunsClient } from '../client/runs';
+import type { OutcomeChoice, OutcomeSettled } from '../contract/effects/outcome';
 import type { ApprovalOutcome } from '../contract/messages';
 import { HttpError, toHttpError } from './errors';
 import { requireRunning, requireWaiting } from './run-state';
@@ -50,6 +51,32 @@ export async function decideApproval(
       const progress = await runs.progress(workflowId, { quick: true }).catch(() => undefined);
       if (progress?.pendingApprovals.some((call) => call.callId === callId))
         throw new HttpError(400, 'bad_request', `Refused: ${err.cause?.message ?? err.message}`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Settles call `callId`, a `write` call that may or may not have run: it `happened` (with the result
+ * the model reads), run it `again`, or `give_up`. A decider not among the call's approvers is a 403
+ * (recorded as refused in the audit trail), and the call waits on.
+ */
+export async function settleOutcome(
+  runs: RunsClient,
+  workflowId: string,
+  callId: string,
+  { choice, result }: { choice: OutcomeChoice; result?: string },
+  by: string,
+  audit?: AuditStore,
+): Promise<OutcomeSettled> {
+  await requireWaiting(runs, workflowId, callId, 'outcome');
+  try {
+    return await runs.settleOutcome(workflowId, callId, { choice, by, ...(result !== undefined ? { result } : {}) });
+  } catch (err) {
+    const forbidden = err instanceof WorkflowUpdateFailedError && toHttpError(err, () => undefined).status === 403;
+    if (forbidden && audit) {
+      const why = err.cause?.message ?? err.message;
+      await recordRefusal(audit, { workflowId, callId, person: by, decision: choice, why });
     }
     throw err;
   }

@@ -16,19 +16,25 @@ export async function requireRunning(runs: RunsClient, workflowId: string): Prom
 }
 
 /**
- * Throws unless call `callId` of the run waits for `kind` (an approval or an answer): 404 when the run
- * has no such call, 409 when the call has been decided. When the run does not answer its status query
- * (no worker now), the decision goes ahead and says so itself.
+ * Throws unless call `callId` of the run waits for `kind` (an approval, an answer, or its outcome to be
+ * settled): 404 when the run has no such call, 409 when the call has been decided. When the run does
+ * not answer its status query (no worker now), the decision goes ahead and says so itself.
  */
 export async function requireWaiting(
   runs: RunsClient,
   workflowId: string,
   callId: string,
-  kind: 'approval' | 'question',
+  kind: 'approval' | 'question' | 'outcome',
 ): Promise<void> {
   await requireRunning(runs, workflowId);
   const progress = await runs.progress(workflowId, { quick: true }).catch(() => undefined);
   if (!progress) return;
+  if (kind === 'outcome') {
+    if ((progress.pendingOutcomes ?? []).some((call) => call.callId === callId)) return;
+    if (await isSettled(runs, workflowId, callId))
+      throw new HttpError(409, 'conflict', `Call ${callId} of run ${workflowId} is not waiting: it has been settled.`);
+    throw new HttpError(404, 'not_found', `Run ${workflowId} has no call ${callId} of unknown outcome waiting.`);
+  }
   const waiting = kind === 'approval' ? progress.pendingApprovals : progress.pendingQuestions;
   const index = waiting.findIndex((call) => call.callId === callId);
   if (index === 0 || (index > 0 && kind === 'approval')) return;

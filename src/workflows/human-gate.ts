@@ -15,6 +15,7 @@ import { maskArgs, unmaskArgs } from '../contract/sensitive';
 import type { AuditNote } from './audit-trail';
 import { refusal, requireMayDecide } from './may-decide';
 import type { Waiting } from './notices';
+import { OutcomeGate } from './outcome-gate';
 
 const { checkToolArguments } = proxyLocalActivities<ReturnType<typeof createActivities>>({
   startToCloseTimeout: '30 seconds',
@@ -48,11 +49,11 @@ export interface ApprovalRequest {
 export type ConversationTurn = { kind: 'message'; text: string } | { kind: 'end' } | { kind: 'idle' };
 
 /**
- * Everything a run waits on people for (questions, approvals of single calls, conversations), with
- * the updates that deliver their answers. Each update is validated before it is accepted: it must
- * match something the run is waiting on, with a non-empty text, or it is rejected with a message
- * that says why, and the run is untouched. The waits are durable: they survive worker restarts and
- * last as long as they need to.
+ * Everything a run waits on people for (questions, approvals of single calls, conversations; calls
+ * of unknown outcome in `outcomes`), with the updates that deliver their answers. Each update is
+ * validated before it is accepted: it must match something the run is waiting on, with a non-empty
+ * text, or it is rejected with a message that says why, and the run is untouched. The waits are
+ * durable: they survive worker restarts and last as long as they need to.
  */
 export class HumanGate {
   private readonly answers = new Map<string, string>();
@@ -66,12 +67,19 @@ export class HumanGate {
   private readonly decided = new Map<string, number>();
   /** The sensitive parameters of each waiting call's tool (`ApprovalRequest.sensitive`). */
   private readonly sensitive = new Map<string, string[]>();
+  /** The `write` calls of unknown outcome the run waits on (outcome-gate.ts). */
+  readonly outcomes: OutcomeGate;
 
   constructor(
     private readonly progress: RunProgress,
     /** Called after the status may have changed (to publish it). */
     private readonly onChange: () => void = () => undefined,
   ) {
+    this.outcomes = new OutcomeGate(progress, {
+      changed: () => this.refresh(),
+      waiting: (waiting) => this.onWait(waiting),
+      decided: (key, note) => this.onDecision(key, note),
+    });
     setHandler(
       answerUpdate,
       (text) => {
@@ -345,7 +353,7 @@ export class HumanGate {
   private status(): RunProgress['status'] {
     return this.openQuestions().length
       ? 'waiting_for_input'
-      : this.progress.pendingApprovals.some((a) => !this.decisions.has(a.callId))
+      : this.progress.pendingApprovals.some((a) => !this.decisions.has(a.callId)) || this.outcomes.waiting()
         ? 'waiting_for_approval'
         : this.progress.conversation
           ? 'waiting_for_message'

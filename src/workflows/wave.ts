@@ -1,11 +1,4 @@
-import type { Priority } from '@temporalio/common';
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  isCancellation,
-  proxyActivities,
-  proxyLocalActivities,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type {
   PrepareApprovalInput,
@@ -14,10 +7,7 @@ import type {
   ToolCallOutput,
   ToolInfo,
 } from '../contract/activity-io';
-import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import type { ApprovalRecord, ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
-import { FailureType } from '../contract/errors';
-import { withPriority } from '../contract/flow/priority';
 import type { ApprovalPolicy } from '../contract/people/approvals';
 import { maskArgs } from '../contract/sensitive';
 import { toolSummary } from '../contract/summaries';
@@ -25,17 +15,15 @@ import type { AuditNote } from './audit-trail';
 import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';
 import { Slots } from './slots';
+import { runToolCall, type AttemptContext } from './tool-attempts';
 
 type Activities = ReturnType<typeof createActivities>;
 
-const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 /** Settles who may decide a call that waits and what they see (its preview takes at most `PREVIEW_TIMEOUT_SECONDS`). */
 const { prepareApproval } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
 });
-/** Tools declared `localActivity` (cheap, read-only) run in the workflow's worker, without a trip through the server. */
-const { runTool: runToolLocally } = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute' });
 
 export interface WaveContext {
   iteration: number;
@@ -83,8 +71,10 @@ async function runCall(
   slots: Slots,
 ): Promise<ToolCallRecord> {
   const { agent, priority } = run;
+  // How the call's attempts went when one may have acted (`write` tools: tool-attempts.ts).
+  const attempts: AttemptContext = { slots, priority, gate: gate.outcomes, iteration };
   const execute = (tool: ToolInfo, input: ToolCallInput, summary: string) =>
-    slots.run(() => executeNow(tool, input, summary, priority));
+    runToolCall(tool, input, summary, attempts);
   const name = call.function.name;
   const args = parseArguments(call.function.arguments);
   const record = { id: call.id, tool: name, args: args.ok ? args.value : {} };
@@ -125,6 +115,7 @@ async function runCall(
         ...(sensitive ? { sensitive } : {}),
       };
       const decision = await gate.approval(request);
+      if (policy.approvers) attempts.approvers = policy.approvers;
       approval = { approval: approvalRecord(decision, args.value, policy.reason) };
       if (!decision.approved) return { ...record, ok: false, error: `${DENIED} ${decision.reason}`, ...approval };
       runArgs = decision.args ?? args.value;
@@ -134,10 +125,14 @@ async function runCall(
       output = await execute(tool, { ...target, args: runArgs, ...edited, approvedBy }, approved);
     }
     output ??= await execute(tool, { ...target, args: args.value }, summary);
-    return ran({ ...record, args: runArgs, ok: true, result: contentOf(output), ...approval });
+    return ran({ ...record, args: runArgs, ok: true, result: contentOf(output), ...approval, ...outcome() });
   } catch (err) {
     if (isCancellation(err)) throw err;
-    return ran({ ...record, args: runArgs, ok: false, error: describeToolFailure(err), ...approval });
+    return ran({ ...record, args: runArgs, ok: false, error: describeToolFailure(err), ...approval, ...outcome() });
+  }
+
+  function outcome(): Pick<ToolCallRecord, 'outcome'> {
+    return attempts.outcome ? { outcome: attempts.outcome } : {};
   }
 
   /** A call that ran after its approval is told to the audit trail: its arguments (sensitive values masked), result or error. */
@@ -163,29 +158,6 @@ async function runCall(
 /** The result of a call that ran (a call asked about approval after its decision never waits again). */
 function contentOf(output: ToolCallOutput): string {
   return 'content' in output ? output.content : '';
-}
-
-/** One `runTool` activity (local for `localActivity` tools), retried per the tool's policy. */
-function executeNow(
-  tool: ToolInfo,
-  input: ToolCallInput,
-  summary: string,
-  priority: Priority | undefined,
-): Promise<ToolCallOutput> {
-  const retry = {
-    maximumAttempts: tool.retry.maximumAttempts,
-    initialInterval: tool.retry.initialIntervalSeconds * 1000,
-    backoffCoefficient: tool.retry.backoffCoefficient,
-    maximumInterval: tool.retry.maximumIntervalSeconds * 1000,
-    nonRetryableErrorTypes: [FailureType.InvalidToolArguments, FailureType.ToolError],
-  };
-  const startToCloseTimeout = tool.timeoutSeconds * 1000;
-  if (tool.localActivity) return runToolLocally.executeWithOptions({ summary, startToCloseTimeout, retry }, [input]);
-  const heartbeatTimeout = Math.min(startToCloseTimeout, TOOL_HEARTBEAT_TIMEOUT_MS);
-  return runTool.executeWithOptions(
-    { summary, startToCloseTimeout, heartbeatTimeout, retry, ...withPriority(priority) },
-    [input],
-  );
 }
 
 /**
@@ -235,9 +207,13 @@ export function loopBreak(
 
 /** The calls of a wave whose results `runTool` returned (not the tools the workflow answers itself). */
 export function ranOnWorker(calls: readonly ToolCallRecord[], tools: ReadonlyMap<string, ToolInfo>): string[] {
-  return calls
-    .filter((call) => call.ok && tools.has(call.tool) && !tools.get(call.tool)!.interaction)
-    .map((call) => call.id);
+  return (
+    calls
+      .filter((call) => call.ok && tools.has(call.tool) && !tools.get(call.tool)!.interaction)
+      // A result a person gave (an unknown outcome confirmed) never passed through a worker.
+      .filter((call) => call.outcome?.path !== 'confirmed')
+      .map((call) => call.id)
+  );
 }
 
 /**

@@ -10,8 +10,9 @@ import { eventually } from '../support/wait';
 
 /**
  * What a failing tool costs and what the model reads of it: a plain error is retried as the
- * tool's `retry` says and the model reads the last attempt's words; a `ToolError` is not retried;
- * an attempt that outlives `timeoutMs` is cut by Temporal (a start-to-close timeout).
+ * tool's `retry` says (by Temporal for `read` and `idempotent` tools, by the run for `write` ones)
+ * and the model reads the last attempt's words; a `ToolError` is not retried; an attempt that
+ * outlives `timeoutSeconds` is cut by Temporal (a start-to-close timeout).
  */
 const h = new Harness();
 beforeAll(() => h.start());
@@ -69,6 +70,7 @@ describe('tool retries and timeouts', () => {
       name: 'shaky_lookup',
       description: 'Looks a key up in a service that sometimes fails.',
       parameters: z.object({ key: z.string(), succeedOn: z.number() }),
+      effect: 'read',
       retry: { maximumAttempts: 4, initialIntervalSeconds: 0.1, backoffCoefficient: 1.5, maximumIntervalSeconds: 0.2 },
       execute: ({ key, succeedOn }, { toolCallId }) => {
         const n = attempts.next(toolCallId);
@@ -115,12 +117,64 @@ describe('tool retries and timeouts', () => {
     expect(third.ended!.eventType).toBe(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED);
   });
 
+  it("a write tool: each attempt is an activity of its own, and the run retries a plain Error per the tool's retry, a durable timer between attempts; a ToolError ends the call at once", async () => {
+    const attempts = attemptCounter();
+    const ledger = defineTool({
+      name: 'post_ledger',
+      description: 'Posts an entry to the ledger.',
+      parameters: z.object({ entry: z.string() }),
+      retry: { maximumAttempts: 4, initialIntervalSeconds: 0.1, backoffCoefficient: 2, maximumIntervalSeconds: 0.2 },
+      execute: ({ entry }, { toolCallId }) => {
+        const n = attempts.next(toolCallId);
+        if (entry === 'closed') throw new ToolError('The ledger is closed');
+        if (n < 3) throw new Error(`the ledger is busy (attempt ${n})`);
+        return `posted ${entry} (attempt ${n})`;
+      },
+    });
+    h.fake.script(
+      {
+        toolCalls: [
+          { id: 'call_busy', name: 'post_ledger', args: { entry: 'rent' } },
+          { id: 'call_closed', name: 'post_ledger', args: { entry: 'closed' } },
+        ],
+      },
+      { content: 'Rent is posted.' },
+    );
+    const { handle, result } = await h.run({ goal: 'Post rent' }, { extraTools: [ledger] });
+
+    h.fake.assertDone();
+    expect(toolMessages(h.fake.requests[1])).toEqual(['posted rent (attempt 3)', 'Error: The ledger is closed']);
+    expect([attempts.of('call_busy'), attempts.of('call_closed')]).toEqual([3, 1]);
+    // Thrown errors say nothing was done: no unknown outcome.
+    expect(result!.waves[0].calls.map((call) => call.outcome)).toEqual([undefined, undefined]);
+    const history = await handle.fetchHistory();
+    const busy = activities(history).filter(
+      (a) => a.type === 'runTool' && (a.input as { toolCallId?: string }).toolCallId === 'call_busy',
+    );
+    expect(busy).toHaveLength(3);
+    const scheduled = (history.events ?? []).filter(
+      (e) =>
+        e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool' &&
+        busy.some((a) => a.scheduledEventId === Number(e.eventId)),
+    );
+    expect(scheduled.map((e) => e.activityTaskScheduledEventAttributes!.retryPolicy?.maximumAttempts)).toEqual([
+      1, 1, 1,
+    ]);
+    // The backoff's timers (besides the run's own time limit's).
+    const timers = (history.events ?? [])
+      .filter((e) => e.eventType === EventType.EVENT_TYPE_TIMER_STARTED)
+      .map((e) => ms(e.timerStartedEventAttributes!.startToFireTimeout))
+      .filter((wait) => wait < 1_000);
+    expect(timers).toEqual([100, 200]);
+  });
+
   it('retry defaults: a tool whose retry does not say how many attempts gets three', async () => {
     const attempts = attemptCounter();
     const down = defineTool({
       name: 'always_down',
       description: 'A service that is always down.',
       parameters: z.object({}),
+      effect: 'read',
       retry: { initialIntervalSeconds: 0.05 },
       execute: (_args, { toolCallId }) => {
         throw new Error(`still down (attempt ${attempts.next(toolCallId)})`);
@@ -144,6 +198,7 @@ describe('tool retries and timeouts', () => {
       name: 'get_invoice',
       description: 'An invoice by number.',
       parameters: z.object({ number: z.number() }),
+      effect: 'read',
       retry: { maximumAttempts: 5, initialIntervalSeconds: 0.05 },
       execute: ({ number }, { toolCallId }) => {
         attempts.next(toolCallId);
@@ -220,6 +275,7 @@ describe('tool retries and timeouts', () => {
       name: 'stuck_export',
       description: 'An export that never finishes.',
       parameters: z.object({}),
+      effect: 'idempotent',
       timeoutSeconds: 1,
       retry: { maximumAttempts: 2, initialIntervalSeconds: 0.05 },
       execute: async (_args, { toolCallId, signal }) => {

@@ -6,6 +6,7 @@ import { recordRefusal, type RefusedDecision } from '../../audit/refusals';
 import { NoWorkerError } from '../../client/no-worker-error';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { identifyWorkflow, requireKind, type IdentifiedWorkflow } from '../../client/workflow-kind';
+import type { OutcomeChoice } from '../../contract/effects/outcome';
 import { FailureType } from '../../contract/errors';
 import { quorumProgress } from '../../contract/people/approvals';
 import { loadSettings } from '../../settings';
@@ -16,14 +17,15 @@ import { noWorkerNote, startWorker } from '../worker-hint';
 
 /**
  * The commands by which a person decides what a run waits for: `waveloop answer` (a question),
- * `approve` and `deny` (a tool call that waits for approval), `send` and `end` (a conversation).
+ * `approve` and `deny` (a tool call that waits for approval), `outcome` (a `write` call that may or
+ * may not have run), `send` and `end` (a conversation).
  * Each prints what it did and resolves to exit status 0. On a run that has ended each says so, with
  * how it ended, and resolves to 1; so it does when no worker polls the run's task queue (nothing is
  * sent), with how to start one. A run that refuses (nothing waits for that answer) throws, as does
  * an id of no run or of a goal tree.
  */
 
-/** Adds `waveloop answer`, `approve`, `deny`, `send` and `end`. */
+/** Adds `waveloop answer`, `approve`, `deny`, `outcome`, `send` and `end`. */
 export function register(program: Command): void {
   program
     .command('answer')
@@ -47,6 +49,17 @@ export function register(program: Command): void {
     .addOption(byOption('decides, recorded with the decision'))
     .description('deny a tool call that waits for approval')
     .action(action((id: string, callId: string, options: Decider & { reason?: string }) => deny(id, callId, options)));
+  program
+    .command('outcome')
+    .argument('<id>', 'workflow id of an agent run')
+    .argument('<callId>', 'the tool call that may or may not have run (waveloop pending lists them)')
+    .option('--happened', 'it ran: the call completes (with --result, the result the model reads)')
+    .option('--result <text>', 'with --happened: what the call returned, as the model reads it')
+    .option('--again', 'it did not run, or should run once more: it runs again')
+    .option('--give-up', 'it does not run again: the call fails and the model is told')
+    .addOption(byOption('decides, recorded with the decision'))
+    .description('say what became of a write call whose attempt may have acted before it was cut off')
+    .action(action((id: string, callId: string, options: OutcomeOptions) => outcome(id, callId, options)));
   program
     .command('send')
     .argument('<id>', 'workflow id of an agent run')
@@ -97,6 +110,38 @@ async function deny(workflowId: string, callId: string, options: Decider & { rea
       client.runs.deny(workflowId, callId, { reason, by }),
     );
     print(`Denied ${decided.tool} (call ${decided.callId}), as ${by}.`);
+    return 0;
+  });
+}
+
+interface OutcomeOptions extends Decider {
+  happened?: boolean;
+  result?: string;
+  again?: boolean;
+  giveUp?: boolean;
+}
+
+/**
+ * `waveloop outcome <id> <callId> --happened [--result <text>] | --again | --give-up [--by]`: settles
+ * a call of unknown outcome. Exactly one choice; `--result` only with `--happened`.
+ */
+async function outcome(workflowId: string, callId: string, options: OutcomeOptions): Promise<number> {
+  const { happened, result, again, giveUp, by = osUser() } = options;
+  const chosen = [happened && 'happened', again && 'again', giveUp && 'give_up'].filter(Boolean) as OutcomeChoice[];
+  if (chosen.length !== 1)
+    throw new InvalidArgumentError('Say one of --happened (with --result, maybe), --again or --give-up.');
+  if (result !== undefined && !happened) throw new InvalidArgumentError('--result goes with --happened only.');
+  const choice = chosen[0]!;
+  return onRunningRun(workflowId, 'outcome', async (client) => {
+    const settled = await recordingRefusals({ workflowId, callId, person: by, decision: choice }, () =>
+      client.runs.settleOutcome(workflowId, callId, { choice, by, ...(result !== undefined ? { result } : {}) }),
+    );
+    const what = {
+      happened: 'it happened: the call completes',
+      again: 'it runs again',
+      give_up: 'given up: it does not run again',
+    };
+    print(`Settled ${settled.tool} (call ${settled.callId}) as ${by}: ${what[choice]}.`);
     return 0;
   });
 }

@@ -19,8 +19,8 @@ export function register(program: Command): void {
 }
 
 /**
- * `waveloop pending [--json]`: the approvals, questions and conversations waiting, oldest first;
- * a line on stderr names the waiting runs no worker answered for.
+ * `waveloop pending [--json]`: the approvals, calls of unknown outcome, questions and conversations
+ * waiting, oldest first; a line on stderr names the waiting runs no worker answered for.
  */
 async function pending(options: { json?: boolean }): Promise<number> {
   return withClient(loadSettings(), async (client) => {
@@ -53,6 +53,13 @@ function what(decision: PendingDecision): string {
       ...(preview ? [`[${clip(preview, 80)}]`] : []),
       ...(decision.startedBy ? [`started by ${decision.startedBy}`] : []),
     ].join(' ');
+  }
+  if (decision.kind === 'outcome') {
+    const call = toolSummary(decision.iteration ?? 0, decision.tool!, decision.args ?? {});
+    const needs = needsLine(decision);
+    return [`${call} may or may not have run (${clip(decision.why ?? '', 60)})`, ...(needs ? [`(${needs})`] : [])].join(
+      ' ',
+    );
   }
   return clip(decision.question ?? decision.message ?? '', 60);
 }

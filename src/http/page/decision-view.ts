@@ -8,8 +8,8 @@ import type { Html } from './layout';
 
 /**
  * One decision that waits for a person, as a card with what decides it: an approval (approve; deny
- * with a reason; edit the arguments as JSON, then approve), a question (answer it) or a conversation
- * (reply, or end it). Its forms post to the page's own routes, which answer with the card again
+ * with a reason; edit the arguments as JSON, then approve), a call of unknown outcome (it happened,
+ * with its result; run it again; give up), a question (answer it) or a conversation (reply, or end it). Its forms post to the page's own routes, which answer with the card again
  * (with what went wrong, what was typed kept) or with what was decided.
  */
 
@@ -20,6 +20,8 @@ export interface Typed {
   args?: string;
   answer?: string;
   text?: string;
+  /** The result of a call of unknown outcome that happened. */
+  result?: string;
 }
 
 /** The card's element id: stable for one decision, so a refresh of the list keeps what was typed (`hx-preserve`). */
@@ -56,8 +58,13 @@ export function decisionCard(decision: PendingDecision, { viewer, typed = {}, no
     ${starter(decision, now)} ${decision.goal ? html`<div class="goal">${decision.goal}</div>` : ''}
     ${decision.description ? html`<p class="description">${decision.description}</p>` : ''}
     ${decision.reason ? html`<div class="reason">${decision.reason}</div>` : ''}
+    ${decision.why ? html`<div class="reason">It may or may not have run: ${decision.why}.</div>` : ''}
     ${decision.preview ? previewView(decision.preview) : ''}
-    ${decision.kind === 'approval' && needsLine(decision) ? html`<div class="needs">${needsLine(decision)}</div>` : ''}
+    ${
+      (decision.kind === 'approval' || decision.kind === 'outcome') && needsLine(decision)
+        ? html`<div class="needs">${needsLine(decision)}</div>`
+        : ''
+    }
     ${typed.error ? html`<div class="error" role="alert">${typed.error}</div>` : ''}
     ${controls(decision, id, run, typed, mayDo(decision, viewer.name))}
   </article>`;
@@ -106,7 +113,7 @@ export interface May {
  * and, when they may not, the line that says why. Questions and messages: anyone.
  */
 export function mayDo(decision: PendingDecision, viewer: string): May {
-  if (decision.kind !== 'approval') return { decide: true, approve: true, edit: true };
+  if (decision.kind !== 'approval' && decision.kind !== 'outcome') return { decide: true, approve: true, edit: true };
   if (decision.approvers && !decision.approvers.names.includes(viewer))
     return {
       decide: false,
@@ -114,6 +121,7 @@ export function mayDo(decision: PendingDecision, viewer: string): May {
       edit: false,
       note: `Only ${decision.approvers.label} may decide it, not you (${viewer}).`,
     };
+  if (decision.kind === 'outcome') return { decide: true, approve: true, edit: true };
   if (decision.fourEyes && decision.startedBy === viewer)
     return {
       decide: true,
@@ -152,6 +160,7 @@ function argsView(decision: PendingDecision): Html {
 
 function title(decision: PendingDecision): Html {
   if (decision.kind === 'approval') return html`Approve <code>${decision.tool}</code>?`;
+  if (decision.kind === 'outcome') return html`Did <code>${decision.tool}</code> run?`;
   if (decision.kind === 'question') return html`A question`;
   return html`The conversation waits for your reply`;
 }
@@ -190,6 +199,7 @@ ${args}</textarea>
         }
       </form>`;
   }
+  if (decision.kind === 'outcome') return outcomeControls(decision, `${run}/outcomes`, id, typed, may);
   if (decision.kind === 'question') {
     const action = `${run}/answers/${encodeURIComponent(decision.callId ?? '')}`;
     return html`<pre class="question">${decision.question ?? ''}</pre>
@@ -212,6 +222,32 @@ ${args}</textarea>
       <div class="actions">
         <button class="primary">Send</button>
         <button hx-post="${run}/end" ${raw(target)}>End the conversation</button>
+      </div>
+    </form>`;
+}
+
+/** A call of unknown outcome: its arguments, and the three choices (for who may decide). */
+function outcomeControls(decision: PendingDecision, outcomes: string, id: string, typed: Typed, may: May): Html {
+  const args = html`<pre class="args">${pretty(decision.args ?? {})}</pre>`;
+  if (!may.decide)
+    return html`${args}
+      <p class="note" role="note">${may.note}</p>`;
+  const action = `${outcomes}/${encodeURIComponent(decision.callId ?? '')}`;
+  return html`${args}
+    <form hx-post="${action}" hx-target="#${id}" hx-swap="outerHTML">
+      <div class="actions">
+        <input
+          type="text"
+          name="result"
+          id="${id}-result"
+          hx-preserve
+          value="${typed.result ?? ''}"
+          placeholder="Its result, if you know it (the model reads it)"
+          aria-label="Result"
+        />
+        <button class="primary" name="choice" value="happened">It happened</button>
+        <button name="choice" value="again">Run it again</button>
+        <button class="danger" name="choice" value="give_up">Give up</button>
       </div>
     </form>`;
 }

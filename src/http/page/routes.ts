@@ -4,11 +4,12 @@ import { runEffects } from '../../client/effects';
 import { pendingOf, type PendingDecision } from '../../client/pending';
 import type { RunStatusReport } from '../../client/runs';
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, RUN_STATES } from '../../contract/agent-loop';
+import type { OutcomeChoice } from '../../contract/effects/outcome';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { describeIssues } from '../../contract/issues';
 import { quorumProgress } from '../../contract/people/approvals';
 import type { Api, HttpEnv, RouteDeps } from '../api-env';
-import { answerQuestion, decideApproval, endConversation, sendMessage } from '../decisions';
+import { answerQuestion, decideApproval, endConversation, sendMessage, settleOutcome } from '../decisions';
 import { HttpError, toHttpError } from '../errors';
 import { asset } from './assets';
 import {
@@ -157,6 +158,18 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
     });
   });
 
+  app.post('/runs/:id/outcomes/:callId', async (c) => {
+    const { id, callId } = c.req.param();
+    const form = await formOf(c);
+    return decide(c, id, { kind: 'outcome', callId }, form, async () => {
+      const choice = OUTCOME_WORDS[form.choice ?? ''];
+      if (!choice) throw new HttpError(400, 'bad_request', 'Say whether it happened, to run it again, or to give up.');
+      const result = choice[0] === 'happened' && form.result?.trim() ? { result: form.result } : {};
+      await settleOutcome(runs, id, callId, { choice: choice[0], ...result }, c.get('person').name, deps.audit);
+      return `${choice[1]} by ${c.get('person').name}`;
+    });
+  });
+
   app.post('/runs/:id/answers/:callId', async (c) => {
     const { id, callId } = c.req.param();
     const form = await formOf(c);
@@ -241,6 +254,13 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
     }
   }
 }
+
+/** The buttons of a call of unknown outcome: the choice each sends, and what the card then says. */
+const OUTCOME_WORDS: Partial<Record<string, [OutcomeChoice, string]>> = {
+  happened: ['happened', 'Settled as happened'],
+  again: ['again', 'Run again'],
+  give_up: ['give_up', 'Given up'],
+};
 
 /** A form's fields (text only). */
 async function formOf(c: Context): Promise<Partial<Record<string, string>>> {

@@ -1,0 +1,220 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PendingDecision } from '../../src/client/pending';
+import { cliFixture, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
+import { toolMessages } from '../support/fake-model';
+import { waitForProgress } from '../support/harness';
+import { testProject, type TestProject } from '../support/project';
+import { eventually } from '../support/wait';
+
+/**
+ * Unknown outcomes, end to end (docs/effects.md#unknown-outcomes): a `waveloop worker` process is
+ * SIGKILLed inside a tool call, after the tool committed its effect (a row in a SQLite database) and
+ * before the activity completed. A `write` tool with `reconcile` finds the row, and the call completes
+ * with it; one without waits for a person, who says it happened (or has it run again); a `read` tool
+ * is simply retried.
+ */
+
+/**
+ * Each tool writes its row (or its line), then, when the test left a `hang-<tool>` file, takes the
+ * file away, says it committed (`committed-<tool>`) and never returns, so the test can kill its
+ * worker there. Their attempts time out after 3 s, and their heartbeat timeout is no longer, so a
+ * dead worker's attempt ends within 3 s, as timed out.
+ */
+const CONFIG = (dir: string) => `import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { defineConfig, defineTool } from 'waveloop';
+import { z } from 'zod';
+
+const dir = ${JSON.stringify(dir)};
+const db = new Database(path.join(dir, 'effects.db'));
+db.exec('CREATE TABLE IF NOT EXISTS effects (tool TEXT, invoice TEXT, amount INTEGER, key TEXT)');
+
+/** The row, then, when the test asks, a hang after it (the test kills the worker there). */
+async function act(tool: string, invoice: string, amount: number, key: string): Promise<string> {
+  db.prepare('INSERT INTO effects VALUES (?, ?, ?, ?)').run(tool, invoice, amount, key);
+  const hang = path.join(dir, 'hang-' + tool);
+  if (fs.existsSync(hang)) {
+    fs.rmSync(hang);
+    fs.writeFileSync(path.join(dir, 'committed-' + tool), key);
+    await new Promise(() => undefined);
+  }
+  return tool + ' ' + invoice + ' ' + amount;
+}
+
+const parameters = z.object({ invoice: z.string(), amount: z.number() });
+
+export default defineConfig({
+  tools: [
+    defineTool({
+      name: 'pay_invoice',
+      description: 'Pays an invoice.',
+      parameters,
+      timeoutSeconds: 3,
+      execute: ({ invoice, amount }, { idempotencyKey }) => act('pay_invoice', invoice, amount, idempotencyKey),
+      reconcile: ({ invoice }, { idempotencyKey }) => {
+        const row = db.prepare('SELECT amount FROM effects WHERE key = ?').get(idempotencyKey) as { amount: number } | undefined;
+        return row ? 'found payment of ' + invoice + ': ' + row.amount : undefined;
+      },
+    }),
+    defineTool({
+      name: 'send_invoice',
+      description: 'Sends an invoice by post.',
+      parameters,
+      timeoutSeconds: 3,
+      execute: ({ invoice, amount }, { idempotencyKey }) => act('send_invoice', invoice, amount, idempotencyKey),
+    }),
+    defineTool({
+      name: 'lookup_invoice',
+      description: 'Reads an invoice.',
+      parameters,
+      effect: 'read',
+      timeoutSeconds: 3,
+      execute: ({ invoice, amount }, { idempotencyKey }) => act('lookup_invoice', invoice, amount, idempotencyKey),
+    }),
+  ],
+});
+`;
+
+describe('unknown outcomes', () => {
+  let cli: CliFixture;
+  let project: TestProject;
+  let worker: LiveCommand | undefined;
+  const cmd = (args: string[]) => waveloop(args, cli.env, { cwd: project.dir });
+  const rows = (invoice: string) => {
+    const db = new Database(path.join(project.dir, 'effects.db'), { readonly: true });
+    try {
+      return db.prepare('SELECT tool, amount FROM effects WHERE invoice = ?').all(invoice);
+    } finally {
+      db.close();
+    }
+  };
+
+  beforeAll(async () => {
+    cli = await cliFixture('unknown-outcomes', { worker: false });
+    project = testProject();
+    project.write('waveloop.config.ts', CONFIG(project.dir));
+    worker = await workerProcess(cli.env, { cwd: project.dir });
+  });
+  afterAll(async () => {
+    worker?.kill('SIGTERM');
+    await worker?.done;
+    project?.remove();
+    await cli?.stop();
+  });
+
+  /**
+   * Starts run `id` whose model calls `tool` on `invoice` for 4000 once, then answers; the tool's
+   * first attempt hangs after its effect, and the worker is SIGKILLed there, and a new one started.
+   */
+  async function killedInside(id: string, tool: string, invoice: string): Promise<void> {
+    cli.fake.route(
+      (request) =>
+        toolMessages(request).length === 0
+          ? { toolCalls: [{ id: `call_${id}`, name: tool, args: { invoice, amount: 4000 } }] }
+          : { content: `Done with ${invoice}: ${toolMessages(request)[0]}` },
+      { atMost: 2 },
+    );
+    project.write(`hang-${tool}`, '');
+    const committed = path.join(project.dir, `committed-${tool}`);
+    fs.rmSync(committed, { force: true });
+    const started = await cmd(['run', '--detach', '--id', id, '--by', 'alice', `Handle ${invoice}`]);
+    expect(started.code, started.stderr).toBe(0);
+    await eventually(
+      () => fs.existsSync(committed),
+      (there) => there,
+      { problem: `${tool} never committed.` },
+    );
+    worker!.kill('SIGKILL');
+    await worker!.done;
+    worker = await workerProcess(cli.env, { cwd: project.dir });
+  }
+
+  /** The decisions `waveloop pending --json` lists for run `id`. */
+  async function pendingOf(id: string): Promise<PendingDecision[]> {
+    const listed = await cmd(['pending', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    return (JSON.parse(listed.stdout) as PendingDecision[]).filter((d) => d.workflowId === id);
+  }
+
+  it('a write tool with reconcile, its worker killed after the effect: reconcile finds it, the call completes with its result, and the database holds one row', async () => {
+    const id = 'outcome-reconciled';
+    await killedInside(id, 'pay_invoice', 'INV-1');
+    const result = await cli.client.runs.result(id);
+    const call = result.waves[0]!.calls[0]!;
+    expect(call).toMatchObject({
+      tool: 'pay_invoice',
+      ok: true,
+      result: 'found payment of INV-1: 4000',
+      outcome: { path: 'reconciled', by: 'reconcile', why: 'its attempt timed out after 3 s' },
+    });
+    expect(result.answer).toBe('Done with INV-1: found payment of INV-1: 4000');
+    expect(rows('INV-1')).toEqual([{ tool: 'pay_invoice', amount: 4000 }]);
+  });
+
+  it('a write tool without reconcile waits as an unknown outcome in pending; "it happened" completes the call with the given result', async () => {
+    const id = 'outcome-confirmed';
+    await killedInside(id, 'send_invoice', 'INV-2');
+    await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => (p.pendingOutcomes ?? []).length > 0);
+    const [decision, ...more] = await pendingOf(id);
+    expect(more).toEqual([]);
+    expect(decision).toMatchObject({
+      kind: 'outcome',
+      callId: `call_${id}`,
+      tool: 'send_invoice',
+      args: { invoice: 'INV-2', amount: 4000 },
+      choices: ['happened', 'again', 'give_up'],
+      why: 'its attempt timed out after 3 s',
+      command: `waveloop outcome ${id} call_${id} --happened [--result "…"] | --again | --give-up`,
+    });
+    expect((await cli.client.runs.status(id)).progress?.status).toBe('waiting_for_approval');
+
+    const both = await cmd(['outcome', id, `call_${id}`, '--happened', '--again']);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain('Say one of --happened (with --result, maybe), --again or --give-up.');
+
+    const settled = await cmd(['outcome', id, `call_${id}`, '--happened', '--result', 'posted INV-2', '--by', 'bob']);
+    expect(settled.code, settled.stderr).toBe(0);
+    expect(settled.stdout).toContain('Settled send_invoice (call call_outcome-confirmed) as bob: it happened');
+    const result = await cli.client.runs.result(id);
+    expect(result.waves[0]!.calls[0]).toMatchObject({
+      ok: true,
+      result: 'posted INV-2',
+      outcome: { path: 'confirmed', by: 'bob' },
+    });
+    expect(result.answer).toBe('Done with INV-2: posted INV-2');
+    expect(rows('INV-2')).toEqual([{ tool: 'send_invoice', amount: 4000 }]);
+    expect(await pendingOf(id)).toEqual([]);
+  });
+
+  it('"run it again": the call runs once more, and the database holds both rows', async () => {
+    const id = 'outcome-again';
+    await killedInside(id, 'send_invoice', 'INV-3');
+    await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => (p.pendingOutcomes ?? []).length > 0);
+    const settled = await cmd(['outcome', id, `call_${id}`, '--again', '--by', 'bob']);
+    expect(settled.code, settled.stderr).toBe(0);
+    const result = await cli.client.runs.result(id);
+    expect(result.waves[0]!.calls[0]).toMatchObject({
+      ok: true,
+      result: 'send_invoice INV-3 4000',
+      outcome: { path: 'rerun', by: 'bob' },
+    });
+    expect(rows('INV-3')).toEqual([
+      { tool: 'send_invoice', amount: 4000 },
+      { tool: 'send_invoice', amount: 4000 },
+    ]);
+  });
+
+  it('a read tool killed the same way is simply retried', async () => {
+    const id = 'outcome-read';
+    await killedInside(id, 'lookup_invoice', 'INV-4');
+    const result = await cli.client.runs.result(id);
+    const call = result.waves[0]!.calls[0]!;
+    expect(call).toMatchObject({ ok: true, result: 'lookup_invoice INV-4 4000' });
+    expect(call.outcome).toBeUndefined();
+    expect(rows('INV-4')).toHaveLength(2);
+  });
+});
