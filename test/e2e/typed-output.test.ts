@@ -73,6 +73,38 @@ describe('typed output: the final answer matches the run’s JSON Schema', () =>
     expect(repairTurns(transcript)).toEqual([expect.stringContaining('output: the final answer is not JSON')]);
   });
 
+  it('repairs count across hand-overs: the chain of runs gets outputRepairs in all, then ends invalid_output', async () => {
+    const agent: ScriptedReply[] = [
+      { content: 'About twelve euros.' },
+      ...Array.from({ length: 6 }, (_, i) => ({
+        toolCalls: [{ name: 'calculator', args: { expression: `${i} + 1` } }],
+      })),
+      { content: '{"amount": "twelve", "currency": "EUR"}' },
+      { content: '{"amount": 12.5, "currency": "GBP"}' },
+    ];
+    h.fake.route(
+      (request) => {
+        if (String(request.messages[0]!.content).startsWith('You compress')) return { content: 'Earlier: sums.' };
+        const next = agent.shift();
+        if (!next) throw new Error('a repair turn more than outputRepairs allows');
+        return next;
+      },
+      { atMost: 20 },
+    );
+    const { result, progress } = await h.run({
+      goal: GOAL,
+      tools: ['calculator'],
+      output: INVOICE,
+      outputRepairs: 2,
+      maxHistoryEvents: 50,
+    });
+
+    expect(agent).toHaveLength(0);
+    expect(progress.handOvers).toBeGreaterThanOrEqual(1);
+    expect(result).toMatchObject({ status: 'invalid_output', answer: '{"amount": 12.5, "currency": "GBP"}' });
+    expect(result!.outputErrors).toEqual(['output.currency: expected one of "EUR", "USD"']);
+  });
+
   it('task_complete with an object result that matches: the object is the output', async () => {
     h.fake.script({
       toolCalls: [{ name: 'task_complete', args: { result: { amount: 99, currency: 'USD' } } }],
