@@ -4,6 +4,7 @@ import type { ResolvedRun, ToolInfo } from '../contract/activity-io';
 import type { ToolCallRecord, WaveRecord } from '../contract/agent-loop';
 import { AGENT_LOOP_WORKFLOW } from '../contract/agent-loop';
 import { DEFAULT_EFFECT, type ToolEffect } from '../contract/effects/effect';
+import type { CallOutcome } from '../contract/effects/outcome';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { maskArgs } from '../contract/sensitive';
 import { decodeHistoryPayloads } from '../payloads/decode-history';
@@ -14,8 +15,8 @@ import type { RunsClient, RunStatusReport } from './runs';
 /**
  * The effect ledger: what a run changed in the systems outside it. Every call of a tool whose
  * effect is not `read` that ran, whether it succeeded or failed (a failed call may have changed
- * something before it failed), with its arguments (sensitive values masked), its result or error
- * and who approved it. The calls come from the run's waves (its result once it ended, its `status`
+ * something before it failed), with its arguments (sensitive values masked), its result or error,
+ * who approved it and, for one whose attempt may have acted, how that was settled. The calls come from the run's waves (its result once it ended, its `status`
  * query while it runs: what `waveloop show` reads); each tool's effect and sensitive parameters
  * from what the run resolved when it started, which its history records.
  */
@@ -38,6 +39,11 @@ export interface EffectEntry {
   error?: string;
   /** Who approved the call, when it waited for approval (`timeout` when its deadline approved it). */
   approvedBy?: string[];
+  /**
+   * How the call was settled when an attempt may have acted before it was cut off: `reconciled`,
+   * `confirmed` by a person, `rerun` or `given_up` (docs/effects.md#unknown-outcomes).
+   */
+  outcome?: CallOutcome;
 }
 
 /** What a run, or a goal tree's tool loops, changed. */
@@ -132,6 +138,7 @@ function entryOf(
       ...(call.result === undefined ? {} : { result: call.result }),
       ...(call.error === undefined ? {} : { error: call.error }),
       ...(approval ? { approvedBy: approval.approvals?.map((vote) => vote.by) ?? [approval.by] } : {}),
+      ...(call.outcome ? { outcome: call.outcome } : {}),
     },
   ];
 }

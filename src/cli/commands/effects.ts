@@ -63,8 +63,14 @@ export function ledgerLines(ledger: EffectLedger): string[] {
   return lines;
 }
 
+/** The result or error, and how an unknown outcome was settled (`(reconciled)`, `(confirmed by alice)`). */
 function outcomeOf(entry: EffectEntry): string {
-  return entry.ok ? clip(entry.result ?? '') : `failed: ${clip(entry.error ?? '')}`;
+  const settled = entry.outcome ? ` (${settledBy(entry.outcome)})` : '';
+  return `${entry.ok ? clip(entry.result ?? '') : `failed: ${clip(entry.error ?? '')}`}${settled}`;
+}
+
+function settledBy(outcome: NonNullable<EffectEntry['outcome']>): string {
+  return outcome.path === 'reconciled' ? 'reconciled' : `${outcome.path.replace('_', ' ')} by ${outcome.by}`;
 }
 
 function clip(text: string): string {

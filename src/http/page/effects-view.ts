@@ -6,7 +6,8 @@ import type { Html } from './layout';
 /**
  * "What this run changed", a section of a run's page: the run's effect ledger
  * (docs/effects.md#the-effect-ledger), one row per call of a tool that is not `read` that ran, with
- * its effect, arguments (sensitive values masked), result or error and who approved it.
+ * its effect, arguments (sensitive values masked), result or error, who approved it and how a call
+ * whose attempt may have acted was settled.
  */
 
 /** The longest arguments or result a row shows in full; `/api/runs/{id}/effects` has all of it. */
@@ -59,6 +60,7 @@ function effectRow(entry: EffectEntry): Html {
     <td><code>${clip(JSON.stringify(entry.args), CELL_CHARS)}</code></td>
     <td>
       ${entry.ok ? clip(entry.result ?? '', CELL_CHARS) : html`<span class="error">failed: ${clip(entry.error ?? '', CELL_CHARS)}</span>`}
+      ${entry.outcome ? html`<div class="muted">its attempt may have acted: ${entry.outcome.path.replace('_', ' ')} (${entry.outcome.by})</div>` : ''}
     </td>
     <td>${entry.approvedBy?.join(', ') ?? html`<span class="muted">did not wait</span>`}</td>
   </tr>`;
