@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { Registry } from '../../src/activities';
 import { createResolveRun } from '../../src/activities/resolve-run';
 import { defineAgent } from '../../src/agents/define';
 import { builtinTools } from '../../src/tools';
+import { defineTool, type AnyTool } from '../../src/tools/define';
 
 const agents = [
   defineAgent({ name: 'default', system: 'You help.' }),
@@ -108,5 +110,60 @@ describe('resolveRun: names that changed', () => {
       type: 'InvalidInput',
       message: expect.stringContaining('`requireApproval` is now `toolsToApprove`'),
     });
+  });
+});
+
+describe('resolveRun: approval by effect', () => {
+  const tool = (name: string, effect?: 'read' | 'idempotent' | 'write', requiresApproval?: boolean) =>
+    defineTool({
+      name,
+      description: name,
+      parameters: z.object({}),
+      execute: () => 'ok',
+      ...(effect ? { effect } : {}),
+      ...(requiresApproval ? { requiresApproval } : {}),
+    }) as unknown as AnyTool;
+  const tools = [tool('find', 'read'), tool('note', 'idempotent'), tool('pay'), tool('check', 'read', true)];
+  const run = createResolveRun({
+    registry: new Registry(
+      [...tools, ...builtinTools()],
+      [
+        defineAgent({ name: 'default', system: 'You help.' }),
+        defineAgent({ name: 'careful', system: 'You help.', effectsToApprove: ['idempotent'] }),
+      ],
+    ),
+    defaults: { model: 'm' },
+    now: () => new Date('2026-11-22T10:00:00Z'),
+  });
+  const waiting = async (input: Record<string, unknown>) =>
+    (await run({ goal: 'x', ...input })).tools.filter((t) => t.approval).map((t) => [t.name, t.effect]);
+
+  it("a run's effectsToApprove makes every call of those effects wait; a tool's own rule and toolsToApprove still hold", async () => {
+    expect(await waiting({})).toEqual([['check', 'read']]);
+    expect(await waiting({ effectsToApprove: ['write'] })).toEqual([
+      ['pay', 'write'],
+      ['check', 'read'],
+    ]);
+    expect(await waiting({ effectsToApprove: ['write'], toolsToApprove: ['find'] })).toEqual([
+      ['find', 'read'],
+      ['pay', 'write'],
+      ['check', 'read'],
+    ]);
+  });
+
+  it("an agent's effectsToApprove joins the run's", async () => {
+    expect(await waiting({ agent: 'careful' })).toEqual([
+      ['note', 'idempotent'],
+      ['check', 'read'],
+    ]);
+    expect(await waiting({ agent: 'careful', effectsToApprove: ['write'] })).toEqual([
+      ['note', 'idempotent'],
+      ['pay', 'write'],
+      ['check', 'read'],
+    ]);
+  });
+
+  it('an effect that is not one is refused, naming the setting', async () => {
+    await expect(run({ goal: 'x', effectsToApprove: ['delete'] })).rejects.toThrow(/effectsToApprove/);
   });
 });
