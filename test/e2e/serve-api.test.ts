@@ -314,6 +314,7 @@ describe('waveloop serve: the HTTP API', () => {
       '/api/runs/{id}/answers/{callId}',
       '/api/runs/{id}/approvals/{callId}',
       '/api/runs/{id}/cancel',
+      '/api/runs/{id}/effects',
       '/api/runs/{id}/end',
       '/api/runs/{id}/events',
       '/api/runs/{id}/messages',
