@@ -109,3 +109,54 @@ describe('FakeModel: strict by default', () => {
     expect(() => checkStartedFakes()).not.toThrow();
   });
 });
+
+describe('FakeModel: a transcript a real endpoint refuses fails the test', () => {
+  const call = (id: string) => ({ id, type: 'function', function: { name: 'calculator', arguments: '{}' } });
+  async function send(messages: unknown[]): Promise<{ status: number; message?: string }> {
+    const response = await fetch(`${fake.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake-model', messages }),
+    });
+    return {
+      status: response.status,
+      message: ((await response.json()) as { error?: { message: string } }).error?.message,
+    };
+  }
+
+  it('each call answered by the tool messages right after it: taken', async () => {
+    fake.script({ content: 'fine' });
+    const answered = await send([
+      { role: 'user', content: 'Add' },
+      { role: 'assistant', content: null, tool_calls: [call('a'), call('b')] },
+      { role: 'tool', tool_call_id: 'b', content: '2' },
+      { role: 'tool', tool_call_id: 'a', content: '1' },
+    ]);
+    expect(answered.status).toBe(200);
+    expect(() => fake.assertDone()).not.toThrow();
+  });
+
+  it('a tool message that answers no call of the message before it: 400, and the test fails', async () => {
+    const orphan = await send([
+      { role: 'user', content: 'Add' },
+      { role: 'assistant', content: null, tool_calls: [call('a')] },
+      { role: 'tool', tool_call_id: 'a', content: '1' },
+      { role: 'tool', tool_call_id: 'z', content: '?' },
+    ]);
+    expect(orphan.status).toBe(400);
+    expect(orphan.message).toContain("messages[3]: Invalid parameter: messages with role 'tool' must be a response");
+    expect(() => fake.assertDone()).toThrow('a real endpoint answers 400 to this transcript');
+  });
+
+  it('a call left without its tool message: 400, and the test fails', async () => {
+    const unanswered = await send([
+      { role: 'user', content: 'Add' },
+      { role: 'assistant', content: null, tool_calls: [call('a'), call('b')] },
+      { role: 'tool', tool_call_id: 'a', content: '1' },
+      { role: 'user', content: 'and?' },
+    ]);
+    expect(unanswered.status).toBe(400);
+    expect(unanswered.message).toContain('The following tool_call_ids did not have response messages: b');
+    expect(() => fake.assertDone()).toThrow('a real endpoint answers 400 to this transcript');
+  });
+});

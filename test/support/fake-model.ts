@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { refusalOf, type RefusableParameter } from './fake-refusals';
 import { streamReply, type StreamScript } from './fake-stream';
+import { transcriptProblem } from './fake-transcript';
 
 export type { StreamScript } from './fake-stream';
 export type { RefusableParameter } from './fake-refusals';
@@ -280,6 +281,12 @@ export class FakeModel {
     }
     const refusal = refusalOf(request, this.refused);
     if (refusal) return send(res, 400, { error: refusal });
+    // A transcript a real endpoint refuses fails the test: the code under test sent it.
+    const problem = transcriptProblem(request.messages);
+    if (problem) {
+      this.thrown.push(new Error(`fake model: a real endpoint answers 400 to this transcript: ${problem}`));
+      return send(res, 400, { error: { message: problem, type: 'invalid_request_error', code: null } });
+    }
     const step = this.nextStep();
     if (!step) {
       this.unexpected.push(describeRequest(request));
