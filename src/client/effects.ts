@@ -121,8 +121,8 @@ function entryOf(
   tools: ReadonlyMap<string, ToolInfo>,
 ): EffectEntry[] {
   const tool = tools.get(call.tool);
-  // A call of a tool the run does not have, or one a person denied, did not run.
-  if (!tool || call.approval?.decision === 'denied') return [];
+  // A call of a tool the run does not have, one a person denied, or one a dry run held back did not run.
+  if (!tool || call.approval?.decision === 'denied' || ('heldBack' in call && call.heldBack)) return [];
   const effect = tool.effect ?? DEFAULT_EFFECT;
   if (effect === 'read') return [];
   const approval = call.approval;

@@ -61,3 +61,22 @@ describe('the effect ledger and unknown outcomes', () => {
     ]);
   });
 });
+
+describe('the effect ledger of a dry run', () => {
+  it('is empty: the write call was held back, not run', async () => {
+    h.fake.script(
+      { toolCalls: [{ id: 'call_pay', name: 'pay_invoice', args: { number: 'INV-10' } }] },
+      { content: 'I would have paid INV-10.' },
+    );
+    const before = attempts;
+    const { handle, result } = await h.run({ goal: 'Pay INV-10', dryRun: true }, { extraTools: [payInvoice] });
+    h.fake.assertDone();
+    expect(result).toMatchObject({ status: 'completed' });
+    expect(attempts).toBe(before);
+    expect(await new WaveloopClient(h.client, 'unused').effects(handle.workflowId)).toEqual({
+      workflowId: handle.workflowId,
+      kind: 'agent run',
+      effects: [],
+    });
+  });
+});
