@@ -19,6 +19,7 @@ const getOrder = defineTool({
   name: 'get_order',
   description: 'Looks up an order by its id (e.g. A-1001) and returns its customer and status.',
   parameters: z.object({ id: z.string().describe('Order id, e.g. A-1001') }),
+  effect: 'read', // it changes nothing: read, idempotent or write (the default), see docs/effects.md
   async execute({ id }) {
     const order = orders.get(id.trim().toUpperCase());
     if (!order) throw new ToolError(\`No order \${id}\`); // the model reads it; not retried
@@ -36,9 +37,10 @@ export default defineConfig({
       maxIterations: 10,
     }),
   ],
-  // MCP servers' tools are offered as <server>__<tool>, e.g. files__read_text_file:
+  // MCP servers' tools are offered as <server>__<tool>, e.g. files__read_text_file; the tools the
+  // server marks destructive (write_file, edit_file, move_file) wait for approval:
   // mcpServers: {
-  //   files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'], toolsToApprove: ['write_file'] },
+  //   files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] },
   // },
 });
 `;

@@ -209,7 +209,7 @@ describe('the packed package, installed into a fresh project', () => {
       expect(init.stdout).toContain('npx waveloop run --agent orders "What is the status of order A-1001?"');
       const tools = await npxWaveloop(['tools'], dir);
       expect(tools.code).toBe(0);
-      expect(tools.stdout).toMatch(/^get_order\s+config\s+-\s+Looks up an order/m);
+      expect(tools.stdout).toMatch(/^get_order\s+config\s+read\s+-\s+Looks up an order/m);
     },
   );
 });
