@@ -1,12 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { PrepareApprovalInput, ToolCallInput, ToolCallOutput } from '../contract/activity-io';
+import { dryRunStub } from '../contract/effects/dry-run';
 import { FailureType } from '../contract/errors';
 import type { ApprovalPolicy } from '../contract/people/approvals';
 import { People } from '../contract/people/people';
 import { maskArgs } from '../contract/sensitive';
 import type { BlobStore } from '../payloads/blob-store';
-import { ToolError, type AnyTool } from '../tools/define';
+import { ToolError, type AnyTool, type ToolContext } from '../tools/define';
 import { approvalPolicy, approvalRuleOf, askApprovalRule } from './approval-rule';
 import { withHeartbeats } from './heartbeat';
 import type { Registry } from './registry';
@@ -23,7 +24,8 @@ import type { ToolResultCache } from './tool-result-cache';
  * that needs no approval costs nothing more; one that does returns `needsApproval` without running:
  * who may decide it and what they see (`approvalPolicy`). With `mode: 'reconcile'` it runs the
  * tool's `reconcile` instead, with the same context (its idempotency key too): `{ absent: true }`
- * when the effect did not happen.
+ * when the effect did not happen. With `mode: 'dryRun'` (a dry run's held-back call) the tool's
+ * `dryRun` answers instead, else a stub that says the call was held back, with its arguments.
  */
 export function createRunTool({
   registry,
@@ -60,11 +62,7 @@ export function createRunTool({
       startedBy: input.startedBy,
       ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
     };
-    const value = await withHeartbeats(() =>
-      typedFailures(() =>
-        input.mode === 'reconcile' ? reconcileOf(tool)(args, toolContext) : tool.execute(args, toolContext),
-      ),
-    );
+    const value = await withHeartbeats(() => typedFailures(() => perform(tool, input.mode, args, toolContext)));
     if (input.mode === 'reconcile' && value === undefined) return { absent: true };
     const content =
       editNote(input, tool.sensitive) +
@@ -93,6 +91,14 @@ async function typedFailures<T>(work: () => Promise<T> | T): Promise<T> {
       cause: error,
     });
   }
+}
+
+/** What the call does: `execute`, or, by `mode`, the tool's `reconcile` or its dry run's answer. */
+function perform(tool: AnyTool, mode: ToolCallInput['mode'], args: Record<string, unknown>, context: ToolContext) {
+  if (mode === 'reconcile') return reconcileOf(tool)(args, context);
+  if (mode === 'dryRun')
+    return tool.dryRun ? tool.dryRun(args, context) : dryRunStub(tool.name, maskArgs(args, tool.sensitive));
+  return tool.execute(args, context);
 }
 
 /** The tool's `reconcile`; a tool without one is a worker out of step with the run, which asked for it. */

@@ -47,7 +47,9 @@ export class EvalsClient {
       taskQueue: options.taskQueue ?? this.taskQueue,
       workflowId: options.workflowId ?? `eval-${slug}-${randomUUID().slice(0, 8)}`,
       args: [input],
-      staticSummary: workflowSummary(`eval ${input.name} · ${input.cases.length} cases`),
+      staticSummary: workflowSummary(
+        `${input.dryRun ? 'DRY RUN · ' : ''}eval ${input.name} · ${input.cases.length} cases`,
+      ),
     });
   }
 

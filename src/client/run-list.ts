@@ -3,6 +3,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Priority } from '@temporalio/common';
 import { AGENT_LOOP_WORKFLOW, RUN_STATUSES, type RunState } from '../contract/agent-loop';
+import { DRY_RUN_MEMO } from '../contract/effects/dry-run';
 import { setPriority, withPriority } from '../contract/flow/priority';
 import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
@@ -41,6 +42,8 @@ export interface ListedRun {
   status: string;
   /** Where the run was forked from (`waveloop fork`), when it was. */
   forkedFrom?: ForkedFrom;
+  /** Set for a dry run (its memo's `dryRun`): only `read` tools ran in it (docs/effects.md#dry-runs). */
+  dryRun?: true;
   /** Who started it (its memo's `startedBy`), `unknown` when its client did not say. */
   startedBy: string;
   /** The run's or goal tree's goal (its memo, else its summary in the Web UI); absent when it has neither. */
@@ -221,6 +224,7 @@ function listedRun(run: WorkflowExecutionInfo): ListedRun {
     goal: typeof goal === 'string' ? goal : undefined,
     startedBy: typeof startedBy === 'string' ? startedBy : UNKNOWN_PERSON,
     ...(forkedFrom ? { forkedFrom } : {}),
+    ...(run.memo?.[DRY_RUN_MEMO] === true ? { dryRun: true as const } : {}),
     startTime: run.startTime,
     closeTime: run.closeTime,
     ...withPriority(setPriority((run.memo?.[PRIORITY_MEMO] as Priority | undefined) ?? run.priority)),

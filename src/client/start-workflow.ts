@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { DRY_RUN_MEMO } from '../contract/effects/dry-run';
 import { temporalPriority, withPriority, type PriorityFields } from '../contract/flow/priority';
 import { workflowSummary } from '../contract/goal-tree/text';
 import { GOAL_MEMO, PRIORITY_MEMO, STARTED_BY_MEMO } from './run-list';
@@ -18,14 +19,14 @@ export interface GoalWorkflowStart {
 
 /**
  * Starts `workflowType` with `input`, its goal as its Web UI summary and in its memo (`GOAL_MEMO`),
- * who started it in its memo (`STARTED_BY_MEMO`),
+ * who started it in its memo (`STARTED_BY_MEMO`), a dry run marked so in both (`DRY_RUN_MEMO`),
  * and the input's priority fields as the workflow's Priority, so its workflow tasks are placed as
  * its activities are, and in its memo (`PRIORITY_MEMO`), which `waveloop list` reads.
  */
 export async function startGoalWorkflow(
   temporal: Client,
   workflowType: string,
-  input: PriorityFields & { startedBy?: string },
+  input: PriorityFields & { startedBy?: string; dryRun?: boolean },
   { taskQueue, workflowId, idPrefix, timeout, goal }: GoalWorkflowStart,
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   const summary = workflowSummary(goal);
@@ -35,9 +36,10 @@ export async function startGoalWorkflow(
     workflowId: workflowId ?? `${idPrefix}-${randomUUID().slice(0, 8)}`,
     args: [input],
     workflowExecutionTimeout: timeout as never,
-    staticSummary: summary,
+    staticSummary: input.dryRun ? `DRY RUN · ${summary}` : summary,
     memo: {
       [GOAL_MEMO]: summary,
+      ...(input.dryRun ? { [DRY_RUN_MEMO]: true } : {}),
       ...(input.startedBy ? { [STARTED_BY_MEMO]: input.startedBy } : {}),
       ...(priority ? { [PRIORITY_MEMO]: priority } : {}),
     },

@@ -176,8 +176,9 @@ export interface ToolCallInput {
   /**
    * `reconcile`: run the tool's `reconcile` instead of `execute`, after an attempt that may have
    * acted; it answers `{ content }` when the effect happened, `{ absent: true }` when it did not.
+   * `dryRun`: a dry run's held-back call: the tool's `dryRun` answers, else a stub (`dryRunStub`).
    */
-  mode?: 'reconcile';
+  mode?: 'reconcile' | 'dryRun';
 }
 
 /** `prepareApproval`: a call that waits for approval, whose policy the worker settles (who decides, the preview). */

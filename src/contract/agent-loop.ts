@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { HeldBackCall } from './effects/dry-run';
 import type { CallOutcome, PendingOutcome } from './effects/outcome';
 import type { ForkedFrom } from './fork/fork';
 import { ForkSchema } from './fork/schema';
@@ -107,6 +108,11 @@ export interface ToolCallRecord {
    * off (docs/effects.md#unknown-outcomes): reconciled, confirmed by a person, run again, or given up.
    */
   outcome?: CallOutcome;
+  /**
+   * Set in a dry run when the call was held back (its tool's effect is not `read`, or it would have
+   * waited for approval): it did not run, and `result` is its tool's `dryRun` answer or a stub.
+   */
+  heldBack?: true;
 }
 
 /**
@@ -147,6 +153,10 @@ export interface AgentLoopResult<O = unknown> {
   output?: O;
   /** With an output schema: why the answer does not match (a run ended `invalid_output`, or by a limit). */
   outputErrors?: string[];
+  /** Set when the run was a dry run (`AgentLoopInput.dryRun`): nothing but `read` tools ran. */
+  dryRun?: true;
+  /** In a dry run: every call held back, in the order of the waves (docs/effects.md#dry-runs). */
+  heldBack?: HeldBackCall[];
 }
 
 /**
@@ -211,6 +221,8 @@ export interface RunProgress {
   modelRateLimit?: { requestsPerMinute: number; taskQueue: string };
   /** Where the run was forked from, when it was (`AgentLoopInput.fork`). */
   forkedFrom?: ForkedFrom;
+  /** Set when the run is a dry run: only `read` tools run (docs/effects.md#dry-runs). */
+  dryRun?: true;
   /** A record of the run's audit trail the store has not taken yet: the run waits for it before it ends. */
   auditWaiting?: AuditWaiting;
 }

@@ -1,6 +1,7 @@
 import { executeChild, isCancellation, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { SCORE_CASE_ACTIVITY_OPTIONS } from '../contract/activity-options';
+import { DRY_RUN_MEMO, type HeldBackCall } from '../contract/effects/dry-run';
 import {
   DEFAULT_EVAL_CONCURRENCY,
   summarizeCases,
@@ -25,6 +26,7 @@ const { scoreEvalCase } = proxyActivities<Activities>(SCORE_CASE_ACTIVITY_OPTION
  * activity: custom scorers and the judge call out), and returns the report. Durable as any
  * workflow: a worker or server that dies half-way loses nothing, and a case that ended is never run
  * again (its result is in this history). A case's run that fails is a failed case, not a failed eval.
+ * With `dryRun`, every case runs as a dry run, and each case's report lists the calls it held back.
  */
 export async function evalRun(input: EvalInput): Promise<EvalReport> {
   const { workflowId } = workflowInfo();
@@ -49,6 +51,7 @@ export async function evalRun(input: EvalInput): Promise<EvalReport> {
     name: input.name,
     workflowId,
     ...(input.replayOf ? { replayOf: input.replayOf } : {}),
+    ...(input.dryRun ? { dryRun: true } : {}),
     cases: reports,
     summary: summarizeCases(reports),
   };
@@ -61,15 +64,26 @@ async function runCase(input: EvalInput, c: EvalCase, workflowId: string): Promi
   let result: EvalRunResult | undefined;
   let failure: string | undefined;
   let tokens = 0;
+  let heldBack: HeldBackCall[] | undefined;
   try {
+    const dry = input.dryRun ? 'DRY RUN · ' : '';
     const run = await executeChild(agentLoop, {
       workflowId,
-      args: [{ goal: c.goal, ...(agent ? { agent } : {}), ...(input.model ? { model: input.model } : {}) }],
-      staticSummary: workflowSummary(`eval ${input.name} · ${c.goal}`),
+      args: [
+        {
+          goal: c.goal,
+          ...(agent ? { agent } : {}),
+          ...(input.model ? { model: input.model } : {}),
+          ...(input.dryRun ? { dryRun: true } : {}),
+        },
+      ],
+      staticSummary: workflowSummary(`${dry}eval ${input.name} · ${c.goal}`),
       typedSearchAttributes: [{ key: WAVELOOP_EVAL, value: input.name }],
+      ...(input.dryRun ? { memo: { [DRY_RUN_MEMO]: true } } : {}),
     });
     const { status, answer, iterations, waves, usage, output } = run;
     result = { status, answer, iterations, waves, usage, ...(output === undefined ? {} : { output }) };
+    heldBack = run.heldBack;
     tokens = usage.totalTokens;
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -98,5 +112,6 @@ async function runCase(input: EvalInput, c: EvalCase, workflowId: string): Promi
     tokens,
     costUsd,
     ms,
+    ...(heldBack ? { heldBack } : {}),
   };
 }

@@ -15,6 +15,7 @@ import { UNKNOWN_PERSON } from '../contract/people/approvals';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../contract/search-attributes';
 import { maskArgs } from '../contract/sensitive';
 import type { StartingState } from './continuation';
+import { heldBackOf, markDryRun } from './dry-run';
 import { runDetails } from './run-details';
 
 /**
@@ -81,6 +82,7 @@ export class Publisher {
     this.searchAttributes = run.searchAttributes;
     this.sensitive = new Map(run.tools.flatMap((tool) => (tool.sensitive ? [[tool.name, tool.sensitive]] : [])));
     this.progress.waves.push(...state.waves);
+    if (run.settings.dryRun) markDryRun(this.progress);
     return Object.assign(this.progress, {
       agent: run.agent,
       model: run.settings.model,
@@ -139,7 +141,9 @@ export class Publisher {
     });
     this.publish();
     const { iteration, waves, usage } = this.progress;
-    return { status, answer, iterations: iteration, waves: waves.map(this.shownWave), usage, ...output };
+    const shownWaves = waves.map(this.shownWave);
+    const dryRun = heldBackOf({ dryRun: this.progress.dryRun, waves: shownWaves });
+    return { status, answer, iterations: iteration, waves: shownWaves, usage, ...output, ...dryRun };
   }
 
   /** The run failed: the status query says so (the failure itself is the workflow's). */

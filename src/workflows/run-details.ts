@@ -10,6 +10,9 @@ import { outcomeCommandLine, unknownOutcomeLine } from '../contract/effects/outc
 import { needsLine, previewLines } from '../contract/people/approvals';
 import { toolSummary } from '../contract/summaries';
 
+/** The first line of a dry run's details. */
+export const DRY_RUN_LINE = '**DRY RUN** · only `read` tools run; every other call is held back and changes nothing';
+
 /** The most characters of a call's arguments, a question or a message the details show. */
 const MAX_TEXT_CHARS = 500;
 
@@ -25,15 +28,13 @@ export interface RunMoment {
  * A run's current details as the Web UI and `temporal workflow metadata` show them (Markdown): what
  * it waits for from a person, with the exact command that gives it (each question, each call
  * waiting for approval with its arguments, each call of unknown outcome, the conversation's last
- * message), else where the loop
- * is (iteration, model call or wave), else how it ended; a forked run's details end with where it
- * was forked from.
+ * message), else where the loop is (iteration, model call or wave), else how it ended; a dry run's
+ * details begin by saying so, and a forked run's end with where it was forked from.
  */
 export function runDetails(moment: RunMoment): string {
-  const { forkedFrom, auditWaiting } = moment.progress;
-  const details = auditWaiting
-    ? `${momentDetails(moment)}\n\n${auditWaitingLine(auditWaiting)}`
-    : momentDetails(moment);
+  const { forkedFrom, auditWaiting, dryRun } = moment.progress;
+  const now = auditWaiting ? `${momentDetails(moment)}\n\n${auditWaitingLine(auditWaiting)}` : momentDetails(moment);
+  const details = dryRun ? `${DRY_RUN_LINE}\n\n${now}` : now;
   if (!forkedFrom) return details;
   return `${details}\n\nForked from \`${forkedFrom.workflowId}\` at iteration ${forkedFrom.iteration} (run ${forkedFrom.runId})`;
 }

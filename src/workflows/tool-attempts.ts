@@ -91,6 +91,20 @@ export async function runToolCall(
   }
 }
 
+/**
+ * A dry run's held-back call (`mode: 'dryRun'`): one activity, retried by Temporal per the tool's
+ * policy, in which the tool's `dryRun` answers (or a stub says the call was held back). It acts on
+ * nothing, whatever the tool's effect.
+ */
+export function runHeldBack(
+  tool: ToolInfo,
+  input: ToolCallInput,
+  summary: string,
+  { slots, priority }: AttemptContext,
+): Promise<ToolCallOutput> {
+  return slots.run(() => activity(tool, input, `${summary} · dry run`, priority, retryPolicy(tool)));
+}
+
 /** After an attempt that may have acted: what the tool's `reconcile`, else a person, says of it. */
 async function settle(
   tool: ToolInfo,

@@ -15,7 +15,7 @@ import type { AuditNote } from './audit-trail';
 import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';
 import { Slots } from './slots';
-import { runToolCall, type AttemptContext } from './tool-attempts';
+import { runHeldBack, runToolCall, type AttemptContext } from './tool-attempts';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -89,16 +89,26 @@ async function runCall(
   const target = { workflowId, toolCallId: call.id, name, startedBy };
   let approval: { approval: ApprovalRecord } | undefined;
   let runArgs = args.value;
+  // A dry run holds back every call that is not a read, and every call that would wait for approval.
+  let heldBack: { heldBack: true } | undefined;
+  const holdBack = async (summary: string) => {
+    heldBack = { heldBack: true };
+    const output = await runHeldBack(tool, { ...target, args: args.value, mode: 'dryRun' }, summary, attempts);
+    return ran({ ...record, ok: true, result: contentOf(output), ...heldBack });
+  };
   try {
     // A call with an approval rule runs at once, in one activity, unless its rule says it must wait.
     // Summaries show sensitive values masked; the activities get the real ones.
     const { sensitive } = tool;
     const summary = toolSummary(iteration, name, maskArgs(args.value, sensitive));
+    const { dryRun } = run.settings;
+    if (dryRun && (tool.effect !== 'read' || tool.approval?.when === 'always')) return await holdBack(summary);
     let output =
       tool.approval?.when === 'rule'
         ? await execute(tool, { ...target, args: args.value, approvalRule: { agent } }, summary)
         : undefined;
     if (tool.approval && (tool.approval.when === 'always' || (output && 'needsApproval' in output))) {
+      if (dryRun) return await holdBack(summary);
       const policy =
         output && 'needsApproval' in output
           ? output.needsApproval
@@ -128,7 +138,8 @@ async function runCall(
     return ran({ ...record, args: runArgs, ok: true, result: contentOf(output), ...approval, ...outcome() });
   } catch (err) {
     if (isCancellation(err)) throw err;
-    return ran({ ...record, args: runArgs, ok: false, error: describeToolFailure(err), ...approval, ...outcome() });
+    const error = describeToolFailure(err);
+    return ran({ ...record, args: runArgs, ok: false, error, ...approval, ...outcome(), ...heldBack });
   }
 
   function outcome(): Pick<ToolCallRecord, 'outcome'> {

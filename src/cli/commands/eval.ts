@@ -34,6 +34,7 @@ interface EvalOptions {
   out?: string;
   name?: string;
   replay?: string;
+  dryRun?: boolean;
 }
 
 /** Adds `waveloop eval`, `eval export` and `eval record`. */
@@ -45,6 +46,7 @@ export function register(program: Command): void {
     .option('--agent <name>', 'the agent of the cases that name none')
     .option('--model <name>', 'the model of every case')
     .option('--concurrency <n>', 'cases that run at once (default 4)', parsePositiveInt)
+    .option('--dry-run', 'run every case as a dry run: only read tools run, every other call is held back')
     .option('--baseline <report>', 'an earlier report (--out): mark regressions, exit 1 on one')
     .option('--json', 'print the report as JSON')
     .option('--out <file>', 'write the report as JSON to this file')
@@ -89,7 +91,14 @@ async function evalCommand(datasetFile: string, options: EvalOptions, project: L
 
   return withClient(config, async (client) => {
     await requireEvalAttribute(client);
-    const input = { name, cases, concurrency: options.concurrency, agent: options.agent, model: options.model };
+    const input = {
+      name,
+      cases,
+      concurrency: options.concurrency,
+      agent: options.agent,
+      model: options.model,
+      ...(options.dryRun ? { dryRun: true } : {}),
+    };
     const report = replayFile
       ? await replayEval(
           client,

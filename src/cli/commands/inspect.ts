@@ -202,8 +202,9 @@ async function listCommand(options: {
 }
 
 function kindOf(run: ListedRun): string {
-  if (run.forkedFrom) return `fork of ${run.forkedFrom.workflowId} at ${run.forkedFrom.iteration}`;
-  return run.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal tree' : 'agent run';
+  const dry = run.dryRun ? 'DRY RUN · ' : '';
+  if (run.forkedFrom) return `${dry}fork of ${run.forkedFrom.workflowId} at ${run.forkedFrom.iteration}`;
+  return dry + (run.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal tree' : 'agent run');
 }
 
 function clipGoal(goal: string | undefined): string {

@@ -25,7 +25,10 @@ export function renderReport(report: EvalReport): string[] {
   );
   const { summary } = report;
   return [
-    `Eval ${report.name}${report.replayOf ? ` (model replies replayed from ${report.replayOf})` : ''}`,
+    `Eval ${report.name}${report.replayOf ? ` (model replies replayed from ${report.replayOf})` : ''}` +
+      (report.dryRun
+        ? ` · DRY RUN: ${report.cases.reduce((n, c) => n + (c.heldBack?.length ?? 0), 0)} calls held back`
+        : ''),
     ...alignColumns([header, ...rows]),
     ...(why.length ? ['', ...why] : []),
     '',

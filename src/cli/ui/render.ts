@@ -53,7 +53,20 @@ export function renderResult(result: AgentLoopResult): string {
           `Answer (${result.iterations} iteration${result.iterations === 1 ? '' : 's'}, ${tokenCount(result.usage)}):`,
         )
       : `Stopped: ${statusColor(result.status)(result.status)} after ${result.iterations} iterations (${tokenCount(result.usage)}). Last answer:`;
-  return [`${heading}\n${result.answer || '(no answer)'}`, ...renderOutput(result)].join('\n');
+  return [`${heading}\n${result.answer || '(no answer)'}`, ...renderOutput(result), ...renderHeldBack(result)].join(
+    '\n',
+  );
+}
+
+/** A dry run's held-back calls, after its answer: what would have run (nothing for a run that was not dry). */
+export function renderHeldBack(result: Pick<AgentLoopResult, 'dryRun' | 'heldBack'>): string[] {
+  if (!result.dryRun) return [];
+  const held = result.heldBack ?? [];
+  return [
+    '',
+    colors.yellow(`Dry run: ${held.length} call${held.length === 1 ? '' : 's'} held back (nothing but reads ran).`),
+    ...held.map((call) => `- ${toolSummary(call.iteration, call.tool, call.args)}`),
+  ];
 }
 
 /** A run's typed output, as formatted JSON after its answer, or why its answer did not match (nothing without an output schema). */

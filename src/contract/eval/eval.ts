@@ -1,4 +1,5 @@
 import type { RunStatus, Usage, WaveRecord } from '../agent-loop';
+import type { HeldBackCall } from '../effects/dry-run';
 
 /**
  * The contract of evals: the `evalRun` workflow's input and its report, and the report's summary.
@@ -51,6 +52,8 @@ export interface EvalInput {
   model?: string;
   /** Set when the model calls were answered from recorded replies (`waveloop eval --replay`), for the report. */
   replayOf?: string;
+  /** Every case runs as a dry run (`waveloop eval --dry-run`): only `read` tools run (docs/effects.md#dry-runs). */
+  dryRun?: boolean;
 }
 
 /** Cases that run at once when the eval does not say. */
@@ -110,6 +113,8 @@ export interface EvalCaseReport {
   costUsd: number;
   /** From the case's start to its end, by the workflow's clock. */
   ms: number;
+  /** In a dry eval: the calls the case's run held back. */
+  heldBack?: HeldBackCall[];
 }
 
 export interface EvalSummary {
@@ -130,6 +135,8 @@ export interface EvalReport {
   workflowId: string;
   /** The report whose recorded replies answered the model calls, with `--replay`. */
   replayOf?: string;
+  /** Set when every case ran as a dry run (`--dry-run`). */
+  dryRun?: true;
   cases: EvalCaseReport[];
   summary: EvalSummary;
 }

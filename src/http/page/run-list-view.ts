@@ -44,7 +44,11 @@ export function runListView(page: RunPage, status: string | undefined, now = new
                 (run) =>
                   html`<tr>
                     <td title="${run.startTime.toISOString()}">${ago(run.startTime, now)} ago</td>
-                    <td><span class="status ${run.status}">${run.status}</span></td>
+                    <td>
+                      <span class="status ${run.status}">${run.status}</span>${
+                        run.dryRun ? html` <span class="badge dry-run">dry run</span>` : ''
+                      }
+                    </td>
                     <td class="goal">${clip(run.goal ?? '', 160)}</td>
                     <td><a href="${pageOf(run.workflowType, run.workflowId)}">${run.workflowId}</a></td>
                     <td>

@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import { pendingOf } from '../../client/pending';
 import type { RunStatusReport } from '../../client/runs';
 import type { ToolCallRecord, WaveRecord } from '../../contract/agent-loop';
+import type { CallOutcome } from '../../contract/effects/outcome';
 import type { Person } from '../../contract/people/people';
 import { decisionCard } from './decision-view';
 import { effectsSection, type EffectsRead } from './effects-view';
@@ -63,7 +64,9 @@ export function runBody(
   const usage = result?.usage ?? progress?.usage;
   return html`<h1>${report.goal ?? report.workflowId}</h1>
     <div class="muted">
-      <span class="status ${status}" data-status="${status}">${status}</span>
+      <span class="status ${status}" data-status="${status}">${status}</span>${
+        progress?.dryRun || result?.dryRun ? html` <span class="badge dry-run">dry run</span>` : ''
+      }
       · ${report.workflowId}${progress ? html` · ${progress.agent} · ${progress.model}` : ''}
       ${progress ? html` · iteration ${progress.iteration} of ${progress.maxIterations}` : ''}
       ${result ? html` · ${result.iterations} iteration${result.iterations === 1 ? '' : 's'}` : ''}
@@ -120,6 +123,17 @@ function waveView(wave: WaveRecord): Html {
   </div>`;
 }
 
+/** How a call whose attempt may have acted was settled, in words. */
+function outcomeLine({ path, by, why }: CallOutcome): string {
+  const how = {
+    reconciled: 'found by its reconcile',
+    confirmed: `confirmed by ${by}`,
+    rerun: `run again (${by})`,
+    given_up: `given up by ${by}`,
+  };
+  return `may have run (${why}): ${how[path]}`;
+}
+
 function callView(call: ToolCallRecord): Html {
   const approval = call.approval;
   return html`<div class="call ${call.ok ? 'ok' : 'failed'}" data-call="${call.id}">
@@ -134,6 +148,8 @@ function callView(call: ToolCallRecord): Html {
           </div>`
         : ''
     }
+    ${call.heldBack ? html`<div class="muted held-back">held back: a dry run, it did not run</div>` : ''}
+    ${call.outcome ? html`<div class="muted outcome">${outcomeLine(call.outcome)}</div>` : ''}
     ${call.ok ? html`<pre>${clip(call.result ?? '', RESULT_CHARS)}</pre>` : html`<div class="error">${call.error}</div>`}
   </div>`;
 }
