@@ -145,7 +145,7 @@ describe('agentLoop', () => {
         toolCalls: [
           { name: 'get_user', args: { id: 99_999 } },
           { name: 'search_users', args: { name: 42 } },
-          { name: 'launch_rocket', args: {} },
+          { name: 'launch_rocket', args: {}, unoffered: true },
           { name: 'calculator', args: '{"expression": "1+' },
         ],
       },

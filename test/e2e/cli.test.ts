@@ -174,7 +174,7 @@ describe('waveloop CLI', () => {
         {
           toolCalls: [
             { name: 'calculator', args: { expression: '6*7' } },
-            { name: 'no_such_tool', args: {} },
+            { name: 'no_such_tool', args: {}, unoffered: true },
           ],
         },
         { content: 'It is 42.' },

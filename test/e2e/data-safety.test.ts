@@ -27,7 +27,7 @@ describe('data safety', () => {
   it('allowlist: a tool result that tells the model to call a tool outside the allowlist gets an error back, and nothing runs', async () => {
     h.fake.script(
       { toolCalls: [{ name: 'read_ticket', args: {} }] },
-      { toolCalls: [{ name: 'update_user', args: { id: 2, company: 'Evil Corp' } }] },
+      { toolCalls: [{ name: 'update_user', args: { id: 2, company: 'Evil Corp' }, unoffered: true }] },
       (request) => {
         expect(toolMessages(request).at(-1)).toMatch(/^Error: Unknown tool "update_user"/);
         return { content: 'I may not change users.' };

@@ -117,7 +117,7 @@ describe('model faults', () => {
       {
         toolCalls: [
           { name: 'get_user', args: '{"id": 2' },
-          { name: 'delete_everything', args: {} },
+          { name: 'delete_everything', args: {}, unoffered: true },
         ],
       },
       (request) => {

@@ -160,3 +160,31 @@ describe('FakeModel: a transcript a real endpoint refuses fails the test', () =>
     expect(() => fake.assertDone()).toThrow('a real endpoint answers 400 to this transcript');
   });
 });
+
+describe('FakeModel: a script calls the tools the request offers', () => {
+  async function offering(tools: string[]): Promise<number> {
+    const response = await fetch(`${fake.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'fake-model',
+        messages: [{ role: 'user', content: 'Go' }],
+        tools: tools.map((name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } })),
+      }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  }
+
+  it('a call of a tool not offered fails the test, unless the script marks it unoffered', async () => {
+    fake.script({ toolCalls: [{ name: 'launch_rocket', args: {} }] });
+    expect(await offering(['search_users'])).toBe(400);
+    expect(() => fake.assertDone()).toThrow(
+      'the script calls launch_rocket, which the request does not offer (search_users)',
+    );
+
+    fake.script({ toolCalls: [{ name: 'launch_rocket', args: {}, unoffered: true }] });
+    expect(await offering(['search_users'])).toBe(200);
+    expect(() => fake.assertDone()).not.toThrow();
+  });
+});

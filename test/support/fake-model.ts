@@ -37,6 +37,11 @@ export interface ScriptedToolCall {
   /** An object is sent as JSON; a string is sent verbatim (to script malformed arguments). */
   args: Record<string, unknown> | string;
   id?: string;
+  /**
+   * The call names a tool the request did not offer, as a model may (a hallucinated or injected
+   * tool): allowed only when the script says so; otherwise such a call fails the test.
+   */
+  unoffered?: true;
 }
 
 export type ScriptedReply = (
@@ -345,6 +350,19 @@ export class FakeModel {
         },
         reply.headers,
       );
+    }
+    const offered = request.tools?.map((tool) => tool.function.name);
+    const unoffered = (reply.toolCalls ?? []).filter(
+      (call) => offered && !call.unoffered && !offered.includes(call.name),
+    );
+    if (unoffered.length) {
+      // The script, not the code under test, is wrong: a model calls the tools it is offered.
+      this.thrown.push(
+        new Error(
+          `fake model: the script calls ${unoffered.map((c) => c.name).join(', ')}, which the request does not offer (${offered!.join(', ')}); mark the call unoffered: true when that is the point`,
+        ),
+      );
+      return send(res, 400, { error: { message: 'fake model: the script calls a tool the request does not offer' } });
     }
     const toolCalls = (reply.toolCalls ?? []).map((call) => ({
       id: call.id ?? `call_${++this.callCounter}`,
