@@ -67,7 +67,9 @@ function packageVersion(): string {
 /** The program with every command; `exitStatus(program)` is the status of the command it ran. */
 export function buildProgram(): Command {
   const program = new Command('waveloop')
-    .description('Durable LLM agent runs on Temporal: every model call and tool call is an activity.')
+    .description(
+      'Durable LLM agent runs on Temporal: every model call and tool call is an activity. `waveloop serve` opens the web inbox, where people decide what waits for them.',
+    )
     .version(packageVersion())
     .option(
       '--config <file>',

@@ -27,7 +27,9 @@ interface ServeOptions {
 export function register(program: Command): void {
   program
     .command('serve')
-    .description('serve the HTTP API: start, follow (Server-Sent Events) and decide runs over HTTP, with bearer tokens')
+    .description(
+      'serve the web inbox (every decision waiting for a person, runs, goal trees, what was decided) and the HTTP API: start, follow (Server-Sent Events) and decide runs, with bearer tokens',
+    )
     .option(
       '--listen <host:port>',
       `address to listen on (default: WAVELOOP_HTTP_ADDRESS, else ${DEFAULT_HTTP_ADDRESS})`,
