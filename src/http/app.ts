@@ -11,6 +11,7 @@ import type { HttpEnv } from './api-env';
 import { addDecisionRoutes } from './decision-routes';
 import { HttpError, toHttpError } from './errors';
 import { addGoalRoutes } from './goal-routes';
+import { FAVICON_SVG, pageHeaders } from './page-headers';
 import { layout } from './page/layout';
 import { addPageRoutes } from './page/routes';
 import { signInView } from './page/sign-in-view';
@@ -81,6 +82,11 @@ export function createHttpApp({
         );
     },
   });
+  app.use('*', pageHeaders);
+  // The icon is public, as the assets are: a browser asks for it without the session.
+  app.get('/favicon.ico', (c) =>
+    c.body(FAVICON_SVG, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' }),
+  );
   if (origin)
     app.use('/api/*', cors({ origin, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'], maxAge: 600 }));
   app.use('*', async (c, next) => {

@@ -33,6 +33,8 @@ let server: HttpServer;
 let browser: Browser;
 let page: Page;
 let inbox: Page;
+/** What the pages' Content-Security-Policy refused, as Chromium logs it. */
+const refused: string[] = [];
 beforeAll(async () => {
   if (!CHROMIUM) return;
   cli = await cliFixture('inbox');
@@ -52,6 +54,11 @@ beforeAll(async () => {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   page = await context.newPage();
   inbox = await context.newPage();
+  // What the pages' Content-Security-Policy refused: nothing, or a page does less than it should.
+  for (const tab of [page, inbox])
+    tab.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
   fs.mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {
@@ -115,5 +122,6 @@ describe.skipIf(!CHROMIUM)('the inbox in Chromium', () => {
     expect(cli.h.db.prepare("SELECT COUNT(*) AS n FROM tool_effects WHERE tool = 'update_user'").get()).toEqual({
       n: 1,
     });
+    expect(refused).toEqual([]);
   });
 });

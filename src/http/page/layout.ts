@@ -9,6 +9,8 @@ export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
  * success, and never swaps a 204 ("nothing changed").
  */
 const HTMX_CONFIG = JSON.stringify({
+  // htmx would add a <style> element of its own, which the pages' Content-Security-Policy refuses.
+  includeIndicatorStyles: false,
   responseHandling: [
     { code: '204', swap: false },
     { code: '[2345]..', swap: true },
@@ -24,6 +26,7 @@ export function layout(title: string, body: Html): Html {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · waveloop</title>
         <meta name="htmx-config" content="${HTMX_CONFIG}" />
+        <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
         <link rel="stylesheet" href="/assets/inbox.css" />
         <script src="/assets/htmx.js"></script>
         <script src="/assets/sse.js"></script>
