@@ -3,9 +3,12 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingDecision } from '../../src/client/pending';
+import type { AuditRecord } from '../../src/contract/audit/records';
+import { startHttpServer, type HttpServer } from '../../src/http';
 import { cliFixture, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { toolMessages } from '../support/fake-model';
 import { waitForProgress } from '../support/harness';
+import { peopleWith } from '../support/people';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
 
@@ -83,6 +86,7 @@ describe('unknown outcomes', () => {
   let cli: CliFixture;
   let project: TestProject;
   let worker: LiveCommand | undefined;
+  let server: HttpServer;
   const cmd = (args: string[]) => waveloop(args, cli.env, { cwd: project.dir });
   const rows = (invoice: string) => {
     const db = new Database(path.join(project.dir, 'effects.db'), { readonly: true });
@@ -98,8 +102,11 @@ describe('unknown outcomes', () => {
     project = testProject();
     project.write('waveloop.config.ts', CONFIG(project.dir));
     worker = await workerProcess(cli.env, { cwd: project.dir });
+    const people = peopleWith([{ name: 'carol', token: 'carol-secret-token' }]);
+    server = await startHttpServer({ client: cli.client, people, host: '127.0.0.1', port: 0, log: () => {} });
   });
   afterAll(async () => {
+    await server?.close();
     worker?.kill('SIGTERM');
     await worker?.done;
     project?.remove();
@@ -170,10 +177,14 @@ describe('unknown outcomes', () => {
       why: 'its attempt timed out after 3 s',
       command: `waveloop outcome ${id} call_${id} --happened [--result "…"] | --again | --give-up`,
     });
-    expect((await cli.client.runs.status(id)).progress?.status).toBe('waiting_for_approval');
+    const status = await cmd(['status', id]);
+    expect(status.stdout).toContain('Status:     waiting_for_approval');
+    expect(status.stdout).toContain(
+      `Outcome:    wave 1 · send_invoice(invoice=INV-2, amount=4000) (call call_${id}) may or may not have run (its attempt timed out after 3 s)`,
+    );
 
     const both = await cmd(['outcome', id, `call_${id}`, '--happened', '--again']);
-    expect(both.code).not.toBe(0);
+    expect(both.code).toBe(2);
     expect(both.stderr).toContain('Say one of --happened (with --result, maybe), --again or --give-up.');
 
     const settled = await cmd(['outcome', id, `call_${id}`, '--happened', '--result', 'posted INV-2', '--by', 'bob']);
@@ -205,6 +216,61 @@ describe('unknown outcomes', () => {
     expect(rows('INV-3')).toEqual([
       { tool: 'send_invoice', amount: 4000 },
       { tool: 'send_invoice', amount: 4000 },
+    ]);
+  });
+
+  it('over the HTTP API and in the inbox: the card offers the three choices; "give up" fails the call, and the audit trail has the decision', async () => {
+    const id = 'outcome-given-up';
+    await killedInside(id, 'send_invoice', 'INV-5');
+    await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => (p.pendingOutcomes ?? []).length > 0);
+    const call = `call_${id}`;
+    const request = (path: string, init: RequestInit = {}) =>
+      fetch(`${server.url}${path}`, {
+        ...init,
+        headers: { authorization: 'Bearer carol-secret-token', 'content-type': 'application/json' },
+      });
+    const pending = (await (await request('/api/pending')).json()) as PendingDecision[];
+    expect(pending.find((d) => d.workflowId === id)).toMatchObject({ kind: 'outcome', callId: call });
+    const inbox = await (await request('/')).text();
+    expect(inbox).toContain('Did <code>send_invoice</code> run?');
+    expect(inbox).toContain(`hx-post="/runs/${id}/outcomes/${call}"`);
+    for (const choice of ['happened', 'again', 'give_up']) expect(inbox).toContain(`value="${choice}"`);
+
+    const wrong = await request(`/api/runs/${id}/outcomes/${call}`, {
+      method: 'POST',
+      body: JSON.stringify({ choice: 'again', result: 'posted' }),
+    });
+    expect(wrong.status).toBe(400);
+    const gaveUp = await request(`/api/runs/${id}/outcomes/${call}`, {
+      method: 'POST',
+      body: JSON.stringify({ choice: 'give_up' }),
+    });
+    expect(gaveUp.status, await gaveUp.clone().text()).toBe(200);
+    expect(await gaveUp.json()).toEqual({ callId: call, tool: 'send_invoice', choice: 'give_up' });
+    const again = await request(`/api/runs/${id}/outcomes/${call}`, {
+      method: 'POST',
+      body: JSON.stringify({ choice: 'happened' }),
+    });
+    expect(again.status).toBe(409);
+
+    const result = await cli.client.runs.result(id);
+    expect(result.waves[0]!.calls[0]).toMatchObject({
+      ok: false,
+      error:
+        'send_invoice(invoice=INV-5, amount=4000) may or may not have run (its attempt timed out after 3 s); carol gave up on it, and it was not run again.',
+      outcome: { path: 'given_up', by: 'carol' },
+    });
+    expect(rows('INV-5')).toHaveLength(1);
+    const audited = await cmd(['audit', '--json', '--run', id]);
+    expect(audited.code, audited.stderr).toBe(0);
+    const decisions = (JSON.parse(audited.stdout) as AuditRecord[]).filter((r) => r.kind === 'decision');
+    expect(decisions).toMatchObject([
+      {
+        person: 'carol',
+        tool: 'send_invoice',
+        callId: call,
+        details: { decision: 'give_up', outcome: 'unknown', args: { invoice: 'INV-5', amount: 4000 } },
+      },
     ]);
   });
 

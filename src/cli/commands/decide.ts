@@ -11,6 +11,7 @@ import { FailureType } from '../../contract/errors';
 import { quorumProgress } from '../../contract/people/approvals';
 import { loadSettings } from '../../settings';
 import { endedNote } from '../ended-note';
+import { UsageError } from '../errors';
 import { action, byOption, note, osUser, print, withClient } from '../support';
 import { renderResult } from '../ui/render';
 import { noWorkerNote, startWorker } from '../worker-hint';
@@ -128,9 +129,8 @@ interface OutcomeOptions extends Decider {
 async function outcome(workflowId: string, callId: string, options: OutcomeOptions): Promise<number> {
   const { happened, result, again, giveUp, by = osUser() } = options;
   const chosen = [happened && 'happened', again && 'again', giveUp && 'give_up'].filter(Boolean) as OutcomeChoice[];
-  if (chosen.length !== 1)
-    throw new InvalidArgumentError('Say one of --happened (with --result, maybe), --again or --give-up.');
-  if (result !== undefined && !happened) throw new InvalidArgumentError('--result goes with --happened only.');
+  if (chosen.length !== 1) throw new UsageError('Say one of --happened (with --result, maybe), --again or --give-up.');
+  if (result !== undefined && !happened) throw new UsageError('--result goes with --happened only.');
   const choice = chosen[0]!;
   return onRunningRun(workflowId, 'outcome', async (client) => {
     const settled = await recordingRefusals({ workflowId, callId, person: by, decision: choice }, () =>

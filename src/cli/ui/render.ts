@@ -101,6 +101,10 @@ export function renderProgress(progress: RunProgress): string[] {
       ...(needsLine(a) ? [`            ${needsLine(a)}`] : []),
       ...(a.preview ? previewLines(a.preview).map((line) => `            ${line}`) : []),
     ]),
+    ...(progress.pendingOutcomes ?? []).map(
+      (o) =>
+        `${colors.yellow('Outcome:')}    ${toolSummary(o.iteration, o.tool, o.args)} (call ${o.callId}) may or may not have run (${o.why})`,
+    ),
     ...(progress.conversation ? [`Message:    ${progress.conversation.message}`] : []),
   ];
 }
