@@ -23,6 +23,7 @@ import { createSummarize } from './summarize';
 import { createCheckToolArguments } from './tool-arguments';
 import { ToolResultCache } from './tool-result-cache';
 import { createPrepareApproval, createRunTool } from './tools';
+import { createUndoCall, createUndoSetup } from './undo';
 import { createPostWebhook } from './webhooks/post';
 
 /** How the worker's webhooks are signed and where they link (`loadSettings().webhooks`; the URLs are `defaults.webhooks`). */
@@ -102,6 +103,8 @@ export function createActivities(deps: ActivityDeps) {
     summarizeTranscript: createSummarize({ ...deps, quirks }),
     ...createGoalActivities({ ...deps, defaultModel, webhooks, quirks }),
     scoreEvalCase: createScoreEvalCase({ ...deps, defaultModel, quirks }),
+    undoCall: createUndoCall(deps),
+    undoSetup: createUndoSetup(deps),
   };
 }
 

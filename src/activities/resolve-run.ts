@@ -175,6 +175,7 @@ function toolInfo(tool: AnyTool, approval: ToolApproval | undefined): ToolInfo {
     ...(tool.sensitive?.length ? { sensitive: [...tool.sensitive] } : {}),
     effect: tool.effect ?? DEFAULT_EFFECT,
     ...(tool.reconcile ? { reconcile: true } : {}),
+    ...(tool.undo ? { undo: true } : {}),
   };
 }
 

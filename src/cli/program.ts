@@ -22,6 +22,7 @@ import * as schedule from './commands/schedule';
 import * as serve from './commands/serve';
 import * as server from './commands/server';
 import * as token from './commands/token';
+import * as undo from './commands/undo';
 import * as worker from './commands/worker';
 import { describeError, UsageError } from './errors';
 import { exitStatus, note } from './support';
@@ -44,6 +45,7 @@ const COMMANDS = [
   project,
   inspect,
   effects,
+  undo,
   follow,
   pending,
   decide,

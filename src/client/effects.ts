@@ -5,18 +5,21 @@ import type { ToolCallRecord, WaveRecord } from '../contract/agent-loop';
 import { AGENT_LOOP_WORKFLOW } from '../contract/agent-loop';
 import { DEFAULT_EFFECT, type ToolEffect } from '../contract/effects/effect';
 import type { CallOutcome } from '../contract/effects/outcome';
+import { undoWorkflowId } from '../contract/effects/undo';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
 import { maskArgs } from '../contract/sensitive';
 import { decodeHistoryPayloads } from '../payloads/decode-history';
 import type { GoalTreeNode } from './goal-tree';
 import type { GoalsClient } from './goals';
 import type { RunsClient, RunStatusReport } from './runs';
+import { readUndone } from './undo-history';
 
 /**
  * The effect ledger: what a run changed in the systems outside it. Every call of a tool whose
  * effect is not `read` that ran, whether it succeeded or failed (a failed call may have changed
  * something before it failed), with its arguments (sensitive values masked), its result or error,
- * who approved it and, for one whose attempt may have acted, how that was settled. The calls come from the run's waves (its result once it ended, its `status`
+ * who approved it, for one whose attempt may have acted how that was settled, and which undo
+ * reversed it. The calls come from the run's waves (its result once it ended, its `status`
  * query while it runs: what `waveloop show` reads); each tool's effect and sensitive parameters
  * from what the run resolved when it started, which its history records.
  */
@@ -44,6 +47,8 @@ export interface EffectEntry {
    * `confirmed` by a person, `rerun` or `given_up` (docs/effects.md#unknown-outcomes).
    */
   outcome?: CallOutcome;
+  /** Which undo reversed the call, who asked for it and when it completed (docs/effects.md#undo). */
+  undone?: { by: string; at: string; undoId: string; undoRunId: string };
 }
 
 /** What a run, or a goal tree's tool loops, changed. */
@@ -92,6 +97,35 @@ export async function runEffects(
   workflowId: string,
   report?: RunStatusReport,
 ): Promise<{ effects: EffectEntry[]; unread?: string }> {
+  const read = await runCalls(client, workflowId, report);
+  if (read.unread !== undefined) return { effects: [], unread: read.unread };
+  const effects = read.calls.map(({ wave, call, tool }) => entryOf(workflowId, wave, call, tool));
+  const undone = new Map((await readUndone(client.temporal, workflowId)).map((call) => [call.callId, call]));
+  for (const entry of effects) {
+    const undo = undone.get(entry.callId);
+    if (undo)
+      entry.undone = { by: undo.by, at: undo.at, undoId: undoWorkflowId(workflowId), undoRunId: undo.undoRunId };
+  }
+  return { effects };
+}
+
+/** A call of a run that ran and may have changed something, with its tool as the run resolved it. */
+export interface RunEffectCall {
+  wave: WaveRecord;
+  call: ToolCallRecord;
+  tool: ToolInfo;
+}
+
+/**
+ * The calls of run `workflowId` of tools that are not `read` that ran, in the order of the waves,
+ * arguments in clear (`runEffects` lists them masked; an undo needs them whole). `unread` says why
+ * they could not be read.
+ */
+export async function runCalls(
+  client: LedgerClients,
+  workflowId: string,
+  report?: RunStatusReport,
+): Promise<{ calls: RunEffectCall[]; unread?: string }> {
   const status = report ?? (await client.runs.status(workflowId));
   let waves = settledWaves(status);
   if (!waves) {
@@ -99,12 +133,25 @@ export async function runEffects(
     const progress = await client.runs.progress(workflowId, { quick: true }).catch(() => undefined);
     if (!progress) {
       const ended = status.execution === 'RUNNING' ? '' : `the run ended ${status.execution.toLowerCase()} and `;
-      return { effects: [], unread: `${ended}no worker answered its status query` };
+      return { calls: [], unread: `${ended}no worker answered its status query` };
     }
     waves = [...progress.waves, ...(progress.settling ? [progress.settling] : [])];
   }
   const tools = await resolvedTools(client.temporal, workflowId);
-  return { effects: waves.flatMap((wave) => wave.calls.flatMap((call) => entryOf(workflowId, wave, call, tools))) };
+  return {
+    calls: waves.flatMap((wave) =>
+      wave.calls.flatMap((call) => {
+        const tool = tools.get(call.tool);
+        return tool && ranWithEffect(call, tool) ? [{ wave, call, tool }] : [];
+      }),
+    ),
+  };
+}
+
+/** Whether a call ran and its tool is not `read` (not a call a person denied or a dry run held back). */
+function ranWithEffect(call: ToolCallRecord, tool: ToolInfo): boolean {
+  if (call.approval?.decision === 'denied' || ('heldBack' in call && call.heldBack)) return false;
+  return (tool.effect ?? DEFAULT_EFFECT) !== 'read';
 }
 
 /** The run's settled waves (and the settling one's calls), or undefined when neither its result nor its status says. */
@@ -114,33 +161,21 @@ function settledWaves({ progress, result }: RunStatusReport): WaveRecord[] | und
   return undefined;
 }
 
-function entryOf(
-  workflowId: string,
-  { iteration }: WaveRecord,
-  call: ToolCallRecord,
-  tools: ReadonlyMap<string, ToolInfo>,
-): EffectEntry[] {
-  const tool = tools.get(call.tool);
-  // A call of a tool the run does not have, one a person denied, or one a dry run held back did not run.
-  if (!tool || call.approval?.decision === 'denied' || ('heldBack' in call && call.heldBack)) return [];
-  const effect = tool.effect ?? DEFAULT_EFFECT;
-  if (effect === 'read') return [];
+function entryOf(workflowId: string, { iteration }: WaveRecord, call: ToolCallRecord, tool: ToolInfo): EffectEntry {
   const approval = call.approval;
-  return [
-    {
-      workflowId,
-      iteration,
-      callId: call.id,
-      tool: call.tool,
-      effect,
-      args: maskArgs(call.args, tool.sensitive),
-      ok: call.ok,
-      ...(call.result === undefined ? {} : { result: call.result }),
-      ...(call.error === undefined ? {} : { error: call.error }),
-      ...(approval ? { approvedBy: approval.approvals?.map((vote) => vote.by) ?? [approval.by] } : {}),
-      ...(call.outcome ? { outcome: call.outcome } : {}),
-    },
-  ];
+  return {
+    workflowId,
+    iteration,
+    callId: call.id,
+    tool: call.tool,
+    effect: (tool.effect ?? DEFAULT_EFFECT) as EffectEntry['effect'],
+    args: maskArgs(call.args, tool.sensitive),
+    ok: call.ok,
+    ...(call.result === undefined ? {} : { result: call.result }),
+    ...(call.error === undefined ? {} : { error: call.error }),
+    ...(approval ? { approvedBy: approval.approvals?.map((vote) => vote.by) ?? [approval.by] } : {}),
+    ...(call.outcome ? { outcome: call.outcome } : {}),
+  };
 }
 
 /** The agent runs of a goal tree (its goals' tool loops), in tree order. */

@@ -9,6 +9,7 @@ import { GoalsClient } from './goals';
 import { hasLiveWorker } from './live-worker';
 import { RunsClient } from './runs';
 import { WaveloopSchedules } from './schedules';
+import { undoRun, type UndoOptions, type UndoReport } from './undo';
 
 /** Options of a `WaveloopClient`. */
 export interface WaveloopClientOptions {
@@ -41,6 +42,8 @@ export class WaveloopClient {
   readonly schedules: WaveloopSchedules;
   /** Evals: run a dataset's cases and score them, make datasets from runs. */
   readonly evals: EvalsClient;
+  /** Who asks through this client when a call names nobody (`WaveloopClientOptions.identity`). */
+  private readonly identity: string;
 
   constructor(
     /** The Temporal client underneath, for anything waveloop's does not offer. */
@@ -49,6 +52,7 @@ export class WaveloopClient {
     readonly taskQueue: string,
     { identity }: WaveloopClientOptions = {},
   ) {
+    this.identity = identity ?? temporal.options.identity;
     this.runs = new RunsClient(temporal, taskQueue, identity);
     this.goals = new GoalsClient(temporal, taskQueue, identity);
     this.schedules = new WaveloopSchedules(temporal, taskQueue, identity);
@@ -96,6 +100,16 @@ export class WaveloopClient {
    */
   async effects(workflowId: string): Promise<EffectLedger> {
     return readEffectLedger(this, workflowId);
+  }
+
+  /**
+   * Undoes the calls of ended agent run `workflowId` that changed something, later calls first, each
+   * by its tool's `undo`, in an `undoRun` workflow (`undo:<run>`), and waits until it has finished;
+   * `dryRun` lists what it would undo. Calls an earlier undo reversed are never undone again.
+   * Throws an `UndoRefusedError` for a run still running; docs/effects.md#undo.
+   */
+  async undo(workflowId: string, options: UndoOptions = {}): Promise<UndoReport> {
+    return undoRun(this, workflowId, { ...options, by: options.by?.trim() || this.identity });
   }
 
   /**

@@ -33,6 +33,8 @@ export interface ToolInfo {
   effect: ToolEffect;
   /** The tool can tell whether an attempt that was cut off acted (`defineTool({ reconcile })`). */
   reconcile?: boolean;
+  /** The tool can reverse a call (`defineTool({ undo })`, docs/effects.md#undo). */
+  undo?: boolean;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { pendingOf } from '../client/pending';
+import { UndoRefusedError } from '../client/undo';
 import { runWebhookRefusal } from '../contract/webhooks/allow';
 import type { Api, RouteDeps } from './api-env';
 import { body, errors, json, jsonOf } from './api-env';
@@ -31,7 +32,14 @@ export async function refuseRunWebhooks(urls: readonly string[] | undefined, all
   if (refused.length) throw new HttpError(400, 'bad_request', refused.join(' '));
 }
 
-/** The routes of agent runs: start, list, read, follow (SSE), what they changed, cancel. */
+/** What `POST /api/runs/{id}/undo` takes: as `waveloop undo`'s options. */
+const UndoBodySchema = z.strictObject({
+  toIteration: z.number().int().min(0).optional(),
+  dryRun: z.boolean().optional(),
+  skipIrreversible: z.boolean().optional(),
+});
+
+/** The routes of agent runs: start, list, read, follow (SSE), what they changed, undo, cancel. */
 export function addRunRoutes(app: Api, { client, webhookAllow }: StartDeps): void {
   const { runs } = client;
 
@@ -138,6 +146,33 @@ export function addRunRoutes(app: Api, { client, webhookAllow }: StartDeps): voi
       await requireRunning(runs, id);
       await runs.cancel(id);
       return c.json({ workflowId: id, cancelRequested: true }, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/runs/{id}/undo',
+      summary:
+        "Undo what an ended run changed, later calls first, by each tool's undo, and answer once it has finished (as `waveloop undo`)",
+      description:
+        'The body takes `toIteration` (undo only the calls of later iterations), `dryRun` and `skipIrreversible`. The undo is made by the person of the token. A run still running, or one an undo is running for, is a 409.',
+      request: { params: RunParamsSchema, ...body(UndoBodySchema) },
+      responses: {
+        200: json(
+          '`{ workflowId, undoId?, by, dryRun, undone, cannotUndo, failed, notReached, stoppedAt?, alreadyUndone, undoneSoFar }`',
+        ),
+        ...errors(400, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      try {
+        return c.json(await client.undo(id, { ...c.req.valid('json'), by: c.get('person').name }), 200);
+      } catch (err) {
+        if (err instanceof UndoRefusedError) throw new HttpError(409, 'conflict', err.message);
+        throw err;
+      }
     },
   );
 }

@@ -74,11 +74,14 @@ const toolSchema = z
       .custom<AnyTool['reconcile']>((value) => typeof value === 'function', 'reconcile must be a function')
       .optional(),
     dryRun: z.custom<AnyTool['dryRun']>((value) => typeof value === 'function', 'dryRun must be a function').optional(),
+    undo: z.custom<AnyTool['undo']>((value) => typeof value === 'function', 'undo must be a function').optional(),
   })
   .superRefine((tool, ctx) => {
     // Here rather than on the field, so that the message names the tool.
     if (tool.effect !== undefined && !isToolEffect(tool.effect))
       ctx.addIssue({ code: 'custom', path: ['effect'], message: `tool "${tool.name}": ${effectProblem(tool.effect)}` });
+    if (tool.undo && tool.effect === 'read')
+      ctx.addIssue({ code: 'custom', path: ['undo'], message: `tool "${tool.name}": a read tool has no undo` });
   });
 
 /** Why `value` is not an effect, for a person. */
@@ -173,6 +176,8 @@ function nameProblem(config: ValidProjectConfig, reserved: ReservedNames): strin
   const notOffered = Object.keys(config.effects).find(
     (name) => !offered.has(name) && !isMcpToolOf(name, config.mcpServers),
   );
+  const readWithUndo = config.tools.find((tool) => tool.undo && config.effects[tool.name] === 'read');
+  if (readWithUndo) return `effects makes the tool "${readWithUndo.name}" read, and a read tool has no undo`;
   if (notOffered)
     return `effects names the tool "${notOffered}", which is not offered (tools: ${[...offered.keys()].join(', ')}${
       Object.keys(config.mcpServers).length

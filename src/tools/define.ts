@@ -109,6 +109,16 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
    * (default: a line telling the model the call was held back, with its arguments).
    */
   dryRun?(args: z.infer<P>, context: ToolContext): Promise<R> | R;
+  /**
+   * Reverses one call that succeeded (a refund, a field's old value restored, a correction sent),
+   * when a person undoes the run (`waveloop undo`, docs/effects.md#undo). It gets the call's
+   * arguments (as the call ran with them), its `result` as the run recorded it (the text the model
+   * read: a string result as is, any other value as JSON), and a context whose `idempotencyKey` is
+   * `<workflowId>/<toolCallId>/undo`, the same for every attempt of this undo. It runs as an activity
+   * with the tool's `timeoutSeconds` and `retry`; what it returns (a line, or a value shown as JSON)
+   * says what it did. A `ToolError` is not retried. Refused on a `read` tool.
+   */
+  undo?(args: z.infer<P>, result: string, context: ToolContext): Promise<unknown> | unknown;
   /** How long one attempt may take, in seconds (default 60). */
   timeoutSeconds?: number;
   /** Retries of failed attempts (default: 3 attempts); validation errors are never retried. */
@@ -157,8 +167,8 @@ export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Declares a tool. The argument type of `execute` is inferred from `parameters`; a name the
- * OpenAI API would reject, an option's old name (`timeoutMs`), or a `sensitive` field that is not a
- * parameter throws here, at definition time, rather than at the first model call.
+ * OpenAI API would reject, an option's old name (`timeoutMs`), an unknown `effect`, an `undo` on a
+ * `read` tool, or a `sensitive` field that is not a parameter throws here, at definition time, rather than at the first model call.
  */
 export function defineTool<P extends z.ZodObject, R>(definition: ToolDefinition<P, R>): ToolDefinition<P, R> {
   if (!TOOL_NAME.test(definition.name)) {
@@ -173,6 +183,8 @@ export function defineTool<P extends z.ZodObject, R>(definition: ToolDefinition<
     throw new TypeError(
       `Tool "${definition.name}": effect ${JSON.stringify(definition.effect)} is not one of ${TOOL_EFFECTS.map((e) => `"${e}"`).join(', ')}.`,
     );
+  if (definition.undo && definition.effect === 'read')
+    throw new TypeError(`Tool "${definition.name}": a read tool changes nothing, so it has no undo.`);
   const fields = Object.keys(definition.parameters.shape);
   const unknown = (definition.sensitive ?? []).filter((field) => !fields.includes(field));
   if (unknown.length)

@@ -95,6 +95,8 @@ function what(record: AuditRecord): string {
       return `${call} ${d.ok ? 'ran' : `failed: ${String(d.error ?? '')}`}`;
     case 'run_ended':
       return `ended ${String(d.status ?? '')}`;
+    case 'undo':
+      return `undid ${Array.isArray(d.undone) ? d.undone.length : 0} call(s) of ${String(d.run ?? '')}`;
   }
 }
 

@@ -63,10 +63,11 @@ export function ledgerLines(ledger: EffectLedger): string[] {
   return lines;
 }
 
-/** The result or error, and how an unknown outcome was settled (`(reconciled)`, `(confirmed by alice)`). */
+/** The result or error, how an unknown outcome was settled (`(reconciled)`, `(confirmed by alice)`), and who undid it. */
 function outcomeOf(entry: EffectEntry): string {
   const settled = entry.outcome ? ` (${settledBy(entry.outcome)})` : '';
-  return `${entry.ok ? clip(entry.result ?? '') : `failed: ${clip(entry.error ?? '')}`}${settled}`;
+  const undone = entry.undone ? ` (undone by ${entry.undone.by})` : '';
+  return `${entry.ok ? clip(entry.result ?? '') : `failed: ${clip(entry.error ?? '')}`}${settled}${undone}`;
 }
 
 function settledBy(outcome: NonNullable<EffectEntry['outcome']>): string {

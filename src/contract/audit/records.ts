@@ -6,9 +6,10 @@
 /**
  * What a record says happened: a run started (who, with what goal and agent), a person decided a
  * call (approve or deny), a decision was refused (who tried, and why), a call that waited for
- * approval ran (its arguments, result or error), a run ended (how).
+ * approval ran (its arguments, result or error), a run ended (how), a person undid a run's calls
+ * (what was undone, what could not be, what failed).
  */
-export type AuditKind = 'run_started' | 'decision' | 'decision_refused' | 'tool_call' | 'run_ended';
+export type AuditKind = 'run_started' | 'decision' | 'decision_refused' | 'tool_call' | 'run_ended' | 'undo';
 
 /** One record as a run or a person's client makes it, before the store chains it. */
 export interface AuditEntry {

@@ -1,0 +1,57 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { UndoCallInput } from '../contract/effects/undo';
+import { FailureType } from '../contract/errors';
+import { ToolError } from '../tools/define';
+import { withHeartbeats } from './heartbeat';
+import type { Registry } from './registry';
+import { parseToolArguments, registeredTool } from './tool-arguments';
+
+/**
+ * `undoCall`: reverses one call of a run by its tool's `undo` (docs/effects.md#undo), with the
+ * call's arguments and result and a context whose `idempotencyKey` is
+ * `<workflowId>/<toolCallId>/undo`, the same for every attempt. What `undo` returns comes back as
+ * text (a string as is, another value as JSON). A `ToolError`, a tool this worker does not have or
+ * one without `undo` fail at once; any other error is retried by the undo's retry policy.
+ */
+export function createUndoCall({ registry }: { registry: Registry }) {
+  return async function undoCall(input: UndoCallInput): Promise<string> {
+    const tool = registeredTool(registry, input.tool);
+    if (!tool.undo)
+      throw ApplicationFailure.create({
+        type: FailureType.ToolError,
+        message: `Tool "${tool.name}" has no undo on this worker.`,
+        nonRetryable: true,
+      });
+    const args = parseToolArguments(tool, input.args);
+    const context = Context.current();
+    const toolContext = {
+      signal: context.cancellationSignal,
+      heartbeat: (details?: unknown) => context.heartbeat(details),
+      idempotencyKey: `${input.workflowId}/${input.callId}/undo`,
+      workflowId: input.workflowId,
+      toolCallId: input.callId,
+      startedBy: input.by,
+    };
+    try {
+      const value = await withHeartbeats(async () => tool.undo!(args, input.result, toolContext));
+      return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undone');
+    } catch (err) {
+      if (err instanceof ApplicationFailure) throw err;
+      const error = err instanceof Error ? err : new Error(String(err));
+      throw ApplicationFailure.create({
+        type: err instanceof ToolError ? FailureType.ToolError : 'UndoFailed',
+        message: error.message,
+        nonRetryable: err instanceof ToolError,
+        cause: error,
+      });
+    }
+  };
+}
+
+/** `undoSetup`: whether this worker keeps an audit trail, so an undo writes its record. */
+export function createUndoSetup({ audit }: { audit?: unknown }) {
+  return async function undoSetup(): Promise<{ audit: boolean }> {
+    return { audit: audit !== undefined };
+  };
+}

@@ -1,0 +1,148 @@
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { AGENT_LOOP_WORKFLOW } from '../contract/agent-loop';
+import {
+  UNDO_WORKFLOW,
+  undoEntryOf,
+  undoWorkflowId,
+  type UndoCall,
+  type UndoInput,
+  type UndoneCall,
+  type UndoResult,
+} from '../contract/effects/undo';
+import { runCalls, type LedgerClients } from './effects';
+import { readUndone } from './undo-history';
+
+/**
+ * Undo of a run (docs/effects.md#undo): the client finds the calls to undo in the run's waves (the
+ * effect ledger's calls that succeeded, arguments in clear), leaves out those an earlier undo
+ * reversed and those of iterations up to `toIteration`, orders them later first, and starts the
+ * `undoRun` workflow (`undo:<run>`) with them, or, for a dry run, lists what it would do.
+ */
+
+/** Options of an undo (`WaveloopClient.undo`). */
+export interface UndoOptions {
+  /** Undo only the calls of iterations after this one; iteration N itself is kept. Default: all. */
+  toIteration?: number;
+  /** List what would be undone, and undo nothing. */
+  dryRun?: boolean;
+  /** Go past calls whose tool has no `undo` instead of stopping at the first. */
+  skipIrreversible?: boolean;
+  /** Who asks for the undo; default: the client's identity. */
+  by?: string;
+}
+
+/**
+ * What an undo did, or, for a dry run, would do (`undone` then lists the calls it would undo, without
+ * `undoResult`). `alreadyUndone`: the calls earlier undos reversed, left out. When nothing is left
+ * to undo, nothing starts: every list is empty and there is no `undoId`.
+ */
+export interface UndoReport extends Omit<UndoResult, 'undoId' | 'undoRunId'> {
+  undoId?: string;
+  undoRunId?: string;
+  dryRun: boolean;
+  alreadyUndone: UndoneCall[];
+}
+
+/** An undo refused before it started: the run still runs, an undo of it runs, or it is no agent run. */
+export class UndoRefusedError extends Error {
+  override name = 'UndoRefusedError';
+}
+
+/** What an undo needs of a `WaveloopClient`: the ledger's clients, its task queue and identity. */
+export interface UndoClients extends LedgerClients {
+  taskQueue: string;
+}
+
+/** Undoes run `workflowId`'s calls, or lists them for a dry run; waits until the undo has finished. */
+export async function undoRun(
+  client: UndoClients,
+  workflowId: string,
+  options: UndoOptions & { by: string },
+): Promise<UndoReport> {
+  const description = await client.runs.handle(workflowId).describe();
+  if (description.type !== AGENT_LOOP_WORKFLOW)
+    throw new UndoRefusedError(
+      `${workflowId} is a ${description.type} workflow, not an agent run: only an agent run's calls can be undone.`,
+    );
+  if (description.status.name === 'RUNNING')
+    throw new UndoRefusedError(
+      `${workflowId} is still running: cancel it (waveloop cancel ${workflowId}) or let it end, then undo it.`,
+    );
+  const undoing = await client.temporal.workflow
+    .getHandle(undoWorkflowId(workflowId))
+    .describe()
+    .catch(() => undefined);
+  if (undoing?.status.name === 'RUNNING')
+    throw new UndoRefusedError(
+      `An undo of ${workflowId} is running (${undoWorkflowId(workflowId)}): wait for it to finish.`,
+    );
+
+  const read = await runCalls(client, workflowId);
+  if (read.unread !== undefined)
+    throw new UndoRefusedError(`The calls of ${workflowId} could not be read: ${read.unread}.`);
+  const alreadyUndone = await readUndone(client.temporal, workflowId);
+  const done = new Set(alreadyUndone.map((call) => call.callId));
+  const calls: UndoCall[] = read.calls
+    .filter(
+      ({ wave, call }) =>
+        call.ok && !done.has(call.id) && (options.toIteration === undefined || wave.iteration > options.toIteration),
+    )
+    .map(({ wave, call, tool }) => ({
+      iteration: wave.iteration,
+      callId: call.id,
+      tool: call.tool,
+      args: call.args,
+      result: call.result ?? '',
+      undoable: tool.undo === true,
+      ...(tool.sensitive?.length ? { sensitive: tool.sensitive } : {}),
+      timeoutSeconds: tool.timeoutSeconds,
+      retry: tool.retry,
+    }))
+    .reverse();
+  const input: UndoInput = {
+    workflowId,
+    calls,
+    by: options.by,
+    ...(options.skipIrreversible ? { skipIrreversible: true } : {}),
+    ...(options.toIteration === undefined ? {} : { toIteration: options.toIteration }),
+    undoneBefore: alreadyUndone,
+  };
+  if (options.dryRun || calls.length === 0) return { ...plan(input), dryRun: options.dryRun === true, alreadyUndone };
+
+  const handle = await client.temporal.workflow.start(UNDO_WORKFLOW, {
+    taskQueue: client.taskQueue,
+    workflowId: undoWorkflowId(workflowId),
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    args: [input],
+    staticSummary: `undo of ${workflowId} · by ${options.by}`,
+  });
+  const result = (await handle.result()) as UndoResult;
+  return { ...result, dryRun: false, alreadyUndone };
+}
+
+/** What `undoRun` would do with `input`, as its result would say it, without running any undo. */
+function plan(input: UndoInput): Omit<UndoReport, 'dryRun' | 'alreadyUndone'> {
+  const report: Omit<UndoReport, 'dryRun' | 'alreadyUndone'> = {
+    workflowId: input.workflowId,
+    by: input.by,
+    ...(input.toIteration === undefined ? {} : { toIteration: input.toIteration }),
+    skipIrreversible: input.skipIrreversible ?? false,
+    undone: [],
+    cannotUndo: [],
+    failed: [],
+    notReached: [],
+    undoneSoFar: input.undoneBefore,
+  };
+  const entryOf = undoEntryOf;
+  for (const [index, call] of input.calls.entries()) {
+    if (call.undoable) report.undone.push(entryOf(call));
+    else {
+      report.cannotUndo.push(entryOf(call));
+      if (input.skipIrreversible) continue;
+      report.stoppedAt = entryOf(call);
+      report.notReached = input.calls.slice(index + 1).map(entryOf);
+      break;
+    }
+  }
+  return report;
+}
