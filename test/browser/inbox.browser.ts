@@ -78,8 +78,13 @@ describe.skipIf(!CHROMIUM)('the inbox in Chromium', () => {
     // The printed address carries the token: the page keeps it in a cookie and drops it from the address.
     await page.goto(`${server.url}/start?token=${ALICE.token}`);
     expect(new URL(page.url()).search).toBe('');
-    await page.selectOption('select[name=agent]', 'back-office');
-    await page.fill('textarea[name=goal]', 'Find Bob and update his company to EPAM');
+    // Each field has a visible label; muted text keeps WCAG AA contrast (4.5:1) on the page's background.
+    await page.locator('label', { hasText: 'Agent' }).locator('select').selectOption('back-office');
+    await page
+      .locator('label', { hasText: 'Goal' })
+      .locator('textarea')
+      .fill('Find Bob and update his company to EPAM');
+    expect(await mutedContrast(page)).toBeGreaterThanOrEqual(4.5);
     await page.click('button:has-text("Start")');
     await page.waitForURL(/\/runs\/[^/]+$/);
     const workflowId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
@@ -125,3 +130,25 @@ describe.skipIf(!CHROMIUM)('the inbox in Chromium', () => {
     expect(refused).toEqual([]);
   });
 });
+
+/** The contrast ratio (WCAG 2) of the pages' muted text colour on the body's background, as Chromium computes them. */
+async function mutedContrast(tab: Page): Promise<number> {
+  // A string: this project's TypeScript has no DOM types, and the page's own code runs it.
+  const [fg, bg] = await tab.evaluate<[string, string]>(`(() => {
+    const probe = document.createElement('span');
+    probe.className = 'muted';
+    document.body.append(probe);
+    const colours = [getComputedStyle(probe).color, getComputedStyle(document.body).backgroundColor];
+    probe.remove();
+    return colours;
+  })()`);
+  const luminance = (css: string) => {
+    const [r, g, b, a = 1] = css.match(/[\d.]+/g)!.map(Number);
+    // A transparent body shows the canvas: white in the light scheme the test's Chromium uses.
+    const channels = a === 0 ? [255, 255, 255] : [r!, g!, b!];
+    const [R, G, B] = channels.map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * R! + 0.7152 * G! + 0.0722 * B!;
+  };
+  const [light, dark] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+  return (light! + 0.05) / (dark! + 0.05);
+}

@@ -54,7 +54,10 @@ describe('the inbox page', () => {
     const page = await app.request('/');
     expect(page.status).toBe(401);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await page.text()).toContain('Open the address <code>waveloop serve</code> printed');
+    const signIn = await page.text();
+    expect(signIn).toContain('Open the address <code>waveloop serve</code> printed');
+    // A token pasted there is not shown to whoever looks at the screen.
+    expect(signIn).toContain('<input type="password" name="token" aria-label="Token"');
     const api = await app.request('/api/pending');
     expect(api.status).toBe(401);
     expect(await api.json()).toMatchObject({ error: { code: 'unauthorized' } });

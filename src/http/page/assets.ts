@@ -27,7 +27,8 @@ function packageFile(specifier: string): string {
 }
 
 const STYLE = `
-:root { color-scheme: light dark; --line: #8884; --muted: #888; --ok: #2a7d3b; --bad: #b3261e; --wait: #a15c00; }
+:root { color-scheme: light dark; --line: #8884; --muted: #595959; --ok: #2a7d3b; --bad: #b3261e; --wait: #a15c00; }
+@media (prefers-color-scheme: dark) { :root { --muted: #a6a6a6; } }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0; }
 header { display: flex; gap: 1.5rem; align-items: baseline; padding: .7rem 1.5rem; border-bottom: 1px solid var(--line); }
@@ -57,13 +58,14 @@ pre { white-space: pre-wrap; word-break: break-word; background: #8881; padding:
 .status.waiting_for_approval, .status.waiting_for_input, .status.waiting_for_message { color: var(--wait); }
 form { margin: .4rem 0 0; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
-input[type=text], input[type=search], textarea, select { font: inherit; padding: .3rem .45rem; border: 1px solid var(--line); border-radius: 4px; background: transparent; color: inherit; }
+input[type=text], input[type=password], input[type=search], textarea, select { font: inherit; padding: .3rem .45rem; border: 1px solid var(--line); border-radius: 4px; background: transparent; color: inherit; }
 input[type=text] { min-width: 18rem; }
 form.search input[type=search] { min-width: 12rem; }
 .verdict { font-weight: 600; } .verdict.approve { color: var(--ok); } .verdict.deny, .verdict.refused { color: var(--bad); }
 tr.refused td { background: #b3261e0d; }
 .badge { font-size: .8rem; padding: .05rem .45rem; border-radius: 999px; border: 1px solid var(--wait); color: var(--wait); }
 ul.recent { padding-left: 1.1rem; margin: .3rem 0; }
+label.goal { display: block; }
 textarea { width: 100%; min-height: 6rem; font-family: ui-monospace, monospace; font-size: .9rem; }
 button { font: inherit; padding: .3rem .8rem; border-radius: 4px; border: 1px solid var(--line); cursor: pointer; background: #8882; color: inherit; }
 button.primary { background: #2a7d3b; color: white; border-color: #2a7d3b; }

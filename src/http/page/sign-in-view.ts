@@ -10,7 +10,7 @@ export function signInView(wrongToken: boolean): Html {
       <code>WAVELOOP_HTTP_TOKENS</code>:
     </p>
     <form method="get" class="actions">
-      <input type="text" name="token" aria-label="Token" autocomplete="off" required />
+      <input type="password" name="token" aria-label="Token" autocomplete="off" required />
       <button class="primary">Sign in</button>
     </form>`;
 }

@@ -29,8 +29,10 @@ export function startForm(agents: readonly string[], typed: StartTyped = {}): Ht
       </label>
     </p>
     <p>
-      <textarea name="goal" aria-label="Goal" placeholder="What should the agent do?" required>
-${typed.goal ?? ''}</textarea>
+      <label class="goal"
+        >Goal
+        <textarea name="goal" placeholder="What should the agent do?" required>${typed.goal ?? ''}</textarea>
+      </label>
     </p>
     <button class="primary">Start</button>
   </form>`;
