@@ -71,6 +71,8 @@ export {
 export type { PersonUpdate } from './client/person-updates';
 export type { PendingDecision, PendingList } from './client/pending';
 export type { EffectEntry, EffectLedger } from './client/effects';
+export { UndoRefusedError, type UndoOptions, type UndoReport } from './client/undo';
+export type { UndoEntry, UndoneCall } from './contract/effects/undo';
 export type { GoalsClient, GoalStartOptions } from './client/goals';
 export type { EvalsClient, ExportOptions } from './client/evals';
 export type { EvalRecording, RecordedCase } from './client/eval-recording';
