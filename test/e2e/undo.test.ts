@@ -2,8 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UndoReport } from '../../src/client/undo';
 import type { AuditRecord } from '../../src/contract/audit/records';
+import { startHttpServer, type HttpServer } from '../../src/http';
 import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
+import { peopleWith } from '../support/people';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
 
@@ -78,6 +81,7 @@ describe('undo', () => {
   let cli: CliFixture;
   let project: TestProject;
   let worker: LiveCommand | undefined;
+  let server: HttpServer;
   const cmd = (args: string[]) => waveloop(args, cli.env, { cwd: project.dir });
   const log = (): string[] => {
     const db = new Database(path.join(project.dir, 'undo.db'), { readonly: true });
@@ -94,8 +98,11 @@ describe('undo', () => {
     project = testProject();
     project.write('waveloop.config.ts', CONFIG(project.dir));
     worker = await workerProcess(cli.env, { cwd: project.dir });
+    const people = peopleWith([{ name: 'carol', token: 'carol-secret-token' }]);
+    server = await startHttpServer({ client: cli.client, people, host: '127.0.0.1', port: 0, log: () => {} });
   });
   afterAll(async () => {
+    await server?.close();
     worker?.kill('SIGTERM');
     await worker?.done;
     project?.remove();
@@ -215,7 +222,51 @@ describe('undo', () => {
     expect(logSince(before)).toEqual(['refund INV-6 100 (paid INV-6)', 'refund INV-5 100 (paid INV-5)']);
   });
 
-  it('a run still running is refused, and nothing is undone', async () => {
+  /** `POST /api/runs/{id}/undo` with `body`, as carol: the status and the body. */
+  async function undoOverHttp(
+    id: string,
+    body: unknown,
+  ): Promise<{ status: number; body: UndoReport & { error?: { code: string; message: string } } }> {
+    const response = await fetch(`${server.url}/api/runs/${id}/undo`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer carol-secret-token', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as never };
+  }
+
+  it("POST /api/runs/{id}/undo: a dry run changes nothing, the undo is made by the token's person, a second finds nothing left; a bad body is 400", async () => {
+    const id = 'undo-http';
+    await ran(id, [[pay('INV-9'), pay('INV-10')]]);
+    const before = log();
+    const dry = await undoOverHttp(id, { dryRun: true });
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ dryRun: true, by: 'carol', failed: [], cannotUndo: [] });
+    expect(dry.body.undone.map((call) => call.args)).toEqual([
+      { invoice: 'INV-10', amount: 100 },
+      { invoice: 'INV-9', amount: 100 },
+    ]);
+    expect(dry.body.undoId).toBeUndefined();
+    expect(logSince(before)).toEqual([]);
+
+    const undone = await undoOverHttp(id, {});
+    expect(undone.status).toBe(200);
+    expect(undone.body).toMatchObject({ dryRun: false, by: 'carol', undoId: `undo:${id}` });
+    expect(undone.body.undone.map((call) => call.undoResult)).toEqual([
+      'refund INV-10 100 (paid INV-10)',
+      'refund INV-9 100 (paid INV-9)',
+    ]);
+    const again = await undoOverHttp(id, {});
+    expect(again.status).toBe(200);
+    expect(again.body.undone).toEqual([]);
+    expect(again.body.alreadyUndone.map((call) => call.callId)).toEqual([`${id}-2`, `${id}-1`]);
+    expect(logSince(before)).toHaveLength(2);
+
+    const bad = await undoOverHttp(id, { toIteration: -1 });
+    expect(bad.status).toBe(400);
+  });
+
+  it('a run still running is refused (exit 1, HTTP 409), and nothing is undone', async () => {
     const id = 'undo-running';
     cli.fake.script(
       { toolCalls: [{ id: `${id}-1`, ...pay('INV-7') }] },
@@ -232,6 +283,11 @@ describe('undo', () => {
     const refused = await cmd(['undo', id]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
+      `${id} is still running: cancel it (waveloop cancel ${id}) or let it end, then undo it.`,
+    );
+    const conflict = await undoOverHttp(id, {});
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error?.message).toBe(
       `${id} is still running: cancel it (waveloop cancel ${id}) or let it end, then undo it.`,
     );
     expect(logSince(before)).toEqual([]);
