@@ -366,6 +366,11 @@ describe('waveloop serve: the HTTP API', () => {
     };
 
     const first = await serve();
+    // The file's worker polls the task queue, and serve says so (not that it has none).
+    await eventually(first.serving.stderr, (printed) =>
+      printed.includes(`A worker polls task queue "${cli.taskQueue}"`),
+    );
+    expect(first.serving.stderr()).not.toContain('No worker');
     const waiting = await first.pendingHere();
     expect(waiting).toEqual([expect.objectContaining({ kind: 'approval', tool: 'update_user' })]);
     expect((await fetch(`${first.url}/api/pending`)).status).toBe(401);

@@ -108,7 +108,11 @@ async function serve(program: Command, options: ServeOptions): Promise<number> {
               .join(', ')}.`,
           );
         if (!worker)
-          note(`No worker here (--worker runs one): runs need a worker on task queue "${config.taskQueue}".`);
+          note(
+            (await client.hasLiveWorker())
+              ? `A worker polls task queue "${config.taskQueue}": the runs started here go to it.`
+              : `No worker polls task queue "${config.taskQueue}": runs wait until one does (waveloop worker, or serve --worker).`,
+          );
         note('Ctrl-C stops it.');
         await stop.stopped;
       } finally {
