@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/browser/**/*.browser.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
+    globalSetup: ['test/support/browser-setup.ts', 'test/support/global-setup.ts'],
     setupFiles: ['test/support/fake-model-checks.ts'],
     testTimeout: 90_000,
     hookTimeout: 120_000,
