@@ -318,6 +318,7 @@ describe('waveloop serve: the HTTP API', () => {
       '/api/runs/{id}/end',
       '/api/runs/{id}/events',
       '/api/runs/{id}/messages',
+      '/api/runs/{id}/outcomes/{callId}',
       '/api/runs/{id}/undo',
     ]);
     expect(doc.body.paths['/api/runs'].post.requestBody.content['application/json'].schema.properties).toHaveProperty(
