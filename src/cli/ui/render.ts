@@ -88,7 +88,10 @@ export function renderProgress(progress: RunProgress): string[] {
         ]
       : []),
     `Iteration:  ${progress.iteration} of ${progress.maxIterations} (phase: ${progress.phase})`,
-    `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
+    `Waves:      ${progress.waves.length}, ${progress.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls` +
+      (progress.forkedFrom
+        ? ` since the fork at iteration ${progress.forkedFrom.iteration} (the waves before it are ${progress.forkedFrom.workflowId}'s)`
+        : ''),
     ...(progress.settling?.calls ?? []).map(
       (call) => `Settled:    ${renderCall(progress.settling!.iteration, call)} (its wave still runs)`,
     ),

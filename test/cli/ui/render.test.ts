@@ -49,6 +49,29 @@ describe('renderProgress (waveloop status)', () => {
   });
 });
 
+describe('renderProgress of a forked run', () => {
+  it('counts its waves since the fork, and says whose the earlier ones are', () => {
+    const progress: RunProgress = {
+      status: 'waiting_for_approval',
+      iteration: 3,
+      maxIterations: 20,
+      phase: 'tools',
+      agent: 'back-office',
+      model: 'gpt-4o-mini',
+      waves: [],
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      pendingQuestions: [],
+      pendingApprovals: [],
+      startedBy: 'alice',
+      startedAt: '2026-11-26T08:59:00.000Z',
+      forkedFrom: { workflowId: 'waveloop-1a2b3c4d', runId: 'r1', iteration: 2 },
+    };
+    expect(renderProgress(progress)).toContain(
+      "Waves:      0, 0 tool calls since the fork at iteration 2 (the waves before it are waveloop-1a2b3c4d's)",
+    );
+  });
+});
+
 describe('renderResult and renderResultSummary: estimated usage', () => {
   it('renderResult: tokens an endpoint did not report are printed as estimated', () => {
     const result: AgentLoopResult = {
