@@ -1,4 +1,5 @@
 import type { AgentLoopResult, RunProgress, ToolCallRecord, WaveRecord } from '../contract/agent-loop';
+import type { PendingOutcome } from '../contract/effects/outcome';
 import type { StreamedText } from '../contract/model/streaming';
 import type { ModelCallState } from './model-call';
 
@@ -28,6 +29,8 @@ export type RunEvent =
   | { type: 'question'; question: PendingQuestion }
   /** A tool call waits for approval. */
   | { type: 'approval'; approval: PendingApproval }
+  /** A `write` call may or may not have run: it waits for a person to say (docs/effects.md#unknown-outcomes). */
+  | { type: 'outcome'; outcome: PendingOutcome }
   /** A conversation waits for the person's next message, after the model's `text` of `iteration`. */
   | { type: 'message'; iteration: number; text: string }
   /**
@@ -120,6 +123,9 @@ export function followRun(client: RunReader, workflowId: string, options: Follow
     }
     for (const approval of progress.pendingApprovals ?? []) {
       if (isNew(approval.callId)) await report({ type: 'approval', approval });
+    }
+    for (const outcome of progress.pendingOutcomes ?? []) {
+      if (isNew(`outcome:${outcome.callId}:${outcome.since}`)) await report({ type: 'outcome', outcome });
     }
     if (progress.conversation && isNew(`message:${progress.iteration}`)) {
       await report({ type: 'message', iteration: progress.iteration, text: progress.conversation.message });

@@ -8,8 +8,8 @@ import type { RunEvent } from '../client/follow';
  * - `<iteration>.rate-limit.<attempt>`: that attempt waits for the model's rate limit;
  * - `<iteration>.stream.<attempt>.<length>`: its reply so far (`?stream=true`);
  * - `<iteration>.said`: what the model said;
- * - `<iteration>.call.<callId>`, `<iteration>.approval.<callId>`, `<iteration>.question.<callId>`:
- *   a call of the iteration's wave settled, or waits for a person;
+ * - `<iteration>.call.<callId>`, `<iteration>.approval.<callId>`, `<iteration>.outcome.<callId>`,
+ *   `<iteration>.question.<callId>`: a call of the iteration's wave settled, or waits for a person;
  * - `<iteration>.message`: a conversation waits for the next message;
  * - `end`: the run ended (its result).
  *
@@ -22,7 +22,17 @@ import type { RunEvent } from '../client/follow';
  */
 
 /** The rank of each kind within its iteration. */
-const RANK = { retry: 0, 'rate-limit': 0, stream: 0, said: 1, call: 2, approval: 2, question: 2, message: 3 } as const;
+const RANK = {
+  retry: 0,
+  'rate-limit': 0,
+  stream: 0,
+  said: 1,
+  call: 2,
+  approval: 2,
+  outcome: 2,
+  question: 2,
+  message: 3,
+} as const;
 
 type Kind = keyof typeof RANK;
 
@@ -44,6 +54,8 @@ export function eventId(event: RunEvent, iteration: number): string {
       return `${event.iteration}.call.${event.call.id}`;
     case 'approval':
       return `${event.approval.iteration}.approval.${event.approval.callId}`;
+    case 'outcome':
+      return `${event.outcome.iteration}.outcome.${event.outcome.callId}`;
     case 'question':
       return `${iteration}.question.${event.question.callId}`;
     case 'message':

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingDecision } from '../../src/client/pending';
 import type { AuditRecord } from '../../src/contract/audit/records';
 import { startHttpServer, type HttpServer } from '../../src/http';
-import { cliFixture, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
+import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { toolMessages } from '../support/fake-model';
 import { waitForProgress } from '../support/harness';
 import { peopleWith } from '../support/people';
@@ -205,6 +205,12 @@ describe('unknown outcomes', () => {
     const id = 'outcome-again';
     await killedInside(id, 'send_invoice', 'INV-3');
     await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => (p.pendingOutcomes ?? []).length > 0);
+    // A follower is told what waits, and the command that settles it.
+    const following = waveloopLive(['follow', id], cli.env, { cwd: project.dir });
+    await eventually(following.stdout, (out) => out.includes('Unknown outcome: wave 1 · send_invoice('), {
+      problem: 'waveloop follow never said the call waits.',
+    });
+    expect(following.stdout()).toContain(`decide with: waveloop outcome ${id} call_${id} --happened`);
     const settled = await cmd(['outcome', id, `call_${id}`, '--again', '--by', 'bob']);
     expect(settled.code, settled.stderr).toBe(0);
     const result = await cli.client.runs.result(id);
@@ -213,6 +219,7 @@ describe('unknown outcomes', () => {
       result: 'send_invoice INV-3 4000',
       outcome: { path: 'rerun', by: 'bob' },
     });
+    expect((await following.done).code).toBe(0);
     expect(rows('INV-3')).toEqual([
       { tool: 'send_invoice', amount: 4000 },
       { tool: 'send_invoice', amount: 4000 },

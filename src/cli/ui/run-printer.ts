@@ -1,4 +1,5 @@
 import type { PendingApproval, PendingQuestion, RunEvent } from '../../client/follow';
+import { outcomeCommandLine } from '../../contract/effects/outcome';
 import { RATE_LIMIT_WAIT_TEXT } from '../../contract/flow/rate-limit';
 import { unseenText, type StreamedText } from '../../contract/model/streaming';
 import { toolSummary } from '../../contract/summaries';
@@ -75,6 +76,12 @@ export class RunPrinter {
         if (out.onApproval) return out.onApproval(approval, signal);
         return waiting(
           `Approval needed: ${toolSummary(approval.iteration, approval.tool, approval.args)}${approval.reason ? ` (${approval.reason})` : ''}\n  ${approvalHint(workflowId, approval.callId)}`,
+        );
+      }
+      case 'outcome': {
+        const { outcome } = event;
+        return waiting(
+          `Unknown outcome: ${toolSummary(outcome.iteration, outcome.tool, outcome.args)} may or may not have run (${outcome.why})\n  decide with: ${outcomeCommandLine(workflowId, outcome.callId)}`,
         );
       }
       case 'message':

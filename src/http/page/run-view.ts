@@ -17,7 +17,7 @@ import type { Html } from './layout';
  */
 
 /** The events after which the section is fetched anew. */
-const LIVE_EVENTS = ['said', 'call', 'approval', 'question', 'message', 'ended', 'failed'];
+const LIVE_EVENTS = ['said', 'call', 'approval', 'outcome', 'question', 'message', 'ended', 'failed'];
 
 /** The longest tool result shown in full; a longer one is cut, and the API has all of it. */
 const RESULT_CHARS = 4000;
