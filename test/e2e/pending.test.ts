@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingDecision } from '../../src/client/pending';
 import { cliFixture, waveloop, type CliFixture } from '../support/cli';
+import { toolMessages } from '../support/fake-model';
 import { waitForProgress } from '../support/harness';
 
 let cli: CliFixture;
@@ -92,5 +93,39 @@ describe('waveloop pending', () => {
     const ended = await waveloop(['end', chat], cli.env);
     expect(ended.code, ended.stderr).toBe(0);
     expect(await pendingHere([approval, question, chat])).toEqual([]);
+  });
+});
+
+describe('waveloop pending: the order', () => {
+  it('oldest wait first, whatever order the runs started in', async () => {
+    const [first, second] = ['pending-started-first', 'pending-started-second'];
+    // The run started first waits second: its second model reply comes only once the other run waits.
+    let secondWaits!: () => void;
+    const otherWaiting = new Promise<void>((resolve) => (secondWaits = resolve));
+    cli.fake.route(
+      async (request) => {
+        const goal = String(request.messages.find((m) => m.role === 'user')?.content);
+        if (goal.includes('Xavier') && toolMessages(request).length === 0)
+          return { toolCalls: [{ name: 'search_users', args: { name: 'Bob' } }] };
+        if (goal.includes('Xavier')) {
+          await otherWaiting;
+          return { toolCalls: [{ name: 'update_user', args: { id: 2, company: 'Xavier Inc' } }] };
+        }
+        return { toolCalls: [{ name: 'update_user', args: { id: 3, company: 'Yolanda Ltd' } }] };
+      },
+      { atMost: 3 },
+    );
+    const started = await waveloop(['run', '--detach', '--id', first, 'Move Bob to Xavier Inc'], cli.env);
+    expect(started.code, started.stderr).toBe(0);
+    await waitForProgress(cli.h.client, cli.client.runs.handle(first), (p) => p.iteration === 2);
+    await startWaiting(second, ['Move Carol to Yolanda Ltd'], 'waiting_for_approval');
+    secondWaits();
+    await waitForProgress(cli.h.client, cli.client.runs.handle(first), (p) => p.status === 'waiting_for_approval');
+
+    const decisions = await pendingHere([first, second]);
+    expect(decisions.map((d) => d.workflowId)).toEqual([second, first]);
+    expect(Date.parse(decisions[0]!.waitingSince)).toBeLessThan(Date.parse(decisions[1]!.waitingSince));
+    expect(Date.parse(decisions[1]!.startedAt!)).toBeLessThan(Date.parse(decisions[0]!.startedAt!));
+    await Promise.all([first, second].map((id) => cli.client.runs.cancel(id)));
   });
 });
