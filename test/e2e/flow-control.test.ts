@@ -52,13 +52,17 @@ function mostInFlight(history: History): { scheduled: number; started: number } 
 
 describe('flow control: wave width', () => {
   it('maxParallelTools 3: a wave of 12 calls never has more than 3 tool activities open; the results reach the model in call order', async () => {
-    // Later calls finish sooner, so the calls settle out of call order.
+    // Each odd call finishes only after the call after it has, so the calls settle out of call
+    // order whatever the timing (the call after an odd one always gets a place: an odd call waits only
+    // for an even one, which finishes at once).
+    const finished: number[] = [];
     const echo = defineTool({
       name: 'slow_echo',
       description: 'Echoes n after a while.',
       parameters: z.object({ n: z.number() }),
       execute: async ({ n }) => {
-        await new Promise((resolve) => setTimeout(resolve, (12 - n) * 15));
+        while (n % 2 === 1 && n < 12 && !finished.includes(n + 1)) await new Promise((r) => setTimeout(r, 5));
+        finished.push(n);
         return `echo ${n}`;
       },
     });
@@ -81,6 +85,9 @@ describe('flow control: wave width', () => {
 
     expect(result).toMatchObject({ status: 'completed', answer: 'All twelve echoed.' });
     expect(result!.waves[0].calls.map((c) => c.id)).toEqual(calls.map((c) => c.id));
+    // They did settle out of order: 2 before 1, 4 before 3, …
+    expect(finished.indexOf(2)).toBeLessThan(finished.indexOf(1));
+    expect(finished.indexOf(12)).toBeLessThan(finished.indexOf(11));
     const most = mostInFlight(await handle.fetchHistory());
     // Exactly 3: the wave is held to its width, and still runs that many side by side.
     expect(most.scheduled).toBe(3);

@@ -33,6 +33,7 @@ export default defineConfig({
             throw new Error('cancelled');
           }
           await new Promise((r) => setTimeout(r, 50));
+          fs.appendFileSync(path.join(${JSON.stringify(dir)}, 'ticks'), '.');
         }
         log('finished');
         return 'exported 42 rows';
@@ -58,6 +59,7 @@ describe('graceful shutdown', () => {
 
   it('SIGTERM during a slow tool call: the call finishes once, the worker exits 0, another worker completes the run', async () => {
     const logFile = path.join(project.dir, 'export.log');
+    const tickFile = path.join(project.dir, 'ticks');
     const lines = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trim().split('\n') : []);
     cli.fake.script({ toolCalls: [{ name: 'slow_export', args: {} }] }, { content: 'Exported the ledger.' });
 
@@ -71,8 +73,11 @@ describe('graceful shutdown', () => {
     worker.kill('SIGTERM');
     // The worker logs its move to STOPPING: it was asked to stop and has stopped polling.
     await eventually(stateChanges, (count) => count > before);
-    // A second into its grace period the worker still waits for the call instead of cancelling it.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Into its grace period the worker still waits for the call instead of cancelling it: the tool
+    // goes on through twenty more rounds of its loop, each checking whether it was cancelled.
+    const ticks = () => (fs.existsSync(tickFile) ? fs.readFileSync(tickFile, 'utf8').length : 0);
+    const ticksAtStop = ticks();
+    await eventually(ticks, (count) => count >= ticksAtStop + 20);
     expect(lines()).toEqual(['started']);
     fs.writeFileSync(path.join(project.dir, 'release'), '');
     const stopped = await worker.done;
