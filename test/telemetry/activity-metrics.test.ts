@@ -4,6 +4,12 @@ import { DefaultLogger } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { activityMetrics } from '../../src/telemetry/activity-metrics';
 
+/**
+ * A unit test of what `activityMetrics` records for each kind of activity, through the SDK's
+ * `MockActivityEnvironment` and a meter that keeps what it is given. What a worker really exports
+ * (decoded from its Prometheus endpoint) is checked by test/e2e/telemetry-worker-process.test.ts.
+ */
+
 /** A metric meter that keeps every value recorded, with its metric's name and its tags. */
 function recordingMeter() {
   const recorded: Array<{ name: string; value: number; tags: MetricTags }> = [];
@@ -39,7 +45,7 @@ function environment(activityType: string) {
   return { env, values };
 }
 
-describe('activity metrics', () => {
+describe('activityMetrics, unit: what it records with a recording meter', () => {
   it('a model call: one attempt, its latency, its tokens and its cost by model (prices as createWorker has them)', async () => {
     const { env, values } = environment('callModel');
     const usage = { promptTokens: 1000, completionTokens: 500, totalTokens: 1500 };
