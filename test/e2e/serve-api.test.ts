@@ -286,6 +286,46 @@ describe('waveloop serve: the HTTP API', () => {
     }
   });
 
+  it('edges: edited arguments of the wrong type are a 400 and the call waits on; SSE needs a token; a reconnect in the middle of a wave repeats nothing; a failed run sends failed', async () => {
+    cli.fake.script(
+      {
+        toolCalls: [
+          { id: 'call_s', name: 'search_users', args: { name: 'Bob' } },
+          { id: 'call_u', name: 'update_user', args: { id: 2, company: 'EPAM' } },
+          { id: 'call_g', name: 'get_user', args: { id: 2 } },
+        ],
+      },
+      { content: 'Bob moved.' },
+    );
+    const id = 'serve-edges';
+    expect(
+      (await api('POST', '/api/runs', { body: { goal: 'Move Bob', workflowId: id, agent: 'back-office' } })).status,
+    ).toBe(201);
+    // Follow until the first call of the wave has settled, then go away.
+    const first = await readEvents(id, { until: (event) => event.event === 'call' });
+    await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => p.status === 'waiting_for_approval');
+
+    expect((await fetch(`${server.url}/api/runs/${id}/events`)).status).toBe(401);
+    const wrong = await api('POST', `/api/runs/${id}/approvals/call_u`, {
+      body: { approve: true, args: { id: 'two', company: 5 } },
+    });
+    expect(wrong.status).toBe(400);
+    expect((await cli.client.runs.progress(id)).pendingApprovals.map((a) => a.callId)).toEqual(['call_u']);
+
+    const rest = readEvents(id, { lastEventId: first.events.at(-1)!.id });
+    expect((await api('POST', `/api/runs/${id}/approvals/call_u`, { body: { approve: true } })).status).toBe(200);
+    const ids = [...first.events, ...(await rest).events].map((e) => e.id);
+    expect(ids.filter((eventId, i) => ids.indexOf(eventId) !== i)).toEqual([]);
+    for (const call of ['call_s', 'call_u', 'call_g']) expect(ids).toContain(`1.call.${call}`);
+    expect(ids.at(-1)).toBe('end');
+
+    const failing = 'serve-edges-failed';
+    await cli.client.runs.start({ goal: 'Nobody runs this', agent: 'no-such-agent' }, { workflowId: failing });
+    const failed = await readEvents(failing, { until: (event) => event.event === 'failed' });
+    expect(failed.events.at(-1)).toMatchObject({ event: 'failed', id: 'end' });
+    expect(JSON.parse(failed.events.at(-1)!.data).failure).toContain('Unknown agent "no-such-agent"');
+  });
+
   it("the inbox's run page of a workflow that is no run (a webhook's delivery) is 404, not a redirect to itself", async () => {
     const id = 'serve-not-a-run';
     await cli.client.temporal.workflow.execute(DELIVER_WEBHOOKS_WORKFLOW, {
