@@ -160,6 +160,10 @@ describe('unknown outcomes', () => {
     });
     expect(result.answer).toBe('Done with INV-1: found payment of INV-1: 4000');
     expect(rows('INV-1')).toEqual([{ tool: 'pay_invoice', amount: 4000 }]);
+    const shown = await cmd(['show', id]);
+    expect(shown.stdout).toContain(
+      'wave 1 · pay_invoice(invoice=INV-1, amount=4000) → found payment of INV-1: 4000 (may have run: reconciled)',
+    );
   });
 
   it('a write tool without reconcile waits as an unknown outcome in pending; "it happened" completes the call with the given result', async () => {

@@ -22,7 +22,18 @@ export function renderCall(iteration: number, call: ToolCallRecord): string {
   const outcome = call.ok
     ? `${colors.green('→')} ${oneLine(call.result ?? '', RESULT_CHARS)}`
     : colors.red(`✗ ${oneLine(call.error ?? '', RESULT_CHARS)}`);
-  return `${colors.cyan(toolSummary(iteration, call.tool, call.args))} ${outcome}${decided(call)}`;
+  return `${colors.cyan(toolSummary(iteration, call.tool, call.args))} ${outcome}${decided(call)}${settled(call)}`;
+}
+
+/**
+ * How a call that may have acted was settled, or that a dry run held it back: ` (may have run:
+ * reconciled)`, ` (may have run: confirmed by bob)`, ` (held back: dry run)`.
+ */
+function settled({ outcome, heldBack }: ToolCallRecord): string {
+  if (heldBack) return colors.dim(' (held back: dry run)');
+  if (!outcome) return '';
+  const how = outcome.path === 'reconciled' ? 'reconciled' : `${outcome.path.replace('_', ' ')} by ${outcome.by}`;
+  return colors.dim(` (may have run: ${how})`);
 }
 
 /** Who decided a call that waited for approval: ` (approved by alice)`, ` (denied by timeout)`. */
