@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookBody } from '../../src/contract/webhooks/webhooks';
 import { cliFixture, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { assess, goalModel } from '../support/goal-model';
+import { recordHistory } from '../support/history';
 import { eventually } from '../support/wait';
 import { signatureHolds, webhookReceiver } from '../support/webhook-receiver';
 
@@ -116,6 +117,9 @@ describe('webhooks', () => {
     await startWorker();
     await cli.client.runs.approve(id, 'call_move', { by: 'alice' });
     expect((await cli.client.runs.result(id)).status).toBe('completed');
+    // Replayed in CI (test/replay): a run that starts deliverWebhooks children, and one delivery.
+    await recordHistory('webhooks-approval', cli.h.client.workflow.getHandle(id));
+    await recordHistory('webhooks-delivery', cli.h.client.workflow.getHandle(deliveryId));
 
     const ended = await eventually(hooks, (got) => got.some((r) => r.headers['x-waveloop-event'] === 'completed'), {
       problem: 'The completed webhook was never delivered.',
