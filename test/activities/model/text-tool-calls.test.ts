@@ -474,6 +474,11 @@ interface CorpusReply {
   scenario: string;
   expect: 'call' | 'answer';
   tool?: string;
+  /**
+   * What a reply that calls a tool must come to: these calls with these arguments, or a repair turn
+   * (the model is asked again) naming these tools.
+   */
+  outcome?: { calls: Array<{ name: string; args: unknown }> } | { repair: string[] };
   content: string;
 }
 
@@ -488,7 +493,7 @@ const DEMO_TOOLS = new Set(backOfficeAgent.tools ?? []);
 
 describe('textToolCalls over the corpus of replies (test/activities/model/fixtures/text-replies.jsonl)', () => {
   it.each(CORPUS.map((reply, i) => [`${i + 1} (${reply.source}, ${reply.model}, ${reply.scenario})`, reply] as const))(
-    'textToolCalls: corpus reply %s is read as calls or repaired when it calls a tool, and stays the answer otherwise',
+    'textToolCalls: corpus reply %s is read as its expected calls and arguments, or as its expected repair turn, when it calls a tool, and stays the answer otherwise',
     (_name, reply) => {
       const result = textToolCalls(reply.content, DEMO_TOOLS, ids());
       if (reply.expect === 'answer') {
@@ -496,8 +501,18 @@ describe('textToolCalls over the corpus of replies (test/activities/model/fixtur
         return;
       }
       expect(result).toBeDefined();
-      const tools =
-        result && 'calls' in result ? result.calls.map((call) => call.function.name) : (result?.unreadable.tools ?? []);
+      const outcome =
+        result && 'calls' in result
+          ? {
+              calls: result.calls.map((call) => ({
+                name: call.function.name,
+                args: JSON.parse(call.function.arguments) as unknown,
+              })),
+            }
+          : { repair: result?.unreadable.tools ?? [] };
+      // Exactly the calls and arguments expected, or exactly a repair turn: not merely the tool's name somewhere.
+      expect(outcome).toEqual(reply.outcome);
+      const tools = 'calls' in outcome ? outcome.calls.map((call) => call.name) : outcome.repair;
       if (reply.tool) expect(tools).toContain(reply.tool);
     },
   );
