@@ -13,6 +13,7 @@ export const benchTool = defineTool({
     bytes: z.number().int().min(0),
     call: z.number().int().optional(),
   }),
+  effect: 'read',
   async execute({ sleepMs, bytes }) {
     if (sleepMs > 0) await new Promise((resolve) => setTimeout(resolve, sleepMs));
     return bytes > 2 ? 'x'.repeat(bytes) : 'ok';
