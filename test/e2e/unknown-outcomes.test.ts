@@ -11,6 +11,7 @@ import { waitForProgress } from '../support/harness';
 import { peopleWith } from '../support/people';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
+import { webhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Unknown outcomes, end to end (docs/effects.md#unknown-outcomes): a `waveloop worker` process is
@@ -87,6 +88,9 @@ describe('unknown outcomes', () => {
   let project: TestProject;
   let worker: LiveCommand | undefined;
   let server: HttpServer;
+  let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
+  /** The workers' environment: the fixture's, and a webhook receiver. */
+  let env: Record<string, string>;
   const cmd = (args: string[]) => waveloop(args, cli.env, { cwd: project.dir });
   const rows = (invoice: string) => {
     const db = new Database(path.join(project.dir, 'effects.db'), { readonly: true });
@@ -101,12 +105,15 @@ describe('unknown outcomes', () => {
     cli = await cliFixture('unknown-outcomes', { worker: false });
     project = testProject();
     project.write('waveloop.config.ts', CONFIG(project.dir));
-    worker = await workerProcess(cli.env, { cwd: project.dir });
+    receiver = await webhookReceiver();
+    env = { ...cli.env, WAVELOOP_WEBHOOKS: receiver.url('/hook') };
+    worker = await workerProcess(env, { cwd: project.dir });
     const people = peopleWith([{ name: 'carol', token: 'carol-secret-token' }]);
     server = await startHttpServer({ client: cli.client, people, host: '127.0.0.1', port: 0, log: () => {} });
   });
   afterAll(async () => {
     await server?.close();
+    await receiver?.close();
     worker?.kill('SIGTERM');
     await worker?.done;
     project?.remove();
@@ -137,7 +144,7 @@ describe('unknown outcomes', () => {
     );
     worker!.kill('SIGKILL');
     await worker!.done;
-    worker = await workerProcess(cli.env, { cwd: project.dir });
+    worker = await workerProcess(env, { cwd: project.dir });
   }
 
   /** The decisions `waveloop pending --json` lists for run `id`. */
@@ -186,6 +193,23 @@ describe('unknown outcomes', () => {
     expect(status.stdout).toContain(
       `Outcome:    wave 1 · send_invoice(invoice=INV-2, amount=4000) (call call_${id}) may or may not have run (its attempt timed out after 3 s)`,
     );
+
+    // A webhook tells the wait: not an approval, an unknown outcome.
+    const [notice] = await eventually(
+      () => receiver.received.map((r) => JSON.parse(r.raw)).filter((body) => body.workflowId === id),
+      (bodies) => bodies.length > 0,
+      { problem: 'No webhook told the wait.' },
+    );
+    expect(notice).toMatchObject({
+      event: 'waiting_for_approval',
+      pending: {
+        callId: `call_${id}`,
+        tool: 'send_invoice',
+        unknownOutcome: true,
+        reason:
+          'send_invoice(invoice=INV-2, amount=4000) may or may not have run (its attempt timed out after 3 s): it happened, run it again, or give up',
+      },
+    });
 
     const both = await cmd(['outcome', id, `call_${id}`, '--happened', '--again']);
     expect(both.code).toBe(2);
