@@ -5,6 +5,7 @@ import type { StartingState } from './continuation';
 import type { HumanGate } from './human-gate';
 import { Notifier } from './notices';
 import type { Publisher } from './publishing';
+import { undoOnFailure } from './undo-saga';
 
 /**
  * What a run tells beyond itself: its webhooks (`Notifier`: when it waits for a person, how it
@@ -18,7 +19,7 @@ export class RunReports {
 
   constructor(
     input: AgentLoopInput,
-    run: ResolvedRun,
+    private readonly run: ResolvedRun,
     { gate, state, publisher }: { gate: HumanGate; state: StartingState; publisher: Publisher },
   ) {
     const progress = (this.progress = publisher.progress);
@@ -59,15 +60,20 @@ export class RunReports {
     await this.audit.settle();
   }
 
-  /** The run ended with `result` (`cancelled` too): its end is recorded and told, after every earlier record. */
+  /**
+   * The run ended with `result` (`cancelled` too): with `onFailure: 'undo'`, a failed end first undoes
+   * what the run changed (`undoOnFailure`); its end is recorded and told, after every earlier record.
+   */
   async ended(result: AgentLoopResult): Promise<void> {
+    await undoOnFailure(this.run, this.progress, result.status);
     this.end(result.status, { iterations: result.iterations });
     await this.audit.settle();
     await this.notifier.ended(result);
   }
 
-  /** The run failed with `err`: recorded and told as `failed`. */
+  /** The run failed with `err`: with `onFailure: 'undo'`, what it changed is undone first; recorded and told as `failed`. */
   async failed(err: unknown): Promise<void> {
+    await undoOnFailure(this.run, this.progress, 'failed');
     this.end('failed', { error: err instanceof Error ? err.message : String(err) });
     await this.audit.settle();
     await this.notifier.failed(err);

@@ -293,4 +293,40 @@ describe('undo', () => {
     expect(logSince(before)).toEqual([]);
     await cli.client.runs.cancel(id);
   });
+
+  it("onFailure: 'undo': a run cancelled after two writes undoes both, later first, in a child its history shows; nothing is left to undo", async () => {
+    const id = 'undo-saga';
+    cli.fake.script(
+      { toolCalls: [{ id: `${id}-1`, ...pay('INV-12') }] },
+      { toolCalls: [{ id: `${id}-2`, ...plan(9) }] },
+      { toolCalls: [{ id: `${id}-3`, name: 'ask_question', args: { question: 'Anything else?' } }] },
+    );
+    const started = await cmd(['run', '--detach', '--on-failure', 'undo', '--id', id, `Handle ${id}`]);
+    expect(started.code, started.stderr).toBe(0);
+    await eventually(
+      async () => (await cli.client.runs.status(id)).progress?.status,
+      (status) => status === 'waiting_for_input',
+      { problem: 'The run never asked its question.' },
+    );
+    const before = log();
+    const cancelled = await cmd(['cancel', id]);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    const result = await cli.client.runs.result(id);
+    expect(result.status).toBe('cancelled');
+    expect(logSince(before)).toEqual(['plan 9 back: was silver', 'refund INV-12 100 (paid INV-12)']);
+
+    const history = await cli.h.client.workflow.getHandle(id).fetchHistory();
+    const children = (history.events ?? []).flatMap((event) => {
+      const child = event.startChildWorkflowExecutionInitiatedEventAttributes;
+      return child ? [[child.workflowType?.name, child.workflowId]] : [];
+    });
+    expect(children).toContainEqual(['undoRun', `undo:${id}`]);
+    const ledger = await cli.client.effects(id);
+    expect(ledger.effects.map((e) => [e.tool, e.undone?.by])).toEqual([
+      ['pay_invoice', 'onFailure'],
+      ['update_customer', 'onFailure'],
+    ]);
+    const again = await cmd(['undo', id]);
+    expect(again.stdout.trim()).toBe(`Nothing left to undo in ${id}: 2 calls undone already, by onFailure.`);
+  });
 });

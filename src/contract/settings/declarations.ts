@@ -172,6 +172,13 @@ export const SETTINGS = {
     default: false,
     flag: true,
   },
+  onFailure: {
+    type: { kind: 'enum', values: ['keep', 'undo'] },
+    doc: 'What a run that fails, is cancelled, or ends `circuit_open` or `invalid_output` does with the calls that changed something: `keep` them, or `undo` them, later first, by their tools’ `undo` (calls without one are passed by).',
+    layers: ['run', 'agent'],
+    default: 'keep',
+    flag: true,
+  },
   approvalTimeoutSeconds: {
     type: seconds(365 * DAY),
     doc: 'Seconds a call waits for a decision before `onApprovalTimeout` decides it (none: forever).',

@@ -39,6 +39,7 @@ const TABLE: Record<SettingName, Row> = {
   toolsToApprove: { run: ['a'], agent: ['b', 'a'], worker: NO, tree: NO, default: _ },
   effectsToApprove: { run: ['write'], agent: ['idempotent', 'write'], worker: NO, tree: NO, default: _ },
   dryRun: { run: true, agent: NO, worker: NO, tree: NO, default: false },
+  onFailure: { run: 'undo', agent: 'keep', worker: NO, tree: NO, default: 'keep' },
   approvalTimeoutSeconds: { run: 10, agent: 20, worker: NO, tree: NO, tool: 30, default: _ },
   onApprovalTimeout: { run: 'approve', agent: 'deny', worker: NO, tree: NO, tool: 'approve', default: 'deny' },
   fourEyes: { run: NO, agent: true, worker: NO, tree: NO, default: false },
