@@ -10,6 +10,7 @@ import {
   type UndoResult,
 } from '../contract/effects/undo';
 import { runCalls, type LedgerClients } from './effects';
+import { hasLiveWorker } from './live-worker';
 import { readUndone } from './undo-history';
 
 /**
@@ -43,9 +44,19 @@ export interface UndoReport extends Omit<UndoResult, 'undoId' | 'undoRunId'> {
   alreadyUndone: UndoneCall[];
 }
 
-/** An undo refused before it started: the run still runs, an undo of it runs, or it is no agent run. */
+/**
+ * An undo refused before it started, nothing undone: the run still runs, an undo of it runs, it is
+ * no agent run, its calls could not be read (`conflict`), or no worker polls the task queue to run
+ * the undo (`no_worker`).
+ */
 export class UndoRefusedError extends Error {
   override name = 'UndoRefusedError';
+  constructor(
+    message: string,
+    readonly reason: 'conflict' | 'no_worker' = 'conflict',
+  ) {
+    super(message);
+  }
 }
 
 /** What an undo needs of a `WaveloopClient`: the ledger's clients, its task queue and identity. */
@@ -109,6 +120,11 @@ export async function undoRun(
   };
   if (options.dryRun || calls.length === 0) return { ...plan(input), dryRun: options.dryRun === true, alreadyUndone };
 
+  if (!(await hasLiveWorker(client.temporal, client.taskQueue)))
+    throw new UndoRefusedError(
+      `No worker polls task queue "${client.taskQueue}", and an undo runs on a worker: start one (waveloop worker), then undo again. Nothing was undone.`,
+      'no_worker',
+    );
   const handle = await client.temporal.workflow.start(UNDO_WORKFLOW, {
     taskQueue: client.taskQueue,
     workflowId: undoWorkflowId(workflowId),

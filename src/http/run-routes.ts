@@ -156,13 +156,13 @@ export function addRunRoutes(app: Api, { client, webhookAllow }: StartDeps): voi
       summary:
         "Undo what an ended run changed, later calls first, by each tool's undo, and answer once it has finished (as `waveloop undo`)",
       description:
-        'The body takes `toIteration` (undo only the calls of later iterations), `dryRun` and `skipIrreversible`. The undo is made by the person of the token. A run still running, or one an undo is running for, is a 409.',
+        'The body takes `toIteration` (undo only the calls of later iterations), `dryRun` and `skipIrreversible`. The undo is made by the person of the token. A run still running, or one an undo is running for, is a 409; no worker polling the task queue, a 503.',
       request: { params: RunParamsSchema, ...body(UndoBodySchema) },
       responses: {
         200: json(
           '`{ workflowId, undoId?, by, dryRun, undone, cannotUndo, failed, notReached, stoppedAt?, alreadyUndone, undoneSoFar }`',
         ),
-        ...errors(400, 404, 409),
+        ...errors(400, 404, 409, 503),
       },
     }),
     async (c) => {
@@ -170,7 +170,10 @@ export function addRunRoutes(app: Api, { client, webhookAllow }: StartDeps): voi
       try {
         return c.json(await client.undo(id, { ...c.req.valid('json'), by: c.get('person').name }), 200);
       } catch (err) {
-        if (err instanceof UndoRefusedError) throw new HttpError(409, 'conflict', err.message);
+        if (err instanceof UndoRefusedError)
+          throw err.reason === 'no_worker'
+            ? new HttpError(503, 'no_worker', err.message)
+            : new HttpError(409, 'conflict', err.message);
         throw err;
       }
     },
