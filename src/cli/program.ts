@@ -9,6 +9,7 @@ import * as audit from './commands/audit';
 import * as cancel from './commands/cancel';
 import * as codecServer from './commands/codec-server';
 import * as decide from './commands/decide';
+import * as demo from './commands/demo';
 import * as effects from './commands/effects';
 import * as evals from './commands/eval';
 import * as follow from './commands/follow';
@@ -40,6 +41,7 @@ const USAGE_ERROR = 2;
 /** The groups of commands, in the order `--help` lists them. */
 const COMMANDS = [
   run,
+  demo,
   fork,
   worker,
   project,

@@ -106,16 +106,20 @@ async function runCommand(
 }
 
 /**
- * Starts a run with `start` (a `run`'s, a `fork`'s) once the server is up, with this process's
- * worker when none polls, and, unless `--detach`, follows it to its result; resolves to the
- * command's exit status. Throws a `UsageError` when the run would need this machine's worker and no
- * model is configured.
+ * Starts a run with `start` (a `run`'s, a `fork`'s, the `demo`'s) once the server is up, with this
+ * process's worker when none polls, and, unless `--detach`, follows it to its result; resolves to
+ * the command's exit status. `config` (default: `loadSettings()`) gives the task queue and the model
+ * endpoint. Throws a `UsageError` when the run would need this machine's worker and no model is
+ * configured.
  */
 export async function launchRun(
   start: RunStarter,
-  { options, project }: { options: LaunchOptions; project: LoadedProject },
+  {
+    options,
+    project,
+    config = loadSettings(),
+  }: { options: LaunchOptions; project: LoadedProject; config?: WaveloopSettings },
 ): Promise<number> {
-  const config = loadSettings();
   // Runs on the embedded server are served by a worker of this machine, so it needs a model now.
   // A remote cluster's workers carry their own model configuration.
   const problem = config.temporalAddress ? undefined : modelConfigProblem(config.model);
