@@ -20,7 +20,8 @@ import { eventually } from '../support/wait';
  * Every call and every undo writes a line to the `log` table. An undo whose invoice (or customer)
  * has a `hang-undo-<what>` file takes it away after its line, says so (`undoing-<what>`) and never
  * returns, so the test can kill its worker there. The undos store their line under their
- * idempotency key, so the attempt after the kill adds none. `send_letter` has no undo.
+ * idempotency key, so the attempt after the kill adds none. `send_letter` has no undo; `ship_order`'s
+ * undo always fails (each attempt writes a line).
  */
 const CONFIG = (dir: string) => `import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -32,7 +33,7 @@ const dir = ${JSON.stringify(dir)};
 const db = new Database(path.join(dir, 'undo.db'));
 db.exec('CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY, line TEXT, key TEXT UNIQUE)');
 
-function log(line: string, key: string): void {
+function log(line: string, key: string | null): void {
   db.prepare('INSERT OR IGNORE INTO log (line, key) VALUES (?, ?)').run(line, key);
 }
 
@@ -64,6 +65,14 @@ export default defineConfig({
       timeoutSeconds: 3,
       execute: ({ customer, plan }, { idempotencyKey }) => { log('plan ' + customer + ' ' + plan, idempotencyKey); return 'was silver'; },
       undo: ({ customer }, result, { idempotencyKey }) => undone('customer-' + customer, 'plan ' + customer + ' back: ' + result, idempotencyKey),
+    }),
+    defineTool({
+      name: 'ship_order',
+      description: 'Ships an order.',
+      parameters: z.object({ order: z.string() }),
+      retry: { maximumAttempts: 2, initialIntervalSeconds: 0.1 },
+      execute: ({ order }, { idempotencyKey }) => { log('ship ' + order, idempotencyKey); return 'shipped'; },
+      undo: ({ order }) => { log('recall ' + order + ' tried', null); throw new Error(order + ' has left the warehouse'); },
     }),
     defineTool({
       name: 'send_letter',
@@ -234,6 +243,22 @@ describe('undo', () => {
     });
     return { status: response.status, body: (await response.json()) as never };
   }
+
+  it('an undo that fails is retried, then listed as failed, and the other calls are still undone', async () => {
+    const id = 'undo-fails';
+    await ran(id, [[pay('INV-13')], [{ name: 'ship_order', args: { order: 'ORD-1' } }]]);
+    const before = log();
+    const undone = await cmd(['undo', id, '--by', 'carol']);
+    expect(undone.code).toBe(1);
+    expect(undone.stdout).toContain(`Undid 1 call of ${id}`);
+    expect(undone.stdout).toContain(`Failed to undo ship_order (${id}-2, iteration 2): ORD-1 has left the warehouse`);
+    expect(logSince(before)).toEqual(['recall ORD-1 tried', 'recall ORD-1 tried', 'refund INV-13 100 (paid INV-13)']);
+    const ledger = await cli.client.effects(id);
+    expect(ledger.effects.map((e) => [e.tool, e.undone?.by])).toEqual([
+      ['pay_invoice', 'carol'],
+      ['ship_order', undefined],
+    ]);
+  });
 
   it("POST /api/runs/{id}/undo: a dry run changes nothing, the undo is made by the token's person, a second finds nothing left; a bad body is 400", async () => {
     const id = 'undo-http';
