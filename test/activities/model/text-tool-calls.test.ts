@@ -501,7 +501,7 @@ describe('textToolCalls over the corpus of replies (test/activities/model/fixtur
         return;
       }
       expect(result).toBeDefined();
-      const outcome =
+      const outcome: NonNullable<CorpusReply['outcome']> =
         result && 'calls' in result
           ? {
               calls: result.calls.map((call) => ({
