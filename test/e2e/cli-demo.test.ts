@@ -39,8 +39,10 @@ describe('waveloop demo', () => {
     const out = await terminal.done;
 
     expect(out.code).toBe(0);
-    expect(out.output).toContain("No model endpoint is configured, so the demo runs on waveloop's scripted demo model");
-    expect(out.output).toMatch(/set OPENAI_API_KEY=\S+ \(OpenAI\) or OPENAI_BASE_URL=\S+/);
+    expect(out.output).toContain('No model endpoint is configured: the demo runs on a scripted demo model');
+    expect(out.output).toMatch(
+      /For a real model, set OPENAI_API_KEY \(OpenAI\) or OPENAI_BASE_URL \(any OpenAI-compatible endpoint\)/,
+    );
     expect(out.output).toContain(`running one in this process`);
     expect(out.output).toContain(`task queue "${cli.taskQueue}-demo"`);
     expect(out.output).toContain('(iteration 1) Let me find Bob first.');
@@ -64,7 +66,7 @@ describe('waveloop demo', () => {
     const out = await running.done;
 
     expect(out.code).toBe(0);
-    expect(out.stderr).toContain("No model endpoint is configured, so the demo runs on waveloop's scripted demo model");
+    expect(out.stderr).toContain('No model endpoint is configured: the demo runs on a scripted demo model');
     expect(out.stderr).toContain('OPENAI_API_KEY');
     expect(out.stderr).toContain('OPENAI_BASE_URL');
     expect(out.stderr).toContain(`Run ${runId} started`);

@@ -42,10 +42,8 @@ async function demoCommand(goalWords: string[], project: () => Promise<LoadedPro
     const taskQueue = `${config.taskQueue}-demo`;
     note(
       [
-        `No model endpoint is configured, so the demo runs on waveloop's scripted demo model (it knows only this scenario),`,
-        `served by a worker in this process on task queue "${taskQueue}".`,
-        'To run it on a real model, set OPENAI_API_KEY=sk-... (OpenAI) or OPENAI_BASE_URL=http://localhost:11434/v1',
-        '(any OpenAI-compatible endpoint: Ollama, vLLM, LM Studio, …) and run it again.',
+        'No model endpoint is configured: the demo runs on a scripted demo model that knows only this scenario.',
+        'For a real model, set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible endpoint).',
       ].join('\n'),
     );
     return await launch(
