@@ -146,9 +146,13 @@ async function runCall(
     return attempts.outcome ? { outcome: attempts.outcome } : {};
   }
 
-  /** A call that ran after its approval is told to the audit trail: its arguments (sensitive values masked), result or error. */
+  /**
+   * A call that ran after its approval, or that changes something (its tool's effect is not `read`),
+   * is told to the audit trail: its arguments (sensitive values masked), result or error, who
+   * approved it, and its effect. A call a dry run held back did nothing, and is not told.
+   */
   function ran(done: ToolCallRecord): ToolCallRecord {
-    if (done.approval && audit)
+    if (audit && !done.heldBack && (done.approval || tool!.effect !== 'read'))
       audit(`call/${done.id}`, {
         kind: 'tool_call',
         at: new Date().toISOString(),
@@ -159,7 +163,11 @@ async function runCall(
           args: maskArgs(done.args, tool?.sensitive),
           ok: done.ok,
           ...(done.ok ? { result: done.result } : { error: done.error }),
-          approvedBy: done.approval.approvals?.map((vote) => vote.by) ?? [done.approval.by],
+          effect: tool!.effect,
+          ...(done.approval
+            ? { approvedBy: done.approval.approvals?.map((vote) => vote.by) ?? [done.approval.by] }
+            : {}),
+          ...(done.outcome ? { outcome: done.outcome } : {}),
         },
       });
     return done;

@@ -35,6 +35,25 @@ export default defineConfig({
         fs.appendFileSync(path.join(${JSON.stringify(dir)}, 'refunds.log'), order + ' ' + amount + '\\n');
         return 'refunded ' + amount;
       },
+      // A worker killed inside a refund: the log says whether it was paid.
+      reconcile: ({ order, amount }) => {
+        const log = path.join(${JSON.stringify(dir)}, 'refunds.log');
+        const paid = fs.existsSync(log) && fs.readFileSync(log, 'utf8').split('\\n').includes(order + ' ' + amount);
+        return paid ? 'refunded ' + amount : undefined;
+      },
+    }),
+    defineTool({
+      name: 'add_note',
+      description: 'Adds a note to an order.',
+      parameters: z.object({ order: z.string(), note: z.string() }),
+      execute: ({ order }) => 'noted on ' + order,
+    }),
+    defineTool({
+      name: 'read_order',
+      description: 'Reads an order.',
+      effect: 'read',
+      parameters: z.object({ order: z.string() }),
+      execute: ({ order }) => order + ': 120 EUR',
     }),
   ],
 });
@@ -149,6 +168,33 @@ describe.each(STORES)('audit trail in %s', (store) => {
     const csv = await cmd(['audit', '--csv', '--run', id]);
     expect(csv.stdout.split('\n')[0]).toBe('seq,at,kind,person,workflowId,tool,callId,details,hash');
     expect(csv.stdout.trim().split('\n')).toHaveLength(5);
+  });
+
+  it('a call that changes something is recorded without an approval; a read is not', async () => {
+    const id = `audit-writes-${pg ? 'pg' : 'sqlite'}`;
+    cli.fake.script(
+      {
+        toolCalls: [
+          { id: 'call_read', name: 'read_order', args: { order: 'C-3' } },
+          { id: 'call_note', name: 'add_note', args: { order: 'C-3', note: 'called the customer' } },
+        ],
+      },
+      { content: 'Noted.' },
+    );
+    expect((await cmd(['run', '--detach', '--id', id, '--by', 'carol', 'Note on C-3'])).code).toBe(0);
+    expect(await cli.client.runs.result(id)).toMatchObject({ answer: 'Noted.' });
+    const records = await audit(['--run', id]);
+    expect(records.map((r) => [r.kind, r.tool ?? null])).toEqual([
+      ['run_started', null],
+      ['tool_call', 'add_note'],
+      ['run_ended', null],
+    ]);
+    expect(records[1]!.details).toEqual({
+      args: { order: 'C-3', note: 'called the customer' },
+      ok: true,
+      result: 'noted on C-3',
+      effect: 'write',
+    });
   });
 
   it('a store that refuses records: the run says it waits for it, in its status and details, and ends once the store takes them, none lost, none twice', async () => {
