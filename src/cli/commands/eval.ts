@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Option, type Command } from 'commander';
 import { isRecording, type EvalRecording } from '../../client/eval-recording';
 import type { WaveloopClient } from '../../client/waveloop-client';
-import { RUN_STATES, type RunState } from '../../contract/agent-loop';
+import { RUN_STATUSES, type RunState } from '../../contract/agent-loop';
 import type { EvalCase, EvalReport } from '../../contract/eval/eval';
 import { WAVELOOP_EVAL } from '../../contract/search-attributes';
 import type { LoadedProject } from '../../project/load-project';
@@ -37,6 +37,13 @@ interface EvalOptions {
   dryRun?: boolean;
 }
 
+/** The states a run ends in: what `eval export --status` takes. */
+const ENDED_STATES = [...RUN_STATUSES, 'failed'] as const;
+
+/** What `eval export --help` and `eval record --help` say of the one option they share with every command. */
+const CONFIG_HELP =
+  '\nGlobal Options:\n  --config <file>      the project config (default: the nearest waveloop.config.ts, .mjs or .js)';
+
 /** Adds `waveloop eval`, `eval export` and `eval record`. */
 export function register(program: Command): void {
   const command = program
@@ -60,8 +67,11 @@ export function register(program: Command): void {
     );
   command
     .command('export')
+    // eval's own options are not export's: only --config is shared (shown below the options).
+    .configureHelp({ showGlobalOptions: false })
+    .addHelpText('after', CONFIG_HELP)
     .description('write runs that ended as a dataset (JSONL on stdout): goals, with answers or outputs as expectations')
-    .addOption(new Option('--status <status>', 'runs that ended so').choices(RUN_STATES).default('completed'))
+    .addOption(new Option('--status <status>', 'runs that ended so').choices(ENDED_STATES).default('completed'))
     .option('--since <duration>', 'runs started this long ago or later, e.g. 7d', parseDuration)
     .option('--agent <name>', 'only the runs of this agent')
     .option('--from <ids...>', 'these runs (workflow ids) instead')
@@ -74,6 +84,8 @@ export function register(program: Command): void {
     );
   command
     .command('record')
+    .configureHelp({ showGlobalOptions: false })
+    .addHelpText('after', CONFIG_HELP)
     .description("print an eval's model replies (from its report's runs) as a recording for --replay")
     .argument('<report>', 'the report of the eval (--out)')
     .action(action(recordCommand));
