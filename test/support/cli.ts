@@ -64,7 +64,15 @@ export async function workerProcess(
   { cwd }: { cwd?: string } = {},
 ): Promise<LiveCommand> {
   const worker = waveloopLive(['worker'], { ...env, WAVELOOP_LOG_LEVEL: 'INFO' }, cwd ? { cwd } : {});
-  await eventually(worker.stderr, (said) => said.includes('Worker polling'), { problem: 'The worker never polled.' });
+  // A minute and a half: on a loaded 2-core machine a worker's start (its config compiled, the
+  // workflow bundle built) has taken longer than 20 s.
+  await eventually(worker.stderr, (said) => said.includes('Worker polling'), {
+    attempts: 900,
+    problem: 'The worker never polled.',
+  }).catch((err: Error) => {
+    worker.kill('SIGKILL');
+    throw err;
+  });
   return worker;
 }
 
