@@ -4,6 +4,7 @@ import type { ResolvedRun, ToolInfo } from '../contract/activity-io';
 import type { ToolCallRecord, WaveRecord } from '../contract/agent-loop';
 import { AGENT_LOOP_WORKFLOW } from '../contract/agent-loop';
 import { DEFAULT_EFFECT, type ToolEffect } from '../contract/effects/effect';
+import { ranWithEffect, wavesSoFar } from '../contract/effects/effect-calls';
 import type { CallOutcome } from '../contract/effects/outcome';
 import { undoWorkflowId } from '../contract/effects/undo';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
@@ -135,7 +136,7 @@ export async function runCalls(
       const ended = status.execution === 'RUNNING' ? '' : `the run ended ${status.execution.toLowerCase()} and `;
       return { calls: [], unread: `${ended}no worker answered its status query` };
     }
-    waves = [...progress.waves, ...(progress.settling ? [progress.settling] : [])];
+    waves = wavesSoFar(progress);
   }
   const tools = await resolvedTools(client.temporal, workflowId);
   return {
@@ -148,16 +149,10 @@ export async function runCalls(
   };
 }
 
-/** Whether a call ran and its tool is not `read` (not a call a person denied or a dry run held back). */
-function ranWithEffect(call: ToolCallRecord, tool: ToolInfo): boolean {
-  if (call.approval?.decision === 'denied' || ('heldBack' in call && call.heldBack)) return false;
-  return (tool.effect ?? DEFAULT_EFFECT) !== 'read';
-}
-
 /** The run's settled waves (and the settling one's calls), or undefined when neither its result nor its status says. */
 function settledWaves({ progress, result }: RunStatusReport): WaveRecord[] | undefined {
   if (result) return result.waves;
-  if (progress) return [...progress.waves, ...(progress.settling ? [progress.settling] : [])];
+  if (progress) return wavesSoFar(progress);
   return undefined;
 }
 

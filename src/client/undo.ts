@@ -1,5 +1,6 @@
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { AGENT_LOOP_WORKFLOW } from '../contract/agent-loop';
+import { undoCallOf } from '../contract/effects/effect-calls';
 import {
   UNDO_WORKFLOW,
   undoEntryOf,
@@ -98,17 +99,7 @@ export async function undoRun(
       ({ wave, call }) =>
         call.ok && !done.has(call.id) && (options.toIteration === undefined || wave.iteration > options.toIteration),
     )
-    .map(({ wave, call, tool }) => ({
-      iteration: wave.iteration,
-      callId: call.id,
-      tool: call.tool,
-      args: call.args,
-      result: call.result ?? '',
-      undoable: tool.undo === true,
-      ...(tool.sensitive?.length ? { sensitive: tool.sensitive } : {}),
-      timeoutSeconds: tool.timeoutSeconds,
-      retry: tool.retry,
-    }))
+    .map(({ wave, call, tool }) => undoCallOf(wave.iteration, call, tool))
     .reverse();
   const input: UndoInput = {
     workflowId,

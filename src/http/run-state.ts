@@ -1,4 +1,5 @@
 import type { RunsClient } from '../client/runs';
+import { wavesSoFar } from '../contract/effects/effect-calls';
 import { HttpError } from './errors';
 
 /**
@@ -59,7 +60,7 @@ export async function requireWaiting(
 /** Whether call `callId` has settled (or is being decided). */
 async function isSettled(runs: RunsClient, workflowId: string, callId: string): Promise<boolean> {
   const progress = await runs.progress(workflowId, { quick: true });
-  const waves = [...progress.waves, ...(progress.settling ? [progress.settling] : [])];
+  const waves = wavesSoFar(progress);
   if (waves.some((wave) => wave.calls.some((call) => call.id === callId))) return true;
   // Approved or answered a moment ago: no longer listed as waiting, not settled yet.
   return (await runs.decisions(workflowId)).some(

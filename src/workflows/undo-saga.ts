@@ -7,6 +7,7 @@ import {
 } from '@temporalio/workflow';
 import type { ResolvedRun } from '../contract/activity-io';
 import type { RunProgress, RunStatus } from '../contract/agent-loop';
+import { ranWithEffect, undoCallOf, wavesSoFar } from '../contract/effects/effect-calls';
 import {
   UNDO_WORKFLOW,
   undoWorkflowId,
@@ -60,26 +61,11 @@ export async function undoOnFailure(
 /** The run's calls that changed something and succeeded, later first (as `waveloop undo` takes them). */
 function callsToUndo(run: ResolvedRun, progress: RunProgress): UndoCall[] {
   const tools = new Map(run.tools.map((tool) => [tool.name, tool]));
-  const waves = [...progress.waves, ...(progress.settling ? [progress.settling] : [])];
-  return waves
+  return wavesSoFar(progress)
     .flatMap((wave) =>
       wave.calls.flatMap((call): UndoCall[] => {
         const tool = tools.get(call.tool);
-        const heldBack = 'heldBack' in call && call.heldBack;
-        if (!tool || tool.effect === 'read' || !call.ok || heldBack || call.approval?.decision === 'denied') return [];
-        return [
-          {
-            iteration: wave.iteration,
-            callId: call.id,
-            tool: call.tool,
-            args: call.args,
-            result: call.result ?? '',
-            undoable: tool.undo === true,
-            ...(tool.sensitive?.length ? { sensitive: tool.sensitive } : {}),
-            timeoutSeconds: tool.timeoutSeconds,
-            retry: tool.retry,
-          },
-        ];
+        return tool && call.ok && ranWithEffect(call, tool) ? [undoCallOf(wave.iteration, call, tool)] : [];
       }),
     )
     .reverse();

@@ -1,6 +1,7 @@
 import { goalEvents, type GoalTreeNode } from '../../client/goal-tree';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import type { RunProgress, WaveRecord } from '../../contract/agent-loop';
+import { wavesSoFar } from '../../contract/effects/effect-calls';
 import { toolSummary } from '../../contract/summaries';
 import { colors } from './colors';
 import { renderGoalCall, renderGoalEvent } from './goal-render';
@@ -49,8 +50,7 @@ export function followTree(
     );
     for (const [i, node] of open.entries()) {
       const progress = progresses[i];
-      if (progress)
-        showCalls(node.openExecution!, [...progress.waves, ...(progress.settling ? [progress.settling] : [])]);
+      if (progress) showCalls(node.openExecution!, wavesSoFar(progress));
     }
     const ended = endedLoops(tree);
     for (const event of goalEvents(tree)) {
