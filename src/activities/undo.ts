@@ -49,9 +49,18 @@ export function createUndoCall({ registry }: { registry: Registry }) {
   };
 }
 
-/** `undoSetup`: whether this worker keeps an audit trail, so an undo writes its record. */
-export function createUndoSetup({ audit }: { audit?: unknown }) {
-  return async function undoSetup(): Promise<{ audit: boolean }> {
-    return { audit: audit !== undefined };
+/**
+ * `undoSetup`: whether this worker keeps an audit trail, so an undo writes its record, and whether
+ * the namespace has waveloop's search attributes, so an undo keeps its `WaveloopStatus` current.
+ */
+export function createUndoSetup({
+  audit,
+  searchAttributes,
+}: {
+  audit?: unknown;
+  searchAttributes?: () => Promise<boolean>;
+}) {
+  return async function undoSetup(): Promise<{ audit: boolean; searchAttributes: boolean }> {
+    return { audit: audit !== undefined, searchAttributes: (await searchAttributes?.()) ?? false };
   };
 }

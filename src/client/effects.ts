@@ -48,8 +48,13 @@ export interface EffectEntry {
    * `confirmed` by a person, `rerun` or `given_up` (docs/effects.md#unknown-outcomes).
    */
   outcome?: CallOutcome;
-  /** Which undo reversed the call, who asked for it and when it completed (docs/effects.md#undo). */
-  undone?: { by: string; at: string; undoId: string; undoRunId: string };
+  /** Whether the call's tool has an `undo` (as the run resolved it): `waveloop undo` can reverse the call. */
+  undoable: boolean;
+  /**
+   * Which undo reversed the call, who asked for it, who approved it (an undo of a call that waited
+   * for approval waits too) and when it completed (docs/effects.md#undo).
+   */
+  undone?: { by: string; at: string; undoId: string; undoRunId: string; approvedBy?: string[] };
 }
 
 /** What a run, or a goal tree's tool loops, changed. */
@@ -105,7 +110,13 @@ export async function runEffects(
   for (const entry of effects) {
     const undo = undone.get(entry.callId);
     if (undo)
-      entry.undone = { by: undo.by, at: undo.at, undoId: undoWorkflowId(workflowId), undoRunId: undo.undoRunId };
+      entry.undone = {
+        by: undo.by,
+        at: undo.at,
+        undoId: undoWorkflowId(workflowId),
+        undoRunId: undo.undoRunId,
+        ...(undo.approvedBy ? { approvedBy: undo.approvedBy } : {}),
+      };
   }
   return { effects };
 }
@@ -119,14 +130,14 @@ export interface RunEffectCall {
 
 /**
  * The calls of run `workflowId` of tools that are not `read` that ran, in the order of the waves,
- * arguments in clear (`runEffects` lists them masked; an undo needs them whole). `unread` says why
- * they could not be read.
+ * arguments in clear (`runEffects` lists them masked; an undo needs them whole), and the run's agent
+ * (as it resolved it). `unread` says why they could not be read.
  */
 export async function runCalls(
   client: LedgerClients,
   workflowId: string,
   report?: RunStatusReport,
-): Promise<{ calls: RunEffectCall[]; unread?: string }> {
+): Promise<{ calls: RunEffectCall[]; agent?: string; unread?: string }> {
   const status = report ?? (await client.runs.status(workflowId));
   let waves = settledWaves(status);
   if (!waves) {
@@ -138,8 +149,9 @@ export async function runCalls(
     }
     waves = wavesSoFar(progress);
   }
-  const tools = await resolvedTools(client.temporal, workflowId);
+  const { agent, tools } = await resolvedTools(client.temporal, workflowId);
   return {
+    ...(agent === undefined ? {} : { agent }),
     calls: waves.flatMap((wave) =>
       wave.calls.flatMap((call) => {
         const tool = tools.get(call.tool);
@@ -170,6 +182,7 @@ function entryOf(workflowId: string, { iteration }: WaveRecord, call: ToolCallRe
     ...(call.error === undefined ? {} : { error: call.error }),
     ...(approval ? { approvedBy: approval.approvals?.map((vote) => vote.by) ?? [approval.by] } : {}),
     ...(call.outcome ? { outcome: call.outcome } : {}),
+    undoable: tool.undo === true,
   };
 }
 
@@ -190,12 +203,15 @@ function toolLoopsOf(tree: GoalTreeNode): string[] {
 const { EventType } = temporal.api.enums.v1;
 
 /**
- * The tools run `workflowId` resolved when it started, by name, from its latest run's history: a
+ * The agent and tools run `workflowId` resolved when it started, by name, from its latest run's history: a
  * run continued as new carries them in its input (`Continuation.run`); the first run of a chain
  * records them as the result of its `resolveRun` local activity (the first marker that holds one).
- * Payloads are decoded with the client's codecs. Empty while the run has not resolved them.
+ * Payloads are decoded with the client's codecs. No tools while the run has not resolved them.
  */
-async function resolvedTools(client: Client, workflowId: string): Promise<Map<string, ToolInfo>> {
+async function resolvedTools(
+  client: Client,
+  workflowId: string,
+): Promise<{ agent?: string; tools: Map<string, ToolInfo> }> {
   const converter = client.options.loadedDataConverter;
   const history = await decodeHistoryPayloads(
     await client.workflow.getHandle(workflowId).fetchHistory(),
@@ -212,12 +228,13 @@ async function resolvedTools(client: Client, workflowId: string): Promise<Map<st
     } else if (event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED) {
       resolved = decode(event.markerRecordedEventAttributes?.details?.result?.payloads?.[0]);
     }
-    if (isResolvedRun(resolved)) return new Map(resolved.tools.map((tool) => [tool.name, tool]));
+    if (isResolvedRun(resolved))
+      return { agent: resolved.agent, tools: new Map(resolved.tools.map((tool) => [tool.name, tool])) };
   }
-  return new Map();
+  return { tools: new Map() };
 }
 
-function isResolvedRun(value: unknown): value is Pick<ResolvedRun, 'tools'> {
+function isResolvedRun(value: unknown): value is Pick<ResolvedRun, 'agent' | 'tools'> {
   return (
     typeof value === 'object' &&
     value !== null &&

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Priority } from '@temporalio/common';
-import { AGENT_LOOP_WORKFLOW, RUN_STATUSES, type RunState } from '../contract/agent-loop';
+import { AGENT_LOOP_WORKFLOW, RUN_STATUSES, WAITING_STATES, type RunState } from '../contract/agent-loop';
 import { DRY_RUN_MEMO } from '../contract/effects/dry-run';
+import { UNDO_WORKFLOW } from '../contract/effects/undo';
 import { setPriority, withPriority } from '../contract/flow/priority';
 import { FORKED_FROM_MEMO, type ForkedFrom } from '../contract/fork/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../contract/goal-tree/defaults';
@@ -61,7 +62,10 @@ const DESCRIBE_CONCURRENCY = 8;
 export interface ListOptions {
   /** How many, newest first (default 20). */
   limit?: number;
-  /** Only agent runs in this status (or in one of these). */
+  /**
+   * Only agent runs in this status (or in one of these); a state that waits for a person lists the
+   * undos (`undo:<run>`) that wait so too.
+   */
   status?: RunState | readonly RunState[];
   /** Only the runs this schedule started (Temporal's `TemporalScheduledById`). */
   schedule?: string;
@@ -174,11 +178,19 @@ export function listedStatus(own: string | undefined, execution: string): string
   return closed?.status ?? own ?? execution.toLowerCase();
 }
 
-/** The visibility query of `options`: agent runs in a status, else agent runs and goal trees' roots. */
+/**
+ * The visibility query of `options`: agent runs in a status (and, for a state that waits for a
+ * person, undos of runs waiting so: docs/effects.md#undo-approvals), else agent runs and goal trees' roots.
+ */
 function listQuery({ status, schedule, eval: evalName }: ListOptions): string {
   const states = typeof status === 'string' ? [status] : status;
-  const kinds = states
-    ? `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND (${states.map(stateQuery).join(' OR ')})`
+  const waiting = states?.filter((state) => (WAITING_STATES as readonly string[]).includes(state)) ?? [];
+  const runs = states && `WorkflowType = '${AGENT_LOOP_WORKFLOW}' AND (${states.map(stateQuery).join(' OR ')})`;
+  const undos = `WorkflowType = '${UNDO_WORKFLOW}' AND (${waiting.map(stateQuery).join(' OR ')})`;
+  const kinds = runs
+    ? waiting.length
+      ? `((${runs}) OR (${undos}))`
+      : runs
     : `(WorkflowType = '${AGENT_LOOP_WORKFLOW}' OR (WorkflowType = '${PURSUE_GOAL_WORKFLOW}' AND ParentWorkflowId IS NULL))`;
   const scheduled = schedule === undefined ? kinds : `${kinds} AND TemporalScheduledById = '${quoted(schedule)}'`;
   return evalName === undefined ? scheduled : `${scheduled} AND ${WAVELOOP_EVAL.name} = '${quoted(evalName)}'`;

@@ -1,4 +1,4 @@
-import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { WorkflowIdReusePolicy, type WorkflowHandle } from '@temporalio/client';
 import { AGENT_LOOP_WORKFLOW } from '../contract/agent-loop';
 import { undoCallOf } from '../contract/effects/effect-calls';
 import {
@@ -10,8 +10,10 @@ import {
   type UndoneCall,
   type UndoResult,
 } from '../contract/effects/undo';
+import { statusQuery } from '../contract/messages';
 import { runCalls, type LedgerClients } from './effects';
 import { hasLiveWorker } from './live-worker';
+import { pendingOf, type PendingDecision } from './pending';
 import { readUndone } from './undo-history';
 
 /**
@@ -31,7 +33,20 @@ export interface UndoOptions {
   skipIrreversible?: boolean;
   /** Who asks for the undo; default: the client's identity. */
   by?: string;
+  /**
+   * Wait until the undo has finished (default). `false`: answer once it has started, with what it is
+   * to do (`running: true`; `undone` then lists the calls it is to undo, as a dry run's does).
+   */
+  wait?: boolean;
+  /**
+   * While the undo is waited for: told each approval it begins to wait for (the undo of a call that
+   * waited for approval waits too), with the command that decides it, once each.
+   */
+  onWaiting?: (decision: PendingDecision) => void;
 }
+
+/** How often a waited-for undo is asked what it waits for (`onWaiting`). */
+const WAITING_POLL_MS = 1_000;
 
 /**
  * What an undo did, or, for a dry run, would do (`undone` then lists the calls it would undo, without
@@ -42,6 +57,8 @@ export interface UndoReport extends Omit<UndoResult, 'undoId' | 'undoRunId'> {
   undoId?: string;
   undoRunId?: string;
   dryRun: boolean;
+  /** Set for an undo started and not waited for (`wait: false`): it runs on; `undone` lists what it is to undo. */
+  running?: true;
   alreadyUndone: UndoneCall[];
 }
 
@@ -103,6 +120,7 @@ export async function undoRun(
     .reverse();
   const input: UndoInput = {
     workflowId,
+    ...(read.agent === undefined ? {} : { agent: read.agent }),
     calls,
     by: options.by,
     ...(options.skipIrreversible ? { skipIrreversible: true } : {}),
@@ -123,8 +141,40 @@ export async function undoRun(
     args: [input],
     staticSummary: `undo of ${workflowId} · by ${options.by}`,
   });
-  const result = (await handle.result()) as UndoResult;
+  if (options.wait === false)
+    return {
+      ...plan(input),
+      undoId: handle.workflowId,
+      undoRunId: handle.firstExecutionRunId,
+      dryRun: false,
+      running: true,
+      alreadyUndone,
+    };
+  const result = await finished(handle, options.onWaiting);
   return { ...result, dryRun: false, alreadyUndone };
+}
+
+/** The undo's result, telling `onWaiting` of each approval it waits for meanwhile (asked every `WAITING_POLL_MS`). */
+async function finished(handle: WorkflowHandle, onWaiting: UndoOptions['onWaiting']): Promise<UndoResult> {
+  const result = handle.result() as Promise<UndoResult>;
+  if (!onWaiting) return result;
+  let done = false;
+  const ended = result.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  const told = new Set<string>();
+  while (!done) {
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, WAITING_POLL_MS))]);
+    if (done) break;
+    const progress = await handle.query(statusQuery).catch(() => undefined);
+    for (const decision of progress ? pendingOf({ workflowId: handle.workflowId }, progress) : [])
+      if (decision.callId && !told.has(decision.callId)) {
+        told.add(decision.callId);
+        onWaiting(decision);
+      }
+  }
+  return result;
 }
 
 /** What `undoRun` would do with `input`, as its result would say it, without running any undo. */
@@ -137,6 +187,7 @@ function plan(input: UndoInput): Omit<UndoReport, 'dryRun' | 'alreadyUndone'> {
     undone: [],
     cannotUndo: [],
     failed: [],
+    denied: [],
     notReached: [],
     undoneSoFar: input.undoneBefore,
   };

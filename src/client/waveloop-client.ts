@@ -105,7 +105,9 @@ export class WaveloopClient {
   /**
    * Undoes the calls of ended agent run `workflowId` that changed something, later calls first, each
    * by its tool's `undo`, in an `undoRun` workflow (`undo:<run>`), and waits until it has finished;
-   * `dryRun` lists what it would undo. Calls an earlier undo reversed are never undone again.
+   * `dryRun` lists what it would undo. Calls an earlier undo reversed are never undone again. The
+   * undo of a call that waited for approval waits for approval too (`onWaiting` is told of each;
+   * `wait: false` answers once the undo has started).
    * Throws an `UndoRefusedError` for a run still running; docs/effects.md#undo.
    */
   async undo(workflowId: string, options: UndoOptions = {}): Promise<UndoReport> {

@@ -37,6 +37,7 @@ const UndoBodySchema = z.strictObject({
   toIteration: z.number().int().min(0).optional(),
   dryRun: z.boolean().optional(),
   skipIrreversible: z.boolean().optional(),
+  wait: z.boolean().optional(),
 });
 
 /** The routes of agent runs: start, list, read, follow (SSE), what they changed, undo, cancel. */
@@ -156,19 +157,21 @@ export function addRunRoutes(app: Api, { client, webhookAllow }: StartDeps): voi
       summary:
         "Undo what an ended run changed, later calls first, by each tool's undo, and answer once it has finished (as `waveloop undo`)",
       description:
-        'The body takes `toIteration` (undo only the calls of later iterations), `dryRun` and `skipIrreversible`. The undo is made by the person of the token. A run still running, or one an undo is running for, is a 409; no worker polling the task queue, a 503.',
+        'The body takes `toIteration` (undo only the calls of later iterations), `dryRun`, `skipIrreversible` and `wait` (`false`: answer 202 once the undo has started, with `running: true` and what it is to undo). The undo is made by the person of the token; the undo of a call that waited for approval waits for approval too, listed in `GET /api/pending` under `undo:<run>`. A run still running, or one an undo is running for, is a 409; no worker polling the task queue, a 503.',
       request: { params: RunParamsSchema, ...body(UndoBodySchema) },
       responses: {
         200: json(
-          '`{ workflowId, undoId?, by, dryRun, undone, cannotUndo, failed, notReached, stoppedAt?, alreadyUndone, undoneSoFar }`',
+          '`{ workflowId, undoId?, by, dryRun, undone, cannotUndo, failed, denied, notReached, stoppedAt?, alreadyUndone, undoneSoFar }`',
         ),
+        202: json('the undo started and runs on (`wait: false`): `{ …, undoId, running: true }`'),
         ...errors(400, 404, 409, 503),
       },
     }),
     async (c) => {
       const { id } = c.req.valid('param');
       try {
-        return c.json(await client.undo(id, { ...c.req.valid('json'), by: c.get('person').name }), 200);
+        const report = await client.undo(id, { ...c.req.valid('json'), by: c.get('person').name });
+        return report.running ? c.json(report, 202) : c.json(report, 200);
       } catch (err) {
         if (err instanceof UndoRefusedError)
           throw err.reason === 'no_worker'

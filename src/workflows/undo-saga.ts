@@ -45,7 +45,14 @@ export async function undoOnFailure(
   const calls = callsToUndo(run, progress);
   if (calls.length === 0) return undefined;
   const { workflowId } = workflowInfo();
-  const input: UndoInput = { workflowId, calls, by: ON_FAILURE_UNDO_BY, skipIrreversible: true, undoneBefore: [] };
+  const input: UndoInput = {
+    workflowId,
+    agent: run.agent,
+    calls,
+    by: ON_FAILURE_UNDO_BY,
+    skipIrreversible: true,
+    undoneBefore: [],
+  };
   return CancellationScope.nonCancellable(async () => {
     const child = await startChild<typeof undoRun>(UNDO_WORKFLOW, {
       workflowId: undoWorkflowId(workflowId),

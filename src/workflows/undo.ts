@@ -1,15 +1,22 @@
-import { ActivityFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import { undoEntryOf, type UndoCall, type UndoEntry, type UndoInput, type UndoResult } from '../contract/effects/undo';
 import { FailureType } from '../contract/errors';
+import type { ApprovalPolicy } from '../contract/people/approvals';
 import { maskArgs } from '../contract/sensitive';
 import { AuditTrail } from './audit-trail';
+import { HumanGate, type Decision } from './human-gate';
+import { UndoProgress } from './undo-progress';
 
 type Activities = ReturnType<typeof createActivities>;
 
 const { undoCall } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute' });
 const { undoSetup } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
+const { prepareApproval } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3 },
+});
 
 /**
  * `undoRun` (docs/effects.md#undo): reverses the calls of an agent run in the order it is given them
@@ -22,11 +29,21 @@ const { undoSetup } = proxyActivities<Activities>({ startToCloseTimeout: '30 sec
  * undone twice. A worker that dies mid-undo leaves the undos completed so far in the history: the
  * next worker replays them and does not run them again. Where the worker keeps an audit trail, the
  * undo writes one `undo` record with who asked for it.
+ *
+ * The undo of a call that waited for approval in its run waits for approval too (an undo of a
+ * payment is itself a payment), as a run's call does (`HumanGate`): the tool's rule says who may
+ * decide it, under four eyes the asker may not, and each decision goes to the audit trail. A denied
+ * undo is listed as denied, and the undo goes on with the next call.
  */
 export async function undoRun(input: UndoInput): Promise<UndoResult> {
   const info = workflowInfo();
-  const { audit } = await undoSetup();
+  const shown = new UndoProgress(input);
+  const gate = new HumanGate(shown.progress, () => shown.publish());
+  const { audit, searchAttributes } = await undoSetup();
+  shown.searchAttributes = searchAttributes ?? false;
+  shown.publish();
   const trail = new AuditTrail(audit);
+  gate.onDecision = (key, note) => trail.record(key, note);
   const result: UndoResult = {
     workflowId: input.workflowId,
     undoId: info.workflowId,
@@ -37,6 +54,7 @@ export async function undoRun(input: UndoInput): Promise<UndoResult> {
     undone: [],
     cannotUndo: [],
     failed: [],
+    denied: [],
     notReached: [],
     undoneSoFar: [...input.undoneBefore],
   };
@@ -49,8 +67,20 @@ export async function undoRun(input: UndoInput): Promise<UndoResult> {
       result.notReached = input.calls.slice(index + 1).map(undoEntryOf);
       break;
     }
+    let args = call.args;
+    if (call.needsApproval) {
+      const decision = await approval(gate, input, call);
+      if (!decision.approved) {
+        entry.denied = { by: decision.by, reason: decision.reason };
+        result.denied.push(entry);
+        continue;
+      }
+      entry.approvedBy = decision.approvals.map((vote) => vote.by);
+      if (!entry.approvedBy.length) entry.approvedBy = [decision.by];
+      args = decision.args ?? call.args;
+    }
     try {
-      entry.undoResult = await undoOne(input, call);
+      entry.undoResult = await undoOne(input, { ...call, args });
       result.undone.push(entry);
       result.undoneSoFar.push({
         callId: call.callId,
@@ -59,6 +89,7 @@ export async function undoRun(input: UndoInput): Promise<UndoResult> {
         by: input.by,
         undoRunId: info.runId,
         at: new Date().toISOString(),
+        ...(entry.approvedBy ? { approvedBy: entry.approvedBy } : {}),
       });
     } catch (err) {
       entry.error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
@@ -75,20 +106,63 @@ export async function undoRun(input: UndoInput): Promise<UndoResult> {
       undone: result.undone.map(brief),
       cannotUndo: result.cannotUndo.map(brief),
       failed: result.failed.map((entry) => ({ ...brief(entry), error: entry.error })),
+      denied: result.denied.map((entry) => ({ ...brief(entry), ...entry.denied })),
       notReached: result.notReached.map(brief),
     },
   });
   await trail.settle();
+  shown.finish();
   return result;
+}
+
+/**
+ * The undo of `call` waits for a person, as the call did in its run: who may decide it and what they
+ * see is the tool's approval rule's, asked again with the undo's asker as the one who started it
+ * (`prepareApproval`); when the worker cannot say, anyone but the asker may decide.
+ */
+async function approval(gate: HumanGate, input: UndoInput, call: UndoCall): Promise<Decision> {
+  const summary = `${undoSummary(call)} · waits for approval`;
+  let policy: ApprovalPolicy;
+  try {
+    // The tool's preview shows what the call would change, not what its undo would: left out.
+    policy = {
+      ...(await prepareApproval.executeWithOptions({ summary }, [
+        {
+          workflowId: input.workflowId,
+          toolCallId: call.callId,
+          name: call.tool,
+          args: call.args,
+          agent: input.agent ?? '',
+          startedBy: input.by,
+        },
+      ])),
+      preview: undefined,
+    };
+    delete policy.preview;
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const why = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+    policy = { reason: `who decides could not be settled (${why})`, quorum: 1, fourEyes: true };
+  }
+  const reason = `Undo of ${call.tool} (${call.callId}, iteration ${call.iteration}) of ${input.workflowId}, which waited for approval when it ran${policy.reason ? `: ${policy.reason}` : ''}`;
+  return gate.approval({
+    callId: call.callId,
+    tool: call.tool,
+    args: call.args,
+    iteration: call.iteration,
+    policy: { ...policy, reason },
+    timeoutSeconds: call.needsApproval?.timeoutSeconds,
+    onTimeout: call.needsApproval?.onTimeout ?? 'deny',
+    ...(call.sensitive ? { sensitive: call.sensitive } : {}),
+  });
 }
 
 /** One call's undo as an activity, with the tool's timeout, heartbeat timeout and retries. */
 function undoOne(input: UndoInput, call: UndoCall): Promise<string> {
   const startToCloseTimeout = call.timeoutSeconds * 1000;
-  const args = JSON.stringify(maskArgs(call.args, call.sensitive));
   return undoCall.executeWithOptions(
     {
-      summary: `undo · iteration ${call.iteration} · ${call.tool}(${args.length > 80 ? `${args.slice(0, 79)}…` : args})`,
+      summary: undoSummary(call),
       startToCloseTimeout,
       heartbeatTimeout: Math.min(startToCloseTimeout, TOOL_HEARTBEAT_TIMEOUT_MS),
       retry: {
@@ -110,6 +184,12 @@ function undoOne(input: UndoInput, call: UndoCall): Promise<string> {
       },
     ],
   );
+}
+
+/** What the Web UI shows of a call's undo: `undo · iteration 2 · update_customer(…)`, sensitive values masked. */
+function undoSummary(call: UndoCall): string {
+  const args = JSON.stringify(maskArgs(call.args, call.sensitive));
+  return `undo · iteration ${call.iteration} · ${call.tool}(${args.length > 80 ? `${args.slice(0, 79)}…` : args})`;
 }
 
 /** A call as the audit record names it. */

@@ -7,6 +7,7 @@ import { NoWorkerError } from '../../client/no-worker-error';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { identifyWorkflow, requireKind, type IdentifiedWorkflow } from '../../client/workflow-kind';
 import type { OutcomeChoice } from '../../contract/effects/outcome';
+import { UNDO_WORKFLOW } from '../../contract/effects/undo';
 import { FailureType } from '../../contract/errors';
 import { quorumProgress } from '../../contract/people/approvals';
 import { loadSettings } from '../../settings';
@@ -234,7 +235,9 @@ async function onRunningRun(
 ): Promise<number> {
   const config = loadSettings();
   return withClient(config, async (client) => {
-    const run = await requireKind(client, workflowId, 'agent run');
+    // An undo (`undo:<run>`) waits for approvals as a run does: approve and deny decide them too.
+    const undo = verb === 'approve' || verb === 'deny' ? await identifyWorkflow(client, workflowId) : undefined;
+    const run = undo?.workflowType === UNDO_WORKFLOW ? undo : await requireKind(client, workflowId, 'agent run');
     if (run.execution !== 'RUNNING') return endedNote(client, run, verb);
     try {
       return await work(client, run);

@@ -1,8 +1,9 @@
 import { Option, type Command } from 'commander';
 import type { UndoReport } from '../../client/undo';
+import { denyCommandLine } from '../../contract/command-lines';
 import type { UndoEntry } from '../../contract/effects/undo';
 import { loadSettings } from '../../settings';
-import { action, byOption, osUser, parsePositiveInt, print, withClient } from '../support';
+import { action, byOption, note, osUser, parsePositiveInt, print, withClient } from '../support';
 import { alignColumns } from '../ui/table';
 
 /** `waveloop undo`: reverses what an ended run changed, later calls first (docs/effects.md#undo). */
@@ -41,8 +42,9 @@ function parseIteration(value: string): number {
 
 /**
  * `waveloop undo <id>`: exits 0 when every call it was to undo was undone (or nothing was left), 1
- * when the undo stopped at a call that cannot be undone or an undo failed, and 1 when it was refused
- * (the run still runs).
+ * when the undo stopped at a call that cannot be undone, an undo failed or was denied, and 1 when it
+ * was refused (the run still runs). While the undo waits for an approval, stderr says so, with the
+ * commands that decide it.
  */
 async function undoCommand(workflowId: string, options: UndoCommandOptions): Promise<number> {
   return withClient(loadSettings(), async (client) => {
@@ -51,17 +53,28 @@ async function undoCommand(workflowId: string, options: UndoCommandOptions): Pro
       dryRun: options.dryRun ?? false,
       skipIrreversible: options.skipIrreversible ?? false,
       by: options.by ?? osUser(),
+      onWaiting: (decision) =>
+        note(
+          `Waiting for approval of the undo of ${decision.tool} (${decision.callId}, iteration ${decision.iteration})` +
+            `${decision.approvers ? `, by ${decision.approvers.label}` : ''}: ${decision.command}` +
+            ` (or ${denyCommandLine(decision.workflowId, decision.callId!)})`,
+        ),
     });
     if (options.json) print(JSON.stringify(report, null, 2));
     else undoLines(report).forEach((line) => print(line));
-    return report.stoppedAt || report.failed.length ? 1 : 0;
+    return report.stoppedAt || report.failed.length || report.denied.length ? 1 : 0;
   });
 }
 
 /** The report for a person: what was (or would be) undone, what could not be, what failed. */
 export function undoLines(report: UndoReport): string[] {
   const run = report.workflowId;
-  const tried = report.undone.length + report.cannotUndo.length + report.failed.length + report.notReached.length;
+  const tried =
+    report.undone.length +
+    report.cannotUndo.length +
+    report.failed.length +
+    report.denied.length +
+    report.notReached.length;
   if (tried === 0) {
     const before = report.alreadyUndone.length;
     return [
@@ -90,18 +103,25 @@ export function undoLines(report: UndoReport): string[] {
     );
   for (const entry of report.failed)
     lines.push(`Failed to undo ${entry.tool} (${entry.callId}, iteration ${entry.iteration}): ${entry.error ?? ''}`);
+  for (const entry of report.denied)
+    lines.push(
+      `Not undone, denied by ${entry.denied?.by ?? 'unknown'}: ${entry.tool} (${entry.callId}, iteration ${entry.iteration}): ${entry.denied?.reason ?? ''}`,
+    );
   return lines;
 }
 
+/** The calls, one a row; with who approved each undo when some waited for approval. */
 function table(entries: readonly UndoEntry[], last: string, dryRun: boolean): string[] {
+  const approved = entries.some((e) => e.approvedBy);
   return alignColumns([
-    ['ITERATION', 'CALL', 'TOOL', 'ARGUMENTS', last],
+    ['ITERATION', 'CALL', 'TOOL', 'ARGUMENTS', last, ...(approved ? ['APPROVED BY'] : [])],
     ...entries.map((e) => [
       String(e.iteration),
       e.callId,
       e.tool,
       clip(JSON.stringify(e.args)),
       clip(dryRun ? e.result : (e.undoResult ?? '')),
+      ...(approved ? [e.approvedBy?.join(', ') ?? '-'] : []),
     ]),
   ]);
 }

@@ -19,7 +19,10 @@ export function ranWithEffect(call: ToolCallRecord, tool: Pick<ToolInfo, 'effect
   return (tool.effect ?? DEFAULT_EFFECT) !== 'read';
 }
 
-/** A call of iteration `iteration` as an undo takes it: arguments in clear, its tool's timeout and retries. */
+/**
+ * A call of iteration `iteration` as an undo takes it: arguments in clear, its tool's timeout and
+ * retries, and, when the call waited for approval, that its undo waits too (with the tool's deadline).
+ */
 export function undoCallOf(iteration: number, call: ToolCallRecord, tool: ToolInfo): UndoCall {
   return {
     iteration,
@@ -31,5 +34,13 @@ export function undoCallOf(iteration: number, call: ToolCallRecord, tool: ToolIn
     ...(tool.sensitive?.length ? { sensitive: tool.sensitive } : {}),
     timeoutSeconds: tool.timeoutSeconds,
     retry: tool.retry,
+    ...(call.approval
+      ? {
+          needsApproval: {
+            ...(tool.approval?.timeoutSeconds === undefined ? {} : { timeoutSeconds: tool.approval.timeoutSeconds }),
+            onTimeout: tool.approval?.onTimeout ?? 'deny',
+          },
+        }
+      : {}),
   };
 }

@@ -39,6 +39,11 @@ export interface UndoCall {
     backoffCoefficient: number;
     maximumIntervalSeconds: number;
   };
+  /**
+   * Set when the call waited for approval in its run: its undo waits for approval too, with the
+   * tool's deadline and what happens at it (`ToolApproval`), before it runs.
+   */
+  needsApproval?: { timeoutSeconds?: number; onTimeout: 'deny' | 'approve' };
 }
 
 /** A call an earlier undo of the run reversed: never undone again. */
@@ -52,12 +57,16 @@ export interface UndoneCall {
   undoRunId: string;
   /** When its undo completed (the undo's own time). */
   at: string;
+  /** Who approved the undo, when it waited for approval. */
+  approvedBy?: string[];
 }
 
 /** The input of `undoRun`. */
 export interface UndoInput {
   /** The agent run whose calls are undone. */
   workflowId: string;
+  /** The run's agent, whose approval rules an undo that waits for approval asks who may decide it. */
+  agent?: string;
   /** The calls to undo, in the order to undo them: later iterations first, then reverse call order. */
   calls: UndoCall[];
   /** Who asked for the undo. */
@@ -82,6 +91,10 @@ export interface UndoEntry {
   undoResult?: string;
   /** Why its undo failed (after its retries). */
   error?: string;
+  /** Who approved its undo, for a call whose undo waited for approval. */
+  approvedBy?: string[];
+  /** Who denied its undo, and why (`timeout` when its deadline denied it): the call was not undone. */
+  denied?: { by: string; reason: string };
 }
 
 /** What an undo did. */
@@ -100,6 +113,8 @@ export interface UndoResult {
   cannotUndo: UndoEntry[];
   /** The calls whose undo failed after its retries. */
   failed: UndoEntry[];
+  /** The calls whose undo waited for approval and was denied (each with `denied`): not undone. */
+  denied: UndoEntry[];
   /** The calls not tried because the undo stopped at a call that cannot be undone. */
   notReached: UndoEntry[];
   /** The call the undo stopped at, when it did. */

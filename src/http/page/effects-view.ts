@@ -6,8 +6,10 @@ import type { Html } from './layout';
 /**
  * "What this run changed", a section of a run's page: the run's effect ledger
  * (docs/effects.md#the-effect-ledger), one row per call of a tool that is not `read` that ran, with
- * its effect, arguments (sensitive values masked), result or error, who approved it and how a call
- * whose attempt may have acted was settled.
+ * its effect, arguments (sensitive values masked), result or error, who approved it, how a call
+ * whose attempt may have acted was settled, and which undo reversed it. A run that has ended with
+ * calls left to undo gets an "Undo this run" button (`POST /runs/{id}/undo`): the undo runs as the
+ * signed-in person's, and its approvals wait in the inbox.
  */
 
 /** The longest arguments or result a row shows in full; `/api/runs/{id}/effects` has all of it. */
@@ -19,9 +21,13 @@ export interface EffectsRead {
   unread?: string;
 }
 
-/** The section: a heading, then the calls (or that there is none yet, or why they could not be read). */
-export function effectsSection(workflowId: string, read: EffectsRead): Html {
+/**
+ * The section: a heading, then the calls (or that there is none yet, or why they could not be read),
+ * and, for a run that has `ended`, the undo button while a call that succeeded is left to undo.
+ */
+export function effectsSection(workflowId: string, read: EffectsRead, ended = false): Html {
   const json = html`<a href="/api/runs/${encodeURIComponent(workflowId)}/effects">JSON</a>`;
+  const left = read.effects.filter((entry) => entry.ok && entry.undoable && !entry.undone);
   return html`<section class="effects" data-effects="${read.effects.length}">
     <h2>What this run changed</h2>
     ${
@@ -42,14 +48,40 @@ export function effectsSection(workflowId: string, read: EffectsRead): Html {
                     <th>Arguments</th>
                     <th>Result</th>
                     <th>Approved by</th>
+                    <th>Undone</th>
                   </tr>
                 </thead>
                 <tbody>
                   ${read.effects.map(effectRow)}
                 </tbody>
-              </table>`
+              </table>
+              ${ended && left.length ? undoForm(workflowId, left.length) : ''}`
     }
   </section>`;
+}
+
+/** "Undo this run": starts the run's undo as the signed-in person's; the answer replaces the form. */
+function undoForm(workflowId: string, calls: number): Html {
+  return html`<form
+    class="undo actions"
+    hx-post="/runs/${encodeURIComponent(workflowId)}/undo"
+    hx-swap="outerHTML"
+    hx-target="this"
+  >
+    <button type="submit" class="danger">Undo this run</button>
+    <span class="muted"
+      >${calls} call${calls === 1 ? '' : 's'} to undo, later first, each by its tool's undo; an undo of a call that
+      waited for approval waits for approval too, in the inbox</span
+    >
+  </form>`;
+}
+
+/** What replaced the undo button: the undo started (and where its approvals wait), or why not. */
+export function undoStarted(workflowId: string, undoId: string, by: string): Html {
+  return html`<p class="undo-started done" data-undo="${undoId}">
+    Undo started by ${by} (${undoId}). Calls whose undo waits for approval are in the <a href="/">inbox</a>; this page
+    shows each call undone once it is (<a href="/runs/${encodeURIComponent(workflowId)}">reload</a>).
+  </p>`;
 }
 
 function effectRow(entry: EffectEntry): Html {
@@ -63,5 +95,15 @@ function effectRow(entry: EffectEntry): Html {
       ${entry.outcome ? html`<div class="muted">its attempt may have acted: ${entry.outcome.path.replace('_', ' ')} (${entry.outcome.by})</div>` : ''}
     </td>
     <td>${entry.approvedBy?.join(', ') ?? html`<span class="muted">did not wait</span>`}</td>
+    <td class="undone">${undoneCell(entry)}</td>
   </tr>`;
+}
+
+/** Whether the call was undone, by whom (who asked; who approved, when its undo waited), or that it cannot be. */
+function undoneCell({ undone, undoable, ok }: EffectEntry): Html | string {
+  if (undone)
+    return html`undone by
+    ${undone.by}${undone.approvedBy?.length ? `, approved by ${undone.approvedBy.join(', ')}` : ''}`;
+  if (!ok) return '';
+  return undoable ? html`<span class="muted">no</span>` : html`<span class="muted">no undo</span>`;
 }

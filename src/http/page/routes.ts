@@ -3,8 +3,10 @@ import { html } from 'hono/html';
 import { runEffects } from '../../client/effects';
 import { pendingOf, type PendingDecision } from '../../client/pending';
 import type { RunStatusReport } from '../../client/runs';
+import { UndoRefusedError } from '../../client/undo';
 import { AGENT_LOOP_WORKFLOW, AgentLoopInputSchema, RUN_STATES } from '../../contract/agent-loop';
 import type { OutcomeChoice } from '../../contract/effects/outcome';
+import { UNDO_WORKFLOW, undoWorkflowId } from '../../contract/effects/undo';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { describeIssues } from '../../contract/issues';
 import { quorumProgress } from '../../contract/people/approvals';
@@ -23,7 +25,7 @@ import {
   type DecidedList,
 } from './decided-view';
 import { decidedCard, decisionCard, decisionId, type Typed } from './decision-view';
-import type { EffectsRead } from './effects-view';
+import { undoStarted, type EffectsRead } from './effects-view';
 import { goalSection } from './goal-view';
 import { pendingVersion, waitingSection } from './inbox-view';
 import { layout } from './layout';
@@ -83,6 +85,9 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
     const id = c.req.param('id');
     const report = await runs.status(id);
     if (report.workflowType === PURSUE_GOAL_WORKFLOW) return c.redirect(pageOf(report.workflowType, id), 303);
+    // An undo (`undo:<run>`, whose approvals the inbox links to) is shown on its run's page.
+    if (report.workflowType === UNDO_WORKFLOW && id.startsWith(UNDO_PREFIX))
+      return c.redirect(`/runs/${encodeURIComponent(id.slice(UNDO_PREFIX.length))}`, 303);
     if (report.workflowType !== AGENT_LOOP_WORKFLOW)
       throw new HttpError(
         404,
@@ -156,6 +161,20 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
       const quorum = outcome.quorum > 1 ? ` (${quorumProgress(outcome.approvals, outcome.quorum)})` : '';
       return `Approved${args ? ' with edited arguments' : ''} by ${by}${quorum}`;
     });
+  });
+
+  // "Undo this run" (effects-view.ts): starts the undo as the signed-in person's, without waiting for it.
+  app.post('/runs/:id/undo', async (c) => {
+    const id = c.req.param('id');
+    const by = c.get('person').name;
+    try {
+      const report = await client.undo(id, { by, wait: false });
+      if (!report.undoId) return c.html(html`<p class="undo-started muted">Nothing left to undo in ${id}.</p>`);
+      return c.html(undoStarted(id, report.undoId, by));
+    } catch (err) {
+      const message = err instanceof UndoRefusedError ? err.message : toHttpError(err, deps.log).message;
+      return c.html(html`<p class="undo-started error">The undo did not start: ${message}</p>`, 409);
+    }
   });
 
   app.post('/runs/:id/outcomes/:callId', async (c) => {
@@ -254,6 +273,9 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
     }
   }
 }
+
+/** What an undo's workflow id begins with (`undo:<run>`). */
+const UNDO_PREFIX = undoWorkflowId('');
 
 /** The buttons of a call of unknown outcome: the choice each sends, and what the card then says. */
 const OUTCOME_WORDS: Partial<Record<string, [OutcomeChoice, string]>> = {

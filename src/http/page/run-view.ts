@@ -92,7 +92,7 @@ export function runBody(
             <div class="error">${report.failure}</div>`
         : ''
     }
-    ${result ? resultView(result) : ''} ${effects ? effectsSection(report.workflowId, effects) : ''}
+    ${result ? resultView(result) : ''} ${effects ? effectsSection(report.workflowId, effects, hasEnded(report)) : ''}
     <h2>Waves</h2>
     ${waves.length === 0 ? html`<p class="empty">No tool calls yet.</p>` : waves.reverse().map(waveView)}`;
 }
