@@ -57,6 +57,8 @@ beforeAll(async () => {
       OPENAI_BASE_URL: fake.baseURL,
       CHAOS_DATA_DIR: dataDir,
       CHAOS_BUNDLE: bundlePath,
+      // Temporal retries an idempotent tool's attempts in one activity, which this test counts.
+      CHAOS_STEP_EFFECT: 'idempotent',
     },
     { replaceKilled: false },
   );

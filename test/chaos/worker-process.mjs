@@ -1,10 +1,12 @@
 // A waveloop worker process for the crash matrix (test/chaos). The test SIGKILLs it at random points
 // and starts another. It runs the built code (dist/, `npm run test:chaos` builds it first): the demo
 // tools, with `update_user` slowed down around its real, idempotent transaction, plus `chaos_step`,
-// a test-only tool that logs every execution, so the test can count how often each call really ran.
+// a test-only write tool that logs every execution, so the test can count how often each call really
+// ran, and whose `reconcile` finds an execution that ended before a kill cut off its report.
 //
 // Environment: TEMPORAL_ADDRESS, CHAOS_TASK_QUEUE, OPENAI_BASE_URL, CHAOS_DATA_DIR (demo.db and
-// tool-executions.log), CHAOS_BUNDLE (a workflow bundle file built once by the test).
+// tool-executions.log), CHAOS_BUNDLE (a workflow bundle file built once by the test), and
+// optionally CHAOS_STEP_EFFECT (chaos_step's effect; default `write`).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -61,6 +63,14 @@ async function run() {
       await jitter(100, 600);
       note(`end ${process.pid} ${context.idempotencyKey}`);
       return `step ${step} of run ${run} done`;
+    },
+    // A write tool (CHAOS_STEP_EFFECT says otherwise): an attempt cut off by a kill may have finished,
+    // and its `reconcile` looks for the `end` line of the call in the log.
+    effect: process.env.CHAOS_STEP_EFFECT ?? 'write',
+    reconcile({ run, step }, context) {
+      const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n') : [];
+      const ended = lines.some((line) => line.startsWith('end ') && line.endsWith(` ${context.idempotencyKey}`));
+      return ended ? `step ${step} of run ${run} done` : undefined;
     },
   });
 
