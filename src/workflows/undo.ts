@@ -144,13 +144,14 @@ async function approval(gate: HumanGate, input: UndoInput, call: UndoCall): Prom
     const why = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
     policy = { reason: `who decides could not be settled (${why})`, quorum: 1, fourEyes: true };
   }
+  const description = `Its undo reverses this call of ${call.tool}${policy.description ? ` (${policy.description})` : ''}.`;
   const reason = `Undo of ${call.tool} (${call.callId}, iteration ${call.iteration}) of ${input.workflowId}, which waited for approval when it ran${policy.reason ? `: ${policy.reason}` : ''}`;
   return gate.approval({
     callId: call.callId,
     tool: call.tool,
     args: call.args,
     iteration: call.iteration,
-    policy: { ...policy, reason },
+    policy: { ...policy, description, reason },
     timeoutSeconds: call.needsApproval?.timeoutSeconds,
     onTimeout: call.needsApproval?.onTimeout ?? 'deny',
     ...(call.sensitive ? { sensitive: call.sensitive } : {}),

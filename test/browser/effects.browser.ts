@@ -103,7 +103,7 @@ describe.skipIf(!CHROMIUM)('what a run changed, in Chromium', () => {
     await expect.poll(() => rows.count(), { timeout: 30_000, interval: 250 }).toBe(1);
     expect(await section.locator('h2').textContent()).toBe('What this run changed');
     expect(await cells()).toEqual([
-      ['1', 'send_payment', 'write', `{"iban":"•••• 3000","amountUsd":120}`, 'sent 120 USD', 'did not wait'],
+      ['1', 'send_payment', 'write', `{"iban":"•••• 3000","amountUsd":120}`, 'sent 120 USD', 'did not wait', 'no undo'],
     ]);
 
     // Alice approves on the run's page: the section, following the run, lists the update too.

@@ -159,6 +159,9 @@ function argsView(decision: PendingDecision): Html {
 }
 
 function title(decision: PendingDecision): Html {
+  // An undo's approval (docs/effects.md#undo-approvals) is of the call's reversal, not the call.
+  if (decision.kind === 'approval' && decision.workflowId.startsWith('undo:'))
+    return html`Approve the undo of <code>${decision.tool}</code>?`;
   if (decision.kind === 'approval') return html`Approve <code>${decision.tool}</code>?`;
   if (decision.kind === 'outcome') return html`Did <code>${decision.tool}</code> run?`;
   if (decision.kind === 'question') return html`A question`;
