@@ -77,6 +77,7 @@ describe('the effect ledger of a goal tree', () => {
           callId: 'call_pay',
           tool: 'pay_invoice',
           effect: 'write',
+          undoable: false,
           args: { number: 'INV-1', card: '•••• 1111' },
           ok: true,
           result: 'paid INV-1',

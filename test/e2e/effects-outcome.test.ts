@@ -53,6 +53,7 @@ describe('the effect ledger and unknown outcomes', () => {
         callId: 'call_pay',
         tool: 'pay_invoice',
         effect: 'write',
+        undoable: false,
         args: { number: 'INV-9' },
         ok: true,
         result: 'found the payment of INV-9',
