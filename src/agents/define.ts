@@ -16,6 +16,11 @@ export type AgentDefinition<O = unknown> = {
   name: string;
   /** The system prompt. */
   system: string;
+  /**
+   * What the model of another agent reads when this one is offered to it as a tool (`agents`,
+   * docs/agents.md); default: the first line of `system`.
+   */
+  description?: string;
   /** Names of the tools the agent may use; default: every registered tool. */
   tools?: string[];
   /**
@@ -41,6 +46,7 @@ const isZodSchema = (value: unknown) =>
 export const AgentDefinitionSchema = z.strictObject({
   name: z.string().trim().min(1, 'an agent needs a name'),
   system: z.string().min(1, 'an agent needs a system prompt'),
+  description: z.string().trim().min(1, 'a description may not be empty').optional(),
   tools: z.array(z.string().min(1)).optional(),
   requiresApproval: z.record(z.string(), approvalRule).optional(),
   output: z.custom<z.ZodType>(isZodSchema, 'output must be a zod schema, such as z.object({ … })').optional(),
@@ -57,4 +63,9 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
     throw new TypeError(`Agent${name}: ${problems.join('; ')}.`);
   }
   return definition;
+}
+
+/** What a model reads of `agent` when it is offered as a tool: its `description`, else the first line of its system prompt. */
+export function agentDescription(agent: Pick<AgentDefinition, 'description' | 'system'>): string {
+  return agent.description ?? agent.system.trim().split('\n')[0].trim();
 }

@@ -1,3 +1,4 @@
+import type { AgentChain } from '../contract/agent-chain';
 import type { RunProgress } from '../contract/agent-loop';
 import { answerCommandLine, approveCommandLine, sendCommandLine } from '../contract/command-lines';
 import { OUTCOME_CHOICES, outcomeCommandLine, type OutcomeChoice } from '../contract/effects/outcome';
@@ -41,6 +42,11 @@ export interface PendingDecision {
   startedBy?: string;
   startedAt?: string;
   agent?: string;
+  /**
+   * Where the run stands in a tree of agents, when another agent's call started it: the root run's
+   * id and goal, each parent agent and its call that started the next run (docs/agents.md).
+   */
+  chain?: AgentChain;
   /** A question's text. */
   question?: string;
   /** A conversation's last message from the agent. */
@@ -63,7 +69,12 @@ export interface PendingList {
 /** The decisions `progress` shows waiting on `run`. */
 export function pendingOf(run: Pick<ListedRun, 'workflowId' | 'goal'>, progress: RunProgress): PendingDecision[] {
   const { workflowId, goal } = run;
-  const starter = { startedBy: progress.startedBy, startedAt: progress.startedAt, agent: progress.agent };
+  const starter = {
+    startedBy: progress.startedBy,
+    startedAt: progress.startedAt,
+    agent: progress.agent,
+    ...(progress.chain ? { chain: progress.chain } : {}),
+  };
   const approvals = progress.pendingApprovals.map((call): PendingDecision => ({
     workflowId,
     kind: 'approval',

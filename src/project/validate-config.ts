@@ -130,7 +130,8 @@ const projectSchema = z.strictObject(
  * Checks what a config file exports and returns it with defaults, or the one line that says what
  * is wrong: a malformed tool, agent or MCP server, two tools or agents with one name (including the
  * worker's own), an agent naming a tool nobody offers, an unknown effect (named by its tool), or
- * `effects` naming a tool nobody offers. An agent and `effects` may name an MCP server's tool
+ * `effects` naming a tool nobody offers, an agent offering an unknown agent or itself as a tool
+ * (`agentToolProblem`). An agent and `effects` may name an MCP server's tool
  * (`<server>__<tool>`) before the server is reached; the worker checks those names when it starts.
  */
 export function validateProjectConfig(
@@ -173,6 +174,8 @@ function nameProblem(config: ValidProjectConfig, reserved: ReservedNames): strin
       })`;
     }
   }
+  const agentProblem = agentToolProblem(config, agents, offered);
+  if (agentProblem) return agentProblem;
   const notOffered = Object.keys(config.effects).find(
     (name) => !offered.has(name) && !isMcpToolOf(name, config.mcpServers),
   );
@@ -190,4 +193,30 @@ function nameProblem(config: ValidProjectConfig, reserved: ReservedNames): strin
 function isMcpToolOf(name: string, servers: McpServers): boolean {
   const cut = name.indexOf('__');
   return cut > 0 && Object.hasOwn(servers, name.slice(0, cut));
+}
+
+/**
+ * What is wrong with the agents the config's agents offer as tools (`agents`, docs/agents.md): an
+ * unknown agent, an agent offering itself (a cycle certain from the config: every call of it would
+ * be refused), or an agent whose name cannot be a tool's or is a tool's already.
+ */
+function agentToolProblem(
+  config: ValidProjectConfig,
+  known: ReadonlySet<string>,
+  offered: ReadonlyMap<string, string | undefined>,
+): string | undefined {
+  const agents = new Set([...known, 'default']);
+  for (const agent of config.agents) {
+    for (const name of agent.agents ?? []) {
+      if (!agents.has(name))
+        return `agent "${agent.name}" offers the agent "${name}", which is not an agent (agents: ${[...agents].join(', ')})`;
+      if (name === agent.name)
+        return `agent "${agent.name}" offers itself as a tool: every call of it would be a cycle, and be refused`;
+      if (!TOOL_NAME.test(name))
+        return `agent "${agent.name}" offers the agent "${name}" as a tool, but a tool name may have only letters, digits, _ and -, at most 64 of them`;
+      if (offered.has(name))
+        return `agent "${agent.name}" offers the agent "${name}" as a tool, but a tool has that name already${offered.get(name) ?? ''}`;
+    }
+  }
+  return undefined;
 }

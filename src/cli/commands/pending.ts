@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { PendingDecision } from '../../client/pending';
+import { chainLine } from '../../contract/agent-chain';
 import { clip } from '../../contract/goal-tree/text';
 import { needsLine, previewLines } from '../../contract/people/approvals';
 import { toolSummary } from '../../contract/summaries';
@@ -52,6 +53,7 @@ function what(decision: PendingDecision): string {
       ...(needs ? [`(${needs})`] : []),
       ...(preview ? [`[${clip(preview, 80)}]`] : []),
       ...(decision.startedBy ? [`started by ${decision.startedBy}`] : []),
+      ...(decision.chain ? [`for ${chainLine(decision.chain)} › ${decision.agent}`] : []),
     ].join(' ');
   }
   if (decision.kind === 'outcome') {
