@@ -36,7 +36,16 @@ export default defineConfig({
     defineAgent({ name: 'clerk', system: 'You find companies.', tools: ['lookup'] }),
     defineAgent({ name: 'typed', system: 'You name cities.', tools: ['lookup'], output: z.object({ city: z.string(), zip: z.string() }) }),
   ],
-  scorers: [defineScorer({ name: 'no_apology', score: ({ result }) => ({ pass: !/sorry/i.test(result?.answer ?? ''), detail: 'it apologised' }) })],
+  scorers: [
+    defineScorer({ name: 'no_apology', score: ({ result }) => ({ pass: !/sorry/i.test(result?.answer ?? ''), detail: 'it apologised' }) }),
+    defineScorer({
+      name: 'farewell_rule',
+      score: (run) => {
+        if (run.case.goal === 'Say bye') throw new Error('no rule for farewells yet');
+        return true;
+      },
+    }),
+  ],
 });
 `;
 
@@ -55,7 +64,7 @@ const DATASET = [
   },
   { goal: C2, agent: 'clerk', expect: { contains: 'Rome', toolsCalled: ['lookup'], maxIterations: 1 } },
   { goal: C3, expect: { equals: 'hello', maxTokens: 1000, judge: 'It is a greeting.' } },
-  { goal: C4, expect: { equals: 'bye', maxTokens: 50 } },
+  { goal: C4, expect: { equals: 'bye', maxTokens: 50, judge: 'It says goodbye.' } },
   { goal: C5, agent: 'typed', expect: { output: { city: 'Oslo' }, judge: 'It names Bergen.' } },
   {
     goal: C6,
@@ -83,6 +92,9 @@ const jsonl = (cases: unknown[]) => cases.map((c) => JSON.stringify(c)).join('\n
 /** The replies of the cases' runs, by goal and turn, and the judge's verdicts. */
 function reply(request: ChatRequest, answers: Record<string, ScriptedReply[]>): ScriptedReply {
   if (isJudge(request)) {
+    // A judge that does not answer in JSON, for one case.
+    if (String(request.messages[1].content).includes('Answer: bye now'))
+      return { content: 'Looks like a goodbye to me.' };
     const pass = String(request.messages[1].content).includes('Answer: hello');
     return { content: JSON.stringify({ pass, reason: pass ? 'a greeting' : 'it names Oslo' }) };
   }
@@ -145,7 +157,7 @@ describe('waveloop eval', () => {
         }
         return reply(request, ANSWERS);
       },
-      { atMost: 16 },
+      { atMost: 20 },
     );
     const dataset = project.write('six.jsonl', jsonl(DATASET));
     const out = path.join(project.dir, 'six-report.json');
@@ -162,14 +174,19 @@ describe('waveloop eval', () => {
 
     const report = JSON.parse(fs.readFileSync(out, 'utf8')) as EvalReport;
     const verdicts = report.cases.map((c) => Object.fromEntries(Object.entries(c.scores).map(([k, s]) => [k, s.pass])));
+    const own = { no_apology: true, farewell_rule: true };
     expect(verdicts).toEqual([
-      { contains: true, toolsCalled: true, maxIterations: true, status: true, no_apology: true },
-      { contains: false, toolsCalled: false, maxIterations: true, status: true, no_apology: false },
-      { equals: true, maxTokens: true, status: true, judge: true, no_apology: true },
-      { equals: false, maxTokens: false, status: true, no_apology: true },
-      { output: true, status: true, judge: false, no_apology: true },
-      { output: false, maxIterations: false, status: false, no_apology: true },
+      { contains: true, toolsCalled: true, maxIterations: true, status: true, ...own },
+      { contains: false, toolsCalled: false, maxIterations: true, status: true, ...own, no_apology: false },
+      { equals: true, maxTokens: true, status: true, judge: true, ...own },
+      { equals: false, maxTokens: false, status: true, judge: false, ...own, farewell_rule: false },
+      { output: true, status: true, judge: false, ...own },
+      { output: false, maxIterations: false, status: false, ...own },
     ]);
+    // A custom scorer that throws fails its own case only, saying why; a judge that answers
+    // without JSON is a failed score that says so.
+    expect(report.cases[3].scores.farewell_rule.detail).toBe('the scorer threw: no rule for farewells yet');
+    expect(report.cases[3].scores.judge.detail).toMatch(/: the reply was not a verdict: Looks like a goodbye to me\.$/);
     expect(report.cases.map((c) => c.passed)).toEqual([true, false, true, false, false, false]);
     expect(report.cases[4].scores.judge.detail).toMatch(
       /^judged by fake-model at http:\/\/127\.0\.0\.1:\d+\/v1: it names Oslo/,
@@ -180,7 +197,7 @@ describe('waveloop eval', () => {
     expect(report.summary.p95Ms).toBeGreaterThanOrEqual(report.summary.p50Ms);
 
     // The table, the reasons and the summary.
-    expect(ended.stdout).toMatch(/^#\s+CASE\s+contains\s+toolsCalled\s+maxIterations\s+status\s+no_apology\s+equals/m);
+    expect(ended.stdout).toMatch(/^#\s+CASE\s+contains\s+toolsCalled\s+maxIterations\s+status\s+no_apology\s+farewell_rule\s+equals/m);
     expect(ended.stdout).toContain('2 · contains: the answer lacks "Rome"');
     expect(ended.stdout).toContain('2 of 6 cases passed (33 %) · 880 tokens');
 
@@ -199,6 +216,22 @@ describe('waveloop eval', () => {
     const history = await cli.client.temporal.workflow.getHandle(report.workflowId).fetchHistory();
     const children = (history.events ?? []).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
     expect(children).toHaveLength(6);
+    // --concurrency 2: never more than two cases' runs open at once, in the eval's own history.
+    let open = 0;
+    let most = 0;
+    for (const event of history.events ?? []) {
+      if (event.startChildWorkflowExecutionInitiatedEventAttributes) most = Math.max(most, ++open);
+      if (
+        event.childWorkflowExecutionCompletedEventAttributes ||
+        event.childWorkflowExecutionFailedEventAttributes ||
+        event.childWorkflowExecutionTimedOutEventAttributes ||
+        event.childWorkflowExecutionCanceledEventAttributes ||
+        event.childWorkflowExecutionTerminatedEventAttributes ||
+        event.startChildWorkflowExecutionFailedEventAttributes
+      )
+        open -= 1;
+    }
+    expect(most).toBe(2);
     const listed = await cmd(['list', '--eval', 'six', '--json']);
     const ids = (JSON.parse(listed.stdout) as Array<{ workflowId: string }>).map((r) => r.workflowId);
     expect(ids.sort()).toEqual(report.cases.map((c) => c.workflowId).sort());
