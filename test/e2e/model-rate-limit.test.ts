@@ -2,6 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
+import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followRun, type RunEvent } from '../../src/client/follow';
 import { WaveloopClient } from '../../src/client/waveloop-client';
@@ -25,7 +26,7 @@ afterAll(() => h.stop());
 
 const EventType = temporal.api.enums.v1.EventType;
 const RPM = 30;
-const RUNS = 4;
+const RUNS = 5;
 
 /** When the server started the run's `callModel` activities (ms), and the task queue they were scheduled on. */
 function modelCalls(history: History): Array<{ startedAt: number; taskQueue: string }> {
@@ -46,43 +47,50 @@ function modelCalls(history: History): Array<{ startedAt: number; taskQueue: str
 }
 
 describe('model rate limit (WAVELOOP_MODEL_RPM)', () => {
-  it(`${RPM} calls a minute: ${RUNS} runs started together have their model calls started ${60 / RPM} s apart by the server, and a follower of a held run is told`, async () => {
+  it(`${RPM} calls a minute on two workers: ${RUNS} runs started together have their model calls started ${60 / RPM} s apart by the server, and a follower of a held run is told`, async () => {
     h.fake.route(() => ({ content: 'Done.' }), { atMost: RUNS });
+    // Two workers poll the one model queue: a limit each worker kept for itself would let twice as many calls through.
     const { worker, taskQueue } = await h.worker({ modelRpm: RPM });
+    const connection = await NativeConnection.connect({ address: h.address });
+    const { worker: second } = await h.worker({ modelRpm: RPM, taskQueue, connection });
     const client = new WaveloopClient(h.client, taskQueue);
-    await worker.runUntil(async () => {
-      const ids = await Promise.all(
-        Array.from({ length: RUNS }, (_, i) => client.runs.start({ goal: `Say done ${i}` }).then((r) => r.workflowId)),
-      );
-      const events: RunEvent[] = [];
-      const followers = ids.map((id) =>
-        followRun(client.runs, id, {
-          onEvent: (event) => {
-            if (event.type === 'rate-limit') events.push(event);
-          },
-        }),
-      );
-      const results = await Promise.all(ids.map((id) => client.runs.result(id)));
-      await Promise.all(followers.map((f) => f.stop()));
-      expect(results.map((r) => r.status)).toEqual(Array(RUNS).fill('completed'));
-      expect(events.length).toBeGreaterThan(0);
-      expect(events[0]).toMatchObject({ type: 'rate-limit', iteration: 1, requestsPerMinute: RPM });
+    await worker.runUntil(
+      second.runUntil(async () => {
+        const ids = await Promise.all(
+          Array.from({ length: RUNS }, (_, i) =>
+            client.runs.start({ goal: `Say done ${i}` }).then((r) => r.workflowId),
+          ),
+        );
+        const events: RunEvent[] = [];
+        const followers = ids.map((id) =>
+          followRun(client.runs, id, {
+            onEvent: (event) => {
+              if (event.type === 'rate-limit') events.push(event);
+            },
+          }),
+        );
+        const results = await Promise.all(ids.map((id) => client.runs.result(id)));
+        await Promise.all(followers.map((f) => f.stop()));
+        expect(results.map((r) => r.status)).toEqual(Array(RUNS).fill('completed'));
+        expect(events.length).toBeGreaterThan(0);
+        expect(events[0]).toMatchObject({ type: 'rate-limit', iteration: 1, requestsPerMinute: RPM });
 
-      const calls = (
-        await Promise.all(ids.map(async (id) => modelCalls(await h.client.workflow.getHandle(id).fetchHistory())))
-      ).flat();
-      expect(calls.map((c) => c.taskQueue)).toEqual(Array(RUNS).fill(`${taskQueue}-model`));
-      const started = calls.map((c) => c.startedAt).sort((a, b) => a - b);
-      // The server starts one call every 60/RPM s, with one more at once when its bucket is full:
-      // calls i < j are at least (j - i - 1) intervals apart (started together, all would be at 0).
-      const interval = 60_000 / RPM;
-      for (let i = 0; i < started.length; i++) {
-        for (let j = i + 1; j < started.length; j++) {
-          expect(started[j]! - started[i]!).toBeGreaterThanOrEqual((j - i - 1) * interval * 0.9);
+        const calls = (
+          await Promise.all(ids.map(async (id) => modelCalls(await h.client.workflow.getHandle(id).fetchHistory())))
+        ).flat();
+        expect(calls.map((c) => c.taskQueue)).toEqual(Array(RUNS).fill(`${taskQueue}-model`));
+        const started = calls.map((c) => c.startedAt).sort((a, b) => a - b);
+        // The server starts one call every 60/RPM s, with one more at once when its bucket is full:
+        // calls i < j are at least (j - i - 1) intervals apart (started together, all would be at 0).
+        const interval = 60_000 / RPM;
+        for (let i = 0; i < started.length; i++) {
+          for (let j = i + 1; j < started.length; j++) {
+            expect(started[j]! - started[i]!).toBeGreaterThanOrEqual((j - i - 1) * interval * 0.9);
+          }
         }
-      }
-    });
-  }, 30_000);
+      }),
+    );
+  }, 40_000);
 
   it("a goal tree's model steps go to the model queue too", async () => {
     const GOAL = 'Recall the answer to everything';

@@ -150,12 +150,14 @@ export class Harness {
       people?: WaveloopWorkerOptions['people'];
       /** Where the runs' audit records go (default: none); the test closes it after the worker stops. */
       audit?: WaveloopWorkerOptions['audit'];
+      /** The worker's connection (default: the harness's); a second worker of one task queue needs its own. */
+      connection?: NativeConnection;
     } = {},
   ) {
     const baseURL = options.modelBaseURL ?? this.fake.baseURL;
     const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
     const worker = await createWorker({
-      connection: this.nativeConnection,
+      connection: options.connection ?? this.nativeConnection,
       client: this.client,
       namespace: 'default',
       taskQueue,
