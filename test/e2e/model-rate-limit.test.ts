@@ -4,6 +4,8 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultAgent } from '../../src/agents/default';
+import { defineAgent } from '../../src/agents/define';
 import { followRun, type RunEvent } from '../../src/client/follow';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import { FailureType } from '../../src/contract/errors';
@@ -90,6 +92,37 @@ describe('model rate limit (WAVELOOP_MODEL_RPM)', () => {
         }
       }),
     );
+  }, 40_000);
+
+  it("an agent's own modelRpm: its runs' model calls go to a queue of its own, spaced by its rate, while other runs' calls are not held", async () => {
+    const AGENT_RPM = 60;
+    const slow = defineAgent({ name: 'metered', system: 'You answer.', tools: [], modelRpm: AGENT_RPM });
+    h.fake.route(() => ({ content: 'Done.' }), { atMost: RUNS + 1 });
+    const { worker, taskQueue } = await h.worker({ agents: [defaultAgent, slow] });
+    const client = new WaveloopClient(h.client, taskQueue);
+    await worker.runUntil(async () => {
+      const ids = await Promise.all(
+        Array.from({ length: RUNS }, (_, i) =>
+          client.runs.start({ goal: `Say done ${i}`, agent: 'metered' }).then((r) => r.workflowId),
+        ),
+      );
+      const free = await client.runs.start({ goal: 'Say done freely' });
+      const results = await Promise.all([...ids, free.workflowId].map((id) => client.runs.result(id)));
+      expect(results.map((r) => r.status)).toEqual(Array(RUNS + 1).fill('completed'));
+
+      const calls = (
+        await Promise.all(ids.map(async (id) => modelCalls(await h.client.workflow.getHandle(id).fetchHistory())))
+      ).flat();
+      expect(calls.map((c) => c.taskQueue)).toEqual(Array(RUNS).fill(`${taskQueue}-model-metered`));
+      const started = calls.map((c) => c.startedAt).sort((a, b) => a - b);
+      const interval = 60_000 / AGENT_RPM;
+      for (let i = 0; i < started.length; i++)
+        for (let j = i + 1; j < started.length; j++)
+          expect(started[j]! - started[i]!).toBeGreaterThanOrEqual((j - i - 1) * interval * 0.9);
+      // The default agent has no limit: its call goes to the run's own task queue.
+      const [freeCall] = modelCalls(await h.client.workflow.getHandle(free.workflowId).fetchHistory());
+      expect(freeCall!.taskQueue).toBe(taskQueue);
+    });
   }, 40_000);
 
   it("a goal tree's model steps go to the model queue too", async () => {
