@@ -87,6 +87,8 @@ export async function callAgent(
     chain: chain.chain,
     ...priorityFields(run.settings),
     ...(run.settings.dryRun ? { dryRun: true } : {}),
+    // The webhooks the parent's input named (already allowed) hear of the child's waits; a child's notice names the root.
+    ...(run.tree?.webhooks ? { webhooks: run.tree.webhooks } : {}),
   };
   const summary = workflowSummary(`${call.agent} · ${task.task}`);
   try {

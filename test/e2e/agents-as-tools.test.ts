@@ -4,10 +4,12 @@ import { WorkflowFailedError, type ApplicationFailure } from '@temporalio/client
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingDecision } from '../../src/client/pending';
 import type { AgentLoopInput, AgentLoopResult, RunProgress } from '../../src/contract/agent-loop';
+import type { WebhookBody } from '../../src/contract/webhooks/webhooks';
 import { cliFixture, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { toolMessages, type ChatRequest, type ScriptedReply } from '../support/fake-model';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
+import { webhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Agents that call agents: a triage agent calls billing and CRM as tools, each a child run with its
@@ -68,6 +70,7 @@ export default defineConfig({
 let cli: CliFixture;
 let project: TestProject;
 let worker: LiveCommand | undefined;
+let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
 
 const effects = () => {
   const file = path.join(project.dir, 'effects.log');
@@ -76,7 +79,8 @@ const effects = () => {
 const cmd = (args: string[]) => waveloop(args, cli.env, { cwd: project.dir });
 
 async function startWorker(): Promise<void> {
-  worker = await workerProcess(cli.env, { cwd: project.dir });
+  const allow = new URL(receiver.url('/')).host;
+  worker = await workerProcess({ ...cli.env, WAVELOOP_WEBHOOK_ALLOW: allow }, { cwd: project.dir });
 }
 
 async function killWorker(): Promise<void> {
@@ -112,6 +116,7 @@ const offered = (request: ChatRequest) => (request.tools ?? []).map((tool) => to
 
 beforeAll(async () => {
   cli = await cliFixture('agents-as-tools', { worker: false });
+  receiver = await webhookReceiver();
   project = testProject();
   project.write('waveloop.config.ts', CONFIG(project.dir));
   await startWorker();
@@ -120,6 +125,7 @@ afterAll(async () => {
   worker?.kill('SIGTERM');
   await worker?.done;
   project?.remove();
+  await receiver?.close();
   await cli?.stop();
 });
 
@@ -156,7 +162,12 @@ describe('agents as tools', () => {
       { atMost: 6 },
     );
     await cli.client.runs.start(
-      { goal: 'Customer 7 wants their 30 USD back for order 42.', agent: 'triage', startedBy: 'dana' },
+      {
+        goal: 'Customer 7 wants their 30 USD back for order 42.',
+        agent: 'triage',
+        startedBy: 'dana',
+        webhooks: [receiver.url('/hooks')],
+      },
       { workflowId: id },
     );
     const billingId = `${id}/call_billing`;
@@ -218,6 +229,18 @@ describe('agents as tools', () => {
       `Called by:  ${id} ("Customer 7 wants their 30 USD back for order 42.") › triage (call call_billing)`,
     );
 
+    // The webhooks the root named hear of the nested wait, which names the root.
+    const told = await eventually(
+      () => receiver.received.map((r) => JSON.parse(r.raw) as WebhookBody),
+      (bodies) => bodies.some((b) => b.event === 'waiting_for_approval'),
+      { problem: 'no webhook told of the nested wait' },
+    );
+    expect(told.find((b) => b.event === 'waiting_for_approval')).toMatchObject({
+      workflowId: billingId,
+      root: { workflowId: id },
+      pending: expect.objectContaining({ callId: 'call_refund', tool: 'refund' }),
+    });
+
     // A worker dies while the refund waits; another takes the tree over.
     await killWorker();
     await startWorker();
@@ -257,9 +280,12 @@ describe('agents as tools', () => {
     // No tool ran twice, whatever the workers went through.
     expect(effects()).toEqual(['note 7 refund of order 42', 'refund 42 30']);
     const started = (await cli.client.runs.handle(id).fetchHistory()).events!.filter(
-      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name === 'agentLoop',
     );
-    expect(started).toHaveLength(2);
+    expect(started.map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId)).toEqual([
+      billingId,
+      crmId,
+    ]);
   });
 
   it('billing calling triage back is refused as a cycle, and the model reads why', async () => {
