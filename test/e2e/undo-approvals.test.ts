@@ -5,8 +5,10 @@ import type { EffectLedger } from '../../src/client/effects';
 import type { PendingDecision } from '../../src/client/pending';
 import type { UndoReport } from '../../src/client/undo';
 import type { AuditRecord } from '../../src/contract/audit/records';
+import { startHttpServer, type HttpServer } from '../../src/http';
 import { tokenSha256 } from '../../src/settings';
 import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
+import { peopleWith } from '../support/people';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
 
@@ -22,7 +24,9 @@ const PEOPLE = [
   { name: 'alice', groups: ['finance'] },
   { name: 'bob', groups: ['finance'] },
   { name: 'carol', groups: ['ops'] },
-].map((person) => ({ ...person, tokenSha256: tokenSha256(`${person.name}-undo-approvals-token`) }));
+];
+const token = (name: string) => `${name}-undo-approvals-token`;
+const DECLARED = PEOPLE.map((person) => ({ ...person, tokenSha256: tokenSha256(token(person.name)) }));
 
 const CONFIG = (dir: string) => `import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -32,7 +36,7 @@ import { z } from 'zod';
 const log = (line: string) => fs.appendFileSync(path.join(${JSON.stringify(dir)}, 'ledger.log'), line + '\\n');
 
 export default defineConfig({
-  people: ${JSON.stringify(PEOPLE)},
+  people: ${JSON.stringify(DECLARED)},
   tools: [
     defineTool({
       name: 'pay_invoice',
@@ -56,6 +60,7 @@ export default defineConfig({
 let cli: CliFixture;
 let project: TestProject;
 let worker: LiveCommand | undefined;
+let server: HttpServer;
 const cmd = (args: string[]) => waveloop(args, cli.env, { cwd: project.dir });
 const lines = (): string[] => {
   const file = path.join(project.dir, 'ledger.log');
@@ -67,8 +72,11 @@ beforeAll(async () => {
   project = testProject();
   project.write('waveloop.config.ts', CONFIG(project.dir));
   worker = await workerProcess(cli.env, { cwd: project.dir });
+  const people = peopleWith(PEOPLE.map(({ name, groups }) => ({ name, groups, token: token(name) })));
+  server = await startHttpServer({ client: cli.client, people, host: '127.0.0.1', port: 0, log: () => {} });
 });
 afterAll(async () => {
+  await server?.close();
   worker?.kill('SIGTERM');
   await worker?.done;
   project?.remove();
@@ -217,5 +225,45 @@ describe('undo approvals', () => {
     expect(done.code).toBe(1);
     expect(done.stdout).toContain(`Not undone, denied by bob: pay_invoice (${id}-pay, iteration 1): not this one`);
     expect(lines()).not.toContain('refund INV-3 100 asked by alice');
+  });
+
+  it("over HTTP: POST /api/runs/{id}/undo with wait: false answers 202 at once; GET /api/pending lists the undo's approval; the asker is refused (403), bob approves (200) and the refund runs", async () => {
+    const id = 'undo-http';
+    await paid(id, 'INV-4');
+    const api = async (person: string, method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${server.url}${route}`, {
+        method,
+        headers: { authorization: `Bearer ${token(person)}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+
+    const started = await api('alice', 'POST', `/api/runs/${id}/undo`, { wait: false });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ undoId: `undo:${id}`, by: 'alice', running: true });
+    expect((started.body as UndoReport).undone.map((e) => e.tool)).toEqual(['note_customer', 'pay_invoice']);
+
+    const waiting = await eventually(
+      async () =>
+        ((await api('bob', 'GET', '/api/pending')).body as PendingDecision[]).filter(
+          (d) => d.workflowId === `undo:${id}`,
+        ),
+      (decisions) => decisions.length === 1,
+      { attempts: 300, intervalMs: 200 },
+    );
+    expect(waiting[0]).toMatchObject({ callId: `${id}-pay`, tool: 'pay_invoice', startedBy: 'alice', fourEyes: true });
+
+    const route = `/api/runs/${encodeURIComponent(`undo:${id}`)}/approvals/${id}-pay`;
+    expect((await api('alice', 'POST', route, { approve: true })).status).toBe(403);
+    const approved = await api('bob', 'POST', route, { approve: true });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body).toMatchObject({ decided: 'approved' });
+    const result = await cli.client.temporal.workflow.getHandle(`undo:${id}`).result();
+    expect(result.undone.map((e: { tool: string; approvedBy?: string[] }) => [e.tool, e.approvedBy])).toEqual([
+      ['note_customer', undefined],
+      ['pay_invoice', ['bob']],
+    ]);
+    expect(lines()).toContain('refund INV-4 100 asked by alice');
   });
 });
