@@ -197,7 +197,9 @@ describe('waveloop eval', () => {
     expect(report.summary.p95Ms).toBeGreaterThanOrEqual(report.summary.p50Ms);
 
     // The table, the reasons and the summary.
-    expect(ended.stdout).toMatch(/^#\s+CASE\s+contains\s+toolsCalled\s+maxIterations\s+status\s+no_apology\s+farewell_rule\s+equals/m);
+    expect(ended.stdout).toMatch(
+      /^#\s+CASE\s+contains\s+toolsCalled\s+maxIterations\s+status\s+no_apology\s+farewell_rule\s+equals/m,
+    );
     expect(ended.stdout).toContain('2 · contains: the answer lacks "Rome"');
     expect(ended.stdout).toContain('2 of 6 cases passed (33 %) · 880 tokens');
 
