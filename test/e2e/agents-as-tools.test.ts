@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingDecision } from '../../src/client/pending';
 import type { AgentLoopInput, AgentLoopResult, RunProgress } from '../../src/contract/agent-loop';
 import type { WebhookBody } from '../../src/contract/webhooks/webhooks';
-import { cliFixture, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
+import { tokenSha256 } from '../../src/settings';
+import { cliFixture, serveProcess, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { toolMessages, type ChatRequest, type ScriptedReply } from '../support/fake-model';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
@@ -18,6 +19,8 @@ import { webhookReceiver } from '../support/webhook-receiver';
  * worker is a `waveloop worker` process over a project config, so it can be killed.
  */
 
+const ERIN_TOKEN = 'erin-secret-token';
+
 const CONFIG = (dir: string) => `import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { defineAgent, defineConfig, defineTool } from 'waveloop';
@@ -26,6 +29,7 @@ import { z } from 'zod';
 const log = (line: string) => fs.appendFileSync(path.join(${JSON.stringify(dir)}, 'effects.log'), line + '\\n');
 
 export default defineConfig({
+  people: [{ name: 'erin', tokenSha256: ${JSON.stringify(tokenSha256(ERIN_TOKEN))} }],
   tools: [
     defineTool({
       name: 'refund',
@@ -130,7 +134,7 @@ afterAll(async () => {
 });
 
 describe('agents as tools', () => {
-  it('triage calls billing and crm in one wave; the refund waits in billing and is listed with its chain; a worker killed while it waits and after it is approved; it runs once; triage answers from both', async () => {
+  it('triage calls billing and crm in one wave; the refund waits in billing and is listed with its chain; approved over HTTP, with a worker killed while it waits and after it ran, it runs once; triage answers from both', async () => {
     const id = 'agents-triage-refund';
     const seen: Record<string, ChatRequest[]> = { triage: [], billing: [], crm: [] };
     cli.fake.route(
@@ -245,8 +249,27 @@ describe('agents as tools', () => {
     await killWorker();
     await startWorker();
 
-    const approved = await cli.client.runs.approve(billingId, 'call_refund', { by: 'erin' });
-    expect(approved).toMatchObject({ callId: 'call_refund', decided: 'approved' });
+    // Erin approves it through the HTTP API, with the child's run id and the call's id.
+    const { serve, url } = await serveProcess(cli.env, { cwd: project.dir });
+    try {
+      const headers = { authorization: `Bearer ${ERIN_TOKEN}`, 'content-type': 'application/json' };
+      // The worker just started answers the queries of the runs it took over once it has replayed them.
+      const overHttp = await eventually(
+        async () => {
+          const listedOverHttp = await fetch(`${url}/api/pending`, { headers });
+          return ((await listedOverHttp.json()) as PendingDecision[]).filter((d) => d.workflowId === billingId);
+        },
+        (decisions) => decisions.length > 0,
+        { problem: '/api/pending never listed the nested call' },
+      );
+      expect(overHttp).toEqual([expect.objectContaining({ callId: 'call_refund', chain: pending[0].chain })]);
+      const approval = `${url}/api/runs/${encodeURIComponent(billingId)}/approvals/call_refund`;
+      const approved = await fetch(approval, { method: 'POST', headers, body: JSON.stringify({ approve: true }) });
+      expect(approved.status, await approved.clone().text()).toBe(200);
+    } finally {
+      serve.kill('SIGTERM');
+      await serve.done;
+    }
     await eventually(effects, (lines) => lines.length === 2, { problem: 'the refund never ran' });
     // A worker dies again once the refund has run.
     await killWorker();
@@ -276,7 +299,11 @@ describe('agents as tools', () => {
     expect(result.usage.totalTokens).toBe(6 * 110);
     const billing = (await cli.client.runs.result(billingId)) as AgentLoopResult;
     expect(billing).toMatchObject({ status: 'completed', output: { order: '42', refunded: 30 } });
-    expect(billing.waves[0].calls[0]).toMatchObject({ tool: 'refund', ok: true, approval: { by: 'erin' } });
+    expect(billing.waves[0].calls[0]).toMatchObject({
+      tool: 'refund',
+      ok: true,
+      approval: { decision: 'approved', by: 'erin' },
+    });
     // No tool ran twice, whatever the workers went through.
     expect(effects()).toEqual(['note 7 refund of order 42', 'refund 42 30']);
     const started = (await cli.client.runs.handle(id).fetchHistory()).events!.filter(
