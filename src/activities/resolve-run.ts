@@ -1,7 +1,9 @@
 import { ApplicationFailure, type RetryPolicy } from '@temporalio/common';
+import { agentToolOf } from '../agents/agent-tool';
 import type { AgentDefinition } from '../agents/define';
 import type { ResolvedRun, ResolveRunInput, ToolApproval, ToolInfo } from '../contract/activity-io';
 import { DEFAULT_MODEL_RETRY, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_SECONDS } from '../contract/activity-options';
+import type { AgentChain } from '../contract/agent-chain';
 import { parseAgentLoopInput, type AgentLoopInput } from '../contract/agent-loop';
 import { DEFAULT_EFFECT } from '../contract/effects/effect';
 import { FailureType } from '../contract/errors';
@@ -17,9 +19,10 @@ import {
   type WorkerDefaults,
 } from '../contract/settings/resolve';
 import type { ResolveHost } from '../contract/webhooks/allow';
-import type { AnyTool } from '../tools/define';
+import { TOOL_NAME, type AnyTool } from '../tools/define';
 import { approvalRuleOf } from './approval-rule';
 import { contextWindowOf } from './context-windows';
+import { handoffToolsOf } from './handoff-tools';
 import { toolParametersSchema } from './model/tool-schema';
 import { outputSpecOf } from './output/output-spec';
 import type { Registry } from './registry';
@@ -107,9 +110,22 @@ export function createResolveRun({
       if (known !== undefined) settings.maxContextTokens = known;
     }
     const uniqueNames = [...new Set(toolNames)];
+    const agentTools = agentToolsOf(agent, settings, { registry, tools: uniqueNames });
+    const handoffs = handoffToolsOf(agent, settings, {
+      registry,
+      tools: [...uniqueNames, ...agentTools.map((t) => t.name)],
+    });
+    if (input.chain) withinParentBudget(settings, input.chain);
     const instructions =
       settings.planner === 'json'
-        ? `\n\n${jsonPlannerInstructions(uniqueNames.map((name) => ({ ...registry.tools.get(name)!, parameters: toolParametersSchema(registry.tools.get(name)!) })))}`
+        ? `\n\n${jsonPlannerInstructions([
+            ...uniqueNames.map((name) => ({
+              ...registry.tools.get(name)!,
+              parameters: toolParametersSchema(registry.tools.get(name)!),
+            })),
+            ...agentTools,
+            ...handoffs.map((handoff) => handoff.schema),
+          ])}`
         : '';
     const output = typedOutput(input, agent, settings);
     const today = now().toISOString().slice(0, 10);
@@ -121,9 +137,13 @@ export function createResolveRun({
         `${input.system ?? agent.system}${instructions}` +
         (output ? `\n\n${outputInstructions(output.schema, settings.planner)}` : '') +
         `\n\nToday is ${today} (${weekday}).`,
-      tools: uniqueNames.map((name) =>
-        toolInfo(registry.tools.get(name)!, approvalOf(name, { input, settings, agent, registry })),
-      ),
+      tools: [
+        ...uniqueNames.map((name) =>
+          toolInfo(registry.tools.get(name)!, approvalOf(name, { input, settings, agent, registry })),
+        ),
+        ...agentTools.map((tool) => agentToolInfo(tool.name)),
+        ...handoffs.map((handoff) => handoff.info),
+      ],
       settings,
       price: priceOf(settings.model, modelPrices) ?? null,
       ...(modelQueue ? { modelQueue } : {}),
@@ -132,8 +152,68 @@ export function createResolveRun({
       searchAttributes: (await searchAttributes?.()) ?? false,
       ...(audit ? { audit: true } : {}),
       ...(output ? { output } : {}),
+      ...(agentTools.length || input.chain
+        ? {
+            tree: {
+              goal: input.goal,
+              ...(input.chain ? { chain: input.chain } : {}),
+              ...(input.webhooks?.length ? { webhooks: input.webhooks } : {}),
+            },
+          }
+        : {}),
     };
   };
+}
+
+/**
+ * The agents the run offers as tools (its `agents` setting), as the model sees them. An unknown
+ * agent, the run's own agent (a call of it would always be refused: a certain cycle), or an agent
+ * named like one of the run's tools fails with a non-retryable `InvalidInput`.
+ */
+function agentToolsOf(
+  agent: AgentDefinition,
+  settings: RunSettings,
+  { registry, tools }: { registry: Registry; tools: readonly string[] },
+): ReturnType<typeof agentToolOf>[] {
+  const names = [...new Set(settings.agents ?? [])];
+  const unknown = names.filter((name) => !registry.agents.has(name));
+  if (unknown.length > 0)
+    throw invalidInput(
+      `agents names ${unknown.map((n) => `"${n}"`).join(', ')}, which ${unknown.length > 1 ? 'are not agents' : 'is not an agent'} ` +
+        `of this worker. Known agents: ${[...registry.agents.keys()].join(', ')}.`,
+    );
+  if (names.includes(agent.name))
+    throw invalidInput(`agent "${agent.name}" offers itself as a tool: every call of it would be a cycle.`);
+  const clash = names.find((name) => tools.includes(name));
+  if (clash)
+    throw invalidInput(
+      `agents names "${clash}", which is also one of the run's tools: a tool and an agent offered to one run need different names.`,
+    );
+  const badName = names.find((name) => !TOOL_NAME.test(name));
+  if (badName)
+    throw invalidInput(
+      `agents names "${badName}", which cannot be a tool's name: only letters, digits, _ and -, at most 64 of them.`,
+    );
+  return names.map((name) => agentToolOf(registry.agents.get(name)!));
+}
+
+/** The tool of an agent offered to the run: the workflow runs its calls as child runs; the child's own calls tell their effects. */
+function agentToolInfo(name: string): ToolInfo {
+  return {
+    name,
+    timeoutSeconds: DEFAULT_TOOL_TIMEOUT_SECONDS,
+    retry: { ...DEFAULT_TOOL_RETRY },
+    loopBreaking: false,
+    effect: 'read',
+    agent: true,
+  };
+}
+
+/** A run an agent call started spends at most what its parent left it: its token and cost budgets are lowered to that. */
+function withinParentBudget(settings: RunSettings, chain: AgentChain): void {
+  const { tokens, costUsd } = chain.budget ?? {};
+  if (tokens !== undefined) settings.maxTokens = Math.min(settings.maxTokens ?? tokens, tokens);
+  if (costUsd !== undefined) settings.maxCostUsd = Math.min(settings.maxCostUsd ?? costUsd, costUsd);
 }
 
 interface Approvals {

@@ -1,4 +1,5 @@
 import type { Priority, RetryPolicy } from '@temporalio/common';
+import type { AgentChain } from './agent-chain';
 import type { AssistantMessage, ChatMessage, ToolCallText, Usage } from './agent-loop';
 import type { ToolEffect } from './effects/effect';
 import type { ModelQueue } from './flow/model-queues';
@@ -21,8 +22,13 @@ export interface ToolInfo {
     maximumIntervalSeconds: number;
   };
   loopBreaking: boolean;
-  /** Handled by the workflow itself: `question` waits for an answer, `conversation` for the next message. */
-  interaction?: 'question' | 'conversation';
+  /**
+   * Handled by the workflow itself: `question` waits for an answer, `conversation` for the next
+   * message, `handoff` hands the run over to the agent `handoff` names once the wave has settled.
+   */
+  interaction?: 'question' | 'conversation' | 'handoff';
+  /** A handoff's agent (`interaction: 'handoff'`, docs/agents.md#handoffs). */
+  handoff?: string;
   /** Set when a call may wait for a person's approval before it runs. */
   approval?: ToolApproval;
   /** Calls run as local activities (`defineTool({ localActivity })`): cheap, read-only tools. */
@@ -35,6 +41,8 @@ export interface ToolInfo {
   reconcile?: boolean;
   /** The tool can reverse a call (`defineTool({ undo })`, docs/effects.md#undo). */
   undo?: boolean;
+  /** The tool is the agent of its name: a call runs it as a child run (`agents`, docs/agents.md). */
+  agent?: true;
 }
 
 /**
@@ -74,6 +82,12 @@ export interface ResolvedRun {
   audit?: boolean;
   /** The shape the final answer must have, when the run or its agent gives one (`AgentLoopInput.output`). */
   output?: OutputSpec;
+  /**
+   * Set when the run offers agents as tools or an agent call started it: its goal and its place in
+   * the tree (its input's `chain`), from which its own agent calls make their children's, with the
+   * webhooks its input named (its children tell them of their waits too).
+   */
+  tree?: { goal: string; chain?: AgentChain; webhooks?: string[] };
 }
 
 /** The run's input as a client sent it: `resolveRun` validates it (`parseAgentLoopInput`). */

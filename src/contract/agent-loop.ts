@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { AgentChainSchema, type AgentChain } from './agent-chain';
 import type { HeldBackCall } from './effects/dry-run';
 import type { CallOutcome, PendingOutcome } from './effects/outcome';
 import type { ForkedFrom } from './fork/fork';
 import { ForkSchema } from './fork/schema';
+import type { HandoffRecord } from './handoff';
 import { parseWorkflowInput } from './issues';
 import type { Usage } from './model/usage';
 import { OutputSchemaSchema } from './output/schema';
@@ -56,6 +58,11 @@ export const AgentLoopInputSchema = z.strictObject({
    * CLI), the client's `identity`. Absent: `unknown` (a raw Temporal client that did not say).
    */
   startedBy: z.string().trim().min(1, 'startedBy must name someone').max(200).optional(),
+  /**
+   * Set by the run whose agent call started this one (docs/agents.md): the root run and each parent
+   * agent with its call, the tree's depth limit and what the parent left of its budgets.
+   */
+  chain: AgentChainSchema.optional(),
   ...settingsShape('run'),
   ...renamedFieldsShape(RENAMED_RUN_FIELDS),
 });
@@ -113,6 +120,16 @@ export interface ToolCallRecord {
    * waited for approval): it did not run, and `result` is its tool's `dryRun` answer or a stub.
    */
   heldBack?: true;
+  /** Set when the call was an agent's (docs/agents.md): the child run it started, and how that ended. */
+  agentRun?: AgentRunRecord;
+}
+
+/** The child run an agent call started: its workflow id and agent, and how it ended (absent: it failed or never started). */
+export interface AgentRunRecord {
+  workflowId: string;
+  agent: string;
+  status?: RunStatus;
+  usage?: Usage;
 }
 
 /**
@@ -141,6 +158,7 @@ export interface WaveRecord {
 }
 
 export { addUsage, ZERO_USAGE, type Usage } from './model/usage';
+export type { AgentChain, AgentChainLink } from './agent-chain';
 
 /** A run's result; `O` is the type of its `output`, when its schema is known (`AgentOutput`). */
 export interface AgentLoopResult<O = unknown> {
@@ -157,6 +175,8 @@ export interface AgentLoopResult<O = unknown> {
   dryRun?: true;
   /** In a dry run: every call held back, in the order of the waves (docs/effects.md#dry-runs). */
   heldBack?: HeldBackCall[];
+  /** The run's handoffs, in order, when its agents handed over (docs/agents.md#handoffs). */
+  handoffs?: HandoffRecord[];
 }
 
 /**
@@ -205,6 +225,10 @@ export interface RunProgress {
    * none); the run's status is then `waiting_for_approval` (docs/effects.md#unknown-outcomes).
    */
   pendingOutcomes?: PendingOutcome[];
+  /** Where the run stands in a tree of agents, when an agent call started it: the root and each parent (docs/agents.md). */
+  chain?: AgentChain;
+  /** The run's handoffs so far (docs/agents.md#handoffs); `agent` is the agent it runs as now. */
+  handoffs?: HandoffRecord[];
   /** Who started the run (`AgentLoopInput.startedBy`, else `unknown`), and when its chain started (ISO 8601). */
   startedBy: string;
   startedAt: string;

@@ -14,10 +14,11 @@ import { alarm } from './alarm';
 import { clippedWaves } from './compaction';
 import { startingState, type Continuation } from './continuation';
 import { firstMessages, forkPoint, recordForkedFrom } from './fork';
+import { handOff, handoffIn } from './handoff';
 import { HumanGate } from './human-gate';
 import { runDeadline, RunLimits } from './limits';
 import { Memory } from './memory';
-import { askModel, isContextExceeded, resolveRun, withUsageReport } from './model-calls';
+import { askModel, isContextExceeded, modelRequest, resolveRun, withUsageReport } from './model-calls';
 import { plannerFor, type PlannerRules } from './planners';
 import { Publisher } from './publishing';
 import { RunReports } from './run-reports';
@@ -161,6 +162,8 @@ class AgentRun {
         this.lastText = completion.result ?? '';
         continue;
       }
+      const handoff = handoffIn(wave, tools);
+      if (handoff) return this.handOff(handoff);
       const verdict = limits.afterWave(wave.calls);
       if (verdict && 'opened' in verdict) return this.finish('circuit_open', verdict.opened);
       if (verdict) transcript.add({ role: 'user', content: verdict.note });
@@ -226,9 +229,9 @@ class AgentRun {
     let wave: WaveRecord;
     try {
       const { workflowId } = workflowInfo();
-      const { startedBy } = this.progress;
+      const { progress } = this;
       const audit = this.reports.audited;
-      const context = { iteration, tools, workflowId, gate: this.gate, run: this.run, startedBy, settled, audit };
+      const context = { iteration, tools, workflowId, gate: this.gate, run: this.run, progress, settled, audit };
       wave = { iteration, calls: await runWave(calls, context) };
     } finally {
       publisher.waveSettled();
@@ -249,22 +252,13 @@ class AgentRun {
   }
 
   private request(iteration: number, overrides: Partial<ModelCallInput>): ModelCallInput {
-    const { workflowId, runId } = workflowInfo();
-    const { tools, settings } = this.run;
-    const { model, planner, maxOutputTokens, toolCallText } = settings;
-    const transcript = this.transcript.slice(settings.localModelCalls);
-    return {
-      workflowId,
-      runId,
-      model,
-      tools: tools.map((tool) => tool.name),
-      planner,
-      iteration,
-      maxOutputTokens,
-      toolCallText,
-      transcript,
-      ...overrides,
-    };
+    return modelRequest(this.run, this.transcript, iteration, overrides);
+  }
+
+  /** A handoff: once what the run told is settled, it goes on as the other agent (handoff.ts). */
+  private async handOff(handoff: { to: string; callId: string }): Promise<never> {
+    await this.reports.settle();
+    return handOff(this.input, handoff, this.continuation(), this.transcript.messages);
   }
 
   private heard(reply: ModelCallOutput): void {
@@ -294,6 +288,7 @@ class AgentRun {
       startedAtMs: this.startedAtMs,
       outputRepairs: this.output.repairsUsed,
       forkedFrom,
+      handoffs: this.progress.handoffs ?? [],
     };
   }
 }

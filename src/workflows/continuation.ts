@@ -1,6 +1,8 @@
+import { makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import type { ForkPoint, ResolvedRun } from '../contract/activity-io';
-import type { ChatMessage, WaveRecord } from '../contract/agent-loop';
+import type { AgentLoopInput, ChatMessage, WaveRecord } from '../contract/agent-loop';
 import type { ForkedFrom } from '../contract/fork/fork';
+import type { HandoffRecord } from '../contract/handoff';
 import { ZERO_USAGE, type Usage } from '../contract/model/usage';
 
 /**
@@ -29,6 +31,8 @@ export interface Continuation {
   outputRepairs: number;
   /** Where the chain was forked from, when it was. */
   forkedFrom: ForkedFrom | undefined;
+  /** The handoffs so far: `run` is the agent handed over to last. */
+  handoffs: HandoffRecord[];
 }
 
 /** A run's starting state: what it was handed over (`carried`), else a fresh start, from a fork's point when it is one. */
@@ -61,6 +65,19 @@ export function startingState(
     startedAtMs: fresh.startedAtMs,
     outputRepairs: 0,
     forkedFrom: forked && { workflowId: forked.workflowId, runId: forked.runId, iteration: forked.iteration },
+    handoffs: [],
     handedOver: false,
   };
+}
+
+/**
+ * Continues the run as new with `carried`: a fresh history for the same workflow, which goes on where
+ * this run stopped. A root run moves to the newest deployment version of the worker; a child keeps
+ * its parent's.
+ */
+export function continueChain(input: AgentLoopInput, carried: Continuation): Promise<never> {
+  const initialVersioningBehavior = workflowInfo().parent ? undefined : 'AUTO_UPGRADE';
+  return makeContinueAsNewFunc<(input: AgentLoopInput, carried?: Continuation) => Promise<unknown>>({
+    initialVersioningBehavior,
+  })(input, carried);
 }

@@ -1,8 +1,8 @@
-import { isCancellation, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ResolvedRun } from '../contract/activity-io';
 import type { AgentLoopInput, ChatMessage, Usage } from '../contract/agent-loop';
 import { compacted, compactionRange } from './compaction';
-import type { Continuation, StartingState } from './continuation';
+import { continueChain, type Continuation, type StartingState } from './continuation';
 import { summarize } from './model-calls';
 import type { Transcript } from './transcript';
 
@@ -73,10 +73,7 @@ export class Memory {
    */
   async handOver(input: AgentLoopInput, state: Omit<Continuation, 'messages'>): Promise<never> {
     const messages = (await this.summarized('hand-over')) ?? this.transcript.messages;
-    const initialVersioningBehavior = workflowInfo().parent ? undefined : 'AUTO_UPGRADE';
-    return makeContinueAsNewFunc<(input: AgentLoopInput, carried?: Continuation) => Promise<unknown>>({
-      initialVersioningBehavior,
-    })(input, { ...state, messages });
+    return continueChain(input, { ...state, messages });
   }
 
   /** The transcript with its older part replaced by a summary, or undefined when there is nothing to drop. */

@@ -17,6 +17,7 @@ import { FailureType } from '../contract/errors';
 import { withPriority } from '../contract/flow/priority';
 import { usageReport, type Usage } from '../contract/model/usage';
 import { modelSummary } from '../contract/summaries';
+import type { Transcript } from './transcript';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -141,4 +142,30 @@ export function withUsageReport(err: unknown, usage: Usage): unknown {
     cause: err.cause,
     details: [usageReport(usage)],
   });
+}
+
+/**
+ * The model call of `iteration` of `run`: its model, tools and planner, and the transcript as the
+ * call sends it (`Transcript.slice`: whole for a local call, else what the worker has not seen).
+ */
+export function modelRequest(
+  run: ResolvedRun,
+  transcript: Transcript,
+  iteration: number,
+  overrides: Partial<ModelCallInput>,
+): ModelCallInput {
+  const { workflowId, runId } = workflowInfo();
+  const { model, planner, maxOutputTokens, toolCallText } = run.settings;
+  return {
+    workflowId,
+    runId,
+    model,
+    tools: run.tools.map((tool) => tool.name),
+    planner,
+    iteration,
+    maxOutputTokens,
+    toolCallText,
+    transcript: transcript.slice(run.settings.localModelCalls),
+    ...overrides,
+  };
 }

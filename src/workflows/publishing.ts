@@ -90,7 +90,9 @@ export class Publisher {
       handOvers: state.handOvers,
       usage: state.usage,
       iteration: state.iteration,
+      ...(state.handoffs.length ? { handoffs: state.handoffs } : {}),
       ...(run.modelQueue && { modelRateLimit: { ...run.modelQueue } }),
+      ...(run.tree?.chain && { chain: run.tree.chain }),
     });
   }
 
@@ -140,10 +142,11 @@ export class Publisher {
       conversation: undefined,
     });
     this.publish();
-    const { iteration, waves, usage } = this.progress;
+    const { iteration, waves, usage, handoffs } = this.progress;
     const shownWaves = waves.map(this.shownWave);
     const dryRun = heldBackOf({ dryRun: this.progress.dryRun, waves: shownWaves });
-    return { status, answer, iterations: iteration, waves: shownWaves, usage, ...output, ...dryRun };
+    const handedOff = handoffs ? { handoffs } : {};
+    return { status, answer, iterations: iteration, waves: shownWaves, usage, ...output, ...dryRun, ...handedOff };
   }
 
   /** The run failed: the status query says so (the failure itself is the workflow's). */

@@ -29,12 +29,18 @@ export interface RunMoment {
  * it waits for from a person, with the exact command that gives it (each question, each call
  * waiting for approval with its arguments, each call of unknown outcome, the conversation's last
  * message), else where the loop is (iteration, model call or wave), else how it ended; a dry run's
- * details begin by saying so, and a forked run's end with where it was forked from.
+ * details begin by saying so, a handed-over run's say to which agent, and a forked run's end with
+ * where it was forked from.
  */
 export function runDetails(moment: RunMoment): string {
   const { forkedFrom, auditWaiting, dryRun } = moment.progress;
   const now = auditWaiting ? `${momentDetails(moment)}\n\n${auditWaitingLine(auditWaiting)}` : momentDetails(moment);
-  const details = dryRun ? `${DRY_RUN_LINE}\n\n${now}` : now;
+  const shown = dryRun ? `${DRY_RUN_LINE}\n\n${now}` : now;
+  const { handoffs } = moment.progress;
+  const last = handoffs?.at(-1);
+  const details = last
+    ? `${shown}\n\nRuns as ${last.to}: ${last.from} handed over at iteration ${last.iteration}`
+    : shown;
   if (!forkedFrom) return details;
   return `${details}\n\nForked from \`${forkedFrom.workflowId}\` at iteration ${forkedFrom.iteration} (run ${forkedFrom.runId})`;
 }

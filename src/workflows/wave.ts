@@ -1,17 +1,13 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type {
-  PrepareApprovalInput,
-  ResolvedRun,
-  ToolCallInput,
-  ToolCallOutput,
-  ToolInfo,
-} from '../contract/activity-io';
+import type { PrepareApprovalInput, ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activity-io';
 import type { ApprovalRecord, ToolCallMessagePart, ToolCallRecord } from '../contract/agent-loop';
 import type { ApprovalPolicy } from '../contract/people/approvals';
 import { maskArgs } from '../contract/sensitive';
 import { toolSummary } from '../contract/summaries';
+import { agentShares, callAgent, type AgentCallContext, type AgentShare } from './agent-calls';
 import type { AuditNote } from './audit-trail';
+import { handoffCall } from './handoff';
 import type { Decision, HumanGate } from './human-gate';
 import { DENIED } from './limits';
 import { Slots } from './slots';
@@ -30,13 +26,17 @@ export interface WaveContext {
   tools: Map<string, ToolInfo>;
   workflowId: string;
   gate: HumanGate;
-  /** Who started the run: each tool's context says so. */
-  startedBy: string;
+  /**
+   * The run's progress: who started it (each tool's context says so), when, and what it used so far
+   * (an agent call's share of the budgets; its child's usage is added to it).
+   */
+  progress: AgentCallContext['progress'];
   /**
    * The run: its agent (whose approval rules a rule-checked call asks), its place in the task queue
-   * (for its tool activities), and its settings (`maxParallelTools`, `answerTimeoutSeconds`).
+   * (for its tool activities), its settings (`maxParallelTools`, `answerTimeoutSeconds`), and, for
+   * its agent calls, its model's price and its place in a tree of agents.
    */
-  run: Pick<ResolvedRun, 'agent' | 'priority' | 'settings'>;
+  run: AgentCallContext['run'];
   /** Told of each call as it settles, before the rest of its wave (for live followers). */
   settled?: (record: ToolCallRecord) => void;
   /** Told of each call that waited for approval and ran, under a key unique in the run (its audit trail). */
@@ -56,20 +56,25 @@ export interface WaveContext {
 export function runWave(calls: ToolCallMessagePart[], context: WaveContext): Promise<ToolCallRecord[]> {
   const { settled } = context;
   const slots = new Slots(context.run.settings.maxParallelTools);
+  const agentCalls = calls.filter((call) => context.tools.get(call.function.name)?.agent).length;
+  const share = agentShares(agentCalls, context);
   return Promise.all(
     calls.map((call) =>
       settled
-        ? runCall(call, context, slots).then((record) => (settled(record), record))
-        : runCall(call, context, slots),
+        ? runCall(call, context, slots, share).then((record) => (settled(record), record))
+        : runCall(call, context, slots, share),
     ),
   );
 }
 
 async function runCall(
   call: ToolCallMessagePart,
-  { iteration, tools, workflowId, gate, run, startedBy, audit }: WaveContext,
+  context: WaveContext,
   slots: Slots,
+  share: AgentShare,
 ): Promise<ToolCallRecord> {
+  const { iteration, tools, workflowId, gate, run, audit } = context;
+  const { startedBy } = context.progress;
   const { agent, priority } = run;
   // How the call's attempts went when one may have acted (`write` tools: tool-attempts.ts).
   const attempts: AttemptContext = { slots, priority, gate: gate.outcomes, iteration };
@@ -84,6 +89,9 @@ async function runCall(
     return { ...record, ok: false, error: `Unknown tool "${name}". Available tools: ${available}.` };
   }
   if (!args.ok) return { ...record, ok: false, error: args.error };
+  // An agent offered as a tool (`agents`) runs as a child run (agent-calls.ts).
+  if (tool.agent)
+    return { ...record, ...(await callAgent({ id: call.id, agent: name, args: args.value }, context, share, slots)) };
   if (tool.interaction)
     return { ...record, ...(await interact(tool, call.id, args.value, gate, run.settings.answerTimeoutSeconds)) };
   const target = { workflowId, toolCallId: call.id, name, startedBy };
@@ -224,11 +232,13 @@ export function loopBreak(
   });
 }
 
-/** The calls of a wave whose results `runTool` returned (not the tools the workflow answers itself). */
+/** The calls of a wave whose results `runTool` returned (not the tools the workflow answers itself, nor agent calls). */
 export function ranOnWorker(calls: readonly ToolCallRecord[], tools: ReadonlyMap<string, ToolInfo>): string[] {
   return (
     calls
-      .filter((call) => call.ok && tools.has(call.tool) && !tools.get(call.tool)!.interaction)
+      .filter(
+        (call) => call.ok && tools.has(call.tool) && !tools.get(call.tool)!.interaction && !tools.get(call.tool)!.agent,
+      )
       // A result a person gave (an unknown outcome confirmed) never passed through a worker.
       .filter((call) => call.outcome?.path !== 'confirmed')
       .map((call) => call.id)
@@ -247,6 +257,7 @@ async function interact(
   gate: HumanGate,
   answerTimeoutSeconds: number | undefined,
 ): Promise<Pick<ToolCallRecord, 'ok' | 'result' | 'error'>> {
+  if (tool.interaction === 'handoff') return handoffCall(tool, args);
   const field = tool.interaction === 'question' ? 'question' : 'message';
   const text = typeof args[field] === 'string' ? (args[field] as string).trim() : '';
   if (!text) return { ok: false, error: `${tool.name} needs a non-empty "${field}" string.` };

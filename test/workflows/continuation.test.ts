@@ -20,6 +20,7 @@ const carried: { [K in keyof Continuation]-?: Exclude<Continuation[K], undefined
   startedAtMs: 1_700_000_000_000,
   outputRepairs: 1,
   forkedFrom: { workflowId: 'source', runId: 'r1', iteration: 2 },
+  handoffs: [{ from: 'triage', to: 'clerk', iteration: 5, callId: 'call_5' }],
 };
 
 describe('continuation: the state a run hands over is the state the next run starts from', () => {

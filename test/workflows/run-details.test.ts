@@ -58,4 +58,18 @@ describe('runDetails', () => {
         '120 calls a minute for every run of task queue `waveloop-model` (a call the limit holds back shows as Scheduled in Pending Activities)',
     );
   });
+
+  it('a run handed over to another agent says which agent it runs as now, and since when', () => {
+    const handedOver: RunProgress = {
+      ...progress,
+      status: 'running',
+      phase: 'model',
+      pendingApprovals: [],
+      agent: 'billing',
+      handoffs: [{ from: 'triage', to: 'billing', iteration: 2, callId: 'call_2' }],
+    };
+    expect(runDetails({ progress: handedOver, workflowId: 'r-2' })).toContain(
+      'Runs as billing: triage handed over at iteration 2',
+    );
+  });
 });

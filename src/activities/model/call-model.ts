@@ -22,6 +22,7 @@ import { textToolCalls } from './text-tool-calls';
 import { repairFeedback } from './tool-call-intent';
 import { toolParametersSchema } from './tool-schema';
 import { TranscriptCache } from './transcript-cache';
+import { workflowToolOf } from './workflow-tools';
 
 export interface ModelDeps {
   registry: Registry;
@@ -83,6 +84,9 @@ export function createCallModel({
     const messages: ChatMessage[] = input.note ? [...transcript, { role: 'user', content: input.note }] : transcript;
     const tools = input.tools.map((name) => {
       const tool = registry.tools.get(name);
+      // An agent the run offers as a tool, or a handoff: resolveRun made sure no tool has its name.
+      const offered = tool ? undefined : workflowToolOf(name, registry);
+      if (offered) return { type: 'function' as const, function: offered };
       if (!tool) {
         throw ApplicationFailure.create({
           type: FailureType.InvalidInput,

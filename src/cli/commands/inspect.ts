@@ -11,7 +11,14 @@ import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { action, parsePositiveInt, print, withClient } from '../support';
 import { renderPriority } from '../ui/priority';
-import { renderProgress, renderResult, renderResultSummary, renderTranscript, renderWave } from '../ui/render';
+import {
+  handoffsLine,
+  renderProgress,
+  renderResult,
+  renderResultSummary,
+  renderTranscript,
+  renderWave,
+} from '../ui/render';
 import { alignColumns } from '../ui/table';
 
 /**
@@ -142,6 +149,8 @@ async function showCommand(workflowId: string): Promise<number> {
     const forkedFrom = report.progress?.forkedFrom ?? (await forkedFromMemo(client, workflowId));
     if (forkedFrom)
       print(`Forked from ${forkedFrom.workflowId} at iteration ${forkedFrom.iteration} (run ${forkedFrom.runId})`);
+    const handoffs = report.progress?.handoffs ?? report.result?.handoffs;
+    if (handoffs) print(`Handed over: ${handoffsLine(handoffs)}`);
     const iterations = report.progress?.iteration ?? report.result?.iterations ?? 0;
     if (iterations > 0)
       print(

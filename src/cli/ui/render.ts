@@ -1,3 +1,4 @@
+import { chainLine } from '../../contract/agent-chain';
 import type {
   AgentLoopResult,
   ChatMessage,
@@ -7,6 +8,7 @@ import type {
   WaveRecord,
 } from '../../contract/agent-loop';
 import { answerCommandLine, approveCommandLine, denyCommandLine } from '../../contract/command-lines';
+import type { HandoffRecord } from '../../contract/handoff';
 import { needsLine, previewLines } from '../../contract/people/approvals';
 import { toolSummary } from '../../contract/summaries';
 import { colors, statusColor } from './colors';
@@ -22,7 +24,8 @@ export function renderCall(iteration: number, call: ToolCallRecord): string {
   const outcome = call.ok
     ? `${colors.green('→')} ${oneLine(call.result ?? '', RESULT_CHARS)}`
     : colors.red(`✗ ${oneLine(call.error ?? '', RESULT_CHARS)}`);
-  return `${colors.cyan(toolSummary(iteration, call.tool, call.args))} ${outcome}${decided(call)}${settled(call)}`;
+  const child = call.agentRun ? colors.dim(` (run ${call.agentRun.workflowId})`) : '';
+  return `${colors.cyan(toolSummary(iteration, call.tool, call.args))} ${outcome}${decided(call)}${settled(call)}${child}`;
 }
 
 /**
@@ -92,6 +95,8 @@ export function renderProgress(progress: RunProgress): string[] {
     `Status:     ${statusColor(progress.status)(progress.status)}`,
     `Agent:      ${progress.agent} (model ${progress.model})`,
     ...(progress.startedBy ? [`Started by: ${progress.startedBy}, ${progress.startedAt}`] : []),
+    ...(progress.chain ? [`Called by:  ${chainLine(progress.chain)}`] : []),
+    ...(progress.handoffs ? [`Handoffs:   ${handoffsLine(progress.handoffs)}`] : []),
     ...(progress.auditWaiting
       ? [
           `${colors.yellow('Audit:')}      waiting for the audit store since ${progress.auditWaiting.since}: ` +
@@ -160,4 +165,9 @@ export function renderTranscript(messages: ChatMessage[]): string[] {
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** A run's handoffs: `triage → billing (iteration 2), billing → crm (iteration 5)`. */
+export function handoffsLine(handoffs: readonly HandoffRecord[]): string {
+  return handoffs.map((h) => `${h.from} → ${h.to} (iteration ${h.iteration})`).join(', ');
 }

@@ -151,6 +151,22 @@ export const SETTINGS = {
     default: 16,
     flag: true,
   },
+  agents: {
+    type: { kind: 'names' },
+    doc: 'Agents the run may call as tools, each a tool named after the agent: a call runs it as a child run on the task it is given (docs/agents.md).',
+    layers: ['run', 'agent'],
+  },
+  handoffs: {
+    type: { kind: 'names' },
+    doc: 'Agents the run may hand the conversation over to, each offered as a tool `transfer_to_<agent>`: the run goes on as that agent, with its prompt, tools and rules, and the transcript so far (docs/agents.md#handoffs).',
+    layers: ['run', 'agent'],
+  },
+  maxAgentDepth: {
+    type: { kind: 'int', min: 1, max: 20 },
+    doc: 'How deep agents may call agents: a call that would start a child this many agents below the root is refused, and the model told why.',
+    layers: ['run', 'agent', 'worker'],
+    default: 3,
+  },
   toolsToApprove: {
     type: { kind: 'names' },
     doc: 'Tools whose calls wait for a person’s approval in this run, besides those whose `requiresApproval` rule says so.',

@@ -25,8 +25,8 @@ const minus = (keys: string[], ...drop: Array<Iterable<string>>) => {
 };
 
 /** The fields of each layer that are not settings: what the run, the agent or the tree is. */
-const RUN_TASK = ['goal', 'agent', 'system', 'tools', 'output', 'fork', 'startedBy'];
-const AGENT_OWN = ['name', 'system', 'tools', 'requiresApproval', 'output'];
+const RUN_TASK = ['goal', 'agent', 'system', 'tools', 'output', 'fork', 'startedBy', 'chain'];
+const AGENT_OWN = ['name', 'system', 'tools', 'requiresApproval', 'output', 'description'];
 const TREE_TASK = ['goal', 'agent', 'tools', 'output', 'startedBy'];
 
 describe('settings: every layer is made from the declarations', () => {
