@@ -119,6 +119,21 @@ describe.skipIf(!CHROMIUM)('undo from the run page, in Chromium', () => {
       .toContain(`Undo started by alice (${undoWorkflowId(workflowId)})`);
     expect(ledger).toEqual(['pay INV-7']);
 
+    // Alice's run page, read again, says the undo runs and shows its waiting card, without the button.
+    await expect
+      .poll(
+        async () => {
+          await alice.goto(`${server.url}${runPage}`);
+          return await alice.locator('article.decision h3').allTextContents();
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toEqual(['Approve the undo of pay_invoice?']);
+    expect((await section.locator('.undo-running').textContent())?.replace(/\s+/g, ' ').trim()).toBe(
+      `An undo of this run is running (${undoWorkflowId(workflowId)}): its approvals wait above and in the inbox.`,
+    );
+    expect(await section.getByRole('button', { name: 'Undo this run' }).count()).toBe(0);
+
     // Bob finds the refund's approval in the inbox, like any approval, and approves it there.
     const bob = await (await browser.newContext({ viewport: { width: 1200, height: 1000 } })).newPage();
     await bob.goto(`${server.url}/?token=${PEOPLE[1]!.token}`);

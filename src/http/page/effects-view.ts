@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { EffectEntry } from '../../client/effects';
+import type { PendingDecision } from '../../client/pending';
 import { clip } from './format';
 import type { Html } from './layout';
 
@@ -15,10 +16,14 @@ import type { Html } from './layout';
 /** The longest arguments or result a row shows in full; `/api/runs/{id}/effects` has all of it. */
 const CELL_CHARS = 600;
 
-/** The run's effects as `runEffects` read them: the calls, or why they could not be read. */
+/**
+ * The run's effects as `runEffects` read them: the calls, or why they could not be read; and the undo
+ * of the run that is running, when one is, with the approvals it waits for (the page shows their cards).
+ */
 export interface EffectsRead {
   effects: EffectEntry[];
   unread?: string;
+  undo?: { undoId: string; pending: PendingDecision[] };
 }
 
 /**
@@ -55,7 +60,18 @@ export function effectsSection(workflowId: string, read: EffectsRead, ended = fa
                   ${read.effects.map(effectRow)}
                 </tbody>
               </table>
-              ${ended && left.length ? undoForm(workflowId, left.length) : ''}`
+              ${
+                read.undo
+                  ? html`<p class="undo-running muted" data-undo="${read.undo.undoId}">
+                      An undo of this run is running
+                      (${read.undo.undoId})${
+                        read.undo.pending.length ? ': its approvals wait above and in the inbox' : ''
+                      }.
+                    </p>`
+                  : ended && left.length
+                    ? undoForm(workflowId, left.length)
+                    : ''
+              }`
     }
   </section>`;
 }

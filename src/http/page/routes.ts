@@ -217,13 +217,26 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
     });
   });
 
-  /** What run `id` changed, for its page; why it could not be read, when it could not (the page shows the rest). */
+  /**
+   * What run `id` changed, for its page; why it could not be read, when it could not (the page shows
+   * the rest). For a run that has ended, whether an undo of it runs, and the approvals it waits for.
+   */
   async function effectsOf(id: string, report: RunStatusReport): Promise<EffectsRead> {
+    let read: EffectsRead;
     try {
-      return await runEffects(client, id, report);
+      read = await runEffects(client, id, report);
     } catch (err) {
       return { effects: [], unread: toHttpError(err, deps.log).message };
     }
+    if (!hasEnded(report) || read.effects.length === 0) return read;
+    const undoId = undoWorkflowId(id);
+    const undo = await runs
+      .handle(undoId)
+      .describe()
+      .catch(() => undefined);
+    if (undo?.status.name !== 'RUNNING') return read;
+    const progress = await runs.progress(undoId, { quick: true }).catch(() => undefined);
+    return { ...read, undo: { undoId, pending: progress ? pendingOf({ workflowId: undoId }, progress) : [] } };
   }
 
   /** The newest `limit` decisions `filter` finds in the audit trail; or that there is none, or why it could not be read. */

@@ -59,7 +59,9 @@ export function runBody(
 ): Html {
   const { progress, result } = report;
   const status = progress?.status ?? result?.status ?? report.execution.toLowerCase();
-  const pending = progress ? pendingOf({ workflowId: report.workflowId, goal: report.goal }, progress) : [];
+  const own = progress ? pendingOf({ workflowId: report.workflowId, goal: report.goal }, progress) : [];
+  // An undo of the run that waits for approvals (docs/effects.md#undo-approvals): its cards too.
+  const pending = [...own, ...(effects?.undo?.pending ?? [])];
   const waves = [...(result?.waves ?? progress?.waves ?? []), ...(progress?.settling ? [progress.settling] : [])];
   const usage = result?.usage ?? progress?.usage;
   return html`<h1>${report.goal ?? report.workflowId}</h1>
@@ -150,6 +152,14 @@ function callView(call: ToolCallRecord): Html {
     }
     ${call.heldBack ? html`<div class="muted held-back">held back: a dry run, it did not run</div>` : ''}
     ${call.outcome ? html`<div class="muted outcome">${outcomeLine(call.outcome)}</div>` : ''}
+    ${
+      call.agentRun
+        ? html`<div class="muted agent-run">
+            its run: <a href="/runs/${encodeURIComponent(call.agentRun.workflowId)}">${call.agentRun.workflowId}</a>
+            ${call.agentRun.status ? html`(${call.agentRun.status})` : ''}
+          </div>`
+        : ''
+    }
     ${call.ok ? html`<pre>${clip(call.result ?? '', RESULT_CHARS)}</pre>` : html`<div class="error">${call.error}</div>`}
   </div>`;
 }
