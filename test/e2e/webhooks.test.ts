@@ -18,6 +18,8 @@ const SECRET = 'whsec-test';
 let cli: CliFixture;
 let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
 let worker: LiveCommand | undefined;
+/** While true, `/flaky` answers every delivery 500. */
+let flaky = false;
 
 async function startWorker(): Promise<void> {
   worker = await workerProcess({
@@ -33,7 +35,9 @@ async function startWorker(): Promise<void> {
 beforeAll(async () => {
   cli = await cliFixture('webhooks', { worker: false });
   // The first delivery to /hook fails with a 500; every other request is taken.
-  receiver = await webhookReceiver((path, count) => (path === '/hook' && count === 0 ? 500 : 200));
+  receiver = await webhookReceiver((path, count) =>
+    (path === '/hook' && count === 0) || (path === '/flaky' && flaky) ? 500 : 200,
+  );
   await startWorker();
 });
 afterAll(async () => {
@@ -184,4 +188,67 @@ describe('webhooks', () => {
     });
     router.assertDone();
   });
+
+  it('a worker killed while a delivery keeps getting 500s: the next worker delivers it under the same id; cancelled and failed are told once each', async () => {
+    const id = 'webhooks-flaky';
+    const flakyHook = receiver.url('/flaky');
+    const told = (workflowId: string) =>
+      receiver.received.filter((r) => r.path === '/flaky' && bodyOf(r.raw).workflowId === workflowId);
+    flaky = true;
+    cli.fake.script({ toolCalls: [{ id: 'call_flaky', name: 'update_user', args: { id: 3, company: 'EPAM' } }] });
+    await cli.client.runs.start({ goal: 'Move user 3 to EPAM', webhooks: [flakyHook] }, { workflowId: id });
+
+    // Two attempts answered 500; the worker dies while the delivery waits for its next retry.
+    await eventually(
+      () => told(id),
+      (got) => got.length >= 2,
+      { problem: 'The delivery was not tried twice.' },
+    );
+    worker!.kill('SIGKILL');
+    await worker!.done;
+    flaky = false;
+    await startWorker();
+    const delivered = await eventually(
+      () => told(id),
+      (got) => got.some((r) => r.answered === 200),
+      {
+        attempts: 600,
+        problem: 'The waiting_for_approval webhook was never delivered after the kill.',
+      },
+    );
+    expect(new Set(delivered.map((r) => r.headers['x-waveloop-delivery'])).size).toBe(1);
+    expect(delivered.every((r) => r.raw === delivered[0].raw)).toBe(true);
+
+    // Cancelled while it waits: told once.
+    await cli.client.runs.cancel(id);
+    await eventually(
+      () => told(id),
+      (got) => got.some((r) => bodyOf(r.raw).event === 'cancelled'),
+    );
+
+    // A run whose model refuses its key fails: told once, with why.
+    const failedId = 'webhooks-failed';
+    cli.fake.script({ status: 401, message: 'Incorrect API key provided' });
+    await cli.client.runs.start({ goal: 'Move user 4 to EPAM', webhooks: [flakyHook] }, { workflowId: failedId });
+    const failed = await eventually(
+      () => told(failedId),
+      (got) => got.length > 0,
+    );
+    expect(bodyOf(failed[0].raw)).toMatchObject({ event: 'failed', workflowId: failedId });
+    expect(String(bodyOf(failed[0].raw).error)).toContain('Incorrect API key');
+
+    // Once each: one delivery id per event, none lost.
+    const events = [...told(id), ...told(failedId)].filter((r) => r.answered === 200);
+    const ids = new Map<string, Set<string>>();
+    for (const got of events) {
+      const key = `${bodyOf(got.raw).workflowId} ${got.headers['x-waveloop-event']}`;
+      ids.set(key, (ids.get(key) ?? new Set()).add(got.headers['x-waveloop-delivery'] as string));
+    }
+    expect([...ids].map(([key, delivery]) => [key, delivery.size])).toEqual([
+      [`${id} waiting_for_approval`, 1],
+      [`${id} cancelled`, 1],
+      [`${failedId} failed`, 1],
+    ]);
+    expect(events).toHaveLength(3);
+  }, 120_000);
 });
