@@ -266,4 +266,42 @@ describe('undo approvals', () => {
     ]);
     expect(lines()).toContain('refund INV-4 100 asked by alice');
   });
+
+  it("onFailure: 'undo': a cancelled run's undo of its approved payment waits for approval too (asked by onFailure); the run ends once bob approves it", async () => {
+    const id = 'undo-saga-approval';
+    cli.fake.script(
+      { toolCalls: [{ id: `${id}-pay`, name: 'pay_invoice', args: { invoice: 'INV-5', amount: 100 } }] },
+      { toolCalls: [{ id: `${id}-ask`, name: 'ask_question', args: { question: 'Anything else?' } }] },
+    );
+    await cli.client.runs.start({ goal: 'Pay INV-5', startedBy: 'alice', onFailure: 'undo' }, { workflowId: id });
+    await eventually(
+      () => cli.client.runs.progress(id).catch(() => undefined),
+      (progress) => progress?.pendingApprovals.length === 1,
+      { attempts: 600, intervalMs: 100 },
+    );
+    await cli.client.runs.approve(id, `${id}-pay`, { by: 'bob' });
+    await eventually(
+      () => cli.client.runs.progress(id).catch(() => undefined),
+      (progress) => progress?.status === 'waiting_for_input',
+      { attempts: 600, intervalMs: 100 },
+    );
+    await cli.client.runs.cancel(id);
+
+    const [waiting] = await eventually(
+      () => pendingFor(`undo:${id}`),
+      (decisions) => decisions.length === 1,
+      { attempts: 300, intervalMs: 200 },
+    );
+    expect(waiting).toMatchObject({ callId: `${id}-pay`, tool: 'pay_invoice', startedBy: 'onFailure' });
+    expect(lines()).not.toContain('refund INV-5 100 asked by onFailure');
+
+    const approved = await cmd(['approve', `undo:${id}`, `${id}-pay`, '--by', 'bob']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect((await cli.client.runs.result(id)).status).toBe('cancelled');
+    expect(lines()).toContain('refund INV-5 100 asked by onFailure');
+    const ledger = await cli.client.effects(id);
+    expect(ledger.effects.map((e) => [e.tool, e.undone?.by, e.undone?.approvedBy])).toEqual([
+      ['pay_invoice', 'onFailure', ['bob']],
+    ]);
+  });
 });
