@@ -232,4 +232,36 @@ describe("the worker's rate-limit gate (the endpoint's headers, 429s)", () => {
       content: 'Done.',
       headers: { 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '2s' },
     }));
+
+  it("WAVELOOP_MODEL_TPM: once the minute's tokens are spent, the next run's call is held on the worker until they leave the minute; its follower is told, and the endpoint never sees it", async () => {
+    h.fake.route(() => ({ content: 'Done.' }), { atMost: 1 });
+    // One reply reports FAKE_USAGE's tokens, more than the whole minute allows.
+    const { worker, taskQueue } = await h.worker({ stream: false, modelTpm: 50 });
+    const client = new WaveloopClient(h.client, taskQueue);
+    await worker.runUntil(async () => {
+      const a = await client.runs.start({ goal: 'A' });
+      expect(await client.runs.result(a.workflowId)).toMatchObject({ status: 'completed' });
+      const firstAt = h.fake.requests[0]!.receivedAt!;
+      const b = await client.runs.start({ goal: 'B' });
+      const events: RunEvent[] = [];
+      const follower = followRun(client.runs, b.workflowId, {
+        onEvent: (event) => {
+          if (event.type === 'rate-limit') events.push(event);
+        },
+      });
+      await eventually(
+        () => events,
+        (seen) => seen.length > 0,
+        { problem: "B's follower was never told its call is held." },
+      );
+      await follower.stop();
+      // Held until A's tokens leave the minute: a deadline the gate computed, a minute after A's call.
+      const until = Date.parse((events[0] as { until: string }).until);
+      expect(until).toBeGreaterThanOrEqual(firstAt + 60_000 - 1_000);
+      expect(h.fake.requests.map(goalOf)).toEqual(['A']);
+      await client.runs.cancel(b.workflowId);
+      expect(await client.runs.result(b.workflowId)).toMatchObject({ status: 'cancelled' });
+      expect(h.fake.requests.map(goalOf)).toEqual(['A']);
+    });
+  }, 40_000);
 });

@@ -146,6 +146,8 @@ export class Harness {
       deployment?: WaveloopWorkerOptions['deployment'];
       /** Model calls a minute held by the server (`WAVELOOP_MODEL_RPM`; default none). */
       modelRpm?: number;
+      /** Tokens a minute this worker's model calls may spend (`WAVELOOP_MODEL_TPM`; default none). */
+      modelTpm?: number;
       /** The people directory that approval rules' groups stand for (default: nobody). */
       people?: WaveloopWorkerOptions['people'];
       /** Where the runs' audit records go (default: none); the test closes it after the worker stops. */
@@ -166,7 +168,11 @@ export class Harness {
       openai: options.modelTimeoutMs
         ? new OpenAI({ baseURL, apiKey: 'test-key', maxRetries: 0, timeout: options.modelTimeoutMs })
         : createModelClient({ baseURL, apiKey: 'test-key' }),
-      defaults: { model: 'fake-model', ...(options.modelRpm === undefined ? {} : { modelRpm: options.modelRpm }) },
+      defaults: {
+        model: 'fake-model',
+        ...(options.modelRpm === undefined ? {} : { modelRpm: options.modelRpm }),
+        ...(options.modelTpm === undefined ? {} : { modelTpm: options.modelTpm }),
+      },
       stream: options.stream,
       modelRetry: options.modelRetry,
       workflowBundle:
