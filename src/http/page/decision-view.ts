@@ -185,7 +185,7 @@ function controls(decision: PendingDecision, id: string, run: string, typed: Typ
             id="${id}-reason"
             hx-preserve
             value="${typed.reason ?? ''}"
-            placeholder="Why not (the model reads it)"
+            placeholder="${decision.workflowId.startsWith('undo:') ? 'Why not (the undo lists it)' : 'Why not (the model reads it)'}"
             aria-label="Reason to deny"
           />
           <button class="danger" name="decision" value="deny">Deny</button>
