@@ -345,7 +345,8 @@ export class RunsClient {
   }
 
   /**
-   * Every decision waiting for a person, across all agent runs (a goal tree's tool loops too):
+   * Every decision waiting for a person, across all agent runs (a goal tree's tool loops too) and
+   * the undos of runs (`undo:<run>`, docs/effects.md#undo-approvals):
    * approvals, questions and conversations, oldest first, each with the command that decides it.
    * The runs come from Temporal's visibility store (their `WaveloopStatus`); what each waits for,
    * from its `status` query, a few runs at a time.
