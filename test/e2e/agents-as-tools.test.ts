@@ -74,6 +74,7 @@ export default defineConfig({
 let cli: CliFixture;
 let project: TestProject;
 let worker: LiveCommand | undefined;
+let served: LiveCommand | undefined;
 let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
 
 const effects = () => {
@@ -126,6 +127,8 @@ beforeAll(async () => {
   await startWorker();
 });
 afterAll(async () => {
+  served?.kill('SIGTERM');
+  await served?.done;
   worker?.kill('SIGTERM');
   await worker?.done;
   project?.remove();
@@ -251,7 +254,10 @@ describe('agents as tools', () => {
 
     // Erin approves it through the HTTP API, with the child's run id and the call's id.
     const { serve, url } = await serveProcess(cli.env, { cwd: project.dir });
-    try {
+    served = serve;
+    const page = async (address: string) =>
+      (await fetch(`${url}${address}`, { headers: { cookie: `waveloop_token=${ERIN_TOKEN}` } })).text();
+    {
       const headers = { authorization: `Bearer ${ERIN_TOKEN}`, 'content-type': 'application/json' };
       // The worker just started answers the queries of the runs it took over once it has replayed them.
       const overHttp = await eventually(
@@ -263,12 +269,13 @@ describe('agents as tools', () => {
         { problem: '/api/pending never listed the nested call' },
       );
       expect(overHttp).toEqual([expect.objectContaining({ callId: 'call_refund', chain: pending[0].chain })]);
+      // The inbox shows the call with its chain, each run a link.
+      const inbox = await page('/');
+      expect(inbox).toContain(`<a href="/runs/${id}">${id}</a> (“Customer 7 wants their 30 USD back for order 42.”)`);
+      expect(inbox).toContain(`› <a href="/runs/${id}">triage</a> (call call_billing)`);
       const approval = `${url}/api/runs/${encodeURIComponent(billingId)}/approvals/call_refund`;
       const approved = await fetch(approval, { method: 'POST', headers, body: JSON.stringify({ approve: true }) });
       expect(approved.status, await approved.clone().text()).toBe(200);
-    } finally {
-      serve.kill('SIGTERM');
-      await serve.done;
     }
     await eventually(effects, (lines) => lines.length === 2, { problem: 'the refund never ran' });
     // A worker dies again once the refund has run.
@@ -304,6 +311,10 @@ describe('agents as tools', () => {
       ok: true,
       approval: { decision: 'approved', by: 'erin' },
     });
+    // The root's run page links its children's runs.
+    const rootPage = await page(`/runs/${id}`);
+    expect(rootPage).toContain(`its run: <a href="/runs/${encodeURIComponent(billingId)}">${billingId}</a>`);
+    expect(rootPage).toContain(`its run: <a href="/runs/${encodeURIComponent(crmId)}">${crmId}</a>`);
     // No tool ran twice, whatever the workers went through.
     expect(effects()).toEqual(['note 7 refund of order 42', 'refund 42 30']);
     const started = (await cli.client.runs.handle(id).fetchHistory()).events!.filter(

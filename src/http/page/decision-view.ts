@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { html, raw } from 'hono/html';
 import type { PendingDecision } from '../../client/pending';
+import type { AgentChain } from '../../contract/agent-chain';
 import { needsLine, previewLines, type CallPreview } from '../../contract/people/approvals';
 import type { Person } from '../../contract/people/people';
-import { ago, pretty } from './format';
+import { ago, clip, pretty } from './format';
 import type { Html } from './layout';
 
 /**
@@ -78,6 +79,19 @@ function starter(decision: PendingDecision, now: Date): Html | string {
     ${startedBy ? html`started by <span class="who">${startedBy}</span>` : ''}${
       startedBy && startedAt ? html`, ${ago(startedAt, now)} ago` : ''
     }${startedBy && agent ? ' · ' : ''}${agent ? html`agent <span class="agent">${agent}</span>` : ''}
+    ${decision.chain ? chainView(decision.chain) : ''}
+  </div>`;
+}
+
+/**
+ * Why a nested call is asked for: the root run and its goal, then each agent above with the call
+ * that started the next run (docs/agents.md#the-chain), each run a link.
+ */
+function chainView(chain: AgentChain): Html {
+  const run = (id: string, text: string) => html`<a href="/runs/${encodeURIComponent(id)}">${text}</a>`;
+  return html`<div class="chain">
+    for ${run(chain.root.workflowId, chain.root.workflowId)} (“${clip(chain.root.goal, 120)}”)
+    ${chain.parents.map((link) => html` › ${run(link.workflowId, link.agent)} (call ${link.callId})`)}
   </div>`;
 }
 
