@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentDefinitionSchema, type AgentDefinition } from '../agents/define';
 import { isToolEffect, TOOL_EFFECTS, type ToolEffect } from '../contract/effects/effect';
 import { BUILTIN_SCORERS, type ScorerDefinition } from '../contract/eval/scorer';
+import { handoffToolName } from '../contract/handoff';
 import { describeIssues } from '../contract/issues';
 import { PersonSchema, type Person } from '../contract/people/people';
 import { approvalRuleSchema } from '../contract/people/schemas';
@@ -198,7 +199,8 @@ function isMcpToolOf(name: string, servers: McpServers): boolean {
 /**
  * What is wrong with the agents the config's agents offer as tools (`agents`, docs/agents.md): an
  * unknown agent, an agent offering itself (a cycle certain from the config: every call of it would
- * be refused), or an agent whose name cannot be a tool's or is a tool's already.
+ * be refused), or an agent whose name cannot be a tool's or is a tool's already; and with their
+ * `handoffs`: an unknown agent, a handoff to itself, or a `transfer_to_<agent>` a tool is named.
  */
 function agentToolProblem(
   config: ValidProjectConfig,
@@ -216,6 +218,13 @@ function agentToolProblem(
         return `agent "${agent.name}" offers the agent "${name}" as a tool, but a tool name may have only letters, digits, _ and -, at most 64 of them`;
       if (offered.has(name))
         return `agent "${agent.name}" offers the agent "${name}" as a tool, but a tool has that name already${offered.get(name) ?? ''}`;
+    }
+    for (const name of agent.handoffs ?? []) {
+      if (!agents.has(name))
+        return `agent "${agent.name}" hands off to "${name}", which is not an agent (agents: ${[...agents].join(', ')})`;
+      if (name === agent.name) return `agent "${agent.name}" hands off to itself: a handoff goes to another agent`;
+      if (offered.has(handoffToolName(name)))
+        return `agent "${agent.name}" hands off to "${name}", but a tool is named ${handoffToolName(name)} already`;
     }
   }
   return undefined;
