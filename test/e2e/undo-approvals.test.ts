@@ -112,7 +112,7 @@ async function pendingFor(workflowId: string): Promise<PendingDecision[]> {
 
 describe('undo approvals', () => {
   it('the undo of a payment that waited for approval waits under undo:<run>: the asker is refused (four eyes), ops is refused, bob approves; the refund runs once and the ledger says undone by alice, approved by bob', async () => {
-    const id = 'undo-approve';
+    const id = 'ua-approve';
     await paid(id, 'INV-1');
     expect(lines()).toEqual(['pay INV-1 100', 'note pays INV-1']);
 
@@ -188,7 +188,7 @@ describe('undo approvals', () => {
   });
 
   it('a denied undo is listed as denied, with who and why, and nothing of the payment is undone; a later undo still finds it', async () => {
-    const id = 'undo-deny';
+    const id = 'ua-deny';
     await paid(id, 'INV-2');
     const before = lines();
 
@@ -215,7 +215,7 @@ describe('undo approvals', () => {
   });
 
   it('waveloop undo prints a denied undo and exits 1', async () => {
-    const id = 'undo-deny-cli';
+    const id = 'ua-deny-cli';
     await paid(id, 'INV-3');
     const undo = waveloopLive(['undo', id, '--by', 'alice'], cli.env, { cwd: project.dir });
     await eventually(undo.stderr, (said) => said.includes('Waiting for approval'), { attempts: 600, intervalMs: 100 });
@@ -228,7 +228,7 @@ describe('undo approvals', () => {
   });
 
   it("over HTTP: POST /api/runs/{id}/undo with wait: false answers 202 at once; GET /api/pending lists the undo's approval; the asker is refused (403), bob approves (200) and the refund runs", async () => {
-    const id = 'undo-http';
+    const id = 'ua-http';
     await paid(id, 'INV-4');
     const api = async (person: string, method: string, route: string, body?: unknown) => {
       const response = await fetch(`${server.url}${route}`, {
@@ -268,7 +268,7 @@ describe('undo approvals', () => {
   });
 
   it("onFailure: 'undo': a cancelled run's undo of its approved payment waits for approval too (asked by onFailure); the run ends once bob approves it", async () => {
-    const id = 'undo-saga-approval';
+    const id = 'ua-saga';
     cli.fake.script(
       { toolCalls: [{ id: `${id}-pay`, name: 'pay_invoice', args: { invoice: 'INV-5', amount: 100 } }] },
       { toolCalls: [{ id: `${id}-ask`, name: 'ask_question', args: { question: 'Anything else?' } }] },
