@@ -18,7 +18,7 @@ import { renamedFieldsShape, settingsShape } from './settings/schemas';
  * JSON-safe, shared by workflow, activities, client and tests.
  */
 
-export const AGENT_LOOP_WORKFLOW = 'agentLoop';
+export { AGENT_LOOP_WORKFLOW } from './workflow-names';
 
 export type ToolCallText = SettingValue<'toolCallText'>;
 

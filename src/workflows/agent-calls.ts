@@ -1,17 +1,12 @@
 import { ChildWorkflowCancellationType, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ResolvedRun } from '../contract/activity-io';
 import type { AgentChain } from '../contract/agent-chain';
-import {
-  addUsage,
-  AGENT_LOOP_WORKFLOW,
-  type AgentLoopInput,
-  type AgentLoopResult,
-  type RunProgress,
-  type ToolCallRecord,
-} from '../contract/agent-loop';
+import type { AgentLoopInput, AgentLoopResult, RunProgress, ToolCallRecord } from '../contract/agent-loop';
 import { priorityFields } from '../contract/flow/priority';
 import { workflowSummary } from '../contract/goal-tree/text';
 import { costOf } from '../contract/model/pricing';
+import { addUsage } from '../contract/model/usage';
+import { AGENT_LOOP_WORKFLOW } from '../contract/workflow-names';
 import { MAX_TIME_RESERVE_MS, MIN_CHILD_TIME_MS, RESERVE_FRACTION } from './goal-tree/budget';
 import { describeFailure, timedOut, usageOfFailedChild } from './goal-tree/failures';
 import { runDeadline } from './limits';
