@@ -124,9 +124,8 @@ async function approval(gate: HumanGate, input: UndoInput, call: UndoCall): Prom
   const summary = `${undoSummary(call)} · waits for approval`;
   let policy: ApprovalPolicy;
   try {
-    // The tool's preview shows what the call would change, not what its undo would: left out.
-    policy = {
-      ...(await prepareApproval.executeWithOptions({ summary }, [
+    policy = withoutPreview(
+      await prepareApproval.executeWithOptions({ summary }, [
         {
           workflowId: input.workflowId,
           toolCallId: call.callId,
@@ -135,10 +134,8 @@ async function approval(gate: HumanGate, input: UndoInput, call: UndoCall): Prom
           agent: input.agent ?? '',
           startedBy: input.by,
         },
-      ])),
-      preview: undefined,
-    };
-    delete policy.preview;
+      ]),
+    );
   } catch (err) {
     if (isCancellation(err)) throw err;
     const why = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
@@ -156,6 +153,11 @@ async function approval(gate: HumanGate, input: UndoInput, call: UndoCall): Prom
     onTimeout: call.needsApproval?.onTimeout ?? 'deny',
     ...(call.sensitive ? { sensitive: call.sensitive } : {}),
   });
+}
+
+/** The policy without its preview: the tool's preview shows what the call would change, not what its undo would. */
+function withoutPreview({ preview: _preview, ...policy }: ApprovalPolicy): ApprovalPolicy {
+  return policy;
 }
 
 /** One call's undo as an activity, with the tool's timeout, heartbeat timeout and retries. */
