@@ -63,7 +63,7 @@ export default defineConfig({
       system: 'You are billing.\\nYou refund orders.',
       description: 'Refunds orders; give it the order and the amount.',
       tools: ['refund'],
-      agents: ['triage'],
+      agents: ['triage', 'crm'],
       output: z.object({ order: z.string(), refunded: z.number() }),
     }),
     defineAgent({ name: 'crm', system: 'You are CRM: you keep the customer records.', tools: ['note'] }),
@@ -205,7 +205,7 @@ describe('agents as tools', () => {
       'You are CRM: you keep the customer records.',
     );
     // Billing's own tools and the agents it may call, not triage's.
-    expect(offered(seen.billing[0])).toEqual(['refund', 'triage']);
+    expect(offered(seen.billing[0])).toEqual(['crm', 'refund', 'triage']);
     expect(taskOf(seen.billing[0])).toBe('Refund 30 USD on order 42.');
 
     // `waveloop pending --json` lists the nested call with its chain.
@@ -358,6 +358,37 @@ describe('agents as tools', () => {
     expect(billing.waves[0].calls[0]).not.toHaveProperty('agentRun');
     // No run was started for the refused call.
     await expect(cli.client.runs.handle(`${id}/call_billing/call_back`).describe()).rejects.toThrow();
+  });
+
+  it('a call deeper than the root run allows (maxAgentDepth) is refused, and the model reads why', async () => {
+    const id = 'agents-depth';
+    let told = '';
+    cli.fake.route(
+      (request): ScriptedReply => {
+        const agent = agentOf(request);
+        const results = toolMessages(request);
+        if (agent === 'triage')
+          return results.length === 0
+            ? { toolCalls: [{ id: 'call_billing', name: 'billing', args: { task: 'Refund, after asking crm.' } }] }
+            : { content: `Billing said: ${results[0]}` };
+        if (agent === 'billing' && results.length === 0)
+          return { toolCalls: [{ id: 'call_crm', name: 'crm', args: { task: 'Is customer 7 in good standing?' } }] };
+        if (agent === 'billing') {
+          told = results[0];
+          return { content: '{"order":"none","refunded":0}' };
+        }
+        throw new Error(`crm was not to be asked: ${taskOf(request)}`);
+      },
+      { atMost: 4 },
+    );
+    await cli.client.runs.start({ goal: 'Refund if due.', agent: 'triage', maxAgentDepth: 1 }, { workflowId: id });
+    const result = (await cli.client.runs.result(id)) as AgentLoopResult;
+    expect(result.status).toBe('completed');
+    expect(told).toBe(
+      'Error: refused: the chain of agents (triage → billing) is already 1 deep, the most this run allows (maxAgentDepth). Do this part yourself.',
+    );
+    const billing = await cli.client.runs.progress(`${id}/call_billing`);
+    expect(billing.chain?.maxDepth).toBe(1);
   });
 
   it("a child stopped by what the parent's token budget left it ends budget_exhausted, and the parent still answers; a bad task is an error the model reads", async () => {
