@@ -91,8 +91,11 @@ export {
 export {
   AGENT_LOOP_WORKFLOW,
   AgentLoopInputSchema,
+  type AgentChain,
+  type AgentChainLink,
   type AgentLoopInput,
   type AgentLoopResult,
+  type AgentRunRecord,
   type ApprovalRecord,
   type ChatMessage,
   RUN_STATES,
