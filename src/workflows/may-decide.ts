@@ -1,5 +1,6 @@
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { PendingApproval } from '../contract/agent-loop';
+import { UNDO_WORKFLOW } from '../contract/effects/undo';
 import { FailureType } from '../contract/errors';
 import { quorumProgress, UNKNOWN_PERSON } from '../contract/people/approvals';
 
@@ -8,7 +9,8 @@ export type DecisionKind = { kind: 'deny' } | { kind: 'approve'; editing: boolea
 
 /**
  * Refuses a decision `by` may not make on `call` (the call waits on, untouched): someone not among
- * the call's approvers; under four eyes, the person who started the run approving, or an approval
+ * the call's approvers; under four eyes, the person who started the run (of an undo: who asked for
+ * it) approving, or an approval
  * that does not say who gives it; and a second approval by one person (`editing`: an approval with
  * edited arguments, which starts the quorum again, is not a second one). The run's update
  * validators call it, so no client can skip it.
@@ -27,7 +29,11 @@ export function requireMayDecide(call: PendingApproval, by: string, decision: De
       `This call of ${tool} needs four eyes: say who approves (by), who must not be who started the run.`,
     );
   if (call.fourEyes && by === decision.startedBy)
-    throw notAllowed(`${by} started this run and may not approve its calls of ${tool} (four eyes).`);
+    throw notAllowed(
+      workflowInfo().workflowType === UNDO_WORKFLOW
+        ? `${by} asked for this undo and may not approve its undo of ${tool} (four eyes).`
+        : `${by} started this run and may not approve its calls of ${tool} (four eyes).`,
+    );
   if (!decision.editing && call.approvals.some((vote) => vote.by === by))
     throw refusal(
       `${by} has already approved this call of ${tool} (${quorumProgress(call.approvals, call.quorum)}); it needs ${call.quorum - call.approvals.length} more.`,

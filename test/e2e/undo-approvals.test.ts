@@ -146,11 +146,13 @@ describe('undo approvals', () => {
     expect((JSON.parse(list.stdout) as Array<{ workflowId: string }>).map((run) => run.workflowId)).toContain(
       `undo:${id}`,
     );
+    const table = await cmd(['list', '--status', 'waiting_for_approval']);
+    expect(table.stdout.split('\n').find((line) => line.startsWith(`undo:${id} `))).toMatch(/ {2}undo {2}/);
 
     // alice asked for the undo: four eyes refuses her approval; carol is not of finance.
     const own = await cmd(['approve', `undo:${id}`, `${id}-pay`, '--by', 'alice']);
     expect(own.code).toBe(1);
-    expect(own.stderr).toContain('alice started this run and may not approve its calls of pay_invoice (four eyes)');
+    expect(own.stderr).toContain('alice asked for this undo and may not approve its undo of pay_invoice (four eyes)');
     const ops = await cmd(['approve', `undo:${id}`, `${id}-pay`, '--by', 'carol']);
     expect(ops.code).toBe(1);
     expect(ops.stderr).toContain('carol');

@@ -3,6 +3,7 @@ import { type ListedRun } from '../../client/run-list';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { identifyWorkflow, requireKind, useInstead, type IdentifiedWorkflow } from '../../client/workflow-kind';
 import { RUN_STATES, type RunState } from '../../contract/agent-loop';
+import { UNDO_WORKFLOW } from '../../contract/effects/undo';
 import { FORKED_FROM_MEMO, type ForkedFrom } from '../../contract/fork/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import type { GoalResult } from '../../contract/goal-tree/pursue-goal';
@@ -213,6 +214,7 @@ async function listCommand(options: {
 function kindOf(run: ListedRun): string {
   const dry = run.dryRun ? 'DRY RUN · ' : '';
   if (run.forkedFrom) return `${dry}fork of ${run.forkedFrom.workflowId} at ${run.forkedFrom.iteration}`;
+  if (run.workflowType === UNDO_WORKFLOW) return 'undo';
   return dry + (run.workflowType === PURSUE_GOAL_WORKFLOW ? 'goal tree' : 'agent run');
 }
 
