@@ -164,6 +164,7 @@ function childChain(
     ...(share.tokens === undefined ? {} : { tokens: share.tokens }),
     ...(share.costUsd === undefined ? {} : { costUsd: share.costUsd }),
   };
-  const root = parent?.root ?? { workflowId, goal: run.tree?.goal ?? '' };
+  // The root's goal as its runs' summaries show it: every run of the tree carries it.
+  const root = parent?.root ?? { workflowId, goal: workflowSummary(run.tree?.goal ?? '') };
   return { chain: { root, parents, maxDepth, ...(Object.keys(budget).length ? { budget } : {}) } };
 }
