@@ -50,17 +50,24 @@ export function createUndoCall({ registry }: { registry: Registry }) {
 }
 
 /**
- * `undoSetup`: whether this worker keeps an audit trail, so an undo writes its record, and whether
- * the namespace has waveloop's search attributes, so an undo keeps its `WaveloopStatus` current.
+ * `undoSetup`: whether this worker keeps an audit trail, so an undo writes its record, whether the
+ * namespace has waveloop's search attributes, so an undo keeps its `WaveloopStatus` current, and the
+ * worker's webhooks (`WAVELOOP_WEBHOOKS`), which hear of an undo's waits for approval.
  */
 export function createUndoSetup({
   audit,
   searchAttributes,
+  defaults,
 }: {
   audit?: unknown;
   searchAttributes?: () => Promise<boolean>;
+  defaults?: { webhooks?: readonly string[] };
 }) {
-  return async function undoSetup(): Promise<{ audit: boolean; searchAttributes: boolean }> {
-    return { audit: audit !== undefined, searchAttributes: (await searchAttributes?.()) ?? false };
+  return async function undoSetup(): Promise<{ audit: boolean; searchAttributes: boolean; webhooks: string[] }> {
+    return {
+      audit: audit !== undefined,
+      searchAttributes: (await searchAttributes?.()) ?? false,
+      webhooks: [...(defaults?.webhooks ?? [])],
+    };
   };
 }

@@ -7,6 +7,7 @@ import type { ApprovalPolicy } from '../contract/people/approvals';
 import { maskArgs } from '../contract/sensitive';
 import { AuditTrail } from './audit-trail';
 import { HumanGate, type Decision } from './human-gate';
+import { Notifier } from './notices';
 import { UndoProgress } from './undo-progress';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -32,18 +33,22 @@ const { prepareApproval } = proxyActivities<Activities>({
  *
  * The undo of a call that waited for approval in its run waits for approval too (an undo of a
  * payment is itself a payment), as a run's call does (`HumanGate`): the tool's rule says who may
- * decide it, under four eyes the asker may not, and each decision goes to the audit trail. A denied
- * undo is listed as denied, and the undo goes on with the next call.
+ * decide it, under four eyes the asker may not, each decision goes to the audit trail, and the
+ * worker's webhooks are told of the wait. A denied undo is listed as denied, and the undo goes on
+ * with the next call.
  */
 export async function undoRun(input: UndoInput): Promise<UndoResult> {
   const info = workflowInfo();
   const shown = new UndoProgress(input);
   const gate = new HumanGate(shown.progress, () => shown.publish());
-  const { audit, searchAttributes } = await undoSetup();
+  const { audit, searchAttributes, webhooks } = await undoSetup();
   shown.searchAttributes = searchAttributes ?? false;
   shown.publish();
   const trail = new AuditTrail(audit);
   gate.onDecision = (key, note) => trail.record(key, note);
+  // The worker's webhooks hear of each undo that waits for approval, as of a run's call.
+  const notifier = new Notifier(webhooks ?? [], `Undo of ${input.workflowId}`, input.by);
+  gate.onWait = (waiting) => notifier.waiting(waiting);
   const result: UndoResult = {
     workflowId: input.workflowId,
     undoId: info.workflowId,
@@ -111,6 +116,7 @@ export async function undoRun(input: UndoInput): Promise<UndoResult> {
     },
   });
   await trail.settle();
+  await notifier.settle();
   shown.finish();
   return result;
 }

@@ -5,12 +5,14 @@ import type { EffectLedger } from '../../src/client/effects';
 import type { PendingDecision } from '../../src/client/pending';
 import type { UndoReport } from '../../src/client/undo';
 import type { AuditRecord } from '../../src/contract/audit/records';
+import type { WebhookBody } from '../../src/contract/webhooks/webhooks';
 import { startHttpServer, type HttpServer } from '../../src/http';
 import { tokenSha256 } from '../../src/settings';
 import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { peopleWith } from '../support/people';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
+import { webhookReceiver } from '../support/webhook-receiver';
 
 /**
  * An undo passes through the tool's approval rules (docs/effects.md#undo-approvals), end to end on a
@@ -61,6 +63,7 @@ let cli: CliFixture;
 let project: TestProject;
 let worker: LiveCommand | undefined;
 let server: HttpServer;
+let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
 const cmd = (args: string[]) => waveloop(args, cli.env, { cwd: project.dir });
 const lines = (): string[] => {
   const file = path.join(project.dir, 'ledger.log');
@@ -71,12 +74,14 @@ beforeAll(async () => {
   cli = await cliFixture('undo-approvals', { worker: false });
   project = testProject();
   project.write('waveloop.config.ts', CONFIG(project.dir));
-  worker = await workerProcess(cli.env, { cwd: project.dir });
+  receiver = await webhookReceiver();
+  worker = await workerProcess({ ...cli.env, WAVELOOP_WEBHOOKS: receiver.url('/hook') }, { cwd: project.dir });
   const people = peopleWith(PEOPLE.map(({ name, groups }) => ({ name, groups, token: token(name) })));
   server = await startHttpServer({ client: cli.client, people, host: '127.0.0.1', port: 0, log: () => {} });
 });
 afterAll(async () => {
   await server?.close();
+  await receiver?.close();
   worker?.kill('SIGTERM');
   await worker?.done;
   project?.remove();
@@ -141,6 +146,18 @@ describe('undo approvals', () => {
     });
     expect(waiting!.reason).toContain('Undo of pay_invoice');
     expect(waiting!.reason).toContain('a payment');
+    // The worker's webhooks are told of the undo's wait, as of a run's call.
+    const told = await eventually(
+      () => receiver.received.map((r) => JSON.parse(r.raw) as WebhookBody),
+      (bodies) => bodies.some((body) => body.workflowId === `undo:${id}`),
+      { problem: "The undo's wait was not told to the worker's webhooks." },
+    );
+    expect(told.find((body) => body.workflowId === `undo:${id}`)).toMatchObject({
+      event: 'waiting_for_approval',
+      goal: `Undo of ${id}`,
+      startedBy: 'alice',
+      pending: { callId: `${id}-pay`, tool: 'pay_invoice' },
+    });
     const list = await cmd(['list', '--status', 'waiting_for_approval', '--json']);
     expect(list.code, list.stderr).toBe(0);
     expect((JSON.parse(list.stdout) as Array<{ workflowId: string }>).map((run) => run.workflowId)).toContain(
