@@ -273,6 +273,11 @@ describe('agents as tools', () => {
       const inbox = await page('/');
       expect(inbox).toContain(`<a href="/runs/${id}">${id}</a> (“Customer 7 wants their 30 USD back for order 42.”)`);
       expect(inbox).toContain(`› <a href="/runs/${id}">triage</a> (call call_billing)`);
+      // The waiting child's page says which agent's call started it, up to the root.
+      const childPage = await page(`/runs/${encodeURIComponent(billingId)}`);
+      expect(childPage).toMatch(
+        /called by an agent:\s*<div class="chain">\s*for <a href="\/runs\/agents-triage-refund">/,
+      );
       const approval = `${url}/api/runs/${encodeURIComponent(billingId)}/approvals/call_refund`;
       const approved = await fetch(approval, { method: 'POST', headers, body: JSON.stringify({ approve: true }) });
       expect(approved.status, await approved.clone().text()).toBe(200);

@@ -87,7 +87,7 @@ function starter(decision: PendingDecision, now: Date): Html | string {
  * Why a nested call is asked for: the root run and its goal, then each agent above with the call
  * that started the next run (docs/agents.md#the-chain), each run a link.
  */
-function chainView(chain: AgentChain): Html {
+export function chainView(chain: AgentChain): Html {
   const run = (id: string, text: string) => html`<a href="/runs/${encodeURIComponent(id)}">${text}</a>`;
   return html`<div class="chain">
     for ${run(chain.root.workflowId, chain.root.workflowId)} (“${clip(chain.root.goal, 120)}”)

@@ -4,7 +4,7 @@ import type { RunStatusReport } from '../../client/runs';
 import type { ToolCallRecord, WaveRecord } from '../../contract/agent-loop';
 import type { CallOutcome } from '../../contract/effects/outcome';
 import type { Person } from '../../contract/people/people';
-import { decisionCard } from './decision-view';
+import { chainView, decisionCard } from './decision-view';
 import { effectsSection, type EffectsRead } from './effects-view';
 import { clip, pretty } from './format';
 import type { Html } from './layout';
@@ -76,6 +76,7 @@ export function runBody(
       ${webUi ? html` · <a href="${webUi}" target="_blank" rel="noopener">Temporal Web UI</a>` : ''} ·
       <a href="/api/runs/${encodeURIComponent(report.workflowId)}">JSON</a>
     </div>
+    ${progress?.chain ? html`<div class="muted called-by">called by an agent: ${chainView(progress.chain)}</div>` : ''}
     ${
       pending.length > 0
         ? html`<h2>Waiting for you</h2>
