@@ -154,7 +154,14 @@ export interface ApprovalRecord {
 
 export interface WaveRecord {
   iteration: number;
+  /** What the model said along with the wave's calls, when it said something besides them. */
+  said?: string;
   calls: ToolCallRecord[];
+}
+
+/** The wave that runs now: the calls settled so far (`calls`), and the calls of the reply still open, in call order. */
+export interface SettlingWave extends WaveRecord {
+  open: Array<{ id: string; tool: string }>;
 }
 
 export { addUsage, ZERO_USAGE, type Usage } from './model/usage';
@@ -208,10 +215,11 @@ export interface RunProgress {
   model: string;
   waves: WaveRecord[];
   /**
-   * The wave that is running: its calls that have settled so far, in the order they did. The whole
-   * wave joins `waves` when its last call settles.
+   * The wave that is running: its calls that have settled so far, in the order they did, and those
+   * still open (running, or waiting for a person). The whole wave joins `waves` when its last call
+   * settles.
    */
-  settling?: WaveRecord;
+  settling?: SettlingWave;
   usage: Usage;
   /** Questions (`ask_question`) waiting for the `answer` update, oldest first, each with when it began to wait (ISO 8601). */
   pendingQuestions: Array<{ callId: string; question: string; since: string }>;

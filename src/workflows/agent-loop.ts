@@ -232,7 +232,7 @@ class AgentRun {
       const { progress } = this;
       const audit = this.reports.audited;
       const context = { iteration, tools, workflowId, gate: this.gate, run: this.run, progress, settled, audit };
-      wave = { iteration, calls: await runWave(calls, context) };
+      wave = { iteration, ...publisher.saidIn(iteration), calls: await runWave(calls, context) };
     } finally {
       publisher.waveSettled();
     }

@@ -35,12 +35,13 @@ export function compacted(
   ];
 }
 
-/** Waves carried into the next run keep their calls; results of old waves are clipped to `max` characters. */
+/** Waves carried into the next run keep their calls; results of old waves, and what the model said, are clipped to `max` characters. */
 export function clippedWaves(waves: WaveRecord[], max = 200): WaveRecord[] {
   const clip = (text: string | undefined) =>
     text === undefined || text.length <= max ? text : `${text.slice(0, max)}… (clipped at hand-over)`;
   return waves.map((wave) => ({
-    iteration: wave.iteration,
+    ...wave,
+    ...(wave.said === undefined ? {} : { said: clip(wave.said) }),
     calls: wave.calls.map((call) => ({ ...call, result: clip(call.result), error: clip(call.error) })),
   }));
 }

@@ -5,6 +5,7 @@ import type {
   AgentLoopResult,
   RunProgress,
   RunStatus,
+  SettlingWave,
   ToolCallMessagePart,
   ToolCallRecord,
   WaveRecord,
@@ -61,14 +62,22 @@ export class Publisher {
 
   /** A wave of `calls` starts: followers see each call as it settles (the callback it returns). */
   waveStarted(iteration: number, calls: readonly ToolCallMessagePart[]): (record: ToolCallRecord) => void {
-    const settling: WaveRecord = { iteration, calls: [] };
+    const open = calls.map((call) => ({ id: call.id, tool: call.function.name }));
+    const settling: SettlingWave = { iteration, ...this.saidIn(iteration), calls: [], open };
     Object.assign(this.progress, { phase: 'tools', settling });
     this.wave = calls.map((call) => call.function.name);
     this.describe();
     return (record) => {
       settling.calls.push(record);
+      settling.open = settling.open.filter((call) => call.id !== record.id);
       this.describe();
     };
+  }
+
+  /** What the model said with the tool calls of `iteration`, for its wave's record. */
+  saidIn(iteration: number): Pick<WaveRecord, 'said'> {
+    const { said } = this.progress;
+    return said?.iteration === iteration ? { said: said.text } : {};
   }
 
   /** The wave ended (or was cancelled): its calls join `waves` (the loop adds the whole wave). */
@@ -174,7 +183,7 @@ export class Publisher {
     };
   }
 
-  private readonly shownWave = (wave: WaveRecord): WaveRecord => ({
+  private readonly shownWave = <W extends WaveRecord>(wave: W): W => ({
     ...wave,
     calls: wave.calls.map((call) => {
       const sensitive = this.sensitive.get(call.tool);

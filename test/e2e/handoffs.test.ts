@@ -34,7 +34,7 @@ const offered = (request: { tools?: Array<{ function: { name: string } }> }) =>
 describe('handoffs: an agent hands the conversation over to another agent, in the same run', () => {
   it('triage hands over to billing: billing goes on with the transcript, with its own prompt and tools, and answers typed', async () => {
     h.fake.script(
-      { toolCalls: [{ name: 'search_users', args: { query: 'Alice' } }] },
+      { content: 'Let me find Alice first.', toolCalls: [{ name: 'search_users', args: { query: 'Alice' } }] },
       { toolCalls: [{ name: 'transfer_to_billing', args: { reason: 'a refund' } }] },
       { toolCalls: [{ name: 'calculator', args: { expression: '12.5 * 1' } }] },
       { content: '{"refund": 12.5}' },
@@ -68,6 +68,9 @@ describe('handoffs: an agent hands the conversation over to another agent, in th
       ['transfer_to_billing'],
       ['calculator'],
     ]);
+    // What the model said with its calls stays with their wave, in the result too.
+    expect(result!.waves[0]).toMatchObject({ iteration: 1, said: 'Let me find Alice first.' });
+    expect(result!.waves[1]!.said).toBeUndefined();
     await recordHistory('handoff', handle);
   });
 

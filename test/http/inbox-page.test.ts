@@ -120,6 +120,78 @@ describe('the inbox page', () => {
     }
   });
 
+  it("a run's page while a call waits: its wave counts the open call and says what it waits for, under what the model said", async () => {
+    const waiting: RunProgress = {
+      status: 'waiting_for_approval',
+      iteration: 3,
+      maxIterations: 20,
+      phase: 'tools',
+      agent: 'back-office',
+      model: 'm',
+      waves: [{ iteration: 1, said: 'Let me find Bob first.', calls: [] }],
+      settling: {
+        iteration: 3,
+        said: 'Now I move Bob to EPAM.',
+        calls: [{ id: 'c2', tool: 'get_user', args: { id: 2 }, ok: true, result: 'Bob' }],
+        open: [
+          { id: 'c3', tool: 'update_user' },
+          { id: 'c4', tool: 'calculator' },
+        ],
+      },
+      usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+      pendingQuestions: [],
+      pendingApprovals: [
+        {
+          callId: 'c3',
+          tool: 'update_user',
+          args: { id: 2 },
+          iteration: 3,
+          since: '2026-11-22T10:00:00Z',
+          quorum: 1,
+          fourEyes: false,
+          approvals: [],
+        },
+      ],
+      startedBy: 'alice',
+      startedAt: '2026-11-22T09:59:00Z',
+    };
+    const report: RunStatusReport = {
+      workflowId: 'r',
+      runId: 'x',
+      workflowType: 'agentLoop',
+      execution: 'RUNNING',
+      startTime: new Date(),
+      goal: 'Move Bob',
+      progress: waiting,
+    };
+    const words = String(await runBody(report, undefined, { name: 'bob' }))
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ');
+    expect(words).toContain('Iteration 3: 3 calls, 2 open Now I move Bob to EPAM.');
+    expect(words).toContain('update_user waits for approval');
+    expect(words).toContain('calculator running');
+    expect(words).toContain('Iteration 1: 0 calls Let me find Bob first.');
+    // Ended: the model's remarks stay with their waves, and a handoff is named.
+    const ended: RunStatusReport = {
+      ...report,
+      execution: 'COMPLETED',
+      progress: undefined,
+      result: {
+        status: 'completed',
+        answer: 'Moved.',
+        iterations: 3,
+        usage: waiting.usage,
+        waves: [{ iteration: 3, said: 'Now I move Bob to EPAM.', calls: [] }],
+        handoffs: [{ from: 'triage', to: 'back-office', iteration: 2, callId: 'c1' }],
+      },
+    };
+    const after = String(await runBody(ended, undefined, { name: 'bob' }))
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ');
+    expect(after).toContain('Iteration 3: 0 calls Now I move Bob to EPAM.');
+    expect(after).toContain('Handed over: triage → back-office (iteration 2)');
+  });
+
   describe("an approval's card: what a person reads before deciding, and buttons only for who may decide", () => {
     const now = new Date('2026-11-22T10:05:00Z');
     const payment: PendingDecision = {

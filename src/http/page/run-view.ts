@@ -1,8 +1,9 @@
 import { html } from 'hono/html';
 import { pendingOf } from '../../client/pending';
 import type { RunStatusReport } from '../../client/runs';
-import type { ToolCallRecord, WaveRecord } from '../../contract/agent-loop';
+import type { RunProgress, SettlingWave, ToolCallRecord, WaveRecord } from '../../contract/agent-loop';
 import type { CallOutcome } from '../../contract/effects/outcome';
+import type { HandoffRecord } from '../../contract/handoff';
 import type { Person } from '../../contract/people/people';
 import { chainView, decisionCard } from './decision-view';
 import { effectsSection, type EffectsRead } from './effects-view';
@@ -62,7 +63,10 @@ export function runBody(
   const own = progress ? pendingOf({ workflowId: report.workflowId, goal: report.goal }, progress) : [];
   // An undo of the run that waits for approvals (docs/effects.md#undo-approvals): its cards too.
   const pending = [...own, ...(effects?.undo?.pending ?? [])];
-  const waves = [...(result?.waves ?? progress?.waves ?? []), ...(progress?.settling ? [progress.settling] : [])];
+  const waves: Array<WaveRecord | SettlingWave> = [
+    ...(result?.waves ?? progress?.waves ?? []),
+    ...(progress?.settling ? [progress.settling] : []),
+  ];
   const usage = result?.usage ?? progress?.usage;
   return html`<h1>${report.goal ?? report.workflowId}</h1>
     <div class="muted">
@@ -83,12 +87,7 @@ export function runBody(
             ${pending.map((decision) => decisionCard(decision, { viewer }))}`
         : ''
     }
-    ${
-      progress?.said
-        ? html`<h2>Iteration ${progress.said.iteration}</h2>
-            <p class="said">${progress.said.text}</p>`
-        : ''
-    }
+    ${handoffsLine(result?.handoffs ?? progress?.handoffs)}
     ${
       report.failure
         ? html`<h2>Failed</h2>
@@ -97,7 +96,19 @@ export function runBody(
     }
     ${result ? resultView(result) : ''} ${effects ? effectsSection(report.workflowId, effects, hasEnded(report)) : ''}
     <h2>Waves</h2>
-    ${waves.length === 0 ? html`<p class="empty">No tool calls yet.</p>` : waves.reverse().map(waveView)}`;
+    ${
+      waves.length === 0
+        ? html`<p class="empty">No tool calls yet.</p>`
+        : waves.reverse().map((wave) => waveView(wave, progress))
+    }`;
+}
+
+/** The run's handoffs, when its agents handed over (docs/agents.md#handoffs). */
+function handoffsLine(handoffs: readonly HandoffRecord[] | undefined): Html | string {
+  if (!handoffs?.length) return '';
+  return html`<p class="muted handoffs">
+    Handed over: ${handoffs.map((h, i) => html`${i ? ', ' : ''}${h.from} → ${h.to} (iteration ${h.iteration})`)}
+  </p>`;
 }
 
 function resultView(result: NonNullable<RunStatusReport['result']>): Html {
@@ -119,11 +130,35 @@ function resultView(result: NonNullable<RunStatusReport['result']>): Html {
     }`;
 }
 
-function waveView(wave: WaveRecord): Html {
+/**
+ * One iteration's wave: what the model said with its calls, then each call. The wave that runs now
+ * counts its open calls too, each saying what it waits for: a person's approval, an answer, a
+ * person's word on an outcome, or its tool.
+ */
+function waveView(wave: WaveRecord | SettlingWave, progress: RunProgress | undefined): Html {
+  const open = 'open' in wave ? wave.open : [];
+  const count = wave.calls.length + open.length;
   return html`<div class="wave">
-    <h3>Iteration ${wave.iteration}: ${wave.calls.length} call${wave.calls.length === 1 ? '' : 's'}</h3>
-    ${wave.calls.map(callView)}
+    <h3>
+      Iteration ${wave.iteration}: ${count}
+      call${count === 1 ? '' : 's'}${open.length ? html`, ${open.length} open` : ''}
+    </h3>
+    ${wave.said ? html`<p class="said">${wave.said}</p>` : ''} ${wave.calls.map(callView)}
+    ${open.map(
+      (call) =>
+        html`<div class="call open" data-call="${call.id}">
+          <strong>${call.tool}</strong> <span class="muted">${openLine(call.id, progress)}</span>
+        </div>`,
+    )}
   </div>`;
+}
+
+/** What an open call of the running wave waits for. */
+function openLine(callId: string, progress: RunProgress | undefined): string {
+  if (progress?.pendingApprovals.some((call) => call.callId === callId)) return 'waits for approval';
+  if (progress?.pendingOutcomes?.some((call) => call.callId === callId)) return 'may have run: waits for a person';
+  if (progress?.pendingQuestions.some((question) => question.callId === callId)) return 'waits for an answer';
+  return 'running';
 }
 
 /** How a call whose attempt may have acted was settled, in words. */

@@ -17,6 +17,7 @@ describe('renderProgress (waveloop status)', () => {
       settling: {
         iteration: 3,
         calls: [{ id: 'c2', tool: 'calculator', args: { expression: '6*7' }, ok: true, result: '42' }],
+        open: [],
       },
       usage: { promptTokens: 300, completionTokens: 30, totalTokens: 330 },
       pendingQuestions: [],
