@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TEMPORAL_CLI_VERSION } from '../src/server/temporal-cli';
+import { agentCalls, type AgentCallSizes } from './scenarios/agent-calls';
 import { eventStreams, type EventStreamSizes } from './scenarios/event-streams';
 import { fairness, type FairnessSizes } from './scenarios/fairness';
 import { goalTrees } from './scenarios/goal-tree';
@@ -66,6 +67,8 @@ interface Sizes {
   fairness: FairnessSizes;
   /** Scenario 13's runs with an open event stream each, and how many of them are timed. */
   eventStreams: EventStreamSizes;
+  /** Scenario 14's runs of each kind (agent calls and tool calls). */
+  agentCalls: AgentCallSizes;
 }
 
 const DEFAULT_SIZES: Sizes = SMOKE
@@ -86,6 +89,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
       modelLimit: { runs: 2, workers: 2, rpm: 600 },
       fairness: { a: 6, b: 1, delayMs: 200 },
       eventStreams: { streams: 3, timed: 2, watchSeconds: 1 },
+      agentCalls: { repeats: 1 },
     }
   : FULL
     ? {
@@ -101,6 +105,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
         modelLimit: { runs: 200, workers: 2, rpm: 120 },
         fairness: { a: 300, b: 10, delayMs: 3_000 },
         eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
+        agentCalls: { repeats: 20 },
       }
     : {
         overhead: { runs: 2, iterations: 100 },
@@ -115,6 +120,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
         modelLimit: { runs: 200, workers: 2, rpm: 120 },
         fairness: { a: 300, b: 10, delayMs: 3_000 },
         eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
+        agentCalls: { repeats: 10 },
       };
 
 /** The sizes, with `BENCH_SIZES` (JSON, e.g. `{"modelLimit":{"runs":20,"workers":2,"rpm":120}}`) over them, field by field. */
@@ -184,6 +190,7 @@ async function run(): Promise<void> {
     [11, 'shared model limit', () => modelLimit(env, SIZES.modelLimit)],
     [12, 'fairness', () => fairness(env, SIZES.fairness)],
     [13, 'event streams', () => eventStreams(env, SIZES.eventStreams)],
+    [14, 'agent calls', () => agentCalls(env, SIZES.agentCalls)],
   ];
   try {
     for (const [id, name, scenario] of scenarios) {

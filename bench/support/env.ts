@@ -14,7 +14,7 @@ import {
   type Worker,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { defineAgent } from '../../src/agents/define';
+import { defineAgent, type AgentDefinition } from '../../src/agents/define';
 import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../../src/contract/search-attributes';
 import { blobStoreIn } from '../../src/payloads/blob-store';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
@@ -135,7 +135,7 @@ export class BenchEnv {
   /** A waveloop worker with the bench tool on a task queue of its own. */
   async worker(
     tuning: WaveloopWorkerOptions['tuning'] = {},
-    options: { tools?: AnyTool[] } = {},
+    options: { tools?: AnyTool[]; agents?: AgentDefinition[] } = {},
   ): Promise<{ worker: Worker; taskQueue: string }> {
     const taskQueue = `bench-${randomUUID()}`;
     const worker = await createWorker({
@@ -144,7 +144,7 @@ export class BenchEnv {
       namespace: 'default',
       taskQueue,
       tools: options.tools ?? [benchTool],
-      agents: [BENCH_AGENT],
+      agents: [BENCH_AGENT, ...(options.agents ?? [])],
       openai: createModelClient({ baseURL: this.model.baseURL, apiKey: 'bench' }),
       defaults: { model: 'bench-model' },
       workflowBundle: this.bundle,

@@ -305,9 +305,11 @@ describe('agentLoop', () => {
         extraTools: [slowLookup],
         during: async (handle) => {
           const running = await waitForProgress(h.client, handle, (p) => (p.settling?.calls.length ?? 0) > 0);
+          // The settled call, and the one still open.
           expect(running.settling).toEqual({
             iteration: 1,
             calls: [{ id: 'call_fast', tool: 'calculator', args: { expression: '6*7' }, ok: true, result: '42' }],
+            open: [{ id: 'call_slow', tool: 'slow_lookup' }],
           });
           expect(running.waves).toEqual([]);
           release();

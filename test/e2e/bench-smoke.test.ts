@@ -93,12 +93,12 @@ beforeAll(async () => {
 }, SMOKE_TIMEOUT);
 
 describe('bench (BENCH_SMOKE=1)', () => {
-  it('runs scenarios 1–13, none fails, and exits 0', () => {
+  it('runs scenarios 1–14, none fails, and exits 0', () => {
     const failed = report.results
       .filter((r) => r.sizes === 'failed')
       .map((r) => `scenario ${r.id} (${r.title}): ${JSON.stringify(r.data)}`);
     expect(failed).toEqual([]);
-    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
     expect(exitCode, stderr.slice(-4000)).toBe(0);
   });
 
@@ -238,5 +238,16 @@ describe('bench (BENCH_SMOKE=1)', () => {
     expect(data.without.completed).toBe(data.sizes.a + data.sizes.b);
     expect(data.withKeys.completed).toBe(data.sizes.a + data.sizes.b);
     expect(data.withKeys.bMs).toBeGreaterThan(0);
+  });
+
+  it('scenario 14: each kind of run (the child alone, tool calls, agent calls) completed and was timed', () => {
+    const data = scenario(14).data as { times: Record<string, number[]>; overOne: number; overEight: number };
+    expect(Object.keys(data.times)).toHaveLength(5);
+    for (const [kind, times] of Object.entries(data.times)) {
+      expect(times.length, kind).toBeGreaterThan(0);
+      expect(Math.min(...times), kind).toBeGreaterThan(0);
+    }
+    expect(Number.isFinite(data.overOne)).toBe(true);
+    expect(Number.isFinite(data.overEight)).toBe(true);
   });
 });

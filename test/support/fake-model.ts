@@ -444,7 +444,8 @@ export function toolMessages(request: ChatRequest): string[] {
  * iters=N calls=K sleep=MS out=BYTES delay=MS]`. While the request holds fewer than `iters`
  * assistant messages (`iters=0`: never stop) the reply is one turn of `calls` parallel calls of
  * `bench_tool({ sleepMs, bytes, call })` (`call` numbers the calls); then it answers `done`. `delay` holds every answer back (a slow
- * model).
+ * model). With `tool=NAME` the calls are of that tool instead, with `{ task: "Say done." }`: an
+ * agent offered as a tool (docs/agents.md).
  */
 export interface Directive {
   run: string;
@@ -453,12 +454,14 @@ export interface Directive {
   sleep: number;
   out: number;
   delay: number;
+  tool?: string;
 }
 
 /** Builds the goal text a run sends to ask the fake for its behaviour. */
 export function goalFor(d: Partial<Directive> & { run: string }): string {
   const full: Directive = { iters: 1, calls: 1, sleep: 0, out: 0, delay: 0, ...d };
-  return `[bench run=${full.run} iters=${full.iters} calls=${full.calls} sleep=${full.sleep} out=${full.out} delay=${full.delay}] Use bench_tool as asked.`;
+  const tool = full.tool ? ` tool=${full.tool}` : '';
+  return `[bench run=${full.run} iters=${full.iters} calls=${full.calls} sleep=${full.sleep} out=${full.out} delay=${full.delay}${tool}] Use bench_tool as asked.`;
 }
 
 export function parseDirective(text: string): Directive | undefined {
@@ -473,6 +476,7 @@ export function parseDirective(text: string): Directive | undefined {
     sleep: n('sleep'),
     out: n('out'),
     delay: n('delay'),
+    ...(fields.tool ? { tool: fields.tool } : {}),
   };
 }
 
@@ -564,6 +568,7 @@ export class GoalEncodedMode {
       // Each call is numbered, as a model's calls differ: the loop ends runs that repeat a call.
       const toolCalls = Array.from({ length: directive.calls }, () => {
         const n = ++this.counter;
+        if (directive.tool) return { id: `call_${n}`, name: directive.tool, args: { task: 'Say done.' } };
         return {
           id: `call_${n}`,
           name: 'bench_tool',
