@@ -57,7 +57,7 @@ export interface EffectEntry {
   undone?: { by: string; at: string; undoId: string; undoRunId: string; approvedBy?: string[] };
 }
 
-/** What a run, or a goal tree's tool loops, changed. */
+/** What a run (with the runs its agent calls started), or a goal tree's tool loops, changed. */
 export interface EffectLedger {
   workflowId: string;
   kind: 'agent run' | 'goal tree';
@@ -84,7 +84,8 @@ export async function readEffectLedger(client: LedgerClients, workflowId: string
   if (type !== AGENT_LOOP_WORKFLOW && type !== PURSUE_GOAL_WORKFLOW)
     throw new TypeError(`${workflowId} is a ${type} workflow, not a waveloop run or goal tree.`);
   const kind = type === AGENT_LOOP_WORKFLOW ? 'agent run' : 'goal tree';
-  const runs = kind === 'agent run' ? [workflowId] : toolLoopsOf(await client.goals.tree(workflowId));
+  const runs =
+    kind === 'agent run' ? await withAgentRuns(client, workflowId) : toolLoopsOf(await client.goals.tree(workflowId));
   const ledger: EffectLedger = { workflowId, kind, effects: [] };
   for (const run of runs) {
     const read = await runEffects(client, run);
@@ -184,6 +185,22 @@ function entryOf(workflowId: string, { iteration }: WaveRecord, call: ToolCallRe
     ...(call.outcome ? { outcome: call.outcome } : {}),
     undoable: tool.undo === true,
   };
+}
+
+/**
+ * Run `workflowId` and the child runs its agent calls started (docs/agents.md), theirs too, each
+ * after the run that called it: the agent calls of a wave that has settled (a child still running
+ * is listed once its call has settled).
+ */
+async function withAgentRuns(client: LedgerClients, workflowId: string): Promise<string[]> {
+  const runs = [workflowId];
+  for (let i = 0; i < runs.length; i++) {
+    const status = await client.runs.status(runs[i]!).catch(() => undefined);
+    const waves = (status && settledWaves(status)) ?? [];
+    const children = waves.flatMap((wave) => wave.calls.flatMap((call) => call.agentRun?.workflowId ?? []));
+    runs.splice(i + 1, 0, ...children.filter((child) => !runs.includes(child)));
+  }
+  return runs;
 }
 
 /** The agent runs of a goal tree (its goals' tool loops), in tree order. */

@@ -8,6 +8,7 @@ import type { WebhookBody } from '../../src/contract/webhooks/webhooks';
 import { tokenSha256 } from '../../src/settings';
 import { cliFixture, serveProcess, waveloop, workerProcess, type CliFixture, type LiveCommand } from '../support/cli';
 import { toolMessages, type ChatRequest, type ScriptedReply } from '../support/fake-model';
+import { recordHistory } from '../support/history';
 import { testProject, type TestProject } from '../support/project';
 import { eventually } from '../support/wait';
 import { webhookReceiver } from '../support/webhook-receiver';
@@ -328,6 +329,15 @@ describe('agents as tools', () => {
     expect(started.map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId)).toEqual([
       billingId,
       crmId,
+    ]);
+    // Replayed in CI (test/replay): a run whose wave starts agent calls, and a child whose call waited.
+    await recordHistory('agents-triage', cli.client.runs.handle(id));
+    await recordHistory('agents-billing', cli.client.runs.handle(billingId));
+    // What the tree changed: the root's ledger lists its children's calls, each under its run.
+    const ledger = await cli.client.effects(id);
+    expect(ledger.effects.map((e) => [e.workflowId, e.tool, e.approvedBy ?? []])).toEqual([
+      [billingId, 'refund', ['erin']],
+      [crmId, 'note', []],
     ]);
   });
 
