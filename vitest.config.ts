@@ -44,7 +44,10 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
-/** Test files each run in a fresh process, not after other files in a shared fork. */
+/**
+ * Test files that `npm test` runs after the rest, on their own (`scripts/own-process-tests.js`,
+ * docs/development.md#a-native-abort); `vitest run` alone runs them with the others.
+ */
 const OWN_PROCESS = ['test/e2e/large-payloads.test.ts'];
 
 export default defineConfig({
@@ -70,9 +73,8 @@ export default defineConfig({
         extends: true,
         test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...OWN_PROCESS] },
       },
-      // Run in a process of their own: after other files in the same fork, Node has aborted in a
-      // workflow thread of this file ("async hook stack has become corrupted"), in every full run
-      // of 2026-11-27 and never alone.
+      // Node has aborted in a workflow thread of this file ("async hook stack has become
+      // corrupted") under a loaded machine, in a process of its own or not, never when it ran alone.
       { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
     ],
   },

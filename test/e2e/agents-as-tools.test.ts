@@ -331,8 +331,8 @@ describe('agents as tools', () => {
       crmId,
     ]);
     // Replayed in CI (test/replay): a run whose wave starts agent calls, and a child whose call waited.
-    await recordHistory('agents-triage', cli.client.runs.handle(id));
-    await recordHistory('agents-billing', cli.client.runs.handle(billingId));
+    await recordHistory(id, cli.client.runs.handle(id));
+    await recordHistory(billingId.replace('/', '~'), cli.client.runs.handle(billingId));
     // What the tree changed: the root's ledger lists its children's calls, each under its run.
     const ledger = await cli.client.effects(id);
     expect(ledger.effects.map((e) => [e.workflowId, e.tool, e.approvedBy ?? []])).toEqual([

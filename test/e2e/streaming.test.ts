@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import type { StreamedText } from '../../src/contract/model/streaming';
 import { Harness } from '../support/harness';
-import { payloadTexts, recordHistory } from '../support/history';
+import { payloadTexts, recordHistory, withoutResult } from '../support/history';
 import { eventually, gate } from '../support/wait';
 
 const h = new Harness();
@@ -53,8 +53,9 @@ describe('agentLoop: streamed replies', () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'Bob Martin works at Acme.' });
     expect(result!.waves[0].calls[0]).toMatchObject({ tool: 'search_users', args: { name: 'Bob' }, ok: true });
     expect(result!.usage.totalTokens).toBe(220);
-    // Partial text lives in heartbeats only: the history holds the reply once, as the activity's result.
-    const payloads = payloadTexts(historyToJSON(await handle.fetchHistory())).join('\n');
+    // Partial text lives in heartbeats only: the history holds the reply once, as the activity's
+    // result (and the run's result, in its wave's `said`).
+    const payloads = payloadTexts(historyToJSON(withoutResult(await handle.fetchHistory()))).join('\n');
     expect(payloads.split('Looking up Bob').length - 1).toBe(1);
     expect(payloads).toContain(THINKING);
   });

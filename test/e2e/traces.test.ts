@@ -14,7 +14,7 @@ import { defineTool, ToolError } from '../../src/tools/define';
 import { FAKE_USAGE } from '../support/fake-model';
 import { achievement, assess, decomposition, goalModel, synthesis } from '../support/goal-model';
 import { Harness, waitForProgress, workflowBundle, type TestTelemetry, type WorkflowBundle } from '../support/harness';
-import { HISTORIES_DIR } from '../support/history';
+import { HISTORIES_DIR, replayWorkflowId } from '../support/history';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { buildWorkflowBundle } from '../support/workflow-bundle';
 
@@ -271,7 +271,7 @@ describe('traces: replay', () => {
     const files = fs.readdirSync(HISTORIES_DIR).filter((file) => file.endsWith('.json'));
     expect(files.length).toBeGreaterThanOrEqual(4);
     const histories = files.map((file) => ({
-      workflowId: path.basename(file, '.json').split('@')[0],
+      workflowId: replayWorkflowId(file),
       history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8'))),
     }));
     const failed: string[] = [];

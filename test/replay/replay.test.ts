@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { workflowBundle } from '../support/harness';
-import { HISTORIES_DIR } from '../support/history';
+import { HISTORIES_DIR, replayWorkflowId } from '../support/history';
 
 /**
  * Determinism guard: histories recorded from real runs (by `npm run test:record`), one per
@@ -38,8 +38,8 @@ describe('replay', () => {
       { workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() },
       [
         // A history's file is named by its workflow id (which a goal tree's child ids derive from), with
-        // `@<what it shows>` when another file has that id already.
-        { workflowId: path.basename(file, '.json').split('@')[0], history },
+        // `@<what it shows>` when another file has that id already (`replayWorkflowId`).
+        { workflowId: replayWorkflowId(file), history },
       ],
     );
     for await (const result of results) {
@@ -70,7 +70,7 @@ describe('replay: workflow clock', () => {
   const replayError = async (file: string) => {
     const results = Worker.runReplayHistories(
       { workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() },
-      [{ workflowId: file.replace(/(@.*)?\.json$/, ''), history: spread(file) }],
+      [{ workflowId: replayWorkflowId(file), history: spread(file) }],
     );
     for await (const result of results) return result.error;
   };

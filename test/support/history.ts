@@ -13,6 +13,15 @@ const EventType = temporal.api.enums.v1.EventType;
 export const HISTORIES_DIR = path.join(__dirname, '..', 'replay', 'histories');
 
 /** Saves the run's history under `name` when recording is switched on (WAVELOOP_RECORD_HISTORIES=1). */
+/**
+ * The workflow id a recorded history replays as (a run's child ids, and its webhook deliveries' ids,
+ * derive from it): its file's name, before any `@<what it shows>`, with `~` standing for `/` (a
+ * child run's id, `<parent>/<callId>`, names the file `<parent>~<callId>.json`).
+ */
+export function replayWorkflowId(file: string): string {
+  return path.basename(file, '.json').split('@')[0]!.replaceAll('~', '/');
+}
+
 export async function recordHistory(name: string, handle: WorkflowHandle): Promise<void> {
   if (process.env.WAVELOOP_RECORD_HISTORIES !== '1') return;
   fs.mkdirSync(HISTORIES_DIR, { recursive: true });
@@ -79,6 +88,14 @@ export function payloadTexts(json: string): string[] {
   return [...json.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((match) =>
     Buffer.from(match[1], 'base64').toString('utf8'),
   );
+}
+
+/**
+ * The history without its run's result (the WorkflowExecutionCompleted event), whose waves repeat
+ * what the model said with their calls (`WaveRecord.said`): for counting what the run's steps recorded.
+ */
+export function withoutResult(history: History): History {
+  return { ...history, events: (history.events ?? []).filter((e) => !e.workflowExecutionCompletedEventAttributes) };
 }
 
 /** Every string of a history, payloads decoded from base64, so nothing can hide in an encoding. */
