@@ -159,9 +159,12 @@ export interface WaveRecord {
   calls: ToolCallRecord[];
 }
 
-/** The wave that runs now: the calls settled so far (`calls`), and the calls of the reply still open, in call order. */
+/**
+ * The wave that runs now: the calls settled so far (`calls`), and the calls of the reply still open,
+ * in call order; an open agent call names the child run it starts (docs/agents.md).
+ */
 export interface SettlingWave extends WaveRecord {
-  open: Array<{ id: string; tool: string }>;
+  open: Array<{ id: string; tool: string; agentRun?: string }>;
 }
 
 export { addUsage, ZERO_USAGE, type Usage } from './model/usage';

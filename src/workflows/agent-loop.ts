@@ -225,7 +225,7 @@ class AgentRun {
   /** Runs the calls of one reply as a wave; its results join the transcript. Followers see each call as it settles. */
   private async runWave(iteration: number, calls: ToolCallMessagePart[]): Promise<WaveRecord> {
     const { tools, publisher } = this;
-    const settled = publisher.waveStarted(iteration, calls);
+    const settled = publisher.waveStarted(iteration, calls, tools);
     let wave: WaveRecord;
     try {
       const { workflowId } = workflowInfo();

@@ -1,5 +1,5 @@
 import { setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { ResolvedRun } from '../contract/activity-io';
+import type { ResolvedRun, ToolInfo } from '../contract/activity-io';
 import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../contract/activity-options';
 import type {
   AgentLoopResult,
@@ -61,8 +61,17 @@ export class Publisher {
   }
 
   /** A wave of `calls` starts: followers see each call as it settles (the callback it returns). */
-  waveStarted(iteration: number, calls: readonly ToolCallMessagePart[]): (record: ToolCallRecord) => void {
-    const open = calls.map((call) => ({ id: call.id, tool: call.function.name }));
+  waveStarted(
+    iteration: number,
+    calls: readonly ToolCallMessagePart[],
+    tools: ReadonlyMap<string, ToolInfo>,
+  ): (record: ToolCallRecord) => void {
+    // An agent call's child run is `<run>/<callId>` (agent-calls.ts).
+    const open = calls.map(({ id, function: { name } }) => ({
+      id,
+      tool: name,
+      ...(tools.get(name)?.agent ? { agentRun: `${this.workflowId}/${id}` } : {}),
+    }));
     const settling: SettlingWave = { iteration, ...this.saidIn(iteration), calls: [], open };
     Object.assign(this.progress, { phase: 'tools', settling });
     this.wave = calls.map((call) => call.function.name);

@@ -279,6 +279,10 @@ describe('agents as tools', () => {
       expect(childPage).toMatch(
         /called by an agent:\s*<div class="chain">\s*for <a href="\/runs\/agents-triage-refund">/,
       );
+      // The root's page shows the agent call still open, with a link to the child run it waits on.
+      const openRoot = await page(`/runs/${id}`);
+      expect(openRoot).toMatch(/<strong>billing<\/strong> <span class="muted">running<\/span>/);
+      expect(openRoot).toContain(`its run: <a href="/runs/${encodeURIComponent(billingId)}">${billingId}</a>`);
       const approval = `${url}/api/runs/${encodeURIComponent(billingId)}/approvals/call_refund`;
       const approved = await fetch(approval, { method: 'POST', headers, body: JSON.stringify({ approve: true }) });
       expect(approved.status, await approved.clone().text()).toBe(200);

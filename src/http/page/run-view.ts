@@ -148,6 +148,13 @@ function waveView(wave: WaveRecord | SettlingWave, progress: RunProgress | undef
       (call) =>
         html`<div class="call open" data-call="${call.id}">
           <strong>${call.tool}</strong> <span class="muted">${openLine(call.id, progress)}</span>
+          ${
+            call.agentRun
+              ? html`<div class="muted agent-run">
+                  its run: <a href="/runs/${encodeURIComponent(call.agentRun)}">${call.agentRun}</a>
+                </div>`
+              : ''
+          }
         </div>`,
     )}
   </div>`;
