@@ -31,11 +31,11 @@ const KINDS = [
 ] as const;
 
 /**
- * Agents as tools (docs/agents.md): what an agent call costs beyond its child's own iterations,
- * compared with a plain tool call. A parent makes one wave of 1 or 8 calls, of the bench tool or of
- * an agent whose child run answers in one model call, then answers; the child alone is timed too.
- * The overhead of an agent call is (run with agent calls) − (run with tool calls) − (the child
- * alone): the children of one wave run at once, so one child's time is taken off for 8 as for 1.
+ * Agents as tools (docs/agents.md): what an agent call costs compared with a plain tool call. A
+ * parent makes one wave of 1 or 8 calls, of the bench tool or of an agent whose child run answers
+ * in one model call, then answers; the child alone, started by a client, is timed too. An agent
+ * call's cost over a tool call is (run with agent calls) − (run with tool calls): the child's whole
+ * run, its one model call included, which the child alone shows from a client's side.
  */
 export async function agentCalls(env: BenchEnv, sizes: AgentCallSizes): Promise<ScenarioResult> {
   const { worker, taskQueue } = await env.worker({}, { agents: [PARENT, CHILD] });
@@ -64,8 +64,8 @@ export async function agentCalls(env: BenchEnv, sizes: AgentCallSizes): Promise<
   });
   const med = (name: (typeof KINDS)[number]['name']) => median(times.get(name)!);
   const child = med('the child alone (1 model call)');
-  const overOne = med('1 agent call') - med('1 tool call') - child;
-  const overEight = med('8 agent calls in one wave') - med('8 tool calls in one wave') - child;
+  const overOne = med('1 agent call') - med('1 tool call');
+  const overEight = med('8 agent calls in one wave') - med('8 tool calls in one wave');
   return {
     id: 14,
     title: 'Agents as tools: the cost of an agent call beyond its child',
@@ -76,13 +76,13 @@ export async function agentCalls(env: BenchEnv, sizes: AgentCallSizes): Promise<
     },
     targets: [
       {
-        target: 'overhead of 1 agent call over a tool call, beyond its child',
-        value: ms(overOne),
+        target: "1 agent call over 1 tool call (the child's whole run included)",
+        value: `${ms(overOne)} (the child alone, started by a client: ${ms(child)})`,
         met: 'no threshold',
       },
       {
-        target: 'overhead of a wave of 8 agent calls over 8 tool calls, beyond one child',
-        value: ms(overEight),
+        target: '8 agent calls in one wave over 8 tool calls, per child',
+        value: ms(overEight / 8),
         met: 'no threshold',
       },
     ],
