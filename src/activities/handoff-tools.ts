@@ -1,10 +1,9 @@
-import { ApplicationFailure } from '@temporalio/common';
 import type { AgentDefinition } from '../agents/define';
 import { handoffToolOf } from '../agents/handoff-tool';
 import type { ToolInfo } from '../contract/activity-io';
 import { DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_SECONDS } from '../contract/activity-options';
-import { FailureType } from '../contract/errors';
 import type { RunSettings } from '../contract/settings/resolve';
+import { invalidInput } from './invalid-input';
 import type { Registry } from './registry';
 
 /**
@@ -45,8 +44,4 @@ function handoffToolInfo(name: string, agent: string): ToolInfo {
     handoff: agent,
     effect: 'read',
   };
-}
-
-function invalidInput(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: FailureType.InvalidInput, message, nonRetryable: true });
 }

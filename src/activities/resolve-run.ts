@@ -1,4 +1,4 @@
-import { ApplicationFailure, type RetryPolicy } from '@temporalio/common';
+import type { RetryPolicy } from '@temporalio/common';
 import { agentToolOf } from '../agents/agent-tool';
 import type { AgentDefinition } from '../agents/define';
 import type { ResolvedRun, ResolveRunInput, ToolApproval, ToolInfo } from '../contract/activity-io';
@@ -6,7 +6,6 @@ import { DEFAULT_MODEL_RETRY, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_SECONDS }
 import type { AgentChain } from '../contract/agent-chain';
 import { parseAgentLoopInput, type AgentLoopInput } from '../contract/agent-loop';
 import { DEFAULT_EFFECT } from '../contract/effects/effect';
-import { FailureType } from '../contract/errors';
 import type { ModelQueues } from '../contract/flow/model-queues';
 import { temporalPriority } from '../contract/flow/priority';
 import { priceOf, type ModelPrice } from '../contract/model/pricing';
@@ -23,6 +22,7 @@ import { TOOL_NAME, type AnyTool } from '../tools/define';
 import { approvalRuleOf } from './approval-rule';
 import { contextWindowOf } from './context-windows';
 import { handoffToolsOf } from './handoff-tools';
+import { invalidInput } from './invalid-input';
 import { toolParametersSchema } from './model/tool-schema';
 import { outputSpecOf } from './output/output-spec';
 import type { Registry } from './registry';
@@ -266,8 +266,4 @@ function typedOutput(input: AgentLoopInput, agent: AgentDefinition, settings: Ru
   } catch (err) {
     throw invalidInput(`Invalid output schema: ${(err as Error).message}`);
   }
-}
-
-function invalidInput(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: FailureType.InvalidInput, message, nonRetryable: true });
 }
