@@ -104,9 +104,11 @@ export {
   type RunProgress,
   type RunState,
   type RunStatus,
+  type SettlingWave,
   type ToolCallRecord,
   type WaveRecord,
 } from './contract/agent-loop';
+export type { HandoffRecord } from './contract/handoff';
 export type { Usage } from './contract/model/usage';
 export {
   EVAL_WORKFLOW,
