@@ -11,8 +11,17 @@ import type { ApprovalVote } from './people/approvals';
 /** Where the run is: iteration, phase, waves so far, token usage. Answers after the run ended too. */
 export const statusQuery = defineQuery<RunProgress>('status');
 
-/** The conversation with the model so far, in Chat Completions message form. */
+/**
+ * The conversation with the model so far, in Chat Completions message form, as people see it: the
+ * arguments of the model's tool calls with their tools' sensitive values masked (`maskToolCalls`).
+ */
 export const transcriptQuery = defineQuery<ChatMessage[]>('transcript');
+
+/**
+ * The conversation as the model sees it, sensitive values in clear: for workers (a model call's
+ * context, a fork's start), never shown to people.
+ */
+export const modelTranscriptQuery = defineQuery<ChatMessage[]>('modelTranscript');
 
 /**
  * Answers the question the run is waiting on (`ask_question`), the oldest first. Rejected unless

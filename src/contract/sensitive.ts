@@ -1,3 +1,5 @@
+import type { ChatMessage } from './agent-loop';
+
 /**
  * Sensitive arguments (a card number, an IBAN, a password) as people and logs see them: masked,
  * `•••• 1234`, never in clear. The tool still gets the real value. No zod and no I/O here: workflow
@@ -43,4 +45,39 @@ export function unmaskArgs(
         : value,
     ]),
   );
+}
+
+/**
+ * `messages` with the arguments of each assistant tool call masked by its tool's sensitive
+ * parameters (`sensitiveOf(tool)`). Arguments that are not a JSON object are left as the model
+ * wrote them; the model's text and the tools' results are not masked.
+ */
+export function maskToolCalls(
+  messages: readonly ChatMessage[],
+  sensitiveOf: (tool: string) => readonly string[] | undefined,
+): ChatMessage[] {
+  return messages.map((message) => {
+    if (message.role !== 'assistant' || !message.tool_calls?.some((call) => sensitiveOf(call.function.name))) {
+      return message;
+    }
+    return {
+      ...message,
+      tool_calls: message.tool_calls.map((call) => {
+        const sensitive = sensitiveOf(call.function.name);
+        const args = sensitive && parsedObject(call.function.arguments);
+        return args
+          ? { ...call, function: { ...call.function, arguments: JSON.stringify(maskArgs(args, sensitive)) } }
+          : call;
+      }),
+    };
+  });
+}
+
+function parsedObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }

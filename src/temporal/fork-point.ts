@@ -3,7 +3,7 @@ import type { ForkPoint } from '../contract/activity-io';
 import { AGENT_LOOP_WORKFLOW, type AgentLoopInput, type ChatMessage } from '../contract/agent-loop';
 import { ForkRefusedError } from '../contract/fork/fork';
 import type { ForkInput } from '../contract/fork/schema';
-import { transcriptQuery } from '../contract/messages';
+import { modelTranscriptQuery } from '../contract/messages';
 import { lastIteration, readRunRecord, type RecordedModelCall, type RunRecord } from './fork-history';
 import { queryWithRetry } from './query';
 
@@ -70,7 +70,7 @@ export async function readForkPoint(
 ): Promise<ForkPoint> {
   const { workflowId, run, call, iteration, input } = await locateIteration(client, fork);
   const handle = client.workflow.getHandle(workflowId, run.runId);
-  const messages = await queryWithRetry(client, handle, transcriptQuery);
+  const messages = await queryWithRetry(client, handle, modelTranscriptQuery);
   const at = call.count;
   if (!sameReply(messages[at], call.reply))
     throw new ForkRefusedError(

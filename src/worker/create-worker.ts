@@ -7,7 +7,7 @@ import { approvalRuleProblems } from '../activities/approval-rule';
 import type { AgentDefinition } from '../agents/define';
 import type { AuditStore } from '../audit/store';
 import type { ScorerDefinition } from '../contract/eval/scorer';
-import { transcriptQuery } from '../contract/messages';
+import { modelTranscriptQuery } from '../contract/messages';
 import type { ModelPrice } from '../contract/model/pricing';
 import { People, type Person } from '../contract/people/people';
 import { RUN_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
@@ -161,7 +161,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
       previousFailure((await client.workflow.getHandle(workflowId, runId).describe()).raw, activityId),
     forkPoint: (fork) => readForkPoint(client, fork),
     readTranscript: async (workflowId, runId, count) => {
-      const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), transcriptQuery);
+      const messages = await queryWithRetry(client, client.workflow.getHandle(workflowId, runId), modelTranscriptQuery);
       if (messages.length < count) {
         throw new Error(
           `The transcript of ${workflowId} has ${messages.length} messages; the model call needs ${count}.`,

@@ -8,7 +8,7 @@ import type {
   ToolCallMessagePart,
   WaveRecord,
 } from '../contract/agent-loop';
-import { transcriptQuery } from '../contract/messages';
+import { modelTranscriptQuery, transcriptQuery } from '../contract/messages';
 import { addUsage, type Usage } from '../contract/model/usage';
 import { alarm } from './alarm';
 import { clippedWaves } from './compaction';
@@ -41,7 +41,8 @@ import { loopBreak, ranOnWorker, runWave } from './wave';
 export async function agentLoop(input: AgentLoopInput, carried?: Continuation): Promise<AgentLoopResult> {
   const publisher = new Publisher(input.startedBy);
   const transcript = new Transcript(carried?.messages ?? []);
-  setHandler(transcriptQuery, () => transcript.messages);
+  setHandler(transcriptQuery, () => publisher.shownMessages(transcript.messages));
+  setHandler(modelTranscriptQuery, () => transcript.messages);
   const gate = new HumanGate(publisher.progress, () => publisher.publish());
   let run: AgentRun | undefined;
   try {

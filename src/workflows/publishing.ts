@@ -3,6 +3,7 @@ import type { ResolvedRun, ToolInfo } from '../contract/activity-io';
 import { SEARCH_ATTRIBUTE_REFRESH_MS } from '../contract/activity-options';
 import type {
   AgentLoopResult,
+  ChatMessage,
   RunProgress,
   RunStatus,
   SettlingWave,
@@ -14,7 +15,7 @@ import { statusQuery } from '../contract/messages';
 import { ZERO_USAGE } from '../contract/model/usage';
 import { UNKNOWN_PERSON } from '../contract/people/approvals';
 import { WAVELOOP_ITERATION, WAVELOOP_STATUS, WAVELOOP_TOKENS } from '../contract/search-attributes';
-import { maskArgs } from '../contract/sensitive';
+import { maskArgs, maskToolCalls } from '../contract/sensitive';
 import type { StartingState } from './continuation';
 import { heldBackOf, markDryRun } from './dry-run';
 import { runDetails } from './run-details';
@@ -171,6 +172,11 @@ export class Publisher {
   failed(): void {
     Object.assign(this.progress, { status: 'failed', phase: 'done' });
     this.describe();
+  }
+
+  /** `messages` as people see them: the tool calls' sensitive arguments masked (the `transcript` query). */
+  shownMessages(messages: readonly ChatMessage[]): ChatMessage[] {
+    return maskToolCalls(messages, (tool) => this.sensitive.get(tool));
   }
 
   /** The progress as people see it: each call's sensitive arguments masked (waves, settling, approvals). */
