@@ -14,6 +14,7 @@ import { engineOverhead, realisticModel, type OverheadSizes } from './scenarios/
 import { pendingDecisions, type PendingSizes } from './scenarios/pending';
 import { recovery } from './scenarios/recovery';
 import { throughput } from './scenarios/throughput';
+import { waitingRuns, type WaitingRunsSizes } from './scenarios/waiting-runs';
 import { waveWidth, type WaveWidthSizes } from './scenarios/wave-width';
 import { waves } from './scenarios/waves';
 import { BenchEnv } from './support/env';
@@ -69,6 +70,8 @@ interface Sizes {
   eventStreams: EventStreamSizes;
   /** Scenario 14's runs of each kind (agent calls and tool calls). */
   agentCalls: AgentCallSizes;
+  /** Scenario 15's runs waiting for an approval on one worker process, how many are approved, and its cache size. */
+  waitingRuns: WaitingRunsSizes;
 }
 
 const DEFAULT_SIZES: Sizes = SMOKE
@@ -90,6 +93,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
       fairness: { a: 6, b: 1, delayMs: 200 },
       eventStreams: { streams: 3, timed: 2, watchSeconds: 1 },
       agentCalls: { repeats: 1 },
+      waitingRuns: { runs: 10, approve: 5 },
     }
   : FULL
     ? {
@@ -106,6 +110,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
         fairness: { a: 300, b: 10, delayMs: 3_000 },
         eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
         agentCalls: { repeats: 20 },
+        waitingRuns: { runs: 10_000, approve: 1_000 },
       }
     : {
         overhead: { runs: 2, iterations: 100 },
@@ -121,6 +126,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
         fairness: { a: 300, b: 10, delayMs: 3_000 },
         eventStreams: { streams: 200, timed: 20, watchSeconds: 10 },
         agentCalls: { repeats: 10 },
+        waitingRuns: { runs: 1_000, approve: 200 },
       };
 
 /** The sizes, with `BENCH_SIZES` (JSON, e.g. `{"modelLimit":{"runs":20,"workers":2,"rpm":120}}`) over them, field by field. */
@@ -191,6 +197,7 @@ async function run(): Promise<void> {
     [12, 'fairness', () => fairness(env, SIZES.fairness)],
     [13, 'event streams', () => eventStreams(env, SIZES.eventStreams)],
     [14, 'agent calls', () => agentCalls(env, SIZES.agentCalls)],
+    [15, 'waiting runs', () => waitingRuns(env, SIZES.waitingRuns)],
   ];
   try {
     for (const [id, name, scenario] of scenarios) {

@@ -93,12 +93,12 @@ beforeAll(async () => {
 }, SMOKE_TIMEOUT);
 
 describe('bench (BENCH_SMOKE=1)', () => {
-  it('runs scenarios 1–14, none fails, and exits 0', () => {
+  it('runs scenarios 1–15, none fails, and exits 0', () => {
     const failed = report.results
       .filter((r) => r.sizes === 'failed')
       .map((r) => `scenario ${r.id} (${r.title}): ${JSON.stringify(r.data)}`);
     expect(failed).toEqual([]);
-    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    expect(report.results.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
     expect(exitCode, stderr.slice(-4000)).toBe(0);
   });
 
@@ -249,5 +249,19 @@ describe('bench (BENCH_SMOKE=1)', () => {
     }
     expect(Number.isFinite(data.overOne)).toBe(true);
     expect(Number.isFinite(data.overEight)).toBe(true);
+  });
+
+  it('scenario 15: every run started waits for its approval on the worker process; the approved ones complete', () => {
+    const data = scenario(15).data as {
+      runs: number;
+      approve: number;
+      waited: number;
+      approvalMs: number[];
+      completed: number;
+    };
+    expect(data.runs).toBeGreaterThan(0);
+    expect(data.waited).toBe(data.runs);
+    expect(data.approvalMs).toHaveLength(data.approve);
+    expect(data.completed).toBe(data.approve);
   });
 });
