@@ -117,9 +117,15 @@ describe.skipIf(!CHROMIUM)('the Decided view, in Chromium', () => {
     const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
     await page.goto(`${server.url}/?token=${PEOPLE[0]!.token}`);
     const card = page.locator('article.decision', { hasText: 'update_user' });
+    await card.waitFor();
+    expect(await page.locator('#waiting-count').textContent()).toBe('(1)');
+    // The list's own refresh is held back, so only the decision's answer can change the count.
+    await page.route('**/inbox/waiting?*', (route) => route.abort());
     await card.getByRole('button', { name: 'Approve', exact: true }).click();
     await page.locator('article.decided').waitFor();
     expect(await page.locator('article.decided').textContent()).toContain('Approved by alice');
+    expect(await page.locator('#waiting-count').textContent()).toBe('(0)');
+    await page.unroute('**/inbox/waiting?*');
 
     // The confirmation outlives a refresh: "Recently decided" reads it from the audit trail.
     await reloadUntil(page, '#recently-decided', 'approved update_user by alice');

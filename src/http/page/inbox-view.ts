@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { html } from 'hono/html';
+import { html, raw } from 'hono/html';
 import type { PendingList } from '../../client/pending';
 import type { Person } from '../../contract/people/people';
 import { decisionCard } from './decision-view';
@@ -39,7 +39,7 @@ export function waitingSection(list: PendingList, viewer: Pick<Person, 'name'>, 
   const newestFirst = [...list.decisions].reverse();
   const version = pendingVersion(list);
   return html`<section id="waiting" hx-get="/inbox/waiting?v=${version}" hx-trigger="${REFRESH}" hx-swap="outerHTML">
-    <h1>Waiting now <span class="muted">(${newestFirst.length})</span></h1>
+    <h1>Waiting now ${waitingCount(newestFirst.length)}</h1>
     ${newestFirst.length === 0 ? html`<p class="empty">Nothing waits for a person.</p>` : ''}
     ${newestFirst.map((decision) => decisionCard(decision, { viewer, now }))}
     ${
@@ -50,4 +50,17 @@ export function waitingSection(list: PendingList, viewer: Pick<Person, 'name'>, 
         : ''
     }
   </section>`;
+}
+
+/** How many decisions wait, in the section's heading. */
+function waitingCount(count: number, outOfBand = false): Html {
+  return html`<span id="waiting-count" class="muted" ${outOfBand ? raw('hx-swap-oob="true"') : ''}>(${count})</span>`;
+}
+
+/**
+ * The heading's count as it stands after a decision, swapped in beside the card's answer (htmx's
+ * out-of-band swap), so the inbox counts the decision at once, not at its next refresh.
+ */
+export function waitingCountUpdate(list: PendingList): Html {
+  return waitingCount(list.decisions.length, true);
 }

@@ -27,7 +27,7 @@ import {
 import { decidedCard, decisionCard, decisionId, type Typed } from './decision-view';
 import { undoStarted, type EffectsRead } from './effects-view';
 import { goalSection } from './goal-view';
-import { pendingVersion, waitingSection } from './inbox-view';
+import { pendingVersion, waitingCountUpdate, waitingSection } from './inbox-view';
 import { layout } from './layout';
 import { pageOf, runListView, RUNS_PER_PAGE } from './run-list-view';
 import { hasEnded, runBody, runSection } from './run-view';
@@ -269,11 +269,16 @@ export function addPageRoutes(app: Api, deps: PageDeps): void {
         ? pendingOf({ workflowId }, progress).find((d) => d.kind === which.kind && d.callId === which.callId)
         : undefined;
     };
+    // What replaces the card, and the inbox's count as it stands now the decision is taken.
+    const decided = async (words: string) => {
+      const list = await runs.pending().catch(() => undefined);
+      return c.html(html`${decidedCard(id, words, workflowId)}${list ? waitingCountUpdate(list) : ''}`);
+    };
     try {
       const words = await take();
-      if (words !== undefined) return c.html(decidedCard(id, words, workflowId));
+      if (words !== undefined) return decided(words);
       const card = await waiting();
-      return c.html(card ? decisionCard(card, { viewer }) : decidedCard(id, `Approved by ${viewer.name}`, workflowId));
+      return card ? c.html(decisionCard(card, { viewer })) : decided(`Approved by ${viewer.name}`);
     } catch (err) {
       const error = toHttpError(err, deps.log);
       const card = await waiting();
