@@ -1,6 +1,7 @@
 import * as path from 'node:path';
-import { DEFAULT_MODEL_ACTIVITY_OPTIONS } from '../../src/contract/activity-options';
+import { DEFAULT_MODEL_ACTIVITY_OPTIONS, HEARTBEAT_TIMEOUT_MS } from '../../src/contract/activity-options';
 import { AGENT_LOOP_WORKFLOW } from '../../src/contract/agent-loop';
+import { DEFAULT_WORKER_TUNING } from '../../src/worker/tuning';
 import { goalFor } from '../../test/support/fake-model';
 import type { BenchEnv } from '../support/env';
 import { EventType, timeOf } from '../support/env';
@@ -77,8 +78,8 @@ export async function recovery(env: BenchEnv): Promise<ScenarioResult> {
       },
       targets: [],
       notes: [
-        `The server notices a dead worker's activity when its heartbeat timeout passes: the model activity heartbeats, with a heartbeatTimeout of ${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.heartbeatTimeout)}, then retries after ${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.retry?.initialInterval)}; without heartbeats it would wait for the start-to-close timeout (${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.startToCloseTimeout)}).`,
-        "After the retried model call, the next workflow task goes first to the dead worker's sticky queue and reaches the new worker when that times out (the SDK's stickyQueueScheduleToStartTimeout, 10 s), which shows in kill → run completed.",
+        `The server notices a dead worker's activity when its heartbeat timeout passes: the model activity heartbeats, with a heartbeatTimeout of ${HEARTBEAT_TIMEOUT_MS / 1000} s (heartbeatSeconds), then retries after ${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.retry?.initialInterval)}; without heartbeats it would wait for the start-to-close timeout (${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.startToCloseTimeout)}).`,
+        `After the retried model call, the next workflow task goes first to the dead worker's sticky queue and reaches the new worker when that times out (stickyQueueScheduleToStartTimeout, ${String(DEFAULT_WORKER_TUNING.stickyQueueScheduleToStartTimeout)}; the SDK's default is 10 s), which shows in kill → run completed.`,
       ],
       data: row,
     };

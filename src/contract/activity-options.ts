@@ -18,15 +18,27 @@ export const DEFAULT_MODEL_RETRY: RetryPolicy = {
 };
 
 /**
+ * Heartbeat timeout of model and tool activities (a tool's capped by its own timeout), unless the
+ * worker's `heartbeatSeconds` says otherwise. The activity heartbeats every third of it while it
+ * runs, so a call cut off by a dead worker is retried about that long after it was last heard of,
+ * rather than after its whole timeout (minutes). A worker whose event loop stalls for two thirds of
+ * it sees a live call tried again (a `write` tool's attempt then goes through its reconcile:
+ * docs/effects.md#unknown-outcomes): at 3 s, a worker process just started did, under a test's
+ * load. Scenario 6 of `npm run bench` measures what it costs a dead worker's runs.
+ */
+export const HEARTBEAT_TIMEOUT_MS = SETTINGS.heartbeatSeconds.default * 1000;
+
+/**
  * One model call. The activity heartbeats while it waits for the endpoint (every third of
- * `heartbeatTimeout`), so a worker that dies mid-call is noticed within 10 s and the call is retried
- * on another worker then (the crash matrix, `npm run test:chaos`, measures it), however long the
- * call itself may take (a run's `modelTimeoutSeconds` overrides `startToCloseTimeout`).
+ * `heartbeatTimeout`, the worker's `heartbeatSeconds`), so a worker that dies mid-call is noticed
+ * within seconds and the call is retried on another worker then (the crash matrix,
+ * `npm run test:chaos`, measures it), however long the call itself may take (a run's
+ * `modelTimeoutSeconds` overrides `startToCloseTimeout`).
  * Non-retryable model failures (400/401/403/404/422) stop the retries; 429 waits for `retry-after`.
  */
 export const DEFAULT_MODEL_ACTIVITY_OPTIONS: ActivityOptions = {
   startToCloseTimeout: SETTINGS.modelTimeoutSeconds.default * 1000,
-  heartbeatTimeout: '10 seconds',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
   retry: DEFAULT_MODEL_RETRY,
 };
 
@@ -68,13 +80,6 @@ export const DEFAULT_TOOL_RETRY = {
   backoffCoefficient: 2,
   maximumIntervalSeconds: 10,
 } as const;
-
-/**
- * Heartbeat timeout of tool activities (capped by the tool's own timeout). `runTool` heartbeats every
- * third of it while the tool runs, so a call cut off by a dead worker is retried within 10 s rather
- * than after the tool's whole timeout (a minute by default).
- */
-export const TOOL_HEARTBEAT_TIMEOUT_MS = 10_000;
 
 /**
  * The most characters of one tool result the model sees (and the history records); a longer result

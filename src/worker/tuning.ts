@@ -20,6 +20,7 @@ export type WorkerTuning = Partial<
     | 'maxEagerActivityReservationsPerWorkflowTask'
     | 'maxHeartbeatThrottleInterval'
     | 'nonStickyToStickyPollRatio'
+    | 'stickyQueueScheduleToStartTimeout'
     | 'workflowTaskPollerBehavior'
     | 'activityTaskPollerBehavior'
     | 'workflowThreadPoolSize'
@@ -38,6 +39,12 @@ export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   // The SDK sends an activity's heartbeats at most every 0.8 × its heartbeat timeout (8 s for model
   // calls); a streamed reply's text travels in heartbeats, so followers see it grow 4 times a second.
   maxHeartbeatThrottleInterval: STREAM_HEARTBEAT_INTERVAL_MS,
+  // A run's next workflow task goes to the queue of the worker that holds it in its cache (its
+  // sticky queue); when no poll of that worker takes it in this time, as after the worker was
+  // killed, it goes to the task queue every worker polls, and another worker rebuilds the run from
+  // its history. The SDK waits 10 s, a stall of every run a dead worker held; a live worker takes
+  // its tasks within milliseconds, and scenarios 1–4 of `npm run bench` ran as fast with 2 s.
+  stickyQueueScheduleToStartTimeout: '2 seconds',
   // On SIGTERM or SIGINT the worker stops polling and lets the model and tool calls in flight
   // finish for this long before it cancels them (a cancelled call is retried by another worker).
   shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE_SECONDS * 1000,

@@ -58,10 +58,17 @@ export function askModel(
   const taskQueue = modelQueue?.taskQueue;
   const summary = modelSummary(request.iteration);
   const options = { summary, startToCloseTimeout: settings.modelTimeoutSeconds * 1000, retry };
+  const heartbeatTimeout = settings.heartbeatSeconds * 1000;
   const call = settings.localModelCalls
     ? callModelLocally.executeWithOptions({ ...LOCAL_MODEL_ACTIVITY_OPTIONS, ...options }, [request])
     : callModel.executeWithOptions(
-        { ...DEFAULT_MODEL_ACTIVITY_OPTIONS, ...options, ...withPriority(priority), ...(taskQueue && { taskQueue }) },
+        {
+          ...DEFAULT_MODEL_ACTIVITY_OPTIONS,
+          ...options,
+          heartbeatTimeout,
+          ...withPriority(priority),
+          ...(taskQueue && { taskQueue }),
+        },
         [request],
       );
   return call.catch((err: unknown) => {

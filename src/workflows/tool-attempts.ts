@@ -10,7 +10,6 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activity-io';
-import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import { unknownOutcomeLine, type CallOutcome } from '../contract/effects/outcome';
 import { FailureType } from '../contract/errors';
 import { withPriority } from '../contract/flow/priority';
@@ -30,6 +29,8 @@ const FINAL_FAILURES: string[] = [FailureType.InvalidToolArguments, FailureType.
 export interface AttemptContext {
   slots: Slots;
   priority: Priority | undefined;
+  /** The run's `heartbeatSeconds`, in ms: how long an attempt may go unheard of (at most the tool's timeout). */
+  heartbeatMs: number;
   gate: OutcomeGate;
   iteration: number;
   /** Who may settle the call's outcome: its approval's approvers (none: anyone). */
@@ -61,15 +62,15 @@ export async function runToolCall(
   summary: string,
   context: AttemptContext,
 ): Promise<ToolCallOutput> {
-  const { slots, priority } = context;
+  const { slots } = context;
   if (tool.effect !== 'write' || tool.localActivity)
-    return slots.run(() => activity(tool, input, summary, priority, retryPolicy(tool)));
+    return slots.run(() => activity(tool, input, summary, context, retryPolicy(tool)));
   const { retry } = tool;
   let allowed = retry.maximumAttempts > 0 ? retry.maximumAttempts : Number.POSITIVE_INFINITY;
   let label = summary;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await slots.run(() => activity(tool, input, label, priority, { maximumAttempts: 1 }));
+      return await slots.run(() => activity(tool, input, label, context, { maximumAttempts: 1 }));
     } catch (err) {
       if (isCancellation(err)) throw err;
       const why = cutOff(err, tool);
@@ -100,9 +101,9 @@ export function runHeldBack(
   tool: ToolInfo,
   input: ToolCallInput,
   summary: string,
-  { slots, priority }: AttemptContext,
+  context: AttemptContext,
 ): Promise<ToolCallOutput> {
-  return slots.run(() => activity(tool, input, `${summary} · dry run`, priority, retryPolicy(tool)));
+  return context.slots.run(() => activity(tool, input, `${summary} · dry run`, context, retryPolicy(tool)));
 }
 
 /** After an attempt that may have acted: what the tool's `reconcile`, else a person, says of it. */
@@ -111,13 +112,14 @@ async function settle(
   input: ToolCallInput,
   summary: string,
   why: string,
-  { slots, priority, gate, iteration, approvers }: AttemptContext,
+  context: AttemptContext,
 ): Promise<{ output?: ToolCallOutput; givenUp?: string; outcome: CallOutcome }> {
+  const { slots, gate, iteration, approvers } = context;
   let reason = why;
   if (tool.reconcile) {
     try {
       const found = await slots.run(() =>
-        activity(tool, { ...input, mode: 'reconcile' }, `${summary} · reconcile`, priority, retryPolicy(tool)),
+        activity(tool, { ...input, mode: 'reconcile' }, `${summary} · reconcile`, context, retryPolicy(tool)),
       );
       const outcome = { by: 'reconcile', at: new Date().toISOString(), why };
       if ('content' in found) return { output: found, outcome: { path: 'reconciled', ...outcome } };
@@ -152,12 +154,12 @@ function activity(
   tool: ToolInfo,
   input: ToolCallInput,
   summary: string,
-  priority: Priority | undefined,
+  { priority, heartbeatMs }: Pick<AttemptContext, 'priority' | 'heartbeatMs'>,
   retry: ReturnType<typeof retryPolicy> | { maximumAttempts: 1 },
 ): Promise<ToolCallOutput> {
   const startToCloseTimeout = tool.timeoutSeconds * 1000;
   if (tool.localActivity) return runToolLocally.executeWithOptions({ summary, startToCloseTimeout, retry }, [input]);
-  const heartbeatTimeout = Math.min(startToCloseTimeout, TOOL_HEARTBEAT_TIMEOUT_MS);
+  const heartbeatTimeout = Math.min(startToCloseTimeout, heartbeatMs);
   return runTool.executeWithOptions(
     { summary, startToCloseTimeout, heartbeatTimeout, retry, ...withPriority(priority) },
     [input],

@@ -1,6 +1,6 @@
 import { ActivityFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { TOOL_HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
+import { HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import { undoEntryOf, type UndoCall, type UndoEntry, type UndoInput, type UndoResult } from '../contract/effects/undo';
 import { FailureType } from '../contract/errors';
 import type { ApprovalPolicy } from '../contract/people/approvals';
@@ -173,7 +173,7 @@ function undoOne(input: UndoInput, call: UndoCall): Promise<string> {
     {
       summary: undoSummary(call),
       startToCloseTimeout,
-      heartbeatTimeout: Math.min(startToCloseTimeout, TOOL_HEARTBEAT_TIMEOUT_MS),
+      heartbeatTimeout: Math.min(startToCloseTimeout, HEARTBEAT_TIMEOUT_MS),
       retry: {
         maximumAttempts: call.retry.maximumAttempts,
         initialInterval: call.retry.initialIntervalSeconds * 1000,

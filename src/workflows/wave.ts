@@ -77,7 +77,8 @@ async function runCall(
   const { startedBy } = context.progress;
   const { agent, priority } = run;
   // How the call's attempts went when one may have acted (`write` tools: tool-attempts.ts).
-  const attempts: AttemptContext = { slots, priority, gate: gate.outcomes, iteration };
+  const heartbeatMs = run.settings.heartbeatSeconds * 1000;
+  const attempts: AttemptContext = { slots, priority, heartbeatMs, gate: gate.outcomes, iteration };
   const execute = (tool: ToolInfo, input: ToolCallInput, summary: string) =>
     runToolCall(tool, input, summary, attempts);
   const name = call.function.name;

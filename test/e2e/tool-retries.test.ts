@@ -190,6 +190,23 @@ describe('tool retries and timeouts', () => {
     const { scheduled, started } = toolEvents(await handle.fetchHistory(), 'call_down');
     expect(scheduled.retryPolicy?.maximumAttempts).toBe(3);
     expect(started?.attempt).toBe(3);
+    // A dead worker's call is tried again once it has been unheard of for 10 s (heartbeatSeconds).
+    expect(ms(scheduled.heartbeatTimeout)).toBe(10_000);
+  });
+
+  it("heartbeatSeconds: the worker's value is every model and tool call's heartbeat timeout", async () => {
+    h.fake.script({ toolCalls: [{ id: 'call_hb', name: 'get_user', args: { id: 2 } }] }, { content: 'Found.' });
+    const { handle, result } = await h.run({ goal: 'Look user 2 up' }, { heartbeatSeconds: 4 });
+    expect(result!.status).toBe('completed');
+    const scheduled = (await handle.fetchHistory()).events!.filter(
+      (e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+    );
+    const timeouts = scheduled.map((e) => [
+      e.activityTaskScheduledEventAttributes!.activityType!.name,
+      ms(e.activityTaskScheduledEventAttributes!.heartbeatTimeout),
+    ]);
+    expect(timeouts).toContainEqual(['callModel', 4_000]);
+    expect(timeouts).toContainEqual(['runTool', 4_000]);
   });
 
   it('ToolError: one attempt, whatever the retry allows; the model reads "Error: <message>"', async () => {

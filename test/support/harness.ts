@@ -148,6 +148,8 @@ export class Harness {
       modelRpm?: number;
       /** Tokens a minute this worker's model calls may spend (`WAVELOOP_MODEL_TPM`; default none). */
       modelTpm?: number;
+      /** Seconds a call may go unheard of before it is tried again (`WAVELOOP_HEARTBEAT_SECONDS`; default 10). */
+      heartbeatSeconds?: number;
       /** The people directory that approval rules' groups stand for (default: nobody). */
       people?: WaveloopWorkerOptions['people'];
       /** Where the runs' audit records go (default: none); the test closes it after the worker stops. */
@@ -172,6 +174,7 @@ export class Harness {
         model: 'fake-model',
         ...(options.modelRpm === undefined ? {} : { modelRpm: options.modelRpm }),
         ...(options.modelTpm === undefined ? {} : { modelTpm: options.modelTpm }),
+        ...(options.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: options.heartbeatSeconds }),
       },
       stream: options.stream,
       modelRetry: options.modelRetry,
@@ -210,6 +213,8 @@ export class Harness {
       modelRetry?: WaveloopWorkerOptions['modelRetry'];
       /** Whether the worker streams model replies (default true). */
       stream?: boolean;
+      /** The worker's `heartbeatSeconds` (default 10). */
+      heartbeatSeconds?: number;
       /** Runs beside the workflow while it runs (answer questions, cancel it, …). */
       during?: (handle: WorkflowHandle) => Promise<void>;
       telemetry?: TestTelemetry;

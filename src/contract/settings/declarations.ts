@@ -122,6 +122,12 @@ export const SETTINGS = {
     layers: ['run', 'agent', 'worker'],
     default: 600,
   },
+  heartbeatSeconds: {
+    type: { kind: 'number', min: 1, max: 600 },
+    doc: 'Seconds a model or tool call may go unheard of (its worker dead) before it is tried again.',
+    layers: ['worker'],
+    default: 10,
+  },
   modelAttempts: {
     type: { kind: 'int', min: 1, max: 100 },
     doc: 'Attempts of a model call before the run fails `ModelUnavailable`.',

@@ -31,6 +31,7 @@ const TABLE: Record<SettingName, Row> = {
   circuitBreaker: { run: 0, agent: 5, worker: NO, tree: NO, default: 3 },
   toolCallText: { run: 'off', agent: 'recover', worker: NO, tree: NO, default: 'recover' },
   modelTimeoutSeconds: { run: 30, agent: 60, worker: 90, tree: NO, default: 600 },
+  heartbeatSeconds: { run: NO, agent: NO, worker: 5, tree: NO, default: 10 },
   modelAttempts: { run: 1, agent: 2, worker: 3, tree: NO, default: 8 },
   modelRpm: { run: NO, agent: 60, worker: 120, tree: NO, default: _ },
   modelTpm: { run: NO, agent: NO, worker: 10_000, tree: NO, default: _ },
