@@ -126,4 +126,36 @@ describe.skipIf(!CHROMIUM)('what a run changed, in Chromium', () => {
     await page.screenshot({ path: path.join(SHOTS, 'effects-run-page.png'), fullPage: true });
     expect((await client.runs.result(workflowId)).answer).toBe('Paid, and Bob now works at EPAM.');
   });
+
+  it('an approval clicked while the page fetches the run anew is sent, and the run goes on', async () => {
+    h.fake.script(
+      { toolCalls: [{ id: 'call_update', name: 'update_user', args: { id: 2, company: 'EPAM' } }] },
+      (request) => ({
+        content: toolMessages(request).some((m) => m.includes('EPAM')) ? 'Bob now works at EPAM.' : 'No.',
+      }),
+    );
+    const { workflowId } = await client.runs.start({ goal: 'Move Bob to EPAM', startedBy: 'alice' });
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${server.url}/runs/${encodeURIComponent(workflowId)}?token=${PEOPLE[0]!.token}`);
+    const card = page.locator('article.decision', { hasText: 'update_user' });
+    await card.waitFor();
+
+    // The section's fetches are held back, as a slow server would, while events keep arriving.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/view', async (route) => {
+      await held;
+      await route.continue();
+    });
+    const fetchAnew = () => page.evaluate("htmx.trigger('#run', 'sse:call')");
+    await fetchAnew();
+    const approval = page.waitForRequest((r) => r.method() === 'POST' && r.url().includes('/approvals/'));
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    await fetchAnew();
+    await approval;
+    release();
+
+    expect((await client.runs.result(workflowId)).answer).toBe('Bob now works at EPAM.');
+    await page.locator('[data-status="completed"]').waitFor({ timeout: 30_000 });
+  });
 });

@@ -14,7 +14,9 @@ import type { Html } from './layout';
  * A run's page: its goal and status, what it waits for, its result (with the typed output), what
  * it changed (`effects-view.ts`), its waves and a link to the run in the Temporal Web UI. While the run goes on, the section follows
  * the run's event stream (`/api/runs/{id}/events`, htmx's SSE extension): each event fetches the
- * section anew. The section of an ended run has no stream.
+ * section anew, one fetch at a time. The forms inside (a decision, an undo) do not share that queue:
+ * a click while the section is fetched is sent at once, not queued behind the fetch and dropped with
+ * the form it replaces. The section of an ended run has no stream.
  */
 
 /** The events after which the section is fetched anew. */
@@ -45,6 +47,7 @@ export function runSection(
     hx-get="/runs/${id}/view"
     hx-trigger="${LIVE_EVENTS.map((event) => `sse:${event}`).join(', ')}"
     hx-sync="this:queue last"
+    hx-disinherit="hx-sync"
     hx-swap="innerHTML"
   >
     ${runBody(report, webUi, viewer, effects)}
