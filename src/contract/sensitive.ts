@@ -48,9 +48,20 @@ export function unmaskArgs(
 }
 
 /**
+ * A tool call's arguments as the model wrote them (JSON text), the fields named in `sensitive`
+ * masked. Text that is not a JSON object is masked whole when the tool has sensitive parameters: it
+ * may hold them all the same.
+ */
+export function maskArguments(text: string, sensitive: readonly string[] | undefined): string {
+  if (!sensitive?.length) return text;
+  const args = parsedObject(text);
+  return args ? JSON.stringify(maskArgs(args, sensitive)) : maskValue(text);
+}
+
+/**
  * `messages` with the arguments of each assistant tool call masked by its tool's sensitive
- * parameters (`sensitiveOf(tool)`). Arguments that are not a JSON object are left as the model
- * wrote them; the model's text and the tools' results are not masked.
+ * parameters (`sensitiveOf(tool)`, as `maskArguments` masks them). The model's text and the tools'
+ * results are not masked.
  */
 export function maskToolCalls(
   messages: readonly ChatMessage[],
@@ -62,13 +73,13 @@ export function maskToolCalls(
     }
     return {
       ...message,
-      tool_calls: message.tool_calls.map((call) => {
-        const sensitive = sensitiveOf(call.function.name);
-        const args = sensitive && parsedObject(call.function.arguments);
-        return args
-          ? { ...call, function: { ...call.function, arguments: JSON.stringify(maskArgs(args, sensitive)) } }
-          : call;
-      }),
+      tool_calls: message.tool_calls.map((call) => ({
+        ...call,
+        function: {
+          ...call.function,
+          arguments: maskArguments(call.function.arguments, sensitiveOf(call.function.name)),
+        },
+      })),
     };
   });
 }

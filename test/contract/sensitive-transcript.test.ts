@@ -20,7 +20,7 @@ describe('maskToolCalls', () => {
         tool_calls: [
           call('a', 'charge_card', JSON.stringify({ cardNumber: CARD, amount: 25 })),
           call('b', 'lookup', JSON.stringify({ cardNumber: CARD })),
-          call('c', 'charge_card', 'not json'),
+          call('c', 'charge_card', `card ${CARD}, not JSON`),
         ],
       },
       { role: 'tool', tool_call_id: 'a', content: 'charged' },
@@ -29,7 +29,8 @@ describe('maskToolCalls', () => {
     const calls = (shown[1] as Extract<ChatMessage, { role: 'assistant' }>).tool_calls!;
     expect(JSON.parse(calls[0]!.function.arguments)).toEqual({ cardNumber: '•••• 1111', amount: 25 });
     expect(JSON.parse(calls[1]!.function.arguments)).toEqual({ cardNumber: CARD });
-    expect(calls[2]!.function.arguments).toBe('not json');
+    // Text that is not a JSON object may hold the card all the same: it is masked whole.
+    expect(calls[2]!.function.arguments).toBe('•••• JSON');
     expect(shown[0]).toBe(messages[0]);
     expect(shown[2]).toBe(messages[2]);
     // The run's own messages are not changed.

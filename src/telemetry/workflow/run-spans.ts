@@ -29,7 +29,7 @@ import {
   toolCallCount,
   toolCallInput,
 } from '../../contract/model/activities';
-import { maskArgs, maskValue } from '../../contract/sensitive';
+import { maskArgs, maskArguments } from '../../contract/sensitive';
 import { APPROVAL_EVENT, Attr, ContentAttr, GenAiOperation } from './trace-attributes';
 
 /**
@@ -338,26 +338,10 @@ function replyMessages(message: unknown, sensitive: ReadonlyMap<string, string[]
       type: 'tool_call',
       id: call.id,
       name: call.function.name,
-      arguments: maskedArguments(call.function.arguments, sensitive.get(call.function.name)),
+      arguments: maskArguments(call.function.arguments, sensitive.get(call.function.name)),
     })),
   ];
   return JSON.stringify([{ role: 'assistant', parts }]);
-}
-
-/**
- * A tool call's arguments as the model wrote them (JSON), its sensitive ones masked; for a tool with
- * sensitive parameters, text that is not a JSON object is masked whole (it may hold them all the same).
- */
-function maskedArguments(text: string, sensitive: string[] | undefined): string {
-  if (!sensitive) return text;
-  try {
-    const args: unknown = JSON.parse(text);
-    if (typeof args === 'object' && args !== null && !Array.isArray(args))
-      return JSON.stringify(maskArgs(args as Record<string, unknown>, sensitive));
-  } catch {
-    // Not JSON: masked whole below.
-  }
-  return maskValue(text);
 }
 
 /** One message of text, as the GenAI conventions write `gen_ai.input.messages` and `gen_ai.output.messages`. */
