@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { UndoCallInput } from '../contract/effects/undo';
 import { FailureType } from '../contract/errors';
+import { SETTINGS } from '../contract/settings/declarations';
 import { ToolError } from '../tools/define';
 import { withHeartbeats } from './heartbeat';
 import type { Registry } from './registry';
@@ -49,10 +50,19 @@ export function createUndoCall({ registry }: { registry: Registry }) {
   };
 }
 
+/** What an undo learns of its worker when it starts (`undoSetup`). */
+export interface UndoSetup {
+  audit: boolean;
+  searchAttributes: boolean;
+  webhooks: string[];
+  heartbeatSeconds: number;
+}
+
 /**
  * `undoSetup`: whether this worker keeps an audit trail, so an undo writes its record, whether the
  * namespace has waveloop's search attributes, so an undo keeps its `WaveloopStatus` current, and the
- * worker's webhooks (`WAVELOOP_WEBHOOKS`), which hear of an undo's waits for approval.
+ * worker's webhooks (`WAVELOOP_WEBHOOKS`), which hear of an undo's waits for approval, and the
+ * worker's `heartbeatSeconds`, how long a call's undo may go unheard of before it is tried again.
  */
 export function createUndoSetup({
   audit,
@@ -61,13 +71,14 @@ export function createUndoSetup({
 }: {
   audit?: unknown;
   searchAttributes?: () => Promise<boolean>;
-  defaults?: { webhooks?: readonly string[] };
+  defaults?: { webhooks?: readonly string[]; heartbeatSeconds?: number };
 }) {
-  return async function undoSetup(): Promise<{ audit: boolean; searchAttributes: boolean; webhooks: string[] }> {
+  return async function undoSetup(): Promise<UndoSetup> {
     return {
       audit: audit !== undefined,
       searchAttributes: (await searchAttributes?.()) ?? false,
       webhooks: [...(defaults?.webhooks ?? [])],
+      heartbeatSeconds: defaults?.heartbeatSeconds ?? SETTINGS.heartbeatSeconds.default,
     };
   };
 }

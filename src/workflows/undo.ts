@@ -1,6 +1,5 @@
 import { ActivityFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { HEARTBEAT_TIMEOUT_MS } from '../contract/activity-options';
 import { undoEntryOf, type UndoCall, type UndoEntry, type UndoInput, type UndoResult } from '../contract/effects/undo';
 import { FailureType } from '../contract/errors';
 import type { ApprovalPolicy } from '../contract/people/approvals';
@@ -41,7 +40,7 @@ export async function undoRun(input: UndoInput): Promise<UndoResult> {
   const info = workflowInfo();
   const shown = new UndoProgress(input);
   const gate = new HumanGate(shown.progress, () => shown.publish());
-  const { audit, searchAttributes, webhooks } = await undoSetup();
+  const { audit, searchAttributes, webhooks, heartbeatSeconds } = await undoSetup();
   shown.searchAttributes = searchAttributes ?? false;
   shown.publish();
   const trail = new AuditTrail(audit);
@@ -85,7 +84,7 @@ export async function undoRun(input: UndoInput): Promise<UndoResult> {
       args = decision.args ?? call.args;
     }
     try {
-      entry.undoResult = await undoOne(input, { ...call, args });
+      entry.undoResult = await undoOne(input, { ...call, args }, heartbeatSeconds * 1000);
       result.undone.push(entry);
       result.undoneSoFar.push({
         callId: call.callId,
@@ -166,14 +165,14 @@ function withoutPreview({ preview: _preview, ...policy }: ApprovalPolicy): Appro
   return policy;
 }
 
-/** One call's undo as an activity, with the tool's timeout, heartbeat timeout and retries. */
-function undoOne(input: UndoInput, call: UndoCall): Promise<string> {
+/** One call's undo as an activity, with the tool's timeout and retries and the worker's heartbeat timeout. */
+function undoOne(input: UndoInput, call: UndoCall, heartbeatMs: number): Promise<string> {
   const startToCloseTimeout = call.timeoutSeconds * 1000;
   return undoCall.executeWithOptions(
     {
       summary: undoSummary(call),
       startToCloseTimeout,
-      heartbeatTimeout: Math.min(startToCloseTimeout, HEARTBEAT_TIMEOUT_MS),
+      heartbeatTimeout: Math.min(startToCloseTimeout, heartbeatMs),
       retry: {
         maximumAttempts: call.retry.maximumAttempts,
         initialInterval: call.retry.initialIntervalSeconds * 1000,

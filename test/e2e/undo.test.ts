@@ -101,12 +101,14 @@ describe('undo', () => {
     }
   };
   const logSince = (before: string[]) => log().slice(before.length);
+  // The workers' heartbeatSeconds, which an undo's calls take as their heartbeat timeout.
+  const workerEnv = () => ({ ...cli.env, WAVELOOP_HEARTBEAT_SECONDS: '2' });
 
   beforeAll(async () => {
     cli = await cliFixture('undo', { worker: false });
     project = testProject();
     project.write('waveloop.config.ts', CONFIG(project.dir));
-    worker = await workerProcess(cli.env, { cwd: project.dir });
+    worker = await workerProcess(workerEnv(), { cwd: project.dir });
     const people = peopleWith([{ name: 'carol', token: 'carol-secret-token' }]);
     server = await startHttpServer({ client: cli.client, people, host: '127.0.0.1', port: 0, log: () => {} });
   });
@@ -153,7 +155,7 @@ describe('undo', () => {
     );
     worker!.kill('SIGKILL');
     await worker!.done;
-    worker = await workerProcess(cli.env, { cwd: project.dir });
+    worker = await workerProcess(workerEnv(), { cwd: project.dir });
     const undone = await undo.done;
     expect(undone.code, undone.stderr).toBe(0);
     expect(logSince(before)).toEqual([
@@ -162,6 +164,13 @@ describe('undo', () => {
       'refund INV-1 100 (paid INV-1)',
     ]);
     expect(undone.stdout).toContain(`Undid 3 calls of ${id} (undo:${id}, by carol).`);
+    const undoHistory = await cli.h.client.workflow.getHandle(`undo:${id}`).fetchHistory();
+    const undoCalls = undoHistory.events!.flatMap((e) => e.activityTaskScheduledEventAttributes ?? []);
+    expect(
+      undoCalls
+        .filter((a) => a.activityType?.name === 'undoCall')
+        .map((a) => Number(a.heartbeatTimeout?.seconds ?? 0) * 1000 + (a.heartbeatTimeout?.nanos ?? 0) / 1e6),
+    ).toEqual([2000, 2000, 2000]);
     expect(undone.stdout).toMatch(
       /2\s+undo-all-3\s+update_customer\s+\{"customer":7,"plan":"gold"\}\s+plan 7 back: was silver/,
     );

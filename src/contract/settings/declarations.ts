@@ -124,7 +124,7 @@ export const SETTINGS = {
   },
   heartbeatSeconds: {
     type: { kind: 'number', min: 1, max: 600 },
-    doc: 'Seconds a model or tool call may go unheard of (its worker dead) before it is tried again.',
+    doc: 'Seconds a model or tool call, or a call’s undo, may go unheard of (its worker dead) before it is tried again.',
     layers: ['worker'],
     default: 10,
   },
