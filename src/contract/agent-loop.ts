@@ -187,6 +187,8 @@ export interface AgentLoopResult<O = unknown> {
   heldBack?: HeldBackCall[];
   /** The run's handoffs, in order, when its agents handed over (docs/agents.md#handoffs). */
   handoffs?: HandoffRecord[];
+  /** Where the run stood in a tree of agents, when an agent call started it: the root and each parent (docs/agents.md). */
+  chain?: AgentChain;
 }
 
 /**

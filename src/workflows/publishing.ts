@@ -161,11 +161,22 @@ export class Publisher {
       conversation: undefined,
     });
     this.publish();
-    const { iteration, waves, usage, handoffs } = this.progress;
+    const { iteration, waves, usage, handoffs, chain } = this.progress;
     const shownWaves = waves.map(this.shownWave);
     const dryRun = heldBackOf({ dryRun: this.progress.dryRun, waves: shownWaves });
     const handedOff = handoffs ? { handoffs } : {};
-    return { status, answer, iterations: iteration, waves: shownWaves, usage, ...output, ...dryRun, ...handedOff };
+    const called = chain ? { chain } : {};
+    return {
+      status,
+      answer,
+      iterations: iteration,
+      waves: shownWaves,
+      usage,
+      ...output,
+      ...dryRun,
+      ...handedOff,
+      ...called,
+    };
   }
 
   /** The run failed: the status query says so (the failure itself is the workflow's). */

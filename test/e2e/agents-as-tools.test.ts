@@ -316,6 +316,14 @@ describe('agents as tools', () => {
     expect(result.usage.totalTokens).toBe(6 * 110);
     const billing = (await cli.client.runs.result(billingId)) as AgentLoopResult;
     expect(billing).toMatchObject({ status: 'completed', output: { order: '42', refunded: 30 } });
+    // Once ended, the child still says which agent's call started it: in its result, status and page.
+    expect(billing.chain).toEqual(pending[0].chain);
+    expect((await cmd(['status', billingId])).stdout).toContain(
+      `Called by:  ${id} ("Customer 7 wants their 30 USD back for order 42.") › triage (call call_billing)`,
+    );
+    expect(await page(`/runs/${encodeURIComponent(billingId)}`)).toMatch(
+      /called by an agent:\s*<div class="chain">\s*for <a href="\/runs\/agents-triage-refund">/,
+    );
     expect(billing.waves[0].calls[0]).toMatchObject({
       tool: 'refund',
       ok: true,

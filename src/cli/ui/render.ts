@@ -131,6 +131,7 @@ export function renderProgress(progress: RunProgress): string[] {
 export function renderResultSummary(result: AgentLoopResult): string[] {
   return [
     `Status:     ${statusColor(result.status)(result.status)}`,
+    ...(result.chain ? [`Called by:  ${chainLine(result.chain)}`] : []),
     `Iterations: ${result.iterations}`,
     `Waves:      ${result.waves.length}, ${result.waves.reduce((n, w) => n + w.calls.length, 0)} tool calls`,
     tokenLine(result.usage),

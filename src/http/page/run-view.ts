@@ -71,6 +71,7 @@ export function runBody(
     ...(progress?.settling ? [progress.settling] : []),
   ];
   const usage = result?.usage ?? progress?.usage;
+  const chain = progress?.chain ?? result?.chain;
   return html`<h1>${report.goal ?? report.workflowId}</h1>
     <div class="muted">
       <span class="status ${status}" data-status="${status}">${status}</span>${
@@ -83,7 +84,7 @@ export function runBody(
       ${webUi ? html` · <a href="${webUi}" target="_blank" rel="noopener">Temporal Web UI</a>` : ''} ·
       <a href="/api/runs/${encodeURIComponent(report.workflowId)}">JSON</a>
     </div>
-    ${progress?.chain ? html`<div class="muted called-by">called by an agent: ${chainView(progress.chain)}</div>` : ''}
+    ${chain ? html`<div class="muted called-by">called by an agent: ${chainView(chain)}</div>` : ''}
     ${
       pending.length > 0
         ? html`<h2>Waiting for you</h2>
