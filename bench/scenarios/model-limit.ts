@@ -12,6 +12,11 @@ export interface ModelLimitSizes {
   workers: number;
   /** `WAVELOOP_MODEL_RPM` of every worker, and the limit the fake model holds itself. */
   rpm: number;
+  /**
+   * The window the fake counts its limit over (default 60 s). A short one lets a short run show a
+   * broken limit: `runs` × 2 requests at once would pass the fake's limit, the limited ones never do.
+   */
+  windowSeconds?: number;
 }
 
 /** Model calls of each run: a turn with one tool call, then the answer. */
@@ -19,18 +24,19 @@ const CALLS_PER_RUN = 2;
 
 /**
  * The shared model limit: `runs` runs at once on `workers` worker processes with
- * `WAVELOOP_MODEL_RPM=rpm`, against the fake model holding the same limit itself (a request past
- * `rpm` in the last minute gets a 429). Measured: the most requests the fake saw in any 60 s window
- * (its own clock), the 429s it answered, and whether every run completed with exactly its model
- * calls (none lost, none made twice).
+ * `WAVELOOP_MODEL_RPM=rpm`, against the fake model holding the same limit itself (`fakeLimit`: a
+ * request past it in the window gets a 429). Measured: the most requests the fake saw in any 60 s
+ * window (its own clock), the 429s it answered, and whether every run completed with exactly its
+ * model calls (none lost, none made twice).
  */
 export async function modelLimit(env: BenchEnv, sizes: ModelLimitSizes): Promise<ScenarioResult> {
   const { runs, workers, rpm } = sizes;
+  const limit = fakeLimit(rpm, sizes.windowSeconds ?? 60);
   const taskQueue = `model-limit-${runId('q')}`;
   const bundle = path.join(env.dataDir, 'workflow-bundle.js');
   await env.writeBundle(bundle);
   env.model.reset();
-  env.model.limitPerMinute = rpm;
+  env.model.limit = limit;
   const processes = await Promise.all(
     Array.from({ length: workers }, () =>
       startWorkerProcess([env.address, env.model.baseURL, taskQueue, bundle, env.dataDir, String(rpm)]),
@@ -53,7 +59,7 @@ export async function modelLimit(env: BenchEnv, sizes: ModelLimitSizes): Promise
     return {
       id: 11,
       title: `Shared model limit: ${runs} runs on ${workers} worker processes, WAVELOOP_MODEL_RPM=${rpm}`,
-      sizes: `${runs} runs × ${CALLS_PER_RUN} model calls and 1 tool call; ${workers} worker processes; the fake model holds ${rpm} requests a minute itself (429 past it)`,
+      sizes: `${runs} runs × ${CALLS_PER_RUN} model calls and 1 tool call; ${workers} worker processes; the fake model holds ${limit.requests} requests in any ${limit.windowMs / 1000} s itself (429 past it)`,
       table: {
         head: [
           'runs completed',
@@ -79,12 +85,22 @@ export async function modelLimit(env: BenchEnv, sizes: ModelLimitSizes): Promise
       notes: [
         `Every worker polls the model queue (\`<queue>-model\`) with maxTaskQueueActivitiesPerSecond = 0.95 × ${rpm}/60; the server holds the rate for the queue, whichever worker polls (docs/flow-control.md). The window is read from the fake's arrival times (all requests, refused ones too); "exactly their model calls": each run's turns reached the fake ${CALLS_PER_RUN} times, no more (a 429 would show as one more).`,
       ],
-      data: { runs, workers, rpm, completed, exact, requests: seen.length, most, refused, seconds },
+      data: { runs, workers, rpm, fakeLimit: limit, completed, exact, requests: seen.length, most, refused, seconds },
     };
   } finally {
-    env.model.limitPerMinute = undefined;
+    env.model.limit = undefined;
     for (const { child } of processes) child.kill('SIGKILL');
   }
+}
+
+/**
+ * What the fake holds for `rpm` over a window of `windowSeconds`: the window's share of `rpm`, plus
+ * one second's worth, which Temporal's limiter on the model queue lets through at once (its burst).
+ * Over a minute the second's worth is ignored: the fake holds `rpm` itself.
+ */
+export function fakeLimit(rpm: number, windowSeconds: number): { requests: number; windowMs: number } {
+  const share = Math.floor((rpm * windowSeconds) / 60);
+  return { requests: windowSeconds >= 60 ? share : share + Math.ceil(rpm / 60), windowMs: windowSeconds * 1000 };
 }
 
 /** The most of the sorted times `times` inside any window of `windowMs` (half-open: (t - windowMs, t]). */

@@ -215,6 +215,7 @@ describe('bench (BENCH_SMOKE=1)', () => {
 
   it('scenario 11: every run on the worker processes completes with exactly its two model calls, the window is measured, no 429', () => {
     const data = scenario(11).data as {
+      fakeLimit: { requests: number; windowMs: number };
       runs: number;
       completed: number;
       exact: number;
@@ -226,6 +227,9 @@ describe('bench (BENCH_SMOKE=1)', () => {
     expect(data.exact).toBe(data.runs);
     expect(data.requests).toBe(2 * data.runs);
     expect(data.most).toBeGreaterThan(0);
+    // Sized so that a limit the workers did not hold would show: their model calls at once are more
+    // than the fake takes in its window, so it would answer 429s.
+    expect(2 * data.runs).toBeGreaterThan(data.fakeLimit.requests);
     expect(data.refused).toBe(0);
   });
 

@@ -507,11 +507,11 @@ export class GoalEncodedMode {
   /** When every request arrived since the last `reset()` (ms since the epoch), answered or refused. */
   readonly seen: number[] = [];
   /**
-   * Makes the fake hold a rate limit of its own: a request that would make more than this many
-   * answered in the last minute is answered 429 with `retry-after: 1`, and counted in `refused`.
+   * Makes the fake hold a rate limit of its own: a request that would make more than `requests`
+   * answered in the last `windowMs` is answered 429 with `retry-after: 1`, and counted in `refused`.
    */
-  limitPerMinute: number | undefined;
-  /** The 429s answered under `limitPerMinute` since the last `reset()`. */
+  limit: { requests: number; windowMs: number } | undefined;
+  /** The 429s answered under `limit` since the last `reset()`. */
   refused = 0;
   private answeredAt: number[] = [];
   private counter = 0;
@@ -530,7 +530,7 @@ export class GoalEncodedMode {
     this.seen.length = 0;
     this.answeredAt = [];
     this.refused = 0;
-    this.limitPerMinute = undefined;
+    this.limit = undefined;
   }
 
   /** The reply to `request` (the fake's router in this mode). */
@@ -549,9 +549,10 @@ export class GoalEncodedMode {
       this.arrivals.set(directive.run, list);
     }
     this.onRequest?.(directive?.run);
-    if (this.limitPerMinute !== undefined) {
-      this.answeredAt = this.answeredAt.filter((at) => at > now - 60_000);
-      if (this.answeredAt.length >= this.limitPerMinute) {
+    if (this.limit !== undefined) {
+      const { requests, windowMs } = this.limit;
+      this.answeredAt = this.answeredAt.filter((at) => at > now - windowMs);
+      if (this.answeredAt.length >= requests) {
         this.refused += 1;
         return { status: 429, message: 'fake model: rate limit reached', headers: { 'retry-after': '1' } };
       }
