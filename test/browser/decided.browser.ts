@@ -1,13 +1,13 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Worker } from '@temporalio/worker';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SqliteAuditStore } from '../../src/audit/sqlite-store';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import { startHttpServer, type HttpServer } from '../../src/http';
 import { defineTool, type AnyTool } from '../../src/tools/define';
+import { chromiumOrSkip, launchChromium, SHOTS } from '../support/browser';
 import { toolMessages } from '../support/fake-model';
 import { Harness } from '../support/harness';
 import { peopleWith, type TestPerson } from '../support/people';
@@ -22,13 +22,8 @@ import { peopleWith, type TestPerson } from '../support/people';
  * run's page, not in the Decided view; the tool gets it in clear.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(fs.existsSync);
-if (!CHROMIUM) {
-  if (process.env.CI) throw new Error('No Chromium for the browser test: sudo apt-get install -y chromium.');
-  process.stderr.write('Skipping the browser test: no Chromium (sudo apt-get install -y chromium).\n');
-}
+const CHROMIUM = chromiumOrSkip();
 
-const SHOTS = path.join(__dirname, '..', '.output', 'browser');
 const PEOPLE: TestPerson[] = [
   { name: 'alice', token: 'alice-decided-token' },
   { name: 'bob', token: 'bob-decided-token' },
@@ -74,11 +69,7 @@ beforeAll(async () => {
     audit: serverAudit,
     log: () => {},
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-  fs.mkdirSync(SHOTS, { recursive: true });
+  browser = await launchChromium(CHROMIUM);
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,15 +1,14 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Worker } from '@temporalio/worker';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { WaveloopClient } from '../../src/client/waveloop-client';
-import { startHttpServer, type HttpServer } from '../../src/http';
+import type { WaveloopClient } from '../../src/client/waveloop-client';
+import type { HttpServer } from '../../src/http';
 import { defineTool, type AnyTool } from '../../src/tools/define';
+import { chromiumOrSkip, pageFixture, SHOTS, type PageFixture } from '../support/browser';
 import { toolMessages } from '../support/fake-model';
-import { Harness } from '../support/harness';
-import { peopleWith, type TestPerson } from '../support/people';
+import type { Harness } from '../support/harness';
+import type { TestPerson } from '../support/people';
 
 /**
  * "What this run changed" on a run's page, in a real Chromium (as test/browser/inbox.browser.ts
@@ -20,13 +19,8 @@ import { peopleWith, type TestPerson } from '../support/people';
  * listed, and the IBAN shows masked.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(fs.existsSync);
-if (!CHROMIUM) {
-  if (process.env.CI) throw new Error('No Chromium for the browser test: sudo apt-get install -y chromium.');
-  process.stderr.write('Skipping the browser test: no Chromium (sudo apt-get install -y chromium).\n');
-}
+const CHROMIUM = chromiumOrSkip();
 
-const SHOTS = path.join(__dirname, '..', '.output', 'browser');
 const PEOPLE: TestPerson[] = [{ name: 'alice', token: 'alice-effects-token' }];
 const IBAN = 'DE89370400440532013000';
 const sendPayment = defineTool({
@@ -38,39 +32,18 @@ const sendPayment = defineTool({
   execute: ({ amountUsd }) => `sent ${amountUsd} USD`,
 }) as unknown as AnyTool;
 
+let fixture: PageFixture | undefined;
 let h: Harness;
-let worker: Worker;
-let running: Promise<void>;
 let client: WaveloopClient;
 let server: HttpServer;
 let browser: Browser;
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  h = await new Harness().start();
-  const served = await h.worker({ extraTools: [sendPayment] });
-  worker = served.worker;
-  running = worker.run();
-  client = new WaveloopClient(h.client, served.taskQueue);
-  server = await startHttpServer({
-    client,
-    people: peopleWith(PEOPLE),
-    host: '127.0.0.1',
-    port: 0,
-    agents: [],
-    log: () => {},
-  });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-  fs.mkdirSync(SHOTS, { recursive: true });
+  fixture = await pageFixture(CHROMIUM, { people: PEOPLE, worker: { extraTools: [sendPayment] } });
+  ({ h, client, server, browser } = fixture);
 });
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
-  await running;
-  await h?.stop();
+  await fixture?.stop();
 });
 
 describe.skipIf(!CHROMIUM)('what a run changed, in Chromium', () => {

@@ -1,8 +1,8 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type HttpServer } from '../../src/http';
+import { chromiumOrSkip, launchChromium, SHOTS } from '../support/browser';
 import { cliFixture, type CliFixture } from '../support/cli';
 import { toolMessages } from '../support/fake-model';
 import { peopleWith } from '../support/people';
@@ -14,18 +14,8 @@ import { peopleWith } from '../support/people';
  * the answer shows. Screenshots go to test/.output/browser (docs/images with WAVELOOP_SCREENSHOTS=docs).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(fs.existsSync);
-const INSTALL = 'Install Chromium to run it: sudo apt-get install -y chromium (or set CHROMIUM_PATH).';
-if (!CHROMIUM) {
-  if (process.env.CI) throw new Error(`No Chromium for the browser test. ${INSTALL}`);
-  process.stderr.write(`Skipping the browser test: no Chromium. ${INSTALL}\n`);
-}
+const CHROMIUM = chromiumOrSkip();
 
-const ROOT = path.join(__dirname, '..', '..');
-const SHOTS =
-  process.env.WAVELOOP_SCREENSHOTS === 'docs'
-    ? path.join(ROOT, 'docs', 'images')
-    : path.join(ROOT, 'test', '.output', 'browser');
 const ALICE = { name: 'alice', token: 'alice-inbox-token' };
 
 let cli: CliFixture;
@@ -47,10 +37,7 @@ beforeAll(async () => {
     webUi: (id) => `http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(id)}`,
     log: () => {},
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  browser = await launchChromium(CHROMIUM);
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   page = await context.newPage();
   inbox = await context.newPage();
@@ -59,7 +46,6 @@ beforeAll(async () => {
     tab.on('console', (message) => {
       if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) refused.push(message.text());
     });
-  fs.mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,19 +1,18 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Worker } from '@temporalio/worker';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defaultAgent } from '../../src/agents/default';
 import { defineAgent } from '../../src/agents/define';
-import { WaveloopClient } from '../../src/client/waveloop-client';
+import type { WaveloopClient } from '../../src/client/waveloop-client';
 import type { AgentLoopResult } from '../../src/contract/agent-loop';
 import { demoAgents } from '../../src/demo/agents';
-import { startHttpServer, type HttpServer } from '../../src/http';
+import type { HttpServer } from '../../src/http';
 import { defineTool, type AnyTool } from '../../src/tools/define';
+import { chromiumOrSkip, pageFixture, SHOTS, type PageFixture } from '../support/browser';
 import { toolMessages, type ChatRequest, type ScriptedReply } from '../support/fake-model';
-import { Harness } from '../support/harness';
-import { peopleWith, type TestPerson } from '../support/people';
+import type { Harness } from '../support/harness';
+import type { TestPerson } from '../support/people';
 
 /**
  * An approval deep in a tree of agents, in a real Chromium (docs/agents.md#approvals-anywhere-in-the-tree):
@@ -22,13 +21,8 @@ import { peopleWith, type TestPerson } from '../support/people';
  * there, the refund runs once, and the root run completes with billing's answer.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(fs.existsSync);
-if (!CHROMIUM) {
-  if (process.env.CI) throw new Error('No Chromium for the browser test: sudo apt-get install -y chromium.');
-  process.stderr.write('Skipping the browser test: no Chromium (sudo apt-get install -y chromium).\n');
-}
+const CHROMIUM = chromiumOrSkip();
 
-const SHOTS = path.join(__dirname, '..', '.output', 'browser');
 const PEOPLE: TestPerson[] = [{ name: 'bob', token: 'bob-nested-approval-token' }];
 const GOAL = 'Customer 7 wants the 30 USD of order 42 back.';
 
@@ -64,39 +58,21 @@ function model(request: ChatRequest): ScriptedReply {
     : { content: `Billing: ${results[0]}` };
 }
 
+let fixture: PageFixture | undefined;
 let h: Harness;
-let worker: Worker;
-let running: Promise<void>;
 let client: WaveloopClient;
 let server: HttpServer;
 let browser: Browser;
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  h = await new Harness().start();
-  const served = await h.worker({ extraTools: [refund], agents: [defaultAgent, ...demoAgents, triage, billing] });
-  worker = served.worker;
-  running = worker.run();
-  client = new WaveloopClient(h.client, served.taskQueue);
-  server = await startHttpServer({
-    client,
-    people: peopleWith(PEOPLE),
-    host: '127.0.0.1',
-    port: 0,
-    agents: [],
-    log: () => {},
+  fixture = await pageFixture(CHROMIUM, {
+    people: PEOPLE,
+    worker: { extraTools: [refund], agents: [defaultAgent, ...demoAgents, triage, billing] },
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-  fs.mkdirSync(SHOTS, { recursive: true });
+  ({ h, client, server, browser } = fixture);
 });
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
-  await running;
-  await h?.stop();
+  await fixture?.stop();
 });
 
 describe.skipIf(!CHROMIUM)('an approval deep in a tree of agents, in Chromium', () => {

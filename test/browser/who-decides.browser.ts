@@ -1,15 +1,14 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Worker } from '@temporalio/worker';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgent } from '../../src/agents/default';
 import { defineAgent } from '../../src/agents/define';
-import { WaveloopClient } from '../../src/client/waveloop-client';
+import type { WaveloopClient } from '../../src/client/waveloop-client';
 import { demoAgents } from '../../src/demo/agents';
-import { startHttpServer, type HttpServer } from '../../src/http';
+import type { HttpServer } from '../../src/http';
+import { chromiumOrSkip, pageFixture, SHOTS, type PageFixture } from '../support/browser';
 import { toolMessages } from '../support/fake-model';
-import { Harness } from '../support/harness';
+import type { Harness } from '../support/harness';
 import { peopleWith, type TestPerson } from '../support/people';
 
 /**
@@ -20,13 +19,8 @@ import { peopleWith, type TestPerson } from '../support/people';
  * approves and the call runs once, both approvals recorded with when.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(fs.existsSync);
-if (!CHROMIUM) {
-  if (process.env.CI) throw new Error('No Chromium for the browser test: sudo apt-get install -y chromium.');
-  process.stderr.write('Skipping the browser test: no Chromium (sudo apt-get install -y chromium).\n');
-}
+const CHROMIUM = chromiumOrSkip();
 
-const SHOTS = path.join(__dirname, '..', '.output', 'browser');
 const PEOPLE: TestPerson[] = [
   { name: 'alice', token: 'alice-finance-token', groups: ['finance'] },
   { name: 'bob', token: 'bob-finance-token', groups: ['finance'] },
@@ -40,42 +34,22 @@ const payments = defineAgent({
   requiresApproval: { update_user: { approvers: ['finance'], quorum: 2, fourEyes: true } },
 });
 
+let fixture: PageFixture | undefined;
 let h: Harness;
-let worker: Worker;
-let running: Promise<void>;
 let client: WaveloopClient;
 let server: HttpServer;
 let browser: Browser;
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  h = await new Harness().start();
-  const served = await h.worker({
-    agents: [defaultAgent, ...demoAgents, payments],
-    people: peopleWith(PEOPLE).list(),
+  fixture = await pageFixture(CHROMIUM, {
+    people: PEOPLE,
+    worker: { agents: [defaultAgent, ...demoAgents, payments], people: peopleWith(PEOPLE).list() },
+    http: { agents: ['payments'] },
   });
-  worker = served.worker;
-  running = worker.run();
-  client = new WaveloopClient(h.client, served.taskQueue);
-  server = await startHttpServer({
-    client,
-    people: peopleWith(PEOPLE),
-    host: '127.0.0.1',
-    port: 0,
-    agents: ['payments'],
-    log: () => {},
-  });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-  fs.mkdirSync(SHOTS, { recursive: true });
+  ({ h, client, server, browser } = fixture);
 });
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
-  await running;
-  await h?.stop();
+  await fixture?.stop();
 });
 
 /** The inbox of `name`, signed in with their token, in a browser context of their own (their own cookie). */

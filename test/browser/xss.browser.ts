@@ -1,13 +1,11 @@
-import * as fs from 'node:fs';
-import type { Worker } from '@temporalio/worker';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WaveloopClient } from '../../src/client/waveloop-client';
-import { startHttpServer, type HttpServer } from '../../src/http';
+import type { WaveloopClient } from '../../src/client/waveloop-client';
+import type { HttpServer } from '../../src/http';
+import { chromiumOrSkip, pageFixture, type PageFixture } from '../support/browser';
 import { toolMessages } from '../support/fake-model';
 import { assess, goalModel, synthesis } from '../support/goal-model';
 import { Harness, waitForProgress } from '../support/harness';
-import { peopleWith } from '../support/people';
 
 /**
  * What a model, a tool's caller or whoever starts a run writes is shown as text, never run as page
@@ -18,42 +16,22 @@ import { peopleWith } from '../support/people';
  * payload's elements in the DOM, not only for their effect.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(fs.existsSync);
+const CHROMIUM = chromiumOrSkip();
 const ALICE = { name: 'alice', token: 'alice-xss-token' };
 const PAYLOAD = `<img src=x id=xss-img onerror="window.__xss=1"><script id=xss-script>window.__xss=2</script>`;
 
+let fixture: PageFixture | undefined;
 let h: Harness;
-let worker: Worker;
-let running: Promise<void>;
 let client: WaveloopClient;
 let server: HttpServer;
 let browser: Browser;
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  h = await new Harness().start();
-  const served = await h.worker();
-  worker = served.worker;
-  running = worker.run();
-  client = new WaveloopClient(h.client, served.taskQueue);
-  server = await startHttpServer({
-    client,
-    people: peopleWith([ALICE]),
-    host: '127.0.0.1',
-    port: 0,
-    agents: ['back-office'],
-    log: () => {},
-  });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  fixture = await pageFixture(CHROMIUM, { people: [ALICE], http: { agents: ['back-office'] } });
+  ({ h, client, server, browser } = fixture);
 });
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
-  await running;
-  await h?.stop();
+  await fixture?.stop();
 });
 
 /** Whether the payload became page code or elements on `page`: it must stay text. */
