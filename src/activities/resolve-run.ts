@@ -1,5 +1,4 @@
 import type { RetryPolicy } from '@temporalio/common';
-import { agentToolOf } from '../agents/agent-tool';
 import type { AgentDefinition } from '../agents/define';
 import type { ResolvedRun, ResolveRunInput, ToolApproval, ToolInfo } from '../contract/activity-io';
 import { DEFAULT_MODEL_RETRY, DEFAULT_TOOL_RETRY, DEFAULT_TOOL_TIMEOUT_SECONDS } from '../contract/activity-options';
@@ -18,12 +17,12 @@ import {
   type WorkerDefaults,
 } from '../contract/settings/resolve';
 import type { ResolveHost } from '../contract/webhooks/allow';
-import { TOOL_NAME, type AnyTool } from '../tools/define';
+import type { AnyTool } from '../tools/define';
 import { approvalRuleOf } from './approval-rule';
 import { contextWindowOf } from './context-windows';
-import { handoffToolsOf } from './handoff-tools';
 import { invalidInput } from './invalid-input';
 import { toolParametersSchema } from './model/tool-schema';
+import { agentToolsOf, handoffToolsOf } from './offered-agents';
 import { outputSpecOf } from './output/output-spec';
 import type { Registry } from './registry';
 import { resolveHost } from './webhooks/resolve-host';
@@ -113,7 +112,7 @@ export function createResolveRun({
     const agentTools = agentToolsOf(agent, settings, { registry, tools: uniqueNames });
     const handoffs = handoffToolsOf(agent, settings, {
       registry,
-      tools: [...uniqueNames, ...agentTools.map((t) => t.name)],
+      tools: [...uniqueNames, ...agentTools.map((t) => t.info.name)],
     });
     if (input.chain) withinParentBudget(settings, input.chain);
     const instructions =
@@ -123,8 +122,7 @@ export function createResolveRun({
               ...registry.tools.get(name)!,
               parameters: toolParametersSchema(registry.tools.get(name)!),
             })),
-            ...agentTools,
-            ...handoffs.map((handoff) => handoff.schema),
+            ...[...agentTools, ...handoffs].map((offered) => offered.schema),
           ])}`
         : '';
     const output = typedOutput(input, agent, settings);
@@ -141,8 +139,7 @@ export function createResolveRun({
         ...uniqueNames.map((name) =>
           toolInfo(registry.tools.get(name)!, approvalOf(name, { input, settings, agent, registry })),
         ),
-        ...agentTools.map((tool) => agentToolInfo(tool.name)),
-        ...handoffs.map((handoff) => handoff.info),
+        ...[...agentTools, ...handoffs].map((offered) => offered.info),
       ],
       settings,
       price: priceOf(settings.model, modelPrices) ?? null,
@@ -162,50 +159,6 @@ export function createResolveRun({
           }
         : {}),
     };
-  };
-}
-
-/**
- * The agents the run offers as tools (its `agents` setting), as the model sees them. An unknown
- * agent, the run's own agent (a call of it would always be refused: a certain cycle), or an agent
- * named like one of the run's tools fails with a non-retryable `InvalidInput`.
- */
-function agentToolsOf(
-  agent: AgentDefinition,
-  settings: RunSettings,
-  { registry, tools }: { registry: Registry; tools: readonly string[] },
-): ReturnType<typeof agentToolOf>[] {
-  const names = [...new Set(settings.agents ?? [])];
-  const unknown = names.filter((name) => !registry.agents.has(name));
-  if (unknown.length > 0)
-    throw invalidInput(
-      `agents names ${unknown.map((n) => `"${n}"`).join(', ')}, which ${unknown.length > 1 ? 'are not agents' : 'is not an agent'} ` +
-        `of this worker. Known agents: ${[...registry.agents.keys()].join(', ')}.`,
-    );
-  if (names.includes(agent.name))
-    throw invalidInput(`agent "${agent.name}" offers itself as a tool: every call of it would be a cycle.`);
-  const clash = names.find((name) => tools.includes(name));
-  if (clash)
-    throw invalidInput(
-      `agents names "${clash}", which is also one of the run's tools: a tool and an agent offered to one run need different names.`,
-    );
-  const badName = names.find((name) => !TOOL_NAME.test(name));
-  if (badName)
-    throw invalidInput(
-      `agents names "${badName}", which cannot be a tool's name: only letters, digits, _ and -, at most 64 of them.`,
-    );
-  return names.map((name) => agentToolOf(registry.agents.get(name)!));
-}
-
-/** The tool of an agent offered to the run: the workflow runs its calls as child runs; the child's own calls tell their effects. */
-function agentToolInfo(name: string): ToolInfo {
-  return {
-    name,
-    timeoutSeconds: DEFAULT_TOOL_TIMEOUT_SECONDS,
-    retry: { ...DEFAULT_TOOL_RETRY },
-    loopBreaking: false,
-    effect: 'read',
-    agent: true,
   };
 }
 
