@@ -55,7 +55,9 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // After every test, every fake model started checks itself (unused replies, extra calls, errors).
     setupFiles: ['test/support/fake-model-checks.ts'],
-    testTimeout: 60_000,
+    // A guard against a test that hangs, not a measure of speed: under a loaded 2-core machine the
+    // longest tests (many CLI processes, worker kills) have taken 55 s.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     // Processes, not threads: Temporal's native runtime is one per process.
     pool: 'forks',

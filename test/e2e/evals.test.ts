@@ -237,7 +237,7 @@ describe('waveloop eval', () => {
     const listed = await cmd(['list', '--eval', 'six', '--json']);
     const ids = (JSON.parse(listed.stdout) as Array<{ workflowId: string }>).map((r) => r.workflowId);
     expect(ids.sort()).toEqual(report.cases.map((c) => c.workflowId).sort());
-  }, 60_000);
+  });
 
   it('against a baseline, a case that passed and fails now, and tokens up by more than 20 %, are marked, and the exit status is 1', async () => {
     const baseline = path.join(project.dir, 'six-report.json');
@@ -255,7 +255,7 @@ describe('waveloop eval', () => {
     expect(result.stdout).toContain(`REGRESSED  ${C1}: passed before, fails now`);
     expect(result.stdout).toContain(`TOKENS     ${C3}: 110 → 310 (+182 %)`);
     expect(result.stdout).not.toContain(`TOKENS     ${C1}`);
-  }, 30_000);
+  });
 
   it('a dataset exported from real runs passes its eval; replayed from that eval, no model is asked and a changed tool result is caught', async () => {
     cli.fake.route((request) => reply(request, ANSWERS), { atMost: 3 });
@@ -306,5 +306,5 @@ describe('waveloop eval', () => {
     );
     expect(report.cases.find((c) => c.goal === C3)).toMatchObject({ passed: true, tokens: 110 });
     expect(replayed.code).toBe(1);
-  }, 40_000);
+  });
 });

@@ -40,7 +40,7 @@ describe('agentLoop against endpoints that differ from OpenAI', () => {
     expect(Number(scheduled.heartbeatTimeout?.seconds)).toBe(10);
     expect((await modelCalls(handle)).map((call) => call.attempts)).toEqual([1]);
     expect(history.events!.some((e) => e.activityTaskTimedOutEventAttributes)).toBe(false);
-  }, 60_000);
+  });
 
   it('no usage reported: tokens are estimated and marked so, and a token budget still ends the run (budget_exhausted)', async () => {
     h.fake.route(

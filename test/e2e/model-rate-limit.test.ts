@@ -92,7 +92,7 @@ describe('model rate limit (WAVELOOP_MODEL_RPM)', () => {
         }
       }),
     );
-  }, 40_000);
+  });
 
   it("an agent's own modelRpm: its runs' model calls go to a queue of its own, spaced by its rate, while other runs' calls are not held", async () => {
     const AGENT_RPM = 60;
@@ -123,7 +123,7 @@ describe('model rate limit (WAVELOOP_MODEL_RPM)', () => {
       const [freeCall] = modelCalls(await h.client.workflow.getHandle(free.workflowId).fetchHistory());
       expect(freeCall!.taskQueue).toBe(taskQueue);
     });
-  }, 40_000);
+  });
 
   it("a goal tree's model steps go to the model queue too", async () => {
     const GOAL = 'Recall the answer to everything';
@@ -263,5 +263,5 @@ describe("the worker's rate-limit gate (the endpoint's headers, 429s)", () => {
       expect(await client.runs.result(b.workflowId)).toMatchObject({ status: 'cancelled' });
       expect(h.fake.requests.map(goalOf)).toEqual(['A']);
     });
-  }, 40_000);
+  });
 });
