@@ -76,7 +76,13 @@ export async function recovery(env: BenchEnv): Promise<ScenarioResult> {
           [ms(row.startToReady, 0), ms(row.startToCompleted, 0), ms(row.killToCompleted, 0), ms(row.killToRunEnd, 0)],
         ],
       },
-      targets: [],
+      targets: [
+        {
+          target: 'kill → next completed activity ≤ 3 s',
+          value: ms(row.killToCompleted, 0),
+          met: row.killToCompleted <= 3000,
+        },
+      ],
       notes: [
         `The server notices a dead worker's activity when its heartbeat timeout passes: the model activity heartbeats, with a heartbeatTimeout of ${HEARTBEAT_TIMEOUT_MS / 1000} s (heartbeatSeconds), then retries after ${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.retry?.initialInterval)}; without heartbeats it would wait for the start-to-close timeout (${String(DEFAULT_MODEL_ACTIVITY_OPTIONS.startToCloseTimeout)}).`,
         `After the retried model call, the next workflow task goes first to the dead worker's sticky queue and reaches the new worker when that times out (stickyQueueScheduleToStartTimeout, ${String(DEFAULT_WORKER_TUNING.stickyQueueScheduleToStartTimeout)}; the SDK's default is 10 s), which shows in kill → run completed.`,
