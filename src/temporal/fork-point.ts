@@ -13,7 +13,10 @@ export interface LocatedIteration {
   run: RunRecord;
   call: RecordedModelCall;
   iteration: number;
-  /** The input the source run was started with (every run of a chain has the same). */
+  /**
+   * The input the source went on with after the iteration: its run's, or, when the iteration's wave
+   * handed the run over to another agent (docs/agents.md#handoffs), the next run's, as that agent.
+   */
   input: AgentLoopInput;
 }
 
@@ -41,17 +44,23 @@ export async function locateIteration(
   const last = lastIteration(run);
   const range = last === 0 ? `it has no iteration yet` : `its iterations are 1 to ${last}`;
   if (iteration > last) throw new ForkRefusedError(`Cannot fork ${named} at iteration ${iteration}: ${range}.`);
+  let next: RunRecord | undefined;
   for (;;) {
     if (run.localModelCalls)
       throw new ForkRefusedError(
         `Cannot fork ${named}: its model calls ran as local activities (localModelCalls), whose transcripts its history does not record.`,
       );
     const call = run.calls.get(iteration);
-    if (call) return { workflowId, run, call, iteration, input: run.input };
+    if (call) {
+      // A run of the chain that began right after this iteration went on from its end, as whichever agent it handed over to.
+      const input = next?.carriedIteration === iteration ? next.input : run.input;
+      return { workflowId, run, call, iteration, input };
+    }
     if (iteration > run.carriedIteration || !run.continuedFrom)
       throw new ForkRefusedError(
         `Cannot fork ${named} at iteration ${iteration}: its history records no model reply of it.`,
       );
+    next = run;
     run = await readRunRecord(client, workflowId, run.continuedFrom);
   }
 }

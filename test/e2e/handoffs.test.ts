@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defaultAgent } from '../../src/agents/default';
 import { defineAgent } from '../../src/agents/define';
+import { WaveloopClient } from '../../src/client/waveloop-client';
 import { demoAgents } from '../../src/demo/agents';
 import { Harness } from '../support/harness';
 import { recordHistory } from '../support/history';
@@ -72,6 +73,40 @@ describe('handoffs: an agent hands the conversation over to another agent, in th
     expect(result!.waves[0]).toMatchObject({ iteration: 1, said: 'Let me find Alice first.' });
     expect(result!.waves[1]!.said).toBeUndefined();
     await recordHistory('handoff', handle);
+  });
+
+  it('a fork after the handoff goes on as billing, from the transcript so far; one before it, as triage', async () => {
+    h.fake.script(
+      { toolCalls: [{ name: 'search_users', args: { query: 'Alice' } }] },
+      { toolCalls: [{ name: 'transfer_to_billing', args: { reason: 'a refund' } }] },
+      { toolCalls: [{ name: 'calculator', args: { expression: '12.5 * 1' } }] },
+      { content: '{"refund": 12.5}' },
+    );
+    const { worker, taskQueue } = await h.worker({ agents });
+    const client = new WaveloopClient(h.client, taskQueue);
+    await worker.runUntil(async () => {
+      const source = await client.runs.start({ goal: GOAL, agent: 'triage' });
+      await client.runs.result(source.workflowId);
+      h.fake.assertDone();
+
+      // After iteration 2, the wave that handed over: billing answers, with billing's prompt and tools.
+      h.fake.script({ content: '{"refund": 12.5}' });
+      const after = await client.runs.fork({ workflowId: source.workflowId, iteration: 2 });
+      expect(await client.runs.result(after.workflowId)).toMatchObject({
+        status: 'completed',
+        output: { refund: 12.5 },
+      });
+      const [billingAsked] = h.fake.requests.slice(-1);
+      expect(String(billingAsked!.messages[0]!.content)).toMatch(/^You are the billing team\./);
+      expect(offered(billingAsked!)).toEqual(['calculator']);
+
+      // After iteration 1: triage, which may hand over again.
+      h.fake.script({ content: 'Triage answers itself.' });
+      const before = await client.runs.fork({ workflowId: source.workflowId, iteration: 1 });
+      expect((await client.runs.result(before.workflowId)).answer).toBe('Triage answers itself.');
+      const [triageAsked] = h.fake.requests.slice(-1);
+      expect(offered(triageAsked!)).toEqual(['search_users', 'transfer_to_billing']);
+    });
   });
 
   it('a handoff to an agent the run does not know is refused when the run starts, naming it', async () => {
