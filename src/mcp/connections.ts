@@ -4,7 +4,7 @@ import { describeIssues } from '../contract/issues';
 import type { AnyTool } from '../tools/define';
 import { mcpTool } from './mcp-tool';
 import { mcpServersSchema, type McpServerConfig, type McpServers } from './server-config';
-import { McpServerConnection } from './server-connection';
+import type { McpServerConnection } from './server-connection';
 import { isDestructive, mcpToolEffect } from './tool-effect';
 
 export interface McpConnectOptions {
@@ -60,7 +60,11 @@ export class McpConnections {
     if (!parsed.success) throw new Error(`Invalid MCP servers: ${describeIssues(parsed.error.issues, 'mcpServers')}`);
     const info = { name: options.clientName ?? 'waveloop', version: options.clientVersion ?? '0.0.0' };
     const onStderr = options.onStderr;
-    const connections = Object.entries(parsed.data).map(
+    const entries = Object.entries(parsed.data);
+    if (entries.length === 0) return new McpConnections([], []);
+    // The MCP SDK takes a quarter of a second to load: a worker without MCP servers never loads it.
+    const { McpServerConnection } = await import('./server-connection');
+    const connections = entries.map(
       ([name, config]) => new McpServerConnection(name, config, info, onStderr && ((line) => onStderr(name, line))),
     );
     const listed = await Promise.allSettled(connections.map((connection) => connection.listTools()));
