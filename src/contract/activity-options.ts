@@ -28,6 +28,11 @@ export const DEFAULT_MODEL_RETRY: RetryPolicy = {
  */
 export const HEARTBEAT_TIMEOUT_MS = SETTINGS.heartbeatSeconds.default * 1000;
 
+/** The heartbeat timeout of a tool's call or its undo: the worker's (`heartbeatMs`), at most the call's own timeout. */
+export function toolHeartbeatTimeout(startToCloseMs: number, heartbeatMs: number): number {
+  return Math.min(startToCloseMs, heartbeatMs);
+}
+
 /**
  * One model call. The activity heartbeats while it waits for the endpoint (every third of
  * `heartbeatTimeout`, the worker's `heartbeatSeconds`), so a worker that dies mid-call is noticed

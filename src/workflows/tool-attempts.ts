@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import type { ToolCallInput, ToolCallOutput, ToolInfo } from '../contract/activity-io';
+import { toolHeartbeatTimeout } from '../contract/activity-options';
 import { unknownOutcomeLine, type CallOutcome } from '../contract/effects/outcome';
 import { FailureType } from '../contract/errors';
 import { withPriority } from '../contract/flow/priority';
@@ -159,7 +160,7 @@ function activity(
 ): Promise<ToolCallOutput> {
   const startToCloseTimeout = tool.timeoutSeconds * 1000;
   if (tool.localActivity) return runToolLocally.executeWithOptions({ summary, startToCloseTimeout, retry }, [input]);
-  const heartbeatTimeout = Math.min(startToCloseTimeout, heartbeatMs);
+  const heartbeatTimeout = toolHeartbeatTimeout(startToCloseTimeout, heartbeatMs);
   return runTool.executeWithOptions(
     { summary, startToCloseTimeout, heartbeatTimeout, retry, ...withPriority(priority) },
     [input],

@@ -1,5 +1,6 @@
 import { ActivityFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
+import { toolHeartbeatTimeout } from '../contract/activity-options';
 import { undoEntryOf, type UndoCall, type UndoEntry, type UndoInput, type UndoResult } from '../contract/effects/undo';
 import { FailureType } from '../contract/errors';
 import type { ApprovalPolicy } from '../contract/people/approvals';
@@ -172,7 +173,7 @@ function undoOne(input: UndoInput, call: UndoCall, heartbeatMs: number): Promise
     {
       summary: undoSummary(call),
       startToCloseTimeout,
-      heartbeatTimeout: Math.min(startToCloseTimeout, heartbeatMs),
+      heartbeatTimeout: toolHeartbeatTimeout(startToCloseTimeout, heartbeatMs),
       retry: {
         maximumAttempts: call.retry.maximumAttempts,
         initialInterval: call.retry.initialIntervalSeconds * 1000,
