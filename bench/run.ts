@@ -89,7 +89,7 @@ const DEFAULT_SIZES: Sizes = SMOKE
       trees: [10],
       pending: { done: 3, waiting: 2 },
       waveWidth: { runs: 2, calls: 6, width: 2 },
-      modelLimit: { runs: 8, workers: 2, rpm: 120, windowSeconds: 5 },
+      modelLimit: { runs: 10, workers: 2, rpm: 120, windowSeconds: 5 },
       fairness: { a: 6, b: 1, delayMs: 200 },
       eventStreams: { streams: 3, timed: 2, watchSeconds: 1 },
       agentCalls: { repeats: 1 },
