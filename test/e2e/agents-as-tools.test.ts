@@ -10,7 +10,7 @@ import { cliFixture, serveProcess, waveloop, workerProcess, type CliFixture, typ
 import { toolMessages, type ChatRequest, type ScriptedReply } from '../support/fake-model';
 import { recordHistory } from '../support/history';
 import { testProject, type TestProject } from '../support/project';
-import { eventually } from '../support/wait';
+import { eventually, gate } from '../support/wait';
 import { webhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -141,6 +141,10 @@ describe('agents as tools', () => {
   it('triage calls billing and crm in one wave; the refund waits in billing and is listed with its chain; approved over HTTP, with a worker killed while it waits and after it ran, it runs once; triage answers from both', async () => {
     const id = 'agents-triage-refund';
     const seen: Record<string, ChatRequest[]> = { triage: [], billing: [], crm: [] };
+    const billingAsked = gate();
+    const billingAnswer = gate();
+    let asked = false;
+    void billingAsked.until.then(() => (asked = true));
     cli.fake.route(
       (request): ScriptedReply => {
         const agent = agentOf(request);
@@ -159,7 +163,11 @@ describe('agents as tools', () => {
         if (agent === 'billing') {
           if (results.length === 0)
             return { toolCalls: [{ id: 'call_refund', name: 'refund', args: { order: '42', amount: 30 } }] };
-          return { content: '{"order":"42","refunded":30}' };
+          const reply = { content: '{"order":"42","refunded":30}' };
+          // Its first asking, once the refund has run, is held: its worker is killed meanwhile.
+          if (seen.billing.length > 2) return reply;
+          billingAsked.open();
+          return billingAnswer.until.then(() => reply);
         }
         if (results.length === 0)
           return {
@@ -167,7 +175,7 @@ describe('agents as tools', () => {
           };
         return { content: 'Noted the refund on customer 7.' };
       },
-      { atMost: 6 },
+      { atMost: 7 },
     );
     await cli.client.runs.start(
       {
@@ -288,8 +296,15 @@ describe('agents as tools', () => {
       expect(approved.status, await approved.clone().text()).toBe(200);
     }
     await eventually(effects, (lines) => lines.length === 2, { problem: 'the refund never ran' });
-    // A worker dies again once the refund has run.
+    // A worker dies again once the refund has run, while billing's model call after it is in flight:
+    // the call is asked again by the next worker, the refund is not run again.
+    await eventually(
+      () => asked,
+      (yes) => yes,
+      { problem: 'billing never asked its model after the refund' },
+    );
     await killWorker();
+    billingAnswer.open();
     await startWorker();
 
     const result = (await cli.client.runs.result(id)) as AgentLoopResult;
@@ -314,6 +329,8 @@ describe('agents as tools', () => {
     ]);
     // The tree's usage: triage's two model calls and the children's two each.
     expect(result.usage.totalTokens).toBe(6 * 110);
+    // Billing's last turn was asked twice: by the killed worker, then by the next.
+    expect(seen.billing.map(toolMessages).map((r) => r.length)).toEqual([0, 1, 1]);
     const billing = (await cli.client.runs.result(billingId)) as AgentLoopResult;
     expect(billing).toMatchObject({ status: 'completed', output: { order: '42', refunded: 30 } });
     // Once ended, the child still says which agent's call started it: in its result, status and page.
