@@ -146,7 +146,7 @@ describe('agents as tools', () => {
     let asked = false;
     void billingAsked.until.then(() => (asked = true));
     cli.fake.route(
-      (request): ScriptedReply => {
+      (request): ScriptedReply | Promise<ScriptedReply> => {
         const agent = agentOf(request);
         seen[agent].push(request);
         const results = toolMessages(request);
