@@ -6,6 +6,7 @@ import {
   condition,
   ParentClosePolicy,
   proxyActivities,
+  proxyLocalActivities,
   startChild,
   WorkflowIdReusePolicy,
   workflowInfo,
@@ -19,12 +20,19 @@ type Activities = ReturnType<typeof createActivities>;
 
 // A write takes milliseconds: an attempt whose worker died is tried again soon.
 const startToCloseTimeout = '10 seconds';
-/** A record's first attempts, a few seconds in all: a store that answers again soon is not worth telling. */
-const { recordAudit } = proxyActivities<Activities>({
+/**
+ * A record's first attempts, a few seconds in all: a store that answers again soon is not worth
+ * telling. A local activity, run by the worker that runs the workflow task and recorded with it: no
+ * task for the server to hand out, and no workflow task of its own when it completes.
+ */
+const { recordAudit } = proxyLocalActivities<Activities>({
   startToCloseTimeout,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });
-/** Then, once the run says it waits for the store: a full or unreachable store never loses a record. */
+/**
+ * Then, once the run says it waits for the store: a full or unreachable store never loses a record.
+ * An activity any worker may take (one with a store, if this one has none), retried until written.
+ */
 const { recordAudit: recordAuditUntilTaken } = proxyActivities<Activities>({
   startToCloseTimeout,
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -34,7 +42,7 @@ const { recordAudit: recordAuditUntilTaken } = proxyActivities<Activities>({
 export type AuditNote = Omit<AuditEntry, 'id' | 'workflowId'>;
 
 /**
- * A run's audit trail (docs/audit.md): each record is written by a `recordAudit` activity, one after
+ * A run's audit trail (docs/audit.md): each record is written by a `recordAudit` local activity, one after
  * the other in the order the run told them, without holding the loop back. Each carries an id made
  * of the run's chain and `key`, the same on every replay and retry, so a worker killed at any point
  * writes it once. The writes are scheduled by one writer started with the run (so they belong to the
