@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as v8 from 'node:v8';
 import { Client } from '@temporalio/client';
 import { WaveloopClient } from '../../src/client/waveloop-client';
 import { backOfficeAgent } from '../../src/demo/agents';
@@ -10,6 +9,7 @@ import { DEMO_GOAL } from '../../src/demo/demo-script';
 import { startScriptedModel } from '../../src/demo/scripted-model';
 import { blobStoreIn } from '../../src/payloads/blob-store';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
+import { DEFAULT_WORKER_TUNING } from '../../src/worker/tuning';
 import type { BenchEnv } from '../support/env';
 import { ms, type ScenarioResult } from '../support/report';
 import { median, p95, sleep } from '../support/stats';
@@ -48,7 +48,7 @@ const ROOT = path.join(__dirname, '..', '..', '..');
  * model calls) and then waits for the approval of `update_user`. Measured: the time to start them
  * all and until all wait (counted by the visibility store), the worker's and the server's RSS, then
  * `approve` approvals, 25 in flight, each timed, and the time until the approved runs complete.
- * `BENCH_WAITING_WORKER=cli` runs `node bin/waveloop.js worker` (dist/) instead, at the SDK's cache size.
+ * `BENCH_WAITING_WORKER=cli` runs `node bin/waveloop.js worker` (dist/) instead, at waveloop's cache size.
  */
 export async function waitingRuns(env: BenchEnv, sizes: WaitingRunsSizes): Promise<ScenarioResult> {
   const approve = Math.min(sizes.approve, sizes.runs);
@@ -180,7 +180,7 @@ export async function waitingRuns(env: BenchEnv, sizes: WaitingRunsSizes): Promi
     );
     const terminated = performance.now() - d0;
 
-    const cache = worker.options.maxCachedWorkflows ?? sdkDefaultCache();
+    const cache = worker.options.maxCachedWorkflows ?? DEFAULT_WORKER_TUNING.maxCachedWorkflows!;
     const cachedRuns = Math.min(sizes.runs, cache);
     const peak =
       (peakReset ? whenWaiting.hwm : undefined) ?? Math.max(...samples.map((s) => s.rss ?? 0), whenWaiting.rss ?? 0);
@@ -245,7 +245,7 @@ export async function waitingRuns(env: BenchEnv, sizes: WaitingRunsSizes): Promi
         { target: 'approvals at p95 under 1 s', value: ms(p95(approvals), 0), met: p95(approvals) < 1_000 },
       ],
       notes: [
-        `The worker is \`waveloop worker\`'s own (${data.worker}), with no project: the demo's tools and agents, its database and SQLite audit trail in a temporary data directory, the scripted demo model (started by the runner) as its endpoint; one process, its pid's /proc/<pid>/status read for VmRSS and VmHWM. Its workflow cache: ${cache} runs (${worker.options.maxCachedWorkflows === undefined ? "the SDK's default, from the heap limit" : sizes.cache === undefined ? "the SDK's default: (heap limit − 200 MiB) × 600 / 1024 with reuseV8Context" : 'maxCachedWorkflows given by the scenario'}; reuseV8Context ${String(worker.options.reuseV8Context ?? 'default')}, workflowThreadPoolSize ${String(worker.options.workflowThreadPoolSize ?? 'default')}). A waiting run holds no slot and no activity: it costs the worker its place in the cache; past the cache, the least recently used runs are evicted, and rebuilt from their history when a query or a decision reaches them.`,
+        `The worker is \`waveloop worker\`'s own (${data.worker}), with no project: the demo's tools and agents, its database and SQLite audit trail in a temporary data directory, the scripted demo model (started by the runner) as its endpoint; one process, its pid's /proc/<pid>/status read for VmRSS and VmHWM. Its workflow cache: ${cache} runs (${sizes.cache !== undefined ? 'maxCachedWorkflows given by the scenario' : cache === DEFAULT_WORKER_TUNING.maxCachedWorkflows ? "waveloop's default (DEFAULT_WORKER_TUNING)" : "the SDK's default, from the heap limit"}; reuseV8Context ${String(worker.options.reuseV8Context ?? 'default')}, workflowThreadPoolSize ${String(worker.options.workflowThreadPoolSize ?? 'default')}). A waiting run holds no slot and no activity: it costs the worker its place in the cache; past the cache, the least recently used runs are evicted, and rebuilt from their history when a query or a decision reaches them.`,
         `Each run: three model calls and two tool calls (search_users, get_user) before update_user waits for approval. Start all: ${STARTS_IN_FLIGHT} starts in flight (\`runs.start\`); until all wait: from the first start until the visibility store counts every run of the task queue with WaveloopStatus = waiting_for_approval (a count query every ${POLL_MS / 1000} s).`,
         `Worker RSS: at ready (a second start: the first built the workflow bundle, or found it cached, and stopped), the peak while the runs started and waited (VmHWM${peakReset ? ', reset after ready through /proc/<pid>/clear_refs' : '; clear_refs refused, so the highest VmRSS sampled every 0.5 s'}), and once all wait: ${mib(whenWaiting.rss)}, ${sizes.runs <= cache ? `${Number.isFinite(perCachedRun) ? `${(perCachedRun / 1024).toFixed(0)} KiB` : '–'} more than at ready per run, every one of them in the cache` : `with more runs than the cache holds (${cache}), not a cost per cached run: the replays of evicted runs grow the workflow thread's heap too`}. Its main thread's V8 heap then: ${mib(heapWhenWaiting?.heapUsed)} used of ${mib(heapWhenWaiting?.heapTotal)} (${mib(heapAtReady?.heapUsed)} at ready); the cached runs live in the workflow thread's heap, counted in RSS only. At the end (approved runs completed): ${mib(atEnd.rss)}.`,
         `Server: the Temporal dev server's VmRSS (pid ${serverPid ?? 'unknown'}): ${mib(serverAtStart.rss)} before the scenario (after the scenarios before it), ${mib(serverWhenWaiting.rss)} once all wait.`,
@@ -372,12 +372,6 @@ function resetPeak(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** The SDK's default cache size with reuseV8Context, for this Node.js's heap limit (the CLI's worker's, unless NODE_OPTIONS differs). */
-function sdkDefaultCache(): number {
-  const heapMiB = v8.getHeapStatistics().heap_size_limit / MiB;
-  return Math.max(Math.floor((Math.max(heapMiB - 200, 0) * 600) / 1024), 10);
 }
 
 /** Calls `fn` on every item, at most `width` at a time; rejects with the first failure (after the calls in flight). */

@@ -45,6 +45,12 @@ export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   // its history. The SDK waits 10 s, a stall of every run a dead worker held; a live worker takes
   // its tasks within milliseconds, and scenarios 1–4 of `npm run bench` ran as fast with 2 s.
   stickyQueueScheduleToStartTimeout: '2 seconds',
+  // The runs the worker keeps in memory (the workflow cache). A run waiting for a person costs about
+  // 0.5 MiB there; past the cache the least recently used runs are evicted, and rebuilt from their
+  // history when a decision, a query or an event reaches them. The SDK sizes the cache by the heap
+  // (2,310 runs with a 4 GiB heap, well over a GiB of waiting runs); 1,000 bounds a worker near
+  // 0.75 GiB however many runs wait (bench scenario 15, docs/production.md).
+  maxCachedWorkflows: 1_000,
   // On SIGTERM or SIGINT the worker stops polling and lets the model and tool calls in flight
   // finish for this long before it cancels them (a cancelled call is retried by another worker).
   shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE_SECONDS * 1000,

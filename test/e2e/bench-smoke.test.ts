@@ -262,7 +262,10 @@ describe('bench (BENCH_SMOKE=1)', () => {
       waited: number;
       approvalMs: number[];
       completed: number;
+      cache: number;
     };
+    // `waveloop worker`'s own worker keeps waveloop's bounded workflow cache (docs/production.md).
+    expect(data.cache).toBe(1_000);
     expect(data.runs).toBeGreaterThan(0);
     expect(data.waited).toBe(data.runs);
     expect(data.approvalMs).toHaveLength(data.approve);
