@@ -100,7 +100,12 @@ describe('approval rules', () => {
     const started = await cmd(['run', '--detach', '--id', id, 'Pay the open invoices']);
     expect(started.code, started.stderr).toBe(0);
     const handle = cli.client.runs.handle(id);
-    const waiting = await waitForProgress(cli.h.client, handle, (p) => p.status === 'waiting_for_approval');
+    // Once the small call has settled (the run may wait before it has: the two are checked apart).
+    const waiting = await waitForProgress(
+      cli.h.client,
+      handle,
+      (p) => p.status === 'waiting_for_approval' && p.settling?.calls.length === 1,
+    );
     // The small call ran while the large one waits.
     expect(payments()).toEqual(['Acme 250']);
     expect(waiting.settling?.calls.map((c) => [c.id, c.ok])).toEqual([['call_small', true]]);

@@ -6,6 +6,7 @@ import { cliFixture, waveloop, waveloopLive, workerProcess, type CliFixture, typ
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
 import { recordHistory } from '../support/history';
 import { testProject, type TestProject } from '../support/project';
+import { gate } from '../support/wait';
 
 /**
  * Evals on a real server, as a user runs them: `waveloop eval` over a project whose worker is a
@@ -145,15 +146,27 @@ describe('waveloop eval', () => {
   });
 
   it('six cases: every built-in scorer, the judge and the custom scorer pass and fail; a worker killed half-way loses nothing and no case runs twice', async () => {
-    let killAt: (() => void) | undefined;
-    const killed = new Promise<void>((resolve) => (killAt = resolve));
+    // The worker is killed while two model calls are held in flight: C4's first, and C1's second,
+    // which C1 asks only once its `lookup` (a write tool) has completed, so no tool call is cut off
+    // (its outcome would be unknown, and its case would wait for a person). While C1 is held, its
+    // lane takes no other case.
+    const c4Asked = gate();
+    const c1Asked = gate();
+    const held = gate();
     const seen: string[] = [];
     cli.fake.route(
       (request) => {
-        if (!isJudge(request)) seen.push(`${goalOf(request)}#${turns(request)}`);
-        if (goalOf(request) === C4 && seen.filter((s) => s.startsWith(C4)).length === 1) {
-          killAt!();
-          return { content: 'bye now', delayMs: 3_000 };
+        if (isJudge(request)) return reply(request, ANSWERS);
+        const call = `${goalOf(request)}#${turns(request)}`;
+        seen.push(call);
+        const first = seen.filter((s) => s === call).length === 1;
+        if (first && call === `${C4}#0`) {
+          c4Asked.open();
+          return held.until.then(() => ({ content: 'bye now' }));
+        }
+        if (first && call === `${C1}#1`) {
+          c1Asked.open();
+          return held.until.then(() => reply(request, ANSWERS));
         }
         return reply(request, ANSWERS);
       },
@@ -164,10 +177,11 @@ describe('waveloop eval', () => {
     const running = waveloopLive(['eval', dataset, '--name', 'six', '--concurrency', '2', '--out', out], cli.env, {
       cwd: project.dir,
     });
-    await killed;
+    await Promise.all([c4Asked.until, c1Asked.until]);
     const beforeKill = [...seen];
     worker!.kill('SIGKILL');
     await worker!.done;
+    held.open();
     await startWorker();
     const ended = await running.done;
     expect(ended.code, ended.stderr).toBe(1);
