@@ -48,8 +48,8 @@ export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   // The runs the worker keeps in memory (the workflow cache). A run waiting for a person costs about
   // 0.5 MiB there; past the cache the least recently used runs are evicted, and rebuilt from their
   // history when a decision, a query or an event reaches them. The SDK sizes the cache by the heap
-  // (2,310 runs with a 4 GiB heap, well over a GiB of waiting runs); 1,000 bounds a worker near
-  // 0.75 GiB however many runs wait (bench scenario 15, docs/production.md).
+  // (2,310 runs with a 4 GiB heap: 1.9 GiB with 10,000 runs waiting); with 1,000 the worker
+  // peaked at 1 GiB with 10,000 waiting (bench scenario 15, docs/production.md).
   maxCachedWorkflows: 1_000,
   // On SIGTERM or SIGINT the worker stops polling and lets the model and tool calls in flight
   // finish for this long before it cancels them (a cancelled call is retried by another worker).

@@ -42,13 +42,13 @@ const { recordAudit: recordAuditUntilTaken } = proxyActivities<Activities>({
 export type AuditNote = Omit<AuditEntry, 'id' | 'workflowId'>;
 
 /**
- * A run's audit trail (docs/audit.md): each record is written by a `recordAudit` local activity, one after
- * the other in the order the run told them, without holding the loop back. Each carries an id made
- * of the run's chain and `key`, the same on every replay and retry, so a worker killed at any point
- * writes it once. The writes are scheduled by one writer started with the run (so they belong to the
- * run's trace, even a decision told from an update's handler), and are not cancelled with the run,
- * so a cancelled run's records are written too. A run waits for its records before it hands over or
- * ends (`settle`).
+ * A run's audit trail (docs/audit.md): each record is written by a `recordAudit` local activity,
+ * one after the other in the order the run told them, without holding the loop back. Each carries
+ * an id made of the run's chain and `key`, the same on every replay and retry, so a worker killed
+ * at any point writes it once. The writes are scheduled by one writer started with the run (so
+ * they belong to the run's trace, even a decision told from an update's handler), and are not
+ * cancelled with the run, so a cancelled run's records are written too. A run waits for its
+ * records before it hands over or ends (`settle`).
  */
 export class AuditTrail {
   private readonly queue: AuditEntry[] = [];
