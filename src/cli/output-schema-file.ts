@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { outputSchemaProblem } from '../contract/output/schema';
 import { UsageError } from './errors';
+import { resolvePath } from './io';
 
 /**
  * `--output-schema <file.json>`: the JSON Schema a run's (or a goal tree's) final answer must
@@ -10,7 +11,7 @@ import { UsageError } from './errors';
 export function readOutputSchemaFile(file: string): Record<string, unknown> {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = fs.readFileSync(resolvePath(file), 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(

@@ -26,6 +26,7 @@ import * as token from './commands/token';
 import * as undo from './commands/undo';
 import * as worker from './commands/worker';
 import { describeError, UsageError } from './errors';
+import { io, withIo, type CliIo } from './io';
 import { exitStatus, note } from './support';
 
 /**
@@ -81,6 +82,7 @@ export function buildProgram(): Command {
     )
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError()
+    .configureOutput({ writeOut: (text) => io().stdout.write(text), writeErr: (text) => io().stderr.write(text) })
     // Mistakes in the command line throw (and exit 2 in `main`) rather than exit 1 from inside commander.
     .exitOverride();
   for (const group of COMMANDS) group.register(program);
@@ -90,8 +92,14 @@ export function buildProgram(): Command {
 /**
  * Runs the command line `argv` and resolves to its exit status: the command's own, or, when it
  * throws, 2 for a usage or input error and 1 for any other, after one line on stderr saying why.
+ * With `given`, the command reads and writes those streams, environment and working directory
+ * instead of the process's, so commands can run side by side in one process.
  */
-export async function main(argv: string[] = process.argv): Promise<number> {
+export async function main(argv: string[] = process.argv, given?: CliIo): Promise<number> {
+  return given ? withIo(given, () => runProgram(argv)) : runProgram(argv);
+}
+
+async function runProgram(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -4,7 +4,8 @@ import { WaveloopClient } from '../client/waveloop-client';
 import { durationMs } from '../contract/settings/duration';
 import type { LoadedProject } from '../project/load-project';
 import { ensureEmbeddedServer } from '../server/embedded-server';
-import type { WaveloopSettings } from '../settings';
+import { loadSettings, type WaveloopSettings } from '../settings';
+import { io } from './io';
 
 /**
  * What every CLI command uses: output (stdout for what the command says, stderr for notes about how
@@ -45,7 +46,8 @@ export function exitStatus(program: Command): number {
  */
 export async function projectOf(program: Command): Promise<LoadedProject> {
   const { loadProject } = await import('../project/load-project');
-  return loadProject({ file: program.opts<{ config?: string }>().config ?? process.env.WAVELOOP_CONFIG });
+  const { env, cwd } = io();
+  return loadProject({ file: program.opts<{ config?: string }>().config ?? env.WAVELOOP_CONFIG, cwd });
 }
 
 /**
@@ -68,12 +70,17 @@ export function osUser(): string {
   }
 }
 
+/** The settings of the command line's environment (`io().env`). */
+export function settings(): WaveloopSettings {
+  return loadSettings(io().env);
+}
+
 /** Writes one line to stdout. */
-export const print = (line = '') => process.stdout.write(`${line}\n`);
+export const print = (line = '') => io().stdout.write(`${line}\n`);
 /** Writes text to stdout as it is, for streamed model output. */
-export const write = (text: string) => process.stdout.write(text);
+export const write = (text: string) => io().stdout.write(text);
 /** Writes one line to stderr. */
-export const note = (line: string) => process.stderr.write(`${line}\n`);
+export const note = (line: string) => io().stderr.write(`${line}\n`);
 
 /** The items of a comma-separated list, trimmed, empty ones left out (`a, b,` → `['a', 'b']`); a commander option parser. */
 export function commaList(text: string): string[] {
@@ -99,7 +106,7 @@ export function parsePositiveInt(value: string): number {
 
 /** Starts the embedded dev server unless `TEMPORAL_ADDRESS` points elsewhere; returns the Web UI address, if known. */
 export async function ensureServer(config: WaveloopSettings): Promise<string | undefined> {
-  if (config.temporalAddress) return process.env.WAVELOOP_UI_URL;
+  if (config.temporalAddress) return io().env.WAVELOOP_UI_URL;
   const server = await ensureEmbeddedServer({ dataDir: config.dataDir, ...config.embeddedServer });
   if (server.started) note(`Started the embedded Temporal server on ${server.address} (data in ${config.dataDir}).`);
   return server.uiUrl;

@@ -2,6 +2,7 @@ import type { LogEntry, LogLevel, Worker } from '@temporalio/worker';
 import type { LoadedProject } from '../project/load-project';
 import type { WaveloopSettings } from '../settings';
 import type { WorkerTuning } from '../worker/tuning';
+import { io } from './io';
 
 /** The CLI commands that run a worker. */
 export type WorkerCommand = 'run' | 'goal' | 'dev' | 'worker';
@@ -22,11 +23,12 @@ export async function createCliWorker(
   const [{ DefaultLogger, Runtime }, { installRuntime, metricsAddressFromEnv }, { createProjectWorker }] =
     await Promise.all([import('@temporalio/worker'), import('../telemetry/metrics-runtime'), import('../worker')]);
   if (!Runtime._instance) {
-    const level = (process.env.WAVELOOP_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
+    const level = (io().env.WAVELOOP_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
     const serveMetrics = command === 'dev' || command === 'worker';
+    const { stderr } = io();
     installRuntime(
-      { logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)) },
-      serveMetrics ? metricsAddressFromEnv() : undefined,
+      { logger: new DefaultLogger(level, (entry) => stderr.write(`${formatLogEntry(entry)}\n`)) },
+      serveMetrics ? metricsAddressFromEnv(io().env) : undefined,
     );
   }
   return createProjectWorker(config, project, tuning);

@@ -47,16 +47,16 @@ export async function loadProject(options: { file?: string; cwd?: string } = {})
       file: undefined,
       config: { tools: [], agents: [], mcpServers: {}, scorers: [], demo: true, people: [], effects: {} },
     };
-  if (!fs.existsSync(file)) throw new ConfigFileError(file, 'no such file');
+  if (!fs.existsSync(file)) throw new ConfigFileError(file, 'no such file', cwd);
 
   let exported: unknown;
   try {
     exported = await configLoader().import(file, { default: true });
   } catch (err) {
-    throw new ConfigFileError(file, `could not be loaded: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigFileError(file, `could not be loaded: ${err instanceof Error ? err.message : String(err)}`, cwd);
   }
   const validated = validateProjectConfig(exported, RESERVED);
-  if ('problem' in validated) throw new ConfigFileError(file, validated.problem);
+  if ('problem' in validated) throw new ConfigFileError(file, validated.problem, cwd);
   return { file, config: validated.config };
 }
 

@@ -152,7 +152,8 @@ describe('effects', () => {
       expect(out.stderr.trim()).toBe(
         'waveloop.config.ts: effects.note_customer: effect "delete" is not one of "read", "idempotent", "write"',
       );
-      const missing = await waveloop(['tools'], cli.env, { cwd: unoffered.dir });
+      // A process: what the worker says names the config file relative to its working directory.
+      const missing = await waveloop(['tools'], cli.env, { cwd: unoffered.dir, process: true });
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(
         /^waveloop\.config\.ts: effects names "files__format_disk", which no tool or MCP server offers \(tools: find_invoice, /,

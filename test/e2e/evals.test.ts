@@ -308,7 +308,11 @@ describe('waveloop eval', () => {
     expect(recorded.code, recorded.stderr).toBe(0);
     const recording = project.write('recording.json', recorded.stdout);
     project.write('facts.json', JSON.stringify({ Acme: 'Munich' }));
-    const replayed = await cmd(['eval', dataset, '--name', 'replayed', '--replay', recording, '--json']);
+    // A replay runs a worker of its own, in the command's process.
+    const replayed = await waveloop(['eval', dataset, '--name', 'replayed', '--replay', recording, '--json'], cli.env, {
+      cwd: project.dir,
+      process: true,
+    });
     expect(cli.fake.received).toBe(asked);
     expect(replayed.stderr).toContain('The replay answered 2 model calls; no model was asked.');
     const report = JSON.parse(replayed.stdout) as EvalReport;

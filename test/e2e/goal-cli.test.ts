@@ -44,7 +44,10 @@ describe('waveloop goal and tree', () => {
 
     const solo = { ...env, WAVELOOP_TASK_QUEUE: `${cli.taskQueue}-solo` };
     const limits = ['--max-goals', '5', '--timeout-seconds', '600', '--max-cost-usd', '1'];
-    const out = await waveloop(['goal', '--id', 'cli-goal', '--tools', 'calculator', ...limits, GOAL], solo);
+    // A process of its own: the worker it starts is the command's, with the runtime the CLI installs.
+    const out = await waveloop(['goal', '--id', 'cli-goal', '--tools', 'calculator', ...limits, GOAL], solo, {
+      process: true,
+    });
 
     expect(out.stderr).toContain('running one in this process for the tree');
     expect(out.code).toBe(0);

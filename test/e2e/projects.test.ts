@@ -49,6 +49,7 @@ describe('a project config through the CLI', () => {
     );
     const out = await waveloop(['run', '--agent', 'herald', 'Announce the opening'], env, {
       cwd: path.join(project.dir, 'jobs'),
+      process: true,
     });
     expect(out.stderr).toMatch(/running one in this process/);
     expect(out.code).toBe(0);
@@ -146,6 +147,7 @@ describe('a project config through the CLI', () => {
       cli.fake.script({ toolCalls: [{ name: 'get_order', args: { id: 'A-1001' } }] }, { content: 'Shipped.' });
       const run = await waveloop(['run', '--agent', 'orders', 'What is the status of order A-1001?'], env, {
         cwd: fresh.dir,
+        process: true,
       });
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(

@@ -86,7 +86,7 @@ describe('waveloop setup', () => {
 
     // A run on that server (served by the command's own worker) now keeps its status searchable.
     fake.script({ content: 'Searchable now.' });
-    const run = await waveloop(['run', '--json', '--id', 'setup-run', 'Say hello'], env);
+    const run = await waveloop(['run', '--json', '--id', 'setup-run', 'Say hello'], env, { process: true });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', answer: 'Searchable now.' });
     const described = await new Client({ connection }).workflow.getHandle('setup-run').describe();

@@ -85,7 +85,7 @@ describe('connecting to Temporal', () => {
     h.fake.script({ content: 'Hello from another namespace.' });
 
     // No worker polls there: the command runs one in this process, in the namespace too.
-    const out = await waveloop(['run', '--json', '--id', 'ns-run', 'Say hello'], env);
+    const out = await waveloop(['run', '--json', '--id', 'ns-run', 'Say hello'], env, { process: true });
     expect(out.code, out.stderr).toBe(0);
     expect(out.stderr).toContain('No worker was polling task queue');
     expect(JSON.parse(out.stdout)).toMatchObject({

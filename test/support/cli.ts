@@ -20,15 +20,36 @@ export interface Exec {
 }
 
 /**
- * Runs the built CLI (`npm test` builds it first), or another built `script`, as a user would:
- * with only PATH, HOME and `env` in its environment, in the repository or in `cwd`.
+ * Runs a `waveloop` command line as a user would: with only PATH, HOME and `env` in its environment,
+ * in the repository or in `cwd`. By default in this process (`main(argv, io)` of src/cli, its
+ * output and environment its own), as a command that only prints costs no process start (most of a
+ * command's CPU is loading modules); with `process: true`, or another built `script`, as a process
+ * of the built CLI (`npm test` builds it first), for what only a process shows: its exit on a
+ * signal, its own module loading (`NODE_OPTIONS` in `env` implies it), a worker the command starts
+ * itself.
  */
 export function waveloop(
   args: string[],
   env: Record<string, string | undefined>,
-  { script, cwd }: { script?: string; cwd?: string } = {},
+  { script, cwd, process: own = false }: { script?: string; cwd?: string; process?: boolean } = {},
 ): Promise<Exec> {
-  return waveloopLive(args, env, { script, cwd }).done;
+  // NODE_OPTIONS (a module preloaded, a clock set ahead) takes a process to apply.
+  if (own || script || env.NODE_OPTIONS) return waveloopLive(args, env, { script, cwd }).done;
+  return waveloopHere(args, { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, cwd ?? ROOT);
+}
+
+async function waveloopHere(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<Exec> {
+  const { main } = await import('../../src/cli/program');
+  let stdout = '';
+  let stderr = '';
+  const code = await main(['node', 'waveloop', ...args], {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env,
+    cwd,
+    interactive: false,
+  });
+  return { code, stdout, stderr };
 }
 
 /**

@@ -3,8 +3,7 @@ import { verifyChain } from '../../audit/chain';
 import { openAuditStore } from '../../audit/open-store';
 import type { AuditStore } from '../../audit/store';
 import type { AuditRecord } from '../../contract/audit/records';
-import { loadSettings } from '../../settings';
-import { action, note, parseDuration, parsePositiveInt, print } from '../support';
+import { action, note, parseDuration, parsePositiveInt, print, settings } from '../support';
 import { alignColumns } from '../ui/table';
 
 /**
@@ -40,7 +39,7 @@ export function register(program: Command): void {
 }
 
 async function withStore(work: (store: AuditStore) => Promise<number>): Promise<number> {
-  const store = await openAuditStore(loadSettings(), note);
+  const store = await openAuditStore(settings(), note);
   if (!store) return 1;
   try {
     return await work(store);

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { identifyWorkflow, useInstead } from '../../client/workflow-kind';
-import { loadSettings } from '../../settings';
 import { endedNote } from '../ended-note';
 import { UsageError } from '../errors';
-import { action, print, withClient } from '../support';
+import { action, print, settings, withClient } from '../support';
 
 /** Adds `waveloop cancel`. */
 export function register(program: Command): void {
@@ -16,7 +15,7 @@ export function register(program: Command): void {
 
 /** `waveloop cancel <id>`: requests the cancellation of a run or a goal tree, without waiting for it to end. */
 async function cancel(workflowId: string): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     const workflow = await identifyWorkflow(client, workflowId);
     if (workflow.kind === 'other') throw new UsageError(useInstead(workflow));
     if (workflow.execution !== 'RUNNING') return endedNote(client, workflow, 'cancel');

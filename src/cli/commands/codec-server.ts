@@ -2,8 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { blobStoreIn } from '../../payloads/blob-store';
 import { DEFAULT_CODEC_SERVER_PORT, DEFAULT_WEB_UI_ORIGINS, startCodecServer } from '../../payloads/codec-server';
 import { chainCodecs, waveloopCodecs } from '../../payloads/codecs';
-import { loadSettings } from '../../settings';
-import { action, note, print } from '../support';
+import { action, note, print, settings } from '../support';
 
 /**
  * `waveloop codec-server`: serves the workers' codec chain over HTTP for the Web UI until Ctrl-C
@@ -18,7 +17,7 @@ interface CodecServerCommandOptions {
 
 /** Serves the configured codecs until Ctrl-C (or SIGTERM). */
 async function codecServerCommand(options: CodecServerCommandOptions): Promise<number> {
-  const config = loadSettings();
+  const config = settings();
   const origins = options.webUiOrigin
     .split(',')
     .map((o) => o.trim().replace(/\/+$/, ''))

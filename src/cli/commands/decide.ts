@@ -10,10 +10,9 @@ import type { OutcomeChoice } from '../../contract/effects/outcome';
 import { UNDO_WORKFLOW } from '../../contract/effects/undo';
 import { FailureType } from '../../contract/errors';
 import { quorumProgress } from '../../contract/people/approvals';
-import { loadSettings } from '../../settings';
 import { endedNote } from '../ended-note';
 import { UsageError } from '../errors';
-import { action, byOption, note, osUser, print, withClient } from '../support';
+import { action, byOption, note, osUser, print, settings, withClient } from '../support';
 import { renderResult } from '../ui/render';
 import { noWorkerNote, startWorker } from '../worker-hint';
 
@@ -157,7 +156,7 @@ async function recordingRefusals<T>(tried: Omit<RefusedDecision, 'why'>, decide:
   } catch (err) {
     const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
     if (cause instanceof ApplicationFailure && cause.type === FailureType.DecisionNotAllowed) {
-      const store = await openAuditStore(loadSettings(), note);
+      const store = await openAuditStore(settings(), note);
       if (store)
         try {
           await recordRefusal(store, { ...tried, why: cause.message });
@@ -233,7 +232,7 @@ async function onRunningRun(
   verb: string,
   work: (client: WaveloopClient, run: IdentifiedWorkflow) => Promise<number>,
 ): Promise<number> {
-  const config = loadSettings();
+  const config = settings();
   return withClient(config, async (client) => {
     // An undo (`undo:<run>`) waits for approvals as a run does: approve and deny decide them too.
     const undo = verb === 'approve' || verb === 'deny' ? await identifyWorkflow(client, workflowId) : undefined;

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { AgentLoopInputSchema } from '../../contract/agent-loop';
 import { DEMO_GOAL } from '../../demo/demo-script';
 import type { LoadedProject } from '../../project/load-project';
-import { loadSettings, modelConfigProblem } from '../../settings';
-import { action, note, projectOf } from '../support';
+import { modelConfigProblem } from '../../settings';
+import { action, note, projectOf, settings } from '../support';
 import { launchRun } from './run';
 
 /**
@@ -30,9 +30,9 @@ export function register(program: Command): void {
 
 async function demoCommand(goalWords: string[], project: () => Promise<LoadedProject>): Promise<number> {
   const input = AgentLoopInputSchema.parse({ goal: goalWords.join(' ') || DEMO_GOAL, agent: 'back-office' });
-  const config = loadSettings();
-  const launch = (settings: typeof config, loaded: LoadedProject) =>
-    launchRun((client) => client.runs.start(input), { options: {}, project: loaded, config: settings });
+  const config = settings();
+  const launch = (chosen: typeof config, loaded: LoadedProject) =>
+    launchRun((client) => client.runs.start(input), { options: {}, project: loaded, config: chosen });
   const loaded = await project();
   if (!modelConfigProblem(config.model)) return launch(config, loaded);
 

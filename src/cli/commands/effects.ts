@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { EffectEntry, EffectLedger } from '../../client/effects';
-import { loadSettings } from '../../settings';
-import { action, print, withClient } from '../support';
+import { action, print, settings, withClient } from '../support';
 import { alignColumns } from '../ui/table';
 
 /** `waveloop effects`: what a run changed outside itself (docs/effects.md#the-effect-ledger). */
@@ -23,7 +22,7 @@ const COLUMN_CHARS = 60;
 
 /** `waveloop effects <id> [--json]`: the ledger as a table (a goal tree's with the run of each call), or as JSON. */
 async function effectsCommand(workflowId: string, options: { json?: boolean }): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     const ledger = await client.effects(workflowId);
     if (options.json) print(JSON.stringify(ledger, null, 2));
     else ledgerLines(ledger).forEach((line) => print(line));

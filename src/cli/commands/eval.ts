@@ -8,14 +8,25 @@ import { RUN_STATUSES, type RunState } from '../../contract/agent-loop';
 import type { EvalCase, EvalReport } from '../../contract/eval/eval';
 import { WAVELOOP_EVAL } from '../../contract/search-attributes';
 import type { LoadedProject } from '../../project/load-project';
-import { loadSettings, modelConfigProblem, type WaveloopSettings } from '../../settings';
+import { modelConfigProblem, type WaveloopSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { compareWithBaseline, isRegression, renderChanges } from '../eval/baseline';
 import { parseDataset } from '../eval/dataset';
 import { ReplayServer } from '../eval/replay-server';
 import { renderReport } from '../eval/report-table';
 import { InProcessWorker } from '../in-process-worker';
-import { action, ensureServer, note, parseDuration, parsePositiveInt, print, projectOf, withClient } from '../support';
+import { resolvePath } from '../io';
+import {
+  action,
+  ensureServer,
+  note,
+  parseDuration,
+  parsePositiveInt,
+  print,
+  projectOf,
+  settings,
+  withClient,
+} from '../support';
 
 /**
  * `waveloop eval <dataset.jsonl>`: runs every case of a dataset as a run (the durable `evalRun`
@@ -96,7 +107,7 @@ async function evalCommand(datasetFile: string, options: EvalOptions, project: L
   const baseline = options.baseline === undefined ? undefined : readReport(options.baseline, '--baseline');
   const replayFile = options.replay === undefined ? undefined : readJson(options.replay, '--replay');
   const name = options.name ?? defaultName(datasetFile);
-  const config = loadSettings();
+  const config = settings();
   const problem = config.temporalAddress || replayFile ? undefined : modelConfigProblem(config.model);
   if (problem) throw new UsageError(problem);
   await ensureServer(config);
@@ -120,7 +131,7 @@ async function evalCommand(datasetFile: string, options: EvalOptions, project: L
           await recordingOf(client, replayFile),
         )
       : await runEval(client, config, project, input);
-    if (options.out) fs.writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
+    if (options.out) fs.writeFileSync(resolvePath(options.out), `${JSON.stringify(report, null, 2)}\n`);
     const changes = baseline ? compareWithBaseline(report, baseline) : [];
     if (options.json) print(JSON.stringify(baseline ? { ...report, baseline: changes } : report, null, 2));
     else {
@@ -205,7 +216,7 @@ interface ExportCommandOptions {
 }
 
 async function exportCommand(options: ExportCommandOptions): Promise<number> {
-  const config = loadSettings();
+  const config = settings();
   await ensureServer(config);
   return withClient(config, async (client) => {
     const cases = await client.evals.exportCases({
@@ -223,7 +234,7 @@ async function exportCommand(options: ExportCommandOptions): Promise<number> {
 
 async function recordCommand(reportFile: string): Promise<number> {
   const report = readReport(reportFile, 'the report');
-  const config = loadSettings();
+  const config = settings();
   await ensureServer(config);
   return withClient(config, async (client) => {
     print(JSON.stringify(await client.evals.recording(report)));
@@ -235,7 +246,7 @@ async function recordCommand(reportFile: string): Promise<number> {
 function readDataset(file: string, project: LoadedProject): EvalCase[] {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = fs.readFileSync(resolvePath(file), 'utf8');
   } catch (err) {
     throw new UsageError(`Cannot read the dataset ${file}: ${(err as Error).message}`);
   }
@@ -249,7 +260,7 @@ function readDataset(file: string, project: LoadedProject): EvalCase[] {
 
 function readJson(file: string, what: string): unknown {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
+    return JSON.parse(fs.readFileSync(resolvePath(file), 'utf8'));
   } catch (err) {
     throw new UsageError(`${what} ${file}: ${(err as Error).message}`);
   }

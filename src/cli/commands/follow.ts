@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { requireKind } from '../../client/workflow-kind';
-import { loadSettings } from '../../settings';
 import { atTerminal, followUntilEnd } from '../follow-run';
 import { exitStatusOf, listenForStop } from '../stop-signals';
-import { action, note, print, withClient, write } from '../support';
+import { action, note, print, settings, withClient, write } from '../support';
 import { renderResult } from '../ui/render';
 import { noWorkerNote } from '../worker-hint';
 
@@ -24,7 +23,7 @@ export function register(program: Command): void {
 
 /** `waveloop follow <id>`: follows an agent run live until its result, or until Ctrl-C or SIGTERM. */
 async function followCommand(workflowId: string): Promise<number> {
-  const config = loadSettings();
+  const config = settings();
   const stop = listenForStop();
   try {
     return await withClient(config, async (client) => {

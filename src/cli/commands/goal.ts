@@ -8,11 +8,22 @@ import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import { GoalTreeInputSchema, type GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { flagOf } from '../../contract/settings/declarations';
 import { renamedMessage } from '../../contract/settings/renamed';
-import { loadSettings, modelConfigProblem } from '../../settings';
+import { modelConfigProblem } from '../../settings';
 import { describeError, UsageError } from '../errors';
 import { readOutputSchemaFile } from '../output-schema-file';
 import { settingFields, settingOptions } from '../setting-options';
-import { action, byOption, commaList, ensureServer, note, print, projectOf, runUrl, withClient } from '../support';
+import {
+  action,
+  byOption,
+  commaList,
+  ensureServer,
+  note,
+  print,
+  projectOf,
+  runUrl,
+  settings,
+  withClient,
+} from '../support';
 import { followTree } from '../ui/goal-follow';
 import { renderGoalReport, renderGoalTotals, renderGoalTree } from '../ui/goal-render';
 import { renderOutput } from '../ui/render';
@@ -74,7 +85,7 @@ export function register(program: Command): void {
 }
 
 async function goalCommand(program: Command, words: string[], options: GoalOptions): Promise<number> {
-  const config = loadSettings();
+  const config = settings();
   const project = await projectOf(program);
   const input = GoalTreeInputSchema.parse({
     goal: words.join(' '),
@@ -160,7 +171,7 @@ async function goalCommand(program: Command, words: string[], options: GoalOptio
 }
 
 async function treeCommand(id: string, options: { jsonl?: boolean }): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     const problem = await notAGoalTree(client, id);
     if (problem) {
       note(problem);

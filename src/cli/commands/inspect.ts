@@ -8,9 +8,8 @@ import { FORKED_FROM_MEMO, type ForkedFrom } from '../../contract/fork/fork';
 import { PURSUE_GOAL_WORKFLOW } from '../../contract/goal-tree/defaults';
 import type { GoalResult } from '../../contract/goal-tree/pursue-goal';
 import { clip } from '../../contract/goal-tree/text';
-import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
-import { action, parsePositiveInt, print, withClient } from '../support';
+import { action, parsePositiveInt, print, settings, withClient } from '../support';
 import { renderPriority } from '../ui/priority';
 import {
   handoffsLine,
@@ -64,7 +63,7 @@ export function register(program: Command): void {
 
 /** `waveloop status <id> [--json]`: an agent run's status with its progress, its result or its failure; a goal tree's status and result. */
 async function statusCommand(workflowId: string, options: { json?: boolean }): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     const workflow = await identifyWorkflow(client, workflowId);
     if (workflow.kind === 'goal tree') return goalTreeStatus(client, workflow, options);
     if (workflow.kind !== 'agent run') throw new UsageError(useInstead(workflow));
@@ -139,7 +138,7 @@ function summaryLine(result: GoalResult): string {
  * worker), then its result. Iterations and waves are numbered as `waveloop fork --at` reads them.
  */
 async function showCommand(workflowId: string): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     await requireKind(client, workflowId, 'agent run');
     const report = await client.runs.status(workflowId);
     const waves = report.progress?.waves ?? report.result?.waves ?? [];
@@ -189,7 +188,7 @@ async function listCommand(options: {
   schedule?: string;
   eval?: string;
 }): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     const { limit, status, schedule } = options;
     const runs = await client.runs.list({ limit, status, schedule, eval: options.eval });
     if (options.json) print(JSON.stringify(runs, null, 2));

@@ -4,8 +4,7 @@ import { chainLine } from '../../contract/agent-chain';
 import { clip } from '../../contract/goal-tree/text';
 import { needsLine, previewLines } from '../../contract/people/approvals';
 import { toolSummary } from '../../contract/summaries';
-import { loadSettings } from '../../settings';
-import { action, note, print, withClient } from '../support';
+import { action, note, print, settings, withClient } from '../support';
 import { alignColumns } from '../ui/table';
 
 /** Adds `waveloop pending`. */
@@ -24,7 +23,7 @@ export function register(program: Command): void {
  * waiting, oldest first; a line on stderr names the waiting runs no worker answered for.
  */
 async function pending(options: { json?: boolean }): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     const { decisions, unanswered } = await client.runs.pending();
     if (options.json) print(JSON.stringify(decisions, null, 2));
     else if (decisions.length === 0) print('Nothing waits for a person.');

@@ -1,12 +1,11 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Command } from 'commander';
 import { approversLabel } from '../../contract/people/approvals';
 import type { LoadedProject } from '../../project/load-project';
 import { STARTER_AGENT, STARTER_CONFIG, STARTER_CONFIG_FILE, STARTER_GOAL } from '../../project/starter';
 import type { ToolListing } from '../../project/toolset';
-import { loadSettings } from '../../settings';
-import { action, note, print, projectOf } from '../support';
+import { resolvePath } from '../io';
+import { action, note, print, projectOf, settings } from '../support';
 import { alignColumns } from '../ui/table';
 
 /**
@@ -31,7 +30,7 @@ export function register(program: Command): void {
 
 /** `waveloop init`: writes `waveloop.config.ts` here (never over an existing one) and says what to run next. */
 async function initCommand(): Promise<number> {
-  const file = path.resolve(STARTER_CONFIG_FILE);
+  const file = resolvePath(STARTER_CONFIG_FILE);
   if (fs.existsSync(file)) {
     note(`${STARTER_CONFIG_FILE} exists already; nothing was written.`);
     return 1;
@@ -47,7 +46,7 @@ async function initCommand(): Promise<number> {
 async function toolsCommand(project: LoadedProject, options: { json?: boolean }): Promise<number> {
   // The toolset connects to MCP servers: loaded only by the command that lists tools.
   const { openToolset } = await import('../../project/toolset');
-  const toolset = await openToolset(project, { dataDir: loadSettings().dataDir });
+  const toolset = await openToolset(project, { dataDir: settings().dataDir });
   try {
     if (options.json) print(JSON.stringify(toolset.listing, null, 2));
     else for (const line of toolTable(toolset.listing)) print(line);

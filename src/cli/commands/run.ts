@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { WaveloopClient } from '../../client/waveloop-client';
 import { AgentLoopInputSchema, type AgentLoopInput } from '../../contract/agent-loop';
 import type { LoadedProject } from '../../project/load-project';
-import { loadSettings, modelConfigProblem, type WaveloopSettings } from '../../settings';
+import { modelConfigProblem, type WaveloopSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { atTerminal, followUntilEnd } from '../follow-run';
 import { InProcessWorker } from '../in-process-worker';
@@ -20,6 +20,7 @@ import {
   print,
   projectOf,
   runUrl,
+  settings,
   withClient,
   write,
 } from '../support';
@@ -108,7 +109,7 @@ async function runCommand(
 /**
  * Starts a run with `start` (a `run`'s, a `fork`'s, the `demo`'s) once the server is up, with this
  * process's worker when none polls, and, unless `--detach`, follows it to its result; resolves to
- * the command's exit status. `config` (default: `loadSettings()`) gives the task queue and the model
+ * the command's exit status. `config` (default: `settings()`) gives the task queue and the model
  * endpoint. Throws a `UsageError` when the run would need this machine's worker and no model is
  * configured.
  */
@@ -117,7 +118,7 @@ export async function launchRun(
   {
     options,
     project,
-    config = loadSettings(),
+    config = settings(),
   }: { options: LaunchOptions; project: LoadedProject; config?: WaveloopSettings },
 ): Promise<number> {
   // Runs on the embedded server are served by a worker of this machine, so it needs a model now.

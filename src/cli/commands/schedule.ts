@@ -12,10 +12,9 @@ import { flagOf, settingNamesOf, type SettingName } from '../../contract/setting
 import { formatDuration } from '../../contract/settings/duration';
 import type { LoadedProject } from '../../project/load-project';
 import { projectAgents } from '../../project/project-agents';
-import { loadSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { settingFields, settingOptions } from '../setting-options';
-import { action, commaList, note, parseDuration, print, projectOf, withClient } from '../support';
+import { action, commaList, note, parseDuration, print, projectOf, settings, withClient } from '../support';
 import { alignColumns } from '../ui/table';
 
 /**
@@ -203,7 +202,7 @@ async function simpleCommand(verb: 'pause' | 'unpause' | 'trigger' | 'delete', n
 }
 
 async function withSchedules<T>(work: (schedules: WaveloopSchedules) => Promise<T>): Promise<T> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     try {
       return await work(client.schedules);
     } catch (err) {

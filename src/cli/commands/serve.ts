@@ -6,11 +6,12 @@ import { generateToken } from '../../http/tokens';
 import type { LoadedProject } from '../../project/load-project';
 import { peopleOf } from '../../project/people';
 import { projectAgents } from '../../project/project-agents';
-import { loadSettings, tokenSha256, type WaveloopSettings } from '../../settings';
+import { tokenSha256, type WaveloopSettings } from '../../settings';
 import { UsageError } from '../errors';
 import { InProcessWorker } from '../in-process-worker';
+import { io } from '../io';
 import { listenForStop } from '../stop-signals';
-import { action, ensureServer, note, osUser, print, projectOf, runUrl, withClient } from '../support';
+import { action, ensureServer, note, osUser, print, projectOf, runUrl, settings, withClient } from '../support';
 
 /**
  * `waveloop serve`: the HTTP API (docs/http-api.md) until Ctrl-C, over the same Temporal server as
@@ -46,8 +47,8 @@ export function register(program: Command): void {
  * refuses to start (a `UsageError`, exit 2), as it does for a person declared twice.
  */
 async function serve(program: Command, options: ServeOptions): Promise<number> {
-  const config = usage(() => loadSettings());
-  const address = options.listen ?? (process.env.WAVELOOP_HTTP_ADDRESS?.trim() || DEFAULT_HTTP_ADDRESS);
+  const config = usage(() => settings());
+  const address = options.listen ?? (io().env.WAVELOOP_HTTP_ADDRESS?.trim() || DEFAULT_HTTP_ADDRESS);
   const { host, port } = usage(() => parseListenAddress(address));
   const project = await projectOf(program).catch((err: Error) => {
     note(

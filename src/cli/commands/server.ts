@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { embeddedServerStatus, ensureEmbeddedServer, stopEmbeddedServer } from '../../server/embedded-server';
-import { loadSettings } from '../../settings';
-import { action, print, withClient } from '../support';
+import { action, print, settings, withClient } from '../support';
 
 /**
  * The commands that look after the Temporal service rather than runs: `waveloop setup` (waveloop's
@@ -32,7 +31,7 @@ export function register(program: Command): void {
 
 /** `waveloop setup`: registers the search attributes the namespace lacks, and says which. */
 async function setupCommand(): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     const added = await client.setupSearchAttributes();
     print(added.length ? `Registered ${added.join(', ')}.` : 'The search attributes are registered already.');
     return 0;
@@ -41,7 +40,7 @@ async function setupCommand(): Promise<number> {
 
 /** `waveloop server start`: starts the embedded server in the background unless something already answers. */
 async function serverStartCommand(): Promise<number> {
-  const config = loadSettings();
+  const config = settings();
   const status = await ensureEmbeddedServer({ dataDir: config.dataDir, ...config.embeddedServer });
   print(`${status.started ? 'Started' : 'Already running:'} Temporal on ${status.address} · Web UI ${status.uiUrl}`);
   return 0;
@@ -49,7 +48,7 @@ async function serverStartCommand(): Promise<number> {
 
 /** `waveloop server stop`: stops the embedded server waveloop started, if it runs. */
 async function serverStopCommand(): Promise<number> {
-  const result = await stopEmbeddedServer(loadSettings().dataDir);
+  const result = await stopEmbeddedServer(settings().dataDir);
   print(
     result.stopped
       ? `Stopped the embedded Temporal server (pid ${result.pid}).`
@@ -60,7 +59,7 @@ async function serverStopCommand(): Promise<number> {
 
 /** `waveloop server status`: whether the embedded server runs, with its pid and addresses; exit status 1 when it does not. */
 async function serverStatusCommand(): Promise<number> {
-  const status = await embeddedServerStatus(loadSettings().dataDir);
+  const status = await embeddedServerStatus(settings().dataDir);
   print(status.running ? `Running (pid ${status.pid}) on ${status.address} · Web UI ${status.uiUrl}` : 'Not running.');
   return status.running ? 0 : 1;
 }

@@ -2,8 +2,7 @@ import { Option, type Command } from 'commander';
 import type { UndoReport } from '../../client/undo';
 import { denyCommandLine } from '../../contract/command-lines';
 import type { UndoEntry } from '../../contract/effects/undo';
-import { loadSettings } from '../../settings';
-import { action, byOption, note, osUser, parsePositiveInt, print, withClient } from '../support';
+import { action, byOption, note, osUser, parsePositiveInt, print, settings, withClient } from '../support';
 import { alignColumns } from '../ui/table';
 
 /** `waveloop undo`: reverses what an ended run changed, later calls first (docs/effects.md#undo). */
@@ -47,7 +46,7 @@ function parseIteration(value: string): number {
  * commands that decide it.
  */
 async function undoCommand(workflowId: string, options: UndoCommandOptions): Promise<number> {
-  return withClient(loadSettings(), async (client) => {
+  return withClient(settings(), async (client) => {
     const report = await client.undo(workflowId, {
       ...(options.toIteration === undefined ? {} : { toIteration: options.toIteration }),
       dryRun: options.dryRun ?? false,

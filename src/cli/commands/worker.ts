@@ -2,9 +2,10 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { modelQueueName } from '../../contract/flow/model-queues';
 import type { LoadedProject } from '../../project/load-project';
-import { loadSettings, modelConfigProblem, type WorkerDeployment } from '../../settings';
+import { modelConfigProblem, type WorkerDeployment } from '../../settings';
 import { UsageError } from '../errors';
-import { action, ensureServer, note, projectOf } from '../support';
+import { io } from '../io';
+import { action, ensureServer, note, projectOf, settings } from '../support';
 import { createCliWorker } from '../worker-runtime';
 
 /**
@@ -46,7 +47,7 @@ async function workerCommand(
   project: LoadedProject,
   options: WorkerCommandOptions = {},
 ): Promise<number> {
-  const env = loadSettings();
+  const env = settings();
   const config = { ...env, deployment: deploymentOption(options) ?? env.deployment };
   const problem = modelConfigProblem(config.model);
   if (problem) throw new UsageError(problem);
@@ -89,7 +90,7 @@ function deploymentOption({ deployment, buildId }: WorkerCommandOptions): Worker
 function offered(project: LoadedProject): string {
   const { file, config } = project;
   const parts = [
-    ...(file ? [`the tools of ${path.relative(process.cwd(), file) || file}`] : []),
+    ...(file ? [`the tools of ${path.relative(io().cwd, file) || file}`] : []),
     ...(config.demo ? ['the demo tools'] : []),
   ];
   return parts.length ? parts.join(' and ') : 'the built-in tools';

@@ -1,5 +1,6 @@
 import { createColors } from 'picocolors';
 import type { Colors } from 'picocolors/types';
+import { io, type CliIo } from '../io';
 
 /**
  * The colours of what the CLI prints to stdout: statuses, waves, approvals and errors. Colour is on
@@ -12,8 +13,17 @@ export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv
   return Boolean(stream.isTTY) && env.TERM !== 'dumb';
 }
 
-/** Colours for stdout, decided once when the CLI starts. */
-export const colors: Colors = createColors(colorEnabled(process.stdout));
+const decided = new WeakMap<CliIo, Colors>();
+
+/** Colours for the command line's stdout (`io()`), decided once a command line. */
+export const colors: Colors = new Proxy({} as Colors, {
+  get(_, name: keyof Colors) {
+    const given = io();
+    let chosen = decided.get(given);
+    if (!chosen) decided.set(given, (chosen = createColors(colorEnabled(given.stdout, given.env))));
+    return chosen[name];
+  },
+});
 
 /** What a status means to the reader, for its colour: done well, needs a person or stopped short, failed, or under way. */
 export function statusColor(status: string): (text: string) => string {

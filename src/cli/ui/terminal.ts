@@ -4,6 +4,7 @@ import type { WaveloopClient } from '../../client/waveloop-client';
 import type { RunProgress } from '../../contract/agent-loop';
 import { toolSummary } from '../../contract/summaries';
 import { isStillAwaited, whatBecameOf, type Awaited } from '../awaited';
+import { io } from '../io';
 import { osUser } from '../support';
 import { answerHint } from './render';
 
@@ -41,7 +42,7 @@ export function terminalPrompts(
   out: (line: string) => void,
   describeError: (err: unknown) => string,
 ): TerminalPrompts | undefined {
-  if (!process.stdin.isTTY) return undefined;
+  if (!io().interactive) return undefined;
 
   const ask = async (
     workflowId: string,
