@@ -51,7 +51,7 @@ export async function loadProject(options: { file?: string; cwd?: string } = {})
 
   let exported: unknown;
   try {
-    exported = await configLoader().import(file, { default: true });
+    exported = await configLoader(await import(SELF)).import(file, { default: true });
   } catch (err) {
     throw new ConfigFileError(file, `could not be loaded: ${err instanceof Error ? err.message : String(err)}`, cwd);
   }
@@ -66,11 +66,14 @@ const RESERVED: ReservedNames = {
   demoAgents: demoAgents.map((agent) => agent.name),
 };
 
-function configLoader() {
-  return createJiti(__filename, {
-    // Without an extension, so that it is dist/src/index.js when built and src/index.ts in tests.
-    alias: { waveloop: path.join(__dirname, '..', 'index') },
-    moduleCache: false,
-    interopDefault: true,
-  });
+/** waveloop's own entry module: dist/src/index.js when built, src/index.ts in tests (no extension). */
+const SELF = path.join(__dirname, '..', 'index');
+
+/**
+ * The loader of config files: each load evaluates the config file (and the modules of its own it
+ * imports) afresh, while `waveloop` in it is `self`, the very module of the waveloop loading it
+ * (one instance: its classes, such as `ToolError`, are the loader's own, and nothing is loaded twice).
+ */
+function configLoader(self: unknown) {
+  return createJiti(__filename, { virtualModules: { waveloop: self }, moduleCache: false, interopDefault: true });
 }
