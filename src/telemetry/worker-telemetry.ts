@@ -1,16 +1,11 @@
 import type { Client } from '@temporalio/client';
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-  type OpenTelemetrySinks,
-} from '@temporalio/interceptors-opentelemetry';
+import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import { Runtime, type ActivityInterceptorsFactory, type InjectedSinks, type Worker } from '@temporalio/worker';
 import type { ModelPrice } from '../contract/model/pricing';
 import { activityMetrics } from './activity-metrics';
 import { watchApprovals } from './approvals-gauge';
 import { installMetricsRuntimeFromEnv, runtimeExportsMetrics } from './metrics-runtime';
-import { startTracing, type Tracing } from './tracing';
+import type { Tracing } from './tracing';
 import { tracingFromEnv, type TracingOptions } from './tracing-config';
 import { telemetryWorkflowModules } from './workflow-modules';
 
@@ -47,11 +42,16 @@ const FLUSH_TIMEOUT_MS = 5_000;
  * sink that exports its workflows' spans (with tracing off, a sink that drops them, so a bundle
  * built with tracing's module still runs). Metrics: the activity interceptor of model and tool
  * metrics, the run metrics' workflow module, and the gauge of runs waiting for approval. With both
- * off, the worker runs exactly as without telemetry: no interceptor, no workflow module.
+ * off, the worker runs exactly as without telemetry: no interceptor, no workflow module, and the
+ * OpenTelemetry SDK and its exporters are not even loaded (about 0.2 s of CPU at a worker's start).
  */
-export function workerTelemetry(options: WorkerTelemetryOptions): WorkerTelemetry {
+export async function workerTelemetry(options: WorkerTelemetryOptions): Promise<WorkerTelemetry> {
   const tracingOptions = options.tracing === false ? undefined : (options.tracing ?? tracingFromEnv());
-  const tracing = tracingOptions ? startTracing(tracingOptions) : undefined;
+  const traced = tracingOptions
+    ? await Promise.all([import('./tracing'), import('@temporalio/interceptors-opentelemetry')])
+    : undefined;
+  const tracing = traced && tracingOptions ? traced[0].startTracing(tracingOptions) : undefined;
+  const otel = traced?.[1];
   installMetricsRuntimeFromEnv();
   const metrics = options.metrics ?? runtimeExportsMetrics();
   return {
@@ -59,14 +59,15 @@ export function workerTelemetry(options: WorkerTelemetryOptions): WorkerTelemetr
     metrics,
     interceptors: {
       activity: [
-        ...(tracing ? [tracedActivities(tracing)] : []),
+        ...(tracing && otel ? [tracedActivities(otel, tracing)] : []),
         ...(metrics ? [activityMetrics(options.modelPrices)] : []),
       ],
     },
     sinks: {
-      exporter: tracing
-        ? makeWorkflowExporter(tracing.spanProcessor, tracing.resource)
-        : { export: { fn: () => undefined } },
+      exporter:
+        tracing && otel
+          ? otel.makeWorkflowExporter(tracing.spanProcessor, tracing.resource)
+          : { export: { fn: () => undefined } },
     },
     workflowModules: telemetryWorkflowModules({ tracing: tracing !== undefined, metrics }),
     attach(worker) {
@@ -87,10 +88,13 @@ export function workerTelemetry(options: WorkerTelemetryOptions): WorkerTelemetr
 }
 
 /** Temporal's activity interceptors: each attempt a `RunActivity` span under the workflow's `StartActivity`. */
-function tracedActivities({ tracer }: Tracing): ActivityInterceptorsFactory {
+function tracedActivities(
+  otel: typeof import('@temporalio/interceptors-opentelemetry'),
+  { tracer }: Tracing,
+): ActivityInterceptorsFactory {
   return (ctx) => ({
-    inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }),
-    outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+    inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx, { tracer }),
+    outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx),
   });
 }
 

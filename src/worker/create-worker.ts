@@ -171,7 +171,7 @@ export async function createWorker(options: WaveloopWorkerOptions): Promise<Work
     },
   });
   const { namespace, taskQueue, modelPrices } = options;
-  const telemetry = workerTelemetry({
+  const telemetry = await workerTelemetry({
     tracing: options.tracing,
     metrics: options.metrics,
     modelPrices,
