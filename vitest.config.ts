@@ -3,33 +3,33 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * About how long the slowest test files take (seconds, four at a time on a 2-core machine). Only
+ * About how long the slowest test files take (seconds, five at a time on a 2-core machine). Only
  * their order matters: on a machine without vitest's cache of earlier runs (CI's fresh clone) these
  * start first, so no long file starts last and runs alone at the end.
  */
 const SLOW_FILES: Record<string, number> = {
-  'test/e2e/package-install.test.ts': 80,
-  'test/e2e/bench-smoke.test.ts': 78,
-  'test/e2e/cli.test.ts': 57,
-  'test/e2e/cli-workers.test.ts': 39,
-  'test/e2e/evals.test.ts': 40,
-  'test/e2e/approval-rules.test.ts': 28,
-  'test/e2e/webhooks.test.ts': 28,
-  'test/e2e/fork.test.ts': 20,
-  'test/e2e/projects.test.ts': 32,
-  'test/e2e/continue-as-new.test.ts': 31,
-  'test/e2e/schedules.test.ts': 28,
-  'test/e2e/goal-cli.test.ts': 26,
-  'test/e2e/run-limits.test.ts': 25,
-  'test/e2e/traces.test.ts': 23,
-  'test/e2e/model-faults.test.ts': 22,
-  'test/e2e/large-payloads.test.ts': 18,
-  'test/e2e/telemetry-worker-process.test.ts': 18,
-  'test/e2e/goal-trees.test.ts': 17,
-  'test/e2e/deployment-versioning.test.ts': 17,
-  'test/e2e/shutdown.test.ts': 16,
-  'test/e2e/agent-loop.test.ts': 14,
-  'test/e2e/mcp-stdio.test.ts': 13,
+  'test/e2e/bench-smoke.test.ts': 263,
+  'test/e2e/package-install.test.ts': 180,
+  'test/e2e/audit.test.ts': 88,
+  'test/e2e/unknown-outcomes.test.ts': 80,
+  'test/e2e/cli.test.ts': 69,
+  'test/e2e/continue-as-new.test.ts': 69,
+  'test/e2e/evals.test.ts': 59,
+  'test/e2e/agents-as-tools.test.ts': 58,
+  'test/e2e/effects.test.ts': 51,
+  'test/e2e/temporal-connections.test.ts': 50,
+  'test/e2e/undo.test.ts': 49,
+  'test/e2e/cli-workers.test.ts': 48,
+  'test/e2e/sensitive-arguments.test.ts': 45,
+  'test/e2e/undo-approvals.test.ts': 41,
+  'test/e2e/model-rate-limit.test.ts': 41,
+  'test/e2e/webhooks.test.ts': 40,
+  'test/e2e/tool-retries.test.ts': 37,
+  'test/e2e/deployment-versioning.test.ts': 34,
+  'test/e2e/serve-api.test.ts': 34,
+  'test/e2e/traces.test.ts': 34,
+  'test/e2e/run-limits.test.ts': 34,
+  'test/e2e/who-decides.test.ts': 33,
 };
 
 /** Longest first: by the duration vitest recorded in an earlier run, or else by `SLOW_FILES`. */
