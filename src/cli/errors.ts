@@ -18,7 +18,7 @@ export class UsageError extends Error {}
  * The line to print for `err`: a usage error's own message, zod issues as `Invalid input: …`, a failed
  * run with its failure type, `No run or goal tree with id <id>.` (for the client's error and for the
  * server's NOT_FOUND about a workflow), a refused update as `Refused: …`, a decision no worker took
- * with how to start one, else the message.
+ * with how to start one, else the message (with the server's details, when it answered).
  */
 export function describeError(err: unknown): string {
   if (err instanceof UsageError) return err.message;
@@ -41,5 +41,7 @@ export function describeError(err: unknown): string {
   if (err instanceof NoWorkerError) {
     return `${err.message} Start one with ${startWorker(err.taskQueue)}.`;
   }
+  // The client's `ServiceError` says only what it tried (`Workflow Update failed`): add the server's why.
+  if (grpc && err instanceof Error && err !== grpc) return `${err.message}: ${grpc.details}`;
   return err instanceof Error ? err.message : String(err);
 }

@@ -31,6 +31,7 @@ import {
 } from '../contract/messages';
 import { locateIteration } from '../temporal/fork-point';
 import { queryWithRetry } from '../temporal/query';
+import { deliverUpdate } from '../temporal/update';
 import { followRun, type Follower, type FollowOptions } from './follow';
 import { hasLiveWorker } from './live-worker';
 import { readModelCall, type ModelCallState } from './model-call';
@@ -231,7 +232,9 @@ export class RunsClient {
     text: string,
     options: DecisionOptions = {},
   ): Promise<{ callId: string; question: string }> {
-    return this.decide(workflowId, options, (run) => run.executeUpdate(answerUpdate, { args: [text] }));
+    return this.decide(workflowId, options, (run, updateId) =>
+      run.executeUpdate(answerUpdate, { args: [text], updateId }),
+    );
   }
 
   /**
@@ -247,7 +250,9 @@ export class RunsClient {
     { by, args, ...options }: { by?: string; args?: Record<string, unknown> } & DecisionOptions = {},
   ): Promise<ApprovalOutcome> {
     const decision = { by: this.decider(by), ...(args ? { args } : {}) };
-    return this.decide(workflowId, options, (run) => run.executeUpdate(approveUpdate, { args: [callId, decision] }));
+    return this.decide(workflowId, options, (run, updateId) =>
+      run.executeUpdate(approveUpdate, { args: [callId, decision], updateId }),
+    );
   }
 
   /** Denies a call waiting for approval; the model sees `denied: <reason>`. Recorded as made `by` the given name, else the client's identity. */
@@ -257,8 +262,8 @@ export class RunsClient {
     { reason = '', by, ...options }: { reason?: string; by?: string } & DecisionOptions = {},
   ): Promise<ApprovalOutcome> {
     const decision = { by: this.decider(by) };
-    return this.decide(workflowId, options, (run) =>
-      run.executeUpdate(denyUpdate, { args: [callId, reason, decision] }),
+    return this.decide(workflowId, options, (run, updateId) =>
+      run.executeUpdate(denyUpdate, { args: [callId, reason, decision], updateId }),
     );
   }
 
@@ -273,7 +278,9 @@ export class RunsClient {
     { choice, result, by, ...options }: { choice: OutcomeChoice; result?: string; by?: string } & DecisionOptions,
   ): Promise<OutcomeSettled> {
     const decision = { choice, by: this.decider(by), ...(result !== undefined ? { result } : {}) };
-    return this.decide(workflowId, options, (run) => run.executeUpdate(outcomeUpdate, { args: [callId, decision] }));
+    return this.decide(workflowId, options, (run, updateId) =>
+      run.executeUpdate(outcomeUpdate, { args: [callId, decision], updateId }),
+    );
   }
 
   /** Who decides: `by`, else the identity the client connected with; an empty name is refused. */
@@ -284,12 +291,14 @@ export class RunsClient {
 
   /** Sends the next message of a conversation. */
   async send(workflowId: string, text: string, options: DecisionOptions = {}): Promise<void> {
-    await this.decide(workflowId, options, (run) => run.executeUpdate(sendUpdate, { args: [text] }));
+    await this.decide(workflowId, options, (run, updateId) =>
+      run.executeUpdate(sendUpdate, { args: [text], updateId }),
+    );
   }
 
   /** Ends a conversation; the run completes with the model's last message. */
   async end(workflowId: string, options: DecisionOptions = {}): Promise<void> {
-    await this.decide(workflowId, options, (run) => run.executeUpdate(endUpdate, { args: [] }));
+    await this.decide(workflowId, options, (run, updateId) => run.executeUpdate(endUpdate, { args: [], updateId }));
   }
 
   /**
@@ -300,7 +309,7 @@ export class RunsClient {
   private async decide<T>(
     workflowId: string,
     { waitSeconds = DECISION_WAIT_SECONDS }: DecisionOptions,
-    update: (run: WorkflowHandle) => Promise<T>,
+    update: (run: WorkflowHandle, updateId: string) => Promise<T>,
   ): Promise<T> {
     const handle = this.handle(workflowId);
     const description = await handle.describe();
@@ -309,7 +318,9 @@ export class RunsClient {
       throw new NoWorkerError(workflowId, description.taskQueue);
     const deadline = Date.now() + waitSeconds * 1000;
     try {
-      return await this.temporal.withDeadline(deadline, () => update(handle));
+      return await this.temporal.withDeadline(deadline, () =>
+        deliverUpdate((updateId) => update(handle, updateId), deadline),
+      );
     } catch (err) {
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError && Date.now() >= deadline)
         throw new NoWorkerError(workflowId, description.taskQueue, waitSeconds * 1000);

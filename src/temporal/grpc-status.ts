@@ -1,7 +1,7 @@
 import { isGrpcServiceError } from '@temporalio/client';
 
 /** The gRPC status codes waveloop reads in the Temporal server's answers. */
-export const GrpcStatus = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, ALREADY_EXISTS: 6 } as const;
+export const GrpcStatus = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, ALREADY_EXISTS: 6, FAILED_PRECONDITION: 9 } as const;
 
 /**
  * The gRPC error the Temporal server answered with, behind `err`: `err` itself (a raw service
