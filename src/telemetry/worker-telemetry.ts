@@ -46,12 +46,8 @@ const FLUSH_TIMEOUT_MS = 5_000;
  * OpenTelemetry SDK and its exporters are not even loaded (about 0.2 s of CPU at a worker's start).
  */
 export async function workerTelemetry(options: WorkerTelemetryOptions): Promise<WorkerTelemetry> {
-  const tracingOptions = options.tracing === false ? undefined : (options.tracing ?? tracingFromEnv());
-  const traced = tracingOptions
-    ? await Promise.all([import('./tracing'), import('@temporalio/interceptors-opentelemetry')])
-    : undefined;
-  const tracing = traced && tracingOptions ? traced[0].startTracing(tracingOptions) : undefined;
-  const otel = traced?.[1];
+  const traced = await tracedWith(options.tracing === false ? undefined : (options.tracing ?? tracingFromEnv()));
+  const tracing = traced?.tracing;
   installMetricsRuntimeFromEnv();
   const metrics = options.metrics ?? runtimeExportsMetrics();
   return {
@@ -59,15 +55,14 @@ export async function workerTelemetry(options: WorkerTelemetryOptions): Promise<
     metrics,
     interceptors: {
       activity: [
-        ...(tracing && otel ? [tracedActivities(otel, tracing)] : []),
+        ...(traced ? [tracedActivities(traced)] : []),
         ...(metrics ? [activityMetrics(options.modelPrices)] : []),
       ],
     },
     sinks: {
-      exporter:
-        tracing && otel
-          ? otel.makeWorkflowExporter(tracing.spanProcessor, tracing.resource)
-          : { export: { fn: () => undefined } },
+      exporter: traced
+        ? traced.otel.makeWorkflowExporter(traced.tracing.spanProcessor, traced.tracing.resource)
+        : { export: { fn: () => undefined } },
     },
     workflowModules: telemetryWorkflowModules({ tracing: tracing !== undefined, metrics }),
     attach(worker) {
@@ -87,11 +82,23 @@ export async function workerTelemetry(options: WorkerTelemetryOptions): Promise<
   };
 }
 
+/** Temporal's OpenTelemetry interceptors and the worker's tracer, loaded only when traces are exported. */
+interface Traced {
+  otel: typeof import('@temporalio/interceptors-opentelemetry');
+  tracing: Tracing;
+}
+
+async function tracedWith(options: TracingOptions | undefined): Promise<Traced | undefined> {
+  if (!options) return undefined;
+  const [{ startTracing }, otel] = await Promise.all([
+    import('./tracing'),
+    import('@temporalio/interceptors-opentelemetry'),
+  ]);
+  return { otel, tracing: startTracing(options) };
+}
+
 /** Temporal's activity interceptors: each attempt a `RunActivity` span under the workflow's `StartActivity`. */
-function tracedActivities(
-  otel: typeof import('@temporalio/interceptors-opentelemetry'),
-  { tracer }: Tracing,
-): ActivityInterceptorsFactory {
+function tracedActivities({ otel, tracing: { tracer } }: Traced): ActivityInterceptorsFactory {
   return (ctx) => ({
     inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx, { tracer }),
     outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx),
