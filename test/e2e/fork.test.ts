@@ -14,6 +14,7 @@ import { defineTool } from '../../src/tools/define';
 import { cliFixture, waveloop, type CliFixture } from '../support/cli';
 import type { ChatRequest } from '../support/fake-model';
 import { historyPayloads, recordHistory } from '../support/history';
+import { eventually } from '../support/wait';
 
 const { EventType } = temporal.api.enums.v1;
 
@@ -121,9 +122,8 @@ describe('waveloop fork: a new run from any iteration of another', () => {
 
     const source = await cli.client.runs.handle('fork-source').describe();
     const forkedFrom = { workflowId: 'fork-source', runId: source.runId, iteration: 2 };
-    const [show, list, description] = await Promise.all([
+    const [show, description] = await Promise.all([
       waveloop(['show', 'fork-1'], cli.env),
-      waveloop(['list', '--json'], cli.env),
       cli.client.runs.handle('fork-1').describe(),
     ]);
     expect(show.stdout).toContain(`Forked from fork-source at iteration 2 (run ${source.runId})`);
@@ -133,8 +133,17 @@ describe('waveloop fork: a new run from any iteration of another', () => {
     expect(show.stdout).toMatch(
       /Waves \(wave n: iteration n's tool calls\):\n {2}wave 3 · record_step\(step=mail Initech\)/,
     );
-    const listed = (JSON.parse(list.stdout) as Array<{ workflowId: string; forkedFrom?: unknown }>).find(
-      (run) => run.workflowId === 'fork-1',
+    // The list reads the visibility store, which the server writes a moment after the run's events.
+    const listed = await eventually(
+      async () =>
+        (
+          JSON.parse((await waveloop(['list', '--json'], cli.env)).stdout) as Array<{
+            workflowId: string;
+            forkedFrom?: unknown;
+          }>
+        ).find((run) => run.workflowId === 'fork-1' && run.forkedFrom !== undefined),
+      (run) => run !== undefined,
+      { attempts: 50, intervalMs: 200 },
     );
     expect(listed?.forkedFrom).toEqual(forkedFrom);
     expect(description.memo?.forkedFrom).toEqual(forkedFrom);
