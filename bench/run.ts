@@ -19,7 +19,7 @@ import { waveWidth, type WaveWidthSizes } from './scenarios/wave-width';
 import { waves } from './scenarios/waves';
 import { BenchEnv } from './support/env';
 import { agentsVersions, prepareAgents } from './support/openai-agents';
-import { markdownTable, type ScenarioResult } from './support/report';
+import { markdownTable, mergeLarge, type Report, type ScenarioResult } from './support/report';
 import { loadAverage } from './support/stats';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -32,14 +32,13 @@ const SMOKE = process.env.BENCH_SMOKE === '1';
 const FULL = process.env.BENCH_FULL === '1' && !SMOKE;
 /**
  * `BENCH_ONLY=1,3` runs those scenarios only and writes bench/results.partial.json, not the report;
- * with BENCH_FULL=1 as well, it writes bench/results.full.json, which BENCHMARKS.md shows in a
- * section of its own ("Large sizes") next to the latest full default run (bench/results.json).
+ * with BENCH_FULL=1 as well, it writes those scenarios into bench/results.full.json (the others'
+ * large sizes stay), which BENCHMARKS.md shows in a section of its own ("Large sizes") next to the
+ * latest full default run (bench/results.json).
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').map(Number);
 const RESULTS = path.join(ROOT, 'bench', 'results.json');
 const FULL_RESULTS = path.join(ROOT, 'bench', 'results.full.json');
-
-type Report = { machine: Record<string, unknown>; results: ScenarioResult[] };
 
 /** What each scenario runs. */
 interface Sizes {
@@ -261,7 +260,7 @@ function writeReport(report: Report): void {
       process.env.BENCH_OUT ||
       path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-bench-smoke-')), 'results.json');
     fs.writeFileSync(out, json(report));
-    fs.writeFileSync(path.join(path.dirname(out), 'BENCHMARKS.md'), renderMarkdown(report, undefined));
+    fs.writeFileSync(path.join(path.dirname(out), 'BENCHMARKS.md'), renderMarkdown(report, undefined, kept()));
     log(
       `wrote ${out} and BENCHMARKS.md beside it (BENCH_SMOKE: the repository's BENCHMARKS.md and bench/results*.json are left as they are)`,
     );
@@ -272,17 +271,19 @@ function writeReport(report: Report): void {
     log('wrote bench/results.partial.json (BENCH_ONLY: BENCHMARKS.md is left as it is)');
     return;
   }
-  fs.writeFileSync(ONLY ? FULL_RESULTS : RESULTS, json(report));
-  // A whole run at the large sizes supersedes an earlier run of some of them.
-  if (!ONLY && FULL) fs.rmSync(FULL_RESULTS, { force: true });
   const read = (file: string) =>
     fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Report) : undefined;
+  // A run of some scenarios at the large sizes replaces theirs and keeps the others' (a whole run at
+  // the large sizes supersedes them all).
+  const large = ONLY ? mergeLarge(read(FULL_RESULTS), report) : report;
+  fs.writeFileSync(ONLY ? FULL_RESULTS : RESULTS, json(ONLY ? large : report));
+  if (!ONLY && FULL) fs.rmSync(FULL_RESULTS, { force: true });
   const main = read(RESULTS);
   if (!main) {
     log(`wrote ${path.relative(ROOT, FULL_RESULTS)}; BENCHMARKS.md needs a default run (bench/results.json) first`);
     return;
   }
-  fs.writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), renderMarkdown(main, ONLY ? report : read(FULL_RESULTS)));
+  fs.writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), renderMarkdown(main, ONLY ? large : read(FULL_RESULTS), kept()));
   log(
     `wrote BENCHMARKS.md and ${path.relative(ROOT, ONLY ? FULL_RESULTS : RESULTS)} in ${Number(report.machine.minutes).toFixed(1)} min`,
   );
@@ -300,7 +301,18 @@ function gitCommit(): string {
 
 type Machine = Record<string, string | number | boolean | Record<string, string>>;
 
-function renderMarkdown(report: Report, full: Report | undefined): string {
+/**
+ * The measurements kept by hand (bench/measured-changes.md): before/after figures of one change,
+ * taken in one sitting, and runs at sizes of their own. BENCHMARKS.md ends with them, whatever run
+ * wrote it.
+ */
+const KEPT = path.join(ROOT, 'bench', 'measured-changes.md');
+
+function kept(): string | undefined {
+  return fs.existsSync(KEPT) ? fs.readFileSync(KEPT, 'utf8').trim() : undefined;
+}
+
+function renderMarkdown(report: Report, full: Report | undefined, keptByHand?: string): string {
   const m = report.machine as Machine;
   const lines = [
     '# Benchmarks',
@@ -346,6 +358,7 @@ function renderMarkdown(report: Report, full: Report | undefined): string {
     '',
     ...sections(report.results, '##'),
     ...(full ? fullSection(full) : []),
+    ...(keptByHand ? [keptByHand, ''] : []),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -395,8 +408,8 @@ function fullSection(full: Report): string[] {
   return [
     `## Large sizes (\`BENCH_FULL=1 BENCH_ONLY=${ids} npm run bench\`)`,
     '',
-    'A run of its own (its date below), on the same machine; the raw figures are in',
-    '[`bench/results.full.json`](bench/results.full.json).',
+    'Runs of their own (the latest one below; a scenario from an earlier one says so), on the same',
+    'machine; the raw figures are in [`bench/results.full.json`](bench/results.full.json).',
     '',
     markdownTable(['', ''], runRows(full.machine as Machine)),
     '',

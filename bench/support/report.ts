@@ -11,6 +11,23 @@ export interface ScenarioResult {
   data: unknown;
 }
 
+/** A run's report: its machine and its scenarios' results (bench/results*.json). */
+export type Report = { machine: Record<string, unknown>; results: ScenarioResult[] };
+
+/**
+ * The large sizes after `run`: its scenarios, and those of `earlier` it did not run, each of these
+ * with a note of the run it comes from. The machine is `run`'s.
+ */
+export function mergeLarge(earlier: Report | undefined, run: Report): Report {
+  if (!earlier) return run;
+  const ran = new Set(run.results.map((r) => r.id));
+  const from = `From the run of ${String(earlier.machine.date ?? 'unknown')} at ${String(earlier.machine.commit)}.`;
+  const kept = earlier.results
+    .filter((r) => !ran.has(r.id))
+    .map((r) => (r.notes.some((note) => note.startsWith('From the run of')) ? r : { ...r, notes: [...r.notes, from] }));
+  return { ...run, results: [...kept, ...run.results].sort((a, b) => a.id - b.id) };
+}
+
 export function markdownTable(head: string[], rows: Array<Array<string | number>>): string {
   const line = (cells: Array<string | number>) => `| ${cells.map(String).join(' | ')} |`;
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');

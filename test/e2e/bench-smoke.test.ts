@@ -106,6 +106,8 @@ describe('bench (BENCH_SMOKE=1)', () => {
     expect(markdown).toMatch(/^# Benchmarks\n/);
     expect(markdown).toContain('\n## Machine\n');
     expect(markdown).toContain('\n## Targets\n');
+    // The measurements kept by hand (bench/measured-changes.md) end every report.
+    expect(markdown).toContain('\n## Measured changes\n');
     for (const result of report.results) {
       const section = markdown.split(`\n## ${result.id}. `)[1]?.split('\n## ')[0];
       expect(section, `scenario ${result.id}`).toBeDefined();
