@@ -313,6 +313,12 @@ describe('undo', () => {
       (lines) => lines.includes('pay INV-7 100'),
       { problem: 'INV-7 was never paid.' },
     );
+    // Still running, at its question: the model has had both its replies before the run is cancelled.
+    await eventually(
+      async () => (await cli.client.runs.status(id)).progress?.status,
+      (status) => status === 'waiting_for_input',
+      { problem: 'The run never asked its question.' },
+    );
     const before = log();
     const refused = await cmd(['undo', id]);
     expect(refused.code).toBe(1);
