@@ -313,7 +313,8 @@ describe('undo', () => {
       (lines) => lines.includes('pay INV-7 100'),
       { problem: 'INV-7 was never paid.' },
     );
-    // Still running, at its question: the model has had both its replies before the run is cancelled.
+    // Still running, at its question: the model has answered both its calls before the run is
+    // cancelled (a call still in flight then would take the next test's first reply).
     await eventually(
       async () => (await cli.client.runs.status(id)).progress?.status,
       (status) => status === 'waiting_for_input',
