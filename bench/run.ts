@@ -276,7 +276,7 @@ function writeReport(report: Report): void {
   // A run of some scenarios at the large sizes replaces theirs and keeps the others' (a whole run at
   // the large sizes supersedes them all).
   const large = ONLY ? mergeLarge(read(FULL_RESULTS), report) : report;
-  fs.writeFileSync(ONLY ? FULL_RESULTS : RESULTS, json(ONLY ? large : report));
+  fs.writeFileSync(ONLY ? FULL_RESULTS : RESULTS, json(large));
   if (!ONLY && FULL) fs.rmSync(FULL_RESULTS, { force: true });
   const main = read(RESULTS);
   if (!main) {

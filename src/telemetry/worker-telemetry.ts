@@ -47,11 +47,10 @@ const FLUSH_TIMEOUT_MS = 5_000;
  */
 export async function workerTelemetry(options: WorkerTelemetryOptions): Promise<WorkerTelemetry> {
   const traced = await tracedWith(options.tracing === false ? undefined : (options.tracing ?? tracingFromEnv()));
-  const tracing = traced?.tracing;
   installMetricsRuntimeFromEnv();
   const metrics = options.metrics ?? runtimeExportsMetrics();
   return {
-    tracing: tracing !== undefined,
+    tracing: traced !== undefined,
     metrics,
     interceptors: {
       activity: [
@@ -64,9 +63,9 @@ export async function workerTelemetry(options: WorkerTelemetryOptions): Promise<
         ? traced.otel.makeWorkflowExporter(traced.tracing.spanProcessor, traced.tracing.resource)
         : { export: { fn: () => undefined } },
     },
-    workflowModules: telemetryWorkflowModules({ tracing: tracing !== undefined, metrics }),
+    workflowModules: telemetryWorkflowModules({ tracing: traced !== undefined, metrics }),
     attach(worker) {
-      if (!tracing && !metrics) return worker;
+      if (!traced && !metrics) return worker;
       const run = worker.run.bind(worker);
       worker.run = async () => {
         const approvals = metrics ? watchApprovals({ ...options, meter: Runtime.instance().metricMeter }) : undefined;
@@ -74,7 +73,7 @@ export async function workerTelemetry(options: WorkerTelemetryOptions): Promise<
           await run();
         } finally {
           approvals?.stop();
-          if (tracing) await flushed(tracing);
+          if (traced) await flushed(traced.tracing);
         }
       };
       return worker;
