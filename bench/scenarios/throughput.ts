@@ -19,8 +19,11 @@ interface Config {
   name: string;
   tuning: WaveloopWorkerOptions['tuning'];
   tools: AnyTool[];
-  /** The SDK's defaults, waveloop's throughput tuning (a target), the same with the local-activity tool (a target). */
-  role: 'sdk' | 'tuned' | 'local' | 'allLocal';
+  /**
+   * The SDK's defaults; waveloop's throughput tuning with its defaults, the read tool as a local
+   * activity (a target); the same with the tool as an activity; with local model calls (a target).
+   */
+  role: 'sdk' | 'tuned' | 'activity' | 'allLocal';
   localModelCalls?: boolean;
   /** How long the fake model takes to answer (1 s; less in a smoke run). */
   modelMs: number;
@@ -62,23 +65,32 @@ export async function throughput(
 ): Promise<ScenarioResult> {
   const configs: Config[] = counts.flatMap((count): Config[] => [
     ...(count <= 100
-      ? [{ count, modelMs, name: 'SDK defaults', tuning: {}, tools: [benchTool], role: 'sdk' as const }]
+      ? [
+          {
+            count,
+            modelMs,
+            name: 'SDK defaults, the tool as an activity',
+            tuning: {},
+            tools: [benchTool],
+            role: 'sdk' as const,
+          },
+        ]
       : []),
     {
       count,
       modelMs,
-      name: 'throughputTuning(runs)',
+      name: 'throughputTuning(runs), the read tool as a local activity (its default)',
       tuning: throughputTuning(count),
-      tools: [benchTool],
+      tools: [benchLocalTool],
       role: 'tuned' as const,
     },
     {
       count,
       modelMs,
-      name: 'throughputTuning(runs), the tool as a local activity',
+      name: 'throughputTuning(runs), the tool as an activity (`localActivity: false`)',
       tuning: throughputTuning(count),
-      tools: [benchLocalTool],
-      role: 'local' as const,
+      tools: [benchTool],
+      role: 'activity' as const,
     },
     {
       count,
@@ -90,12 +102,11 @@ export async function throughput(
       localModelCalls: true,
     },
   ]);
-  // BENCH_ROLES=tuned,local measures only those configurations (diagnostics).
+  // BENCH_ROLES=tuned,activity measures only those configurations (diagnostics).
   const roles = process.env.BENCH_ROLES?.split(',');
   if (roles) configs.splice(0, configs.length, ...configs.filter((c) => roles.includes(c.role)));
   const targetOf: Partial<Record<Config['role'], (count: number) => string>> = {
-    tuned: (count) => `${count} concurrent runs`,
-    local: () => 'the same, the tool as a local activity',
+    tuned: (count) => `${count} concurrent runs, waveloop's defaults (the read tool as a local activity)`,
     allLocal: () => 'the same, model calls and the tool as local activities (`localModelCalls`)',
   };
   // A virtual machine's speed can drift by a third within minutes, so the configurations of one size take turns
@@ -239,10 +250,10 @@ async function measure(env: BenchEnv, config: Config): Promise<Figures> {
 
 /**
  * Where the wall time of the target row went, and the rate this machine's cores allow at the CPU an
- * iteration cost; what the local-activity tool saved of that CPU.
+ * iteration cost; what the tool as an activity would add.
  */
 function explain(rows: Figures[]): string {
-  const [main, local] = (['tuned', 'local'] as const).map((role) => rows.find((f) => f.config.role === role));
+  const [main, activity] = (['tuned', 'activity'] as const).map((role) => rows.find((f) => f.config.role === role));
   if (!main?.cpu.perIteration)
     return `${rows[0]?.config.count} runs: the server's CPU time could not be read, so no CPU bound is given.`;
   const cores = os.cpus().length;
@@ -258,8 +269,8 @@ function explain(rows: Figures[]): string {
     .filter(Boolean)
     .join(', ');
   return (
-    `${main.config.count} runs, throughputTuning(runs): the wall time is the runs' start (their first model calls came ${ms(main.firstCall, 0)} after it, the median; before it every run needs ${trips}, all the runs at the same moment) and ${ITERATIONS} iterations of ${ms(main.iteration, 0)} each instead of ${ms(main.config.modelMs, 0)}. ` +
+    `${main.config.count} runs, throughputTuning(runs), the read tool as a local activity: the wall time is the runs' start (their first model calls came ${ms(main.firstCall, 0)} after it, the median; before it every run needs ${trips}, all the runs at the same moment) and ${ITERATIONS} iterations of ${ms(main.iteration, 0)} each instead of ${ms(main.config.modelMs, 0)}. ` +
     `Both wait for CPU: the runner and the server used ${((main.cpu.runner + main.cpu.server!) / main.cpu.wall).toFixed(1)} of the ${cores} cores, and an iteration cost ${ms(main.cpu.perIteration)} of CPU, so at that cost this machine allows at most ${bound.toFixed(0)} iterations/s (${((bound / main.ideal) * 100).toFixed(0)} % of the ideal). ` +
-    `The local-activity tool saves one workflow task and one activity per iteration (${local?.cpu.perIteration ? ms(main.cpu.perIteration - local.cpu.perIteration) : '–'} of CPU per iteration here).`
+    `The tool as an activity costs one workflow task and one activity more per iteration (${activity?.cpu.perIteration ? ms(activity.cpu.perIteration - main.cpu.perIteration) : '–'} of CPU per iteration here).`
   );
 }

@@ -204,12 +204,17 @@ function toolInfo(tool: AnyTool, approval: ToolApproval | undefined): ToolInfo {
     loopBreaking: tool.loopBreaking ?? false,
     ...(tool.interaction ? { interaction: tool.interaction } : {}),
     ...(approval ? { approval } : {}),
-    ...(tool.localActivity ? { localActivity: true } : {}),
+    ...(runsLocally(tool) ? { localActivity: true } : {}),
     ...(tool.sensitive?.length ? { sensitive: [...tool.sensitive] } : {}),
     effect: tool.effect ?? DEFAULT_EFFECT,
     ...(tool.reconcile ? { reconcile: true } : {}),
     ...(tool.undo ? { undo: true } : {}),
   };
+}
+
+/** Whether calls of `tool` run as local activities: as it says, else when it only reads. */
+function runsLocally(tool: AnyTool): boolean {
+  return tool.localActivity ?? (tool.effect ?? DEFAULT_EFFECT) === 'read';
 }
 
 /** The run's output schema (`outputSpecOf`); what is wrong with it fails the run as `InvalidInput`. */

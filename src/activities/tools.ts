@@ -55,7 +55,8 @@ export function createRunTool({
     const context = Context.current();
     const toolContext = {
       signal: context.cancellationSignal,
-      heartbeat: (details?: unknown) => context.heartbeat(details),
+      // A local activity (a read tool's call, by default) has no heartbeat to send.
+      heartbeat: context.info.isLocal ? () => undefined : (details?: unknown) => context.heartbeat(details),
       idempotencyKey: `${input.workflowId}/${input.toolCallId}`,
       workflowId: input.workflowId,
       toolCallId: input.toolCallId,

@@ -40,6 +40,8 @@ export function mcpTool(connection: McpServerConnection, tool: Tool): AnyTool {
     timeoutSeconds,
     requiresApproval: mcpToolRequiresApproval(config, tool),
     effect: mcpToolEffect(tool),
+    // A call crosses to another process, of unknown speed: an activity, also when it only reads.
+    localActivity: false,
     async execute(args, context) {
       const result = await connection.callTool(tool.name, args, {
         signal: context.signal,

@@ -7,7 +7,10 @@ import { RENAMED_RETRY_FIELDS, RENAMED_TOOL_FIELDS, renamedFieldProblems } from 
 export interface ToolContext {
   /** Aborted when the run is cancelled or the activity times out; long work should stop when it fires. */
   signal: AbortSignal;
-  /** Records liveness (and optional progress details) with Temporal; call it from long-running tools. */
+  /**
+   * Records liveness (and optional progress details) with Temporal; call it from long-running tools.
+   * Does nothing in a local activity (a `read` tool's call, unless it says `localActivity: false`).
+   */
   heartbeat(details?: unknown): void;
   /**
    * `<workflowId>/<toolCallId>`: the same for every attempt of one tool call and different for every
@@ -144,10 +147,12 @@ export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown
    */
   interaction?: 'question' | 'conversation';
   /**
-   * Run the tool as a local activity: in the worker that runs the workflow, without a round trip
-   * through the server's task queue, recorded as a marker. For cheap, read-only tools that finish
-   * well within a workflow task (seconds): a local activity is retried by the workflow and does not
-   * heartbeat. Default false.
+   * Run the tool as a local activity: in the worker that runs the workflow, within the workflow
+   * task that received the model's reply, recorded as a marker: one activity and one workflow task
+   * fewer per iteration. For quick reads: a local activity is retried by the workflow, does not
+   * heartbeat, and runs again on another worker if its worker dies before the task completes.
+   * Default: true for a `read` tool, false otherwise; a read that may take longer than a few seconds,
+   * or heartbeats, says `false` (docs/performance.md#read-tools-run-as-local-activities).
    */
   localActivity?: boolean;
   /**

@@ -7,7 +7,7 @@ import { textHash } from '../../src/contract/text-hash';
 import { defineTool } from '../../src/tools/define';
 import { FAKE_USAGE, toolMessages, type ChatRequest } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
-import { activities, recordHistory } from '../support/history';
+import { activities, localActivities, recordHistory } from '../support/history';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -68,18 +68,18 @@ describe('agentLoop', () => {
     expect(bobAfter.company).toBe('EPAM');
 
     const history = await handle.fetchHistory();
-    // resolveRun runs as a local activity (a marker in the first workflow task); every model and
-    // tool call is an activity of its own.
-    const markers = history.events!.filter(
-      (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
-    );
-    expect(markers).toHaveLength(1);
+    // resolveRun and the read tools' calls run as local activities (markers, each in the workflow
+    // task that received the model's reply); every model call and the idempotent update_user's
+    // call are activities of their own.
+    expect(localActivities(history).map((a) => a.summary)).toEqual([
+      'resolve agent and tools',
+      'wave 1 · search_users(name=Bob)',
+      `wave 2 · get_user(id=${bobBefore[0].id})`,
+    ]);
     const story = activities(history);
     expect(story.map((a) => a.summary)).toEqual([
       'iteration 1 · model',
-      'wave 1 · search_users(name=Bob)',
       'iteration 2 · model',
-      `wave 2 · get_user(id=${bobBefore[0].id})`,
       'iteration 3 · model',
       // Who may decide and the preview are settled on the worker as the call begins to wait.
       `wave 3 · update_user(id=${bobBefore[0].id}, company=EPAM) · waits for approval`,
@@ -124,13 +124,13 @@ describe('agentLoop', () => {
       JSON.parse(result!.waves[0].calls[1].result!).start,
     ]);
 
-    const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
+    // Read tools: each wave's two calls ran as local activities within the one workflow task that
+    // received the model's reply (that they run side by side: local-model-calls.test.ts).
+    const tools = localActivities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
     for (const wave of [1, 2]) {
       const calls = tools.filter((a) => a.summary.startsWith(`wave ${wave} ·`));
       expect(calls).toHaveLength(2);
-      const lastScheduled = Math.max(...calls.map((a) => a.scheduledEventId));
-      const firstCompleted = Math.min(...calls.map((a) => a.completedEventId!));
-      expect(lastScheduled).toBeLessThan(firstCompleted);
+      expect(new Set(calls.map((a) => a.workflowTask)).size).toBe(1);
     }
     // Results go back to the model in call order.
     const secondRequest = h.fake.requests[1];
@@ -164,9 +164,9 @@ describe('agentLoop', () => {
     expect(seen[3]).toMatch(/^Error: the arguments are not valid JSON/);
     expect(result!.waves[0].calls.map((c) => c.ok)).toEqual([false, false, false, false]);
 
-    // Only the two calls to real tools became activities; neither was retried.
-    const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
-    expect(tools.map((a) => [a.summary, a.attempts])).toEqual([
+    // Only the two calls to real tools ran (local activities: read tools); neither was retried.
+    const tools = localActivities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
+    expect(tools.map((a) => [a.summary, a.attempt])).toEqual([
       ['wave 1 · get_user(id=99999)', 1],
       ['wave 1 · search_users(name=42)', 1],
     ]);

@@ -123,7 +123,8 @@ describe('bench (BENCH_SMOKE=1)', () => {
     const iterations = report.machine.sizes[sizes].iterations;
     expect(engines.map((e) => e.engine)).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^waveloop agentLoop/),
+        expect.stringMatching(/^waveloop defaults/),
+        expect.stringMatching(/^waveloop, the tool as an activity/),
         expect.stringMatching(/floor/),
         INTEGRATION,
       ]),
@@ -151,7 +152,7 @@ describe('bench (BENCH_SMOKE=1)', () => {
       firstError?: string;
     }>;
     const [count] = report.machine.sizes.throughput;
-    expect(rows.map((r) => r.config.role).sort()).toEqual(['allLocal', 'local', 'sdk', 'tuned']);
+    expect(rows.map((r) => r.config.role).sort()).toEqual(['activity', 'allLocal', 'sdk', 'tuned']);
     for (const r of rows)
       expect({ runs: r.config.count, completed: r.completed, error: r.firstError }, r.config.role).toEqual({
         runs: count,

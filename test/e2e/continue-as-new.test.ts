@@ -1,6 +1,8 @@
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { answerUpdate } from '../../src/contract/messages';
+import { defineTool } from '../../src/tools/define';
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
 import { recordHistory } from '../support/history';
@@ -11,12 +13,25 @@ afterAll(() => h.stop());
 
 const EventType = temporal.api.enums.v1.EventType;
 
+/**
+ * A read whose calls are activities (`localActivity: false`): an iteration of it adds as many
+ * events as one of any tool run as an activity, so the hand-overs come where these tests expect.
+ */
+const addOne = defineTool({
+  name: 'add_one',
+  description: 'Adds one to a number.',
+  parameters: z.object({ n: z.number() }),
+  effect: 'read',
+  localActivity: false,
+  execute: ({ n }) => String(n + 1),
+});
+
 describe('agentLoop: long runs stay bounded', () => {
   it('continue-as-new: a long run hands over at least twice, compacts its transcript, and still answers a question', async () => {
     const agent: Array<ScriptedReply | ((req: ChatRequest) => ScriptedReply)> = [
       ...Array.from({ length: 10 }, (_, i) => ({
         content: `step ${i}`,
-        toolCalls: [{ name: 'calculator', args: { expression: `${i} + 1` } }],
+        toolCalls: [{ name: 'add_one', args: { n: i } }],
       })),
       { toolCalls: [{ name: 'ask_question', args: { question: 'Shall I add them up?' } }] },
       (req) => ({ content: `Sum: 55 (you said ${req.messages.at(-1)!.content}).` }),
@@ -38,6 +53,7 @@ describe('agentLoop: long runs stay bounded', () => {
     const { handle, result } = await h.run(
       { goal: 'Add 1 to 0..9, then ask me', maxHistoryEvents: 50, maxIterations: 20 },
       {
+        extraTools: [addOne],
         during: async (handle) => {
           const waiting = await waitForProgress(h.client, handle, (p) => p.status === 'waiting_for_input');
           handOversWhenAsked = waiting.handOvers ?? 0;
@@ -92,7 +108,7 @@ describe('agentLoop: long runs stay bounded', () => {
             return { content: `Earlier: ${turns} sums so far.` };
           turns += 1;
           return turns < 250
-            ? { toolCalls: [{ name: 'calculator', args: { expression: `${turns} + 1` } }] }
+            ? { toolCalls: [{ name: 'add_one', args: { n: turns } }] }
             : { content: 'Done: 249 sums.' };
           // 250 turns, and a summary at each hand-over (one every 2,000 events, about 200 iterations).
         },
@@ -100,7 +116,7 @@ describe('agentLoop: long runs stay bounded', () => {
       );
       const { handle, result } = await h.run(
         { goal: 'Add one to every number from 1 to 249', maxIterations: 250 },
-        { timeout: '10 minutes' },
+        { timeout: '10 minutes', extraTools: [addOne] },
       );
 
       expect(result).toMatchObject({ status: 'completed', iterations: 250, answer: 'Done: 249 sums.' });

@@ -148,18 +148,25 @@ function placements(history: History): Array<{ kind: string; priority: unknown }
   });
 }
 
+/** A read whose calls are activities (`localActivity: false`), so their placement is in the history. */
+const multiply = defineTool({
+  name: 'multiply',
+  description: 'Multiplies two numbers.',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  effect: 'read',
+  localActivity: false,
+  execute: ({ a, b }) => String(a * b),
+});
+
 describe('flow control: priority and fairness', () => {
   const PLACED = { priorityKey: 2, fairnessKey: 'tenant-a', fairnessWeight: 2.5 };
 
   it('a run with priority, fairnessKey and fairnessWeight schedules every model call and tool call with them', async () => {
-    h.fake.script({ toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] }, { content: '42' });
-    const { handle, result } = await h.run({
-      goal: 'What is 6 * 7?',
-      tools: ['calculator'],
-      priority: 2,
-      fairnessKey: 'tenant-a',
-      fairnessWeight: 2.5,
-    });
+    h.fake.script({ toolCalls: [{ name: 'multiply', args: { a: 6, b: 7 } }] }, { content: '42' });
+    const { handle, result } = await h.run(
+      { goal: 'What is 6 * 7?', tools: ['multiply'], priority: 2, fairnessKey: 'tenant-a', fairnessWeight: 2.5 },
+      { extraTools: [multiply] },
+    );
     expect(result).toMatchObject({ status: 'completed', answer: '42' });
     expect(placements(await handle.fetchHistory())).toEqual([
       { kind: 'callModel', priority: PLACED },
@@ -209,23 +216,23 @@ describe('flow control: priority and fairness', () => {
       },
       [A]: {
         assessment: [assess.tools('multiply')],
-        agent: [
-          { toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] },
-          { content: '6 times 7 is 42.' },
-        ],
+        agent: [{ toolCalls: [{ name: 'multiply', args: { a: 6, b: 7 } }] }, { content: '6 times 7 is 42.' }],
       },
       [B]: { assessment: [assess.answer()], synthesis: [synthesis('It is 42.', ['42'])] },
     });
     h.fake.script(...router.steps);
 
-    const { handle, result } = await h.pursue({
-      goal: GOAL,
-      tools: ['calculator'],
-      maxParallelGoals: 1,
-      priority: 2,
-      fairnessKey: 'tenant-a',
-      fairnessWeight: 2.5,
-    });
+    const { handle, result } = await h.pursue(
+      {
+        goal: GOAL,
+        tools: ['multiply'],
+        maxParallelGoals: 1,
+        priority: 2,
+        fairnessKey: 'tenant-a',
+        fairnessWeight: 2.5,
+      },
+      { extraTools: [multiply] },
+    );
     router.assertDone();
     expect(result).toMatchObject({ status: 'achieved', report: { summary: 'Both are 42.' } });
 

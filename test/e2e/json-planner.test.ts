@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
 import { Harness } from '../support/harness';
-import { activities, recordHistory } from '../support/history';
+import { localActivities, recordHistory } from '../support/history';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -30,9 +30,13 @@ function waveResults(request: ChatRequest): Record<string, any> {
   return results;
 }
 
-/** The tool waves of a run, as its history tells them: [summary, scheduled before any completed?]. */
+/**
+ * The tool waves of a run, as its history tells them: each wave's tools, and whether all its calls
+ * ran in one workflow task (read tools: local activities, run side by side within the task that
+ * received the model's reply).
+ */
 async function historyWaves(handle: Parameters<typeof recordHistory>[1]) {
-  const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
+  const tools = localActivities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
   const waves = new Map<string, typeof tools>();
   for (const a of tools) {
     const wave = a.summary.split(' · ')[0];
@@ -40,7 +44,7 @@ async function historyWaves(handle: Parameters<typeof recordHistory>[1]) {
   }
   return [...waves.values()].map((calls) => ({
     tools: calls.map((a) => a.summary.split(' · ')[1].split('(')[0]),
-    parallel: Math.max(...calls.map((a) => a.scheduledEventId)) < Math.min(...calls.map((a) => a.completedEventId!)),
+    oneTask: new Set(calls.map((a) => a.workflowTask)).size === 1,
   }));
 }
 
@@ -61,7 +65,7 @@ describe('agentLoop with the JSON planner: one wave plan a turn', () => {
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 2 });
     expect(result!.answer).toMatch(/^\d+ rooms are free\.$/);
-    expect(await historyWaves(handle)).toEqual([{ tools: ['get_availability'], parallel: true }]);
+    expect(await historyWaves(handle)).toEqual([{ tools: ['get_availability'], oneTask: true }]);
 
     const first = h.fake.requests[0] as ChatRequest & { response_format?: any };
     expect(first.tools).toBeUndefined();
@@ -97,8 +101,8 @@ describe('agentLoop with the JSON planner: one wave plan a turn', () => {
     ]);
     expect(result!.waves[1].calls[0].args).toEqual({ check_in: '2026-12-04', check_out: '2026-12-05' });
     expect(await historyWaves(handle)).toEqual([
-      { tools: ['resolve_holiday'], parallel: true },
-      { tools: ['get_availability'], parallel: true },
+      { tools: ['resolve_holiday'], oneTask: true },
+      { tools: ['get_availability'], oneTask: true },
     ]);
   });
 
@@ -127,8 +131,8 @@ describe('agentLoop with the JSON planner: one wave plan a turn', () => {
     h.fake.assertDone();
     expect(result).toMatchObject({ status: 'completed', iterations: 3, answer: 'Both work.' });
     expect(await historyWaves(handle)).toEqual([
-      { tools: ['resolve_holiday', 'resolve_date_hint'], parallel: true },
-      { tools: ['get_availability', 'get_availability'], parallel: true },
+      { tools: ['resolve_holiday', 'resolve_date_hint'], oneTask: true },
+      { tools: ['get_availability', 'get_availability'], oneTask: true },
     ]);
     expect(result!.waves[1].calls.map((c) => c.args.check_in)).toEqual(['2026-12-04', '2026-11-28']);
   });
@@ -204,8 +208,8 @@ describe('agentLoop with the JSON planner: one wave plan a turn', () => {
       ['task_complete'],
     ]);
     expect(await historyWaves(handle)).toEqual([
-      { tools: ['search_users', 'calculator'], parallel: true },
-      { tools: ['task_complete'], parallel: true },
+      { tools: ['search_users', 'calculator'], oneTask: true },
+      { tools: ['task_complete'], oneTask: true },
     ]);
   });
   it('tagged fallback: the text around the blocks is what the model was thinking; a reply in prose after them is the answer', async () => {

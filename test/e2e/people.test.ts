@@ -4,7 +4,7 @@ import { WaveloopClient, type AgentLoopResult, type RunEvent } from '../../src';
 import { answerUpdate, approveUpdate, denyUpdate, endUpdate, sendUpdate } from '../../src/contract/messages';
 import { toolMessages } from '../support/fake-model';
 import { Harness, waitForProgress } from '../support/harness';
-import { activities, recordHistory } from '../support/history';
+import { activities, localActivities, recordHistory, toolCallSummaries } from '../support/history';
 import { eventually, gate } from '../support/wait';
 
 const h = new Harness();
@@ -40,9 +40,13 @@ describe('agentLoop: approvals and conversations', () => {
           expect(await refusal(handle.executeUpdate(approveUpdate, { args: ['call_nope'] }))).toBe(
             `No call call_nope is waiting for approval (waiting: ${callId}).`,
           );
-          // The other two calls of the wave are not held back by the pending approval.
-          const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
-          expect(tools.map((a) => a.summary.split('(')[0])).toEqual(['wave 1 · search_users', 'wave 1 · calculator']);
+          // The other two calls of the wave (read tools: local activities) are not held back by
+          // the pending approval: the history records them while it still waits.
+          const tools = await eventually(
+            async () => toolCallSummaries(await handle.fetchHistory()).map((summary) => summary.split('(')[0]),
+            (summaries) => summaries.length >= 2,
+          );
+          expect(tools).toEqual(['wave 1 · search_users', 'wave 1 · calculator']);
           await handle.executeUpdate(denyUpdate, { args: [callId, 'company moves need a ticket'] });
           expect(await refusal(handle.executeUpdate(denyUpdate, { args: [callId, 'again'] }))).toMatch(
             /^No call .* is waiting for approval/,
@@ -59,9 +63,11 @@ describe('agentLoop: approvals and conversations', () => {
     expect(result!.waves[0].calls.map((c) => c.ok)).toEqual([true, false, true]);
     const user1 = h.db.prepare('SELECT company FROM users WHERE id = 1').get() as { company: string };
     expect(user1.company).not.toBe('Globex');
-    // update_user never ran; the other two ran exactly once.
-    const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
-    expect(tools.map((a) => [a.summary.split('(')[0], a.attempts])).toEqual([
+    // update_user never ran; the other two ran exactly once (as local activities).
+    const history = await handle.fetchHistory();
+    expect(activities(history).filter((a) => a.type === 'runTool')).toEqual([]);
+    const tools = localActivities(history).filter((a) => a.type === 'runTool');
+    expect(tools.map((a) => [a.summary.split('(')[0], a.attempt])).toEqual([
       ['wave 1 · search_users', 1],
       ['wave 1 · calculator', 1],
     ]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../support/harness';
-import { activities, recordHistory } from '../support/history';
+import { recordHistory, toolCallSummaries } from '../support/history';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -49,8 +49,7 @@ describe('agentLoop: tool calls written as text', () => {
     const second = h.fake.requests[1].messages;
     expect(second.at(-1)).toMatchObject({ role: 'tool', content: '391', tool_call_id: replies[0].tool_calls![0].id });
     // The history shows the same waves, summaries and all.
-    const tools = activities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
-    expect(tools.map((a) => a.summary)).toEqual([
+    expect(toolCallSummaries(await handle.fetchHistory())).toEqual([
       'wave 1 · calculator(expression=17*23)',
       'wave 2 · calculator(expression=391+4)',
       'wave 3 · calculator(expression=2*21)',

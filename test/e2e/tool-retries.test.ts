@@ -71,6 +71,8 @@ describe('tool retries and timeouts', () => {
       description: 'Looks a key up in a service that sometimes fails.',
       parameters: z.object({ key: z.string(), succeedOn: z.number() }),
       effect: 'read',
+      // Its calls are activities, whose attempts Temporal retries and the history shows.
+      localActivity: false,
       retry: { maximumAttempts: 4, initialIntervalSeconds: 0.1, backoffCoefficient: 1.5, maximumIntervalSeconds: 0.2 },
       execute: ({ key, succeedOn }, { toolCallId }) => {
         const n = attempts.next(toolCallId);
@@ -175,6 +177,8 @@ describe('tool retries and timeouts', () => {
       description: 'A service that is always down.',
       parameters: z.object({}),
       effect: 'read',
+      // Its calls are activities, whose attempts Temporal retries and the history shows.
+      localActivity: false,
       retry: { initialIntervalSeconds: 0.05 },
       execute: (_args, { toolCallId }) => {
         throw new Error(`still down (attempt ${attempts.next(toolCallId)})`);
@@ -195,8 +199,16 @@ describe('tool retries and timeouts', () => {
   });
 
   it("heartbeatSeconds: the worker's value is every model and tool call's heartbeat timeout", async () => {
-    h.fake.script({ toolCalls: [{ id: 'call_hb', name: 'get_user', args: { id: 2 } }] }, { content: 'Found.' });
-    const { handle, result } = await h.run({ goal: 'Look user 2 up' }, { heartbeatSeconds: 4 });
+    const profile = defineTool({
+      name: 'profile',
+      description: 'Reads a profile (its calls are activities, which heartbeat).',
+      parameters: z.object({ id: z.number() }),
+      effect: 'read',
+      localActivity: false,
+      execute: ({ id }) => `profile ${id}`,
+    });
+    h.fake.script({ toolCalls: [{ id: 'call_hb', name: 'profile', args: { id: 2 } }] }, { content: 'Found.' });
+    const { handle, result } = await h.run({ goal: 'Look user 2 up' }, { heartbeatSeconds: 4, extraTools: [profile] });
     expect(result!.status).toBe('completed');
     const scheduled = (await handle.fetchHistory()).events!.filter(
       (e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
@@ -216,6 +228,8 @@ describe('tool retries and timeouts', () => {
       description: 'An invoice by number.',
       parameters: z.object({ number: z.number() }),
       effect: 'read',
+      // Its calls are activities, whose attempts Temporal retries and the history shows.
+      localActivity: false,
       retry: { maximumAttempts: 5, initialIntervalSeconds: 0.05 },
       execute: ({ number }, { toolCallId }) => {
         attempts.next(toolCallId);

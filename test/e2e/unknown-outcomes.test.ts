@@ -154,6 +154,21 @@ describe('unknown outcomes', () => {
     return (JSON.parse(listed.stdout) as PendingDecision[]).filter((d) => d.workflowId === id);
   }
 
+  /**
+   * The decisions `waveloop pending --json` lists for run `id`, once it lists some: a run whose
+   * `status` query found its worker busy for 2 s is listed as unanswered, and asked again.
+   */
+  async function waitingIn(id: string): Promise<PendingDecision[]> {
+    return eventually(
+      () => pendingOf(id),
+      (decisions) => decisions.length > 0,
+      {
+        attempts: 60,
+        problem: `waveloop pending never listed ${id}.`,
+      },
+    );
+  }
+
   it('a write tool with reconcile, its worker killed after the effect: reconcile finds it, the call completes with its result, and the database holds one row', async () => {
     const id = 'outcome-reconciled';
     await killedInside(id, 'pay_invoice', 'INV-1');
@@ -177,7 +192,7 @@ describe('unknown outcomes', () => {
     const id = 'outcome-confirmed';
     await killedInside(id, 'send_invoice', 'INV-2');
     await waitForProgress(cli.h.client, cli.client.runs.handle(id), (p) => (p.pendingOutcomes ?? []).length > 0);
-    const [decision, ...more] = await pendingOf(id);
+    const [decision, ...more] = await waitingIn(id);
     expect(more).toEqual([]);
     expect(decision).toMatchObject({
       kind: 'outcome',
@@ -264,7 +279,11 @@ describe('unknown outcomes', () => {
         ...init,
         headers: { authorization: 'Bearer carol-secret-token', 'content-type': 'application/json' },
       });
-    const pending = (await (await request('/api/pending')).json()) as PendingDecision[];
+    const pending = await eventually(
+      async () => (await (await request('/api/pending')).json()) as PendingDecision[],
+      (decisions) => decisions.some((d) => d.workflowId === id),
+      { attempts: 60, problem: `/api/pending never listed ${id}.` },
+    );
     expect(pending.find((d) => d.workflowId === id)).toMatchObject({ kind: 'outcome', callId: call });
     const inbox = await (await request('/')).text();
     expect(inbox).toContain('Did <code>send_invoice</code> run?');

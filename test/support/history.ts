@@ -83,6 +83,63 @@ export function activities(history: History, store?: BlobStore): ActivityStory[]
   return [...byScheduled.values()];
 }
 
+/**
+ * A local activity as the history tells it: a `core_local_activity` marker, recorded when the
+ * workflow task that ran it completed (`workflowTask`: that task's completed event).
+ */
+export interface LocalActivityStory {
+  type: string;
+  summary: string;
+  eventId: number;
+  workflowTask: number;
+  attempt: number;
+  /** What it returned (decoded), when it succeeded. */
+  result?: unknown;
+  failed: boolean;
+}
+
+/** Reads the local activities of a history in the order they were recorded. */
+export function localActivities(history: History, store?: BlobStore): LocalActivityStory[] {
+  const found: LocalActivityStory[] = [];
+  let workflowTask = 0;
+  for (const event of history.events ?? []) {
+    if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) workflowTask = Number(event.eventId);
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') continue;
+    const core = marker.details?.data?.payloads?.[0];
+    const data = core
+      ? (defaultPayloadConverter.fromPayload(core) as { activity_type: string; attempt: number })
+      : undefined;
+    const result = marker.details?.result?.payloads?.[0];
+    found.push({
+      type: data?.activity_type ?? '',
+      summary: event.userMetadata?.summary
+        ? String(defaultPayloadConverter.fromPayload(event.userMetadata.summary))
+        : '',
+      eventId: Number(event.eventId),
+      workflowTask,
+      attempt: data?.attempt ?? 1,
+      ...(result ? { result: defaultPayloadConverter.fromPayload(decodePayloadSync(result, store)) } : {}),
+      failed: Boolean(marker.failure),
+    });
+  }
+  return found;
+}
+
+/**
+ * The summaries of a history's tool calls (`runTool`), activities and local activities alike, in
+ * the order the history has them (an activity by its scheduling, a local activity by its marker).
+ */
+export function toolCallSummaries(history: History, store?: BlobStore): string[] {
+  return [
+    ...activities(history, store).map((a) => ({ type: a.type, summary: a.summary, at: a.scheduledEventId })),
+    ...localActivities(history, store).map((a) => ({ type: a.type, summary: a.summary, at: a.eventId })),
+  ]
+    .filter((call) => call.type === 'runTool')
+    .sort((a, b) => a.at - b.at)
+    .map((call) => call.summary);
+}
+
 /** The data of every payload of a history (as `historyToJSON` writes it), decoded from base64. */
 export function payloadTexts(json: string): string[] {
   return [...json.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((match) =>
