@@ -73,7 +73,7 @@ export function cachedWorkerBundle(
   workflowModules: string[],
 ): Promise<string> {
   return cachedWorkflowBundle({
-    workflowsPath: require.resolve('../workflows'),
+    workflowsPath: workflowsPath(),
     workflowInterceptorModules: workflowModules,
     payloadConverterPath: converter.payloadConverterPath,
     failureConverterPath: converter.failureConverterPath,
@@ -111,3 +111,16 @@ export const QUIET_BUNDLER_LOGGER = {
   warn: () => undefined,
   error: (message: string) => console.error(message),
 };
+
+/**
+ * The workflows' entry file: `index.js` when built, `index.ts` in the sources (tests). Looked up
+ * by name: `require.resolve` finds a `.ts` file only where something has taught `require` the
+ * extension, which in a test process depends on what ran before.
+ */
+function workflowsPath(): string {
+  const dir = path.join(SOURCES, 'workflows');
+  const file = ['index.js', 'index.ts']
+    .map((name) => path.join(dir, name))
+    .find((candidate) => fs.existsSync(candidate));
+  return file ?? require.resolve('../workflows');
+}
