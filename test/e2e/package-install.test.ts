@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalBinary } from '../../src/server/temporal-cli';
 import { ROOT } from '../support/cli';
 import { FakeModel, toolMessages } from '../support/fake-model';
-import { freePort } from '../support/ports';
+import { freeServerPort } from '../support/ports';
 
 /**
  * waveloop as a team adds it to a project of its own: the package is packed, installed from the
@@ -109,7 +109,7 @@ describe('the packed package, installed into a fresh project', () => {
       OPENAI_API_KEY: 'test-key',
       WAVELOOP_MODEL: 'fake-model',
       WAVELOOP_TEMPORAL_BIN: temporal,
-      WAVELOOP_SERVER_PORT: String(await freePort()),
+      WAVELOOP_SERVER_PORT: String(await freeServerPort()),
     };
   }, TIMEOUT);
 
