@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatRequest, ScriptedReply } from '../support/fake-model';
 import { Harness } from '../support/harness';
-import { localActivities, recordHistory } from '../support/history';
+import { localWaves, recordHistory } from '../support/history';
 
 const h = new Harness();
 beforeAll(() => h.start());
@@ -36,15 +36,9 @@ function waveResults(request: ChatRequest): Record<string, any> {
  * received the model's reply).
  */
 async function historyWaves(handle: Parameters<typeof recordHistory>[1]) {
-  const tools = localActivities(await handle.fetchHistory()).filter((a) => a.type === 'runTool');
-  const waves = new Map<string, typeof tools>();
-  for (const a of tools) {
-    const wave = a.summary.split(' · ')[0];
-    waves.set(wave, [...(waves.get(wave) ?? []), a]);
-  }
-  return [...waves.values()].map((calls) => ({
-    tools: calls.map((a) => a.summary.split(' · ')[1].split('(')[0]),
-    oneTask: new Set(calls.map((a) => a.workflowTask)).size === 1,
+  return localWaves(await handle.fetchHistory()).map(({ tools, workflowTasks }) => ({
+    tools,
+    oneTask: workflowTasks === 1,
   }));
 }
 

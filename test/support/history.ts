@@ -93,13 +93,10 @@ export interface LocalActivityStory {
   eventId: number;
   workflowTask: number;
   attempt: number;
-  /** What it returned (decoded), when it succeeded. */
-  result?: unknown;
-  failed: boolean;
 }
 
 /** Reads the local activities of a history in the order they were recorded. */
-export function localActivities(history: History, store?: BlobStore): LocalActivityStory[] {
+export function localActivities(history: History): LocalActivityStory[] {
   const found: LocalActivityStory[] = [];
   let workflowTask = 0;
   for (const event of history.events ?? []) {
@@ -110,7 +107,6 @@ export function localActivities(history: History, store?: BlobStore): LocalActiv
     const data = core
       ? (defaultPayloadConverter.fromPayload(core) as { activity_type: string; attempt: number })
       : undefined;
-    const result = marker.details?.result?.payloads?.[0];
     found.push({
       type: data?.activity_type ?? '',
       summary: event.userMetadata?.summary
@@ -119,11 +115,25 @@ export function localActivities(history: History, store?: BlobStore): LocalActiv
       eventId: Number(event.eventId),
       workflowTask,
       attempt: data?.attempt ?? 1,
-      ...(result ? { result: defaultPayloadConverter.fromPayload(decodePayloadSync(result, store)) } : {}),
-      failed: Boolean(marker.failure),
     });
   }
   return found;
+}
+
+/**
+ * The waves of a history's tool calls that ran as local activities, in order: each wave's tools
+ * (from the calls' summaries, `wave 2 · get_user(id=2)`) and how many workflow tasks ran them.
+ */
+export function localWaves(history: History): Array<{ tools: string[]; workflowTasks: number }> {
+  const waves = new Map<string, LocalActivityStory[]>();
+  for (const call of localActivities(history).filter((a) => a.type === 'runTool')) {
+    const wave = call.summary.split(' · ')[0];
+    waves.set(wave, [...(waves.get(wave) ?? []), call]);
+  }
+  return [...waves.values()].map((calls) => ({
+    tools: calls.map((a) => a.summary.split(' · ')[1].split('(')[0]),
+    workflowTasks: new Set(calls.map((a) => a.workflowTask)).size,
+  }));
 }
 
 /**
@@ -133,7 +143,7 @@ export function localActivities(history: History, store?: BlobStore): LocalActiv
 export function toolCallSummaries(history: History, store?: BlobStore): string[] {
   return [
     ...activities(history, store).map((a) => ({ type: a.type, summary: a.summary, at: a.scheduledEventId })),
-    ...localActivities(history, store).map((a) => ({ type: a.type, summary: a.summary, at: a.eventId })),
+    ...localActivities(history).map((a) => ({ type: a.type, summary: a.summary, at: a.eventId })),
   ]
     .filter((call) => call.type === 'runTool')
     .sort((a, b) => a.at - b.at)

@@ -2,13 +2,8 @@ import * as net from 'node:net';
 
 /** A TCP port on 127.0.0.1 that nothing listens on now (asked of the OS, then released). */
 export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const port = await listenAndRelease(0);
+  if (port === undefined) throw new Error('The OS gave no free port on 127.0.0.1.');
   return port;
 }
 
@@ -19,15 +14,18 @@ export async function freePort(): Promise<number> {
 export async function freeServerPort(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    if (port + 1000 <= 65_535 && (await isFree(port + 1000))) return port;
+    if (port + 1000 <= 65_535 && (await listenAndRelease(port + 1000)) !== undefined) return port;
   }
 }
 
-/** Whether nothing listens on `port` of 127.0.0.1 now. */
-function isFree(port: number): Promise<boolean> {
+/** Listens on `port` of 127.0.0.1 (0: any) and lets it go: the port it got, or undefined when it is taken. */
+function listenAndRelease(port: number): Promise<number | undefined> {
   const server = net.createServer();
   return new Promise((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const bound = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(bound));
+    });
   });
 }
