@@ -45,7 +45,7 @@ class LongestFirst extends BaseSequencer {
 }
 
 /**
- * Test files that `npm test` runs after the rest, on their own (`scripts/own-process-tests.js`,
+ * Test files that `npm test` runs after the rest, on their own (`scripts/test.js`,
  * docs/development.md#a-native-abort); `vitest run` alone runs them with the others.
  */
 const OWN_PROCESS = ['test/e2e/large-payloads.test.ts'];

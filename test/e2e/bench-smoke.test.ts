@@ -9,7 +9,7 @@ import type { ScenarioResult } from '../../bench/support/report';
 // Runs `npm run bench` as a user would, at the smoke sizes (BENCH_SMOKE=1): every scenario must
 // still run and do what it measures. No figure is asserted: a machine's speed is not the code's.
 // The bench is compiled file by file (`transpile`), as `tsc -p tsconfig.bench.json` emits it, in a
-// second instead of fifteen; `npm run typecheck` type-checks the same files.
+// second instead of fifteen; `npm run build` type-checks the same files.
 
 const ROOT = path.join(__dirname, '..', '..');
 const SMOKE_TIMEOUT = 600_000;

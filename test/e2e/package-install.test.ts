@@ -76,7 +76,7 @@ describe('the packed package, installed into a fresh project', () => {
     const temporal = findTemporalBinary();
     if (!temporal) throw new Error('No Temporal CLI: run `node scripts/install-temporal.js`.');
     await fake.start();
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'waveloop-install-'));
+    const scratch = fs.mkdtempSync(path.join(memoryBackedDir(), 'waveloop-install-'));
     project = path.join(scratch, 'billing-bot');
     filesDir = path.join(scratch, 'shared-files');
     fs.mkdirSync(project);
@@ -219,4 +219,18 @@ function readDevVersion(name: string): string {
     devDependencies: Record<string, string>;
   };
   return manifest.devDependencies[name]!;
+}
+
+/**
+ * Where the project is installed: a memory-backed folder (/dev/shm) where there is one, else the
+ * temporary folder. npm writes the dependencies' 500 MB there; on this machine's disk that took
+ * 16 s of system CPU, in memory 4.
+ */
+function memoryBackedDir(): string {
+  try {
+    fs.accessSync('/dev/shm', fs.constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return os.tmpdir();
+  }
 }

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { waveloopDataConverter } from '../../src/payloads/data-converter';
 import { workflowBundle } from '../support/harness';
 import { HISTORIES_DIR, replayWorkflowId } from '../support/history';
@@ -20,7 +20,40 @@ const files = fs.existsSync(HISTORIES_DIR)
       .sort()
   : [];
 
+/**
+ * Replays `histories` (by file name) in one replay worker (a worker's start costs a fifth of a second
+ * of CPU), one after another; resolves each file's replay error, or `undefined` for a file that
+ * replayed.
+ */
+async function replayAll(histories: Array<[file: string, history: History]>): Promise<Record<string, unknown>> {
+  const results = Worker.runReplayHistories(
+    { workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() },
+    // A history's file is named by its workflow id (which a goal tree's child ids derive from), with
+    // `@<what it shows>` when another file has that id already (`replayWorkflowId`).
+    histories.map(([file, history]) => ({ workflowId: replayWorkflowId(file), history })),
+  );
+  const errors: Record<string, unknown> = {};
+  let i = 0;
+  // The results come in the order of the histories.
+  for await (const result of results) {
+    const [file] = histories[i++];
+    expect(result.workflowId).toBe(replayWorkflowId(file));
+    errors[file] = result.error;
+  }
+  expect(i).toBe(histories.length);
+  return errors;
+}
+
 describe('replay', () => {
+  let replayed: Promise<Record<string, unknown>>;
+  beforeAll(() => {
+    replayed = replayAll(
+      files.map((file) => [file, historyFromJSON(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')))]),
+    );
+    // Each test awaits it; a failure here is each test's own.
+    replayed.catch(() => undefined);
+  });
+
   it('has recorded histories to replay', () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
   });
@@ -33,18 +66,7 @@ describe('replay', () => {
   });
 
   it.each(files)('replay: %s replays deterministically against the current workflow code', async (file) => {
-    const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')));
-    const results = Worker.runReplayHistories(
-      { workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() },
-      [
-        // A history's file is named by its workflow id (which a goal tree's child ids derive from), with
-        // `@<what it shows>` when another file has that id already (`replayWorkflowId`).
-        { workflowId: replayWorkflowId(file), history },
-      ],
-    );
-    for await (const result of results) {
-      expect(result.error).toBeUndefined();
-    }
+    expect((await replayed)[file]).toBeUndefined();
   });
 });
 
@@ -67,18 +89,14 @@ describe('replay: workflow clock', () => {
     }
     return historyFromJSON(json);
   };
-  const replayError = async (file: string) => {
-    const results = Worker.runReplayHistories(
-      { workflowBundle: await workflowBundle(), dataConverter: waveloopDataConverter() },
-      [{ workflowId: replayWorkflowId(file), history: spread(file) }],
-    );
-    for await (const result of results) return result.error;
-  };
+  const FILES = ['find-bob-approved.json', 'deadline.json', 'goal-time-limit.json', 'goal-time-limit-child.json'];
+  let replayed: Promise<Record<string, unknown>>;
+  beforeAll(() => {
+    replayed = replayAll(FILES.map((file) => [file, spread(file)]));
+    replayed.catch(() => undefined);
+  });
 
-  it.each(['find-bob-approved.json', 'deadline.json', 'goal-time-limit.json', 'goal-time-limit-child.json'])(
-    'replay: %s replays the same when its workflow tasks are said to be far apart',
-    async (file) => {
-      expect(await replayError(file)).toBeUndefined();
-    },
-  );
+  it.each(FILES)('replay: %s replays the same when its workflow tasks are said to be far apart', async (file) => {
+    expect((await replayed)[file]).toBeUndefined();
+  });
 });
