@@ -8,7 +8,6 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * start first, so no long file starts last and runs alone at the end.
  */
 const SLOW_FILES: Record<string, number> = {
-  'test/e2e/bench-smoke.test.ts': 263,
   'test/e2e/package-install.test.ts': 180,
   'test/e2e/audit.test.ts': 88,
   'test/e2e/unknown-outcomes.test.ts': 80,

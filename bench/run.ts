@@ -24,8 +24,8 @@ import { loadAverage } from './support/stats';
 
 const ROOT = path.join(__dirname, '..', '..');
 /**
- * `BENCH_SMOKE=1` runs every scenario at tiny sizes, to check that each one still runs (a test does,
- * test/e2e/bench-smoke.test.ts): it writes its report to BENCH_OUT (or a temporary file) and nothing
+ * `BENCH_SMOKE=1` runs every scenario at tiny sizes, to check that each one still runs (`npm run
+ * test:bench` does, test/bench/scenarios.smoke.ts): it writes its report to BENCH_OUT (or a temporary file) and nothing
  * else, and exits with status 1 when a scenario failed. Its figures mean nothing.
  */
 const SMOKE = process.env.BENCH_SMOKE === '1';

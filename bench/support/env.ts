@@ -6,14 +6,7 @@ import * as path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import {
-  bundleWorkflowCode,
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  type Worker,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { defineAgent, type AgentDefinition } from '../../src/agents/define';
 import { START_DEV_SEARCH_ATTRIBUTE_FLAGS } from '../../src/contract/search-attributes';
 import { blobStoreIn } from '../../src/payloads/blob-store';
@@ -24,6 +17,7 @@ import { findTemporalBinary } from '../../src/server/temporal-cli';
 import { START_DEV_DYNAMIC_CONFIG_FLAGS } from '../../src/server/tuning';
 import type { AnyTool } from '../../src/tools/define';
 import { createModelClient, createWorker, type WaveloopWorkerOptions } from '../../src/worker';
+import { cachedWorkflowBundle } from '../../src/worker/bundle-cache';
 import { FakeModel } from '../../test/support/fake-model';
 import { freePort } from '../../test/support/ports';
 import { benchTool } from './bench-tool';
@@ -47,7 +41,7 @@ export class BenchEnv {
   readonly blobStore = blobStoreIn(this.dataDir);
   client!: Client;
   connection!: NativeConnection;
-  private bundle: WorkflowBundleWithSourceMap | undefined;
+  private bundle: { code: string } | undefined;
   private server: ChildProcess | undefined;
 
   async start(): Promise<this> {
@@ -94,17 +88,9 @@ export class BenchEnv {
       dataConverter: waveloopDataConverter(this.blobStore),
     });
     this.connection = await NativeConnection.connect({ address: this.address });
-    this.bundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../src/workflows'),
-      logger: {
-        log: () => undefined,
-        trace: () => undefined,
-        debug: () => undefined,
-        info: () => undefined,
-        warn: () => undefined,
-        error: console.error,
-      },
-    });
+    // Through the workers' bundle cache: built once per change of the sources, as `waveloop worker` builds it.
+    const bundle = await cachedWorkflowBundle({ workflowsPath: require.resolve('../../src/workflows') });
+    this.bundle = { code: await fs.promises.readFile(bundle, 'utf8') };
     return this;
   }
 

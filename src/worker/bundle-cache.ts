@@ -103,7 +103,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The bundler's log without webpack's progress: only its errors are printed (and still throw). */
-export const QUIET_BUNDLER_LOGGER = {
+const QUIET_BUNDLER_LOGGER = {
   log: () => undefined,
   trace: () => undefined,
   debug: () => undefined,
