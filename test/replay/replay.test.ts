@@ -21,7 +21,7 @@ const files = fs.existsSync(HISTORIES_DIR)
   : [];
 
 /**
- * Replays `histories` (by file name) in one replay worker (a worker's start costs a fifth of a second
+ * Replays `histories` (by file name) in one replay worker (a worker's start costs a quarter of a second
  * of CPU), one after another; resolves each file's replay error, or `undefined` for a file that
  * replayed.
  */

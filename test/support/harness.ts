@@ -279,7 +279,7 @@ export class Harness {
       );
       return finish(handle, outcome);
     };
-    // Creating a worker costs about a third of a second of CPU (its workflow thread loads the
+    // Creating a worker costs about a quarter of a second of CPU (its workflow thread loads the
     // bundle): runs with the default worker share one.
     const { workflowId: _workflowId, timeout: _timeout, during: _during, ...workerOptions } = options;
     if (Object.values(workerOptions).every((value) => value === undefined)) {
