@@ -20,8 +20,7 @@ ENV WAVELOOP_SKIP_TEMPORAL_INSTALL=1
 # the root `prepare` script (tsc) would run before the sources are copied, and the root
 # `postinstall` (Temporal CLI download) is not wanted in the image. The dependencies whose install
 # scripts are needed (package.json "allowScripts") are then rebuilt explicitly.
-# This is the npm bundled with node 20 (10.x); npm 11's `npm ci` rejects the current lockfile
-# (it lacks the non-Linux optional @swc/core-* entries), so do not upgrade npm here.
+# This is the npm bundled with node 20 (10.x); npm 11.19's `npm ci` installs the same lockfile.
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts \
     && npm rebuild better-sqlite3 @swc/core protobufjs

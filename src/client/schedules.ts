@@ -113,6 +113,11 @@ export class WaveloopSchedules {
     }
   }
 
+  /**
+   * Every schedule of agent runs and goal trees, by name. The names come from Temporal's visibility
+   * store, which lists a schedule for a moment after it is deleted: one that is gone by the time it
+   * is described is left out.
+   */
   async list(): Promise<ScheduleReport[]> {
     const reports: ScheduleReport[] = [];
     for await (const summary of this.client.schedule.list()) {
@@ -120,7 +125,14 @@ export class WaveloopSchedules {
         summary.action?.workflowType === AGENT_LOOP_WORKFLOW ||
         summary.action?.workflowType === PURSUE_GOAL_WORKFLOW
       ) {
-        reports.push(reportOf(await this.describeRaw(summary.scheduleId)));
+        const description = await this.client.schedule
+          .getHandle(summary.scheduleId)
+          .describe()
+          .catch((err: unknown) => {
+            if (err instanceof ScheduleNotFoundError) return undefined;
+            throw err;
+          });
+        if (description) reports.push(reportOf(description));
       }
     }
     return reports.sort((a, b) => a.name.localeCompare(b.name));

@@ -179,6 +179,30 @@ describe('waveloop schedule', () => {
     expect(gone.stderr).toContain(`No schedule named "${id}"`);
   });
 
+  it('list while schedules are deleted: a schedule the list still names but that is gone is left out, and the list succeeds', async () => {
+    const ids = Array.from({ length: 6 }, name);
+    for (const id of ids) {
+      const made = await waveloop(['schedule', 'create', id, 'Send the report', '--every', '1h'], env);
+      expect(made.code).toBe(0);
+    }
+    await eventually(scheduleNames, (names) => ids.every((id) => names.includes(id)), {
+      problem: 'The schedules were never listed.',
+    });
+    // The list comes from the visibility store, which names a schedule for a moment after it is
+    // deleted; each deletion runs while lists are read.
+    const lists: Array<Promise<{ code: number | null; stderr: string }>> = [];
+    for (const id of ids) {
+      const deleted = waveloop(['schedule', 'delete', id], env);
+      lists.push(waveloop(['schedule', 'list', '--json'], env), waveloop(['schedule', 'list', '--json'], env));
+      expect((await deleted).code).toBe(0);
+      lists.push(waveloop(['schedule', 'list', '--json'], env));
+    }
+    for (const listed of await Promise.all(lists)) expect(listed).toMatchObject({ code: 0, stderr: '' });
+    await eventually(scheduleNames, (names) => ids.every((id) => !names.includes(id)), {
+      problem: 'A deleted schedule stayed listed.',
+    });
+  });
+
   it('by default a run that is due while the last one waits for a person is skipped, not piled up', async () => {
     const id = name();
     cli.fake.script({ toolCalls: [{ name: 'ask_question', args: { question: 'Which quarter?' } }] });

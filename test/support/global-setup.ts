@@ -61,6 +61,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
         executable: { type: 'existing-path', path: binary },
         searchAttributes: WAVELOOP_SEARCH_ATTRIBUTES,
         extraArgs: [...START_DEV_DYNAMIC_CONFIG_FLAGS, ...TEST_DYNAMIC_CONFIG_FLAGS],
+        // Its warnings (a slow query, a task cancelled as a test stops its worker) are the tests'
+        // ordinary course and would only bury a failure's output; its errors are printed.
+        log: { format: 'pretty', level: 'error' },
       },
     }),
     buildWorkflowBundle().then(({ code }) => fs.promises.writeFile(bundlePath, code)),
