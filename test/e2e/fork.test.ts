@@ -133,11 +133,12 @@ describe('waveloop fork: a new run from any iteration of another', () => {
     expect(show.stdout).toMatch(
       /Waves \(wave n: iteration n's tool calls\):\n {2}wave 3 · record_step\(step=mail Initech\)/,
     );
-    // The list reads the visibility store, which the server writes a moment after the run's events.
+    // The list reads the visibility store, which the server writes a moment after the run's events;
+    // the other test files' runs on the shared server are listed too, so it reads past the newest 20.
     const listed = await eventually(
       async () =>
         (
-          JSON.parse((await waveloop(['list', '--json'], cli.env)).stdout) as Array<{
+          JSON.parse((await waveloop(['list', '--json', '--limit', '1000'], cli.env)).stdout) as Array<{
             workflowId: string;
             forkedFrom?: unknown;
           }>

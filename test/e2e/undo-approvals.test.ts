@@ -158,12 +158,13 @@ describe('undo approvals', () => {
       startedBy: 'alice',
       pending: { callId: `${id}-pay`, tool: 'pay_invoice' },
     });
-    const list = await cmd(['list', '--status', 'waiting_for_approval', '--json']);
+    // The other test files' waiting runs on the shared server are listed too: past the newest 20.
+    const list = await cmd(['list', '--status', 'waiting_for_approval', '--json', '--limit', '1000']);
     expect(list.code, list.stderr).toBe(0);
     expect((JSON.parse(list.stdout) as Array<{ workflowId: string }>).map((run) => run.workflowId)).toContain(
       `undo:${id}`,
     );
-    const table = await cmd(['list', '--status', 'waiting_for_approval']);
+    const table = await cmd(['list', '--status', 'waiting_for_approval', '--limit', '1000']);
     expect(table.stdout.split('\n').find((line) => line.startsWith(`undo:${id} `))).toMatch(/ {2}undo {2}/);
 
     // alice asked for the undo: four eyes refuses her approval; carol is not of finance.

@@ -270,7 +270,8 @@ describe('who may decide', () => {
       preview: { error: 'the preview failed: the ledger is offline' },
     });
     // The list says who started each run: from its memo, unknown for a raw client's.
-    const listed = await cmd(['list', '--json', '--limit', '50']);
+    // Past the other test files' runs on the shared server, started meanwhile.
+    const listed = await cmd(['list', '--json', '--limit', '1000']);
     const by = Object.fromEntries(
       (JSON.parse(listed.stdout) as Array<{ workflowId: string; startedBy: string }>).map((r) => [
         r.workflowId,
